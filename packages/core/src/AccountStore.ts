@@ -1,0 +1,94 @@
+/**
+ * Storage of accounts and API keys (hashes only). Adapters implement this interface.
+ *
+ * @since 1.0.0
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import { AccountNotFound, KeyNotFound, type StoreUnavailable } from "./Errors.js"
+import type { Plan, PlanLimits } from "./Plan.js"
+
+export interface Account {
+  readonly id: string
+  readonly plan: Plan
+  readonly limits: PlanLimits
+  readonly createdAt: number
+}
+
+/** A key as stored: never the key itself, only its SHA-256 and display prefix. Times are epoch ms. */
+export interface KeyRecord {
+  readonly id: string
+  readonly accountId: string
+  readonly hash: string
+  readonly prefix: string
+  readonly createdAt: number
+  readonly expiresAt: number | null
+  readonly revokedAt: number | null
+}
+
+/** @category services */
+export class AccountStore extends Context.Tag("@petstore/core/AccountStore")<
+  AccountStore,
+  {
+    /** Stores an account together with its first key, atomically. */
+    readonly insertAccount: (account: Account, firstKey: KeyRecord) => Effect.Effect<void, StoreUnavailable>
+    readonly findAccount: (id: string) => Effect.Effect<Option.Option<Account>, StoreUnavailable>
+    readonly countAccounts: Effect.Effect<number, StoreUnavailable>
+    readonly insertKey: (key: KeyRecord) => Effect.Effect<void, AccountNotFound | StoreUnavailable>
+    readonly findKey: (id: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
+    readonly findKeyByHash: (hash: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
+    readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyRecord>, StoreUnavailable>
+    /** Sets `revokedAt` (keeps the earliest if already revoked). */
+    readonly revokeKey: (id: string, at: number) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
+    /** Shortens the old key's life to `oldExpiresAt` and stores the new key, atomically. */
+    readonly rotateKey: (
+      oldId: string,
+      oldExpiresAt: number,
+      newKey: KeyRecord
+    ) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
+  }
+>() {
+  static readonly layerMemory = Layer.sync(AccountStore, () => makeMemory())
+}
+
+/** @category constructors */
+export const makeMemory = (): AccountStore["Type"] => {
+  const accounts = new Map<string, Account>()
+  const keys = new Map<string, KeyRecord>()
+  const byHash = new Map<string, KeyRecord>()
+  const put = (key: KeyRecord) => {
+    keys.set(key.id, key)
+    byHash.set(key.hash, key)
+  }
+  return {
+    insertAccount: (account, firstKey) =>
+      Effect.sync(() => {
+        accounts.set(account.id, account)
+        put(firstKey)
+      }),
+    findAccount: (id) => Effect.sync(() => Option.fromNullable(accounts.get(id))),
+    countAccounts: Effect.sync(() => accounts.size),
+    insertKey: (key) =>
+      accounts.has(key.accountId)
+        ? Effect.sync(() => put(key))
+        : Effect.fail(new AccountNotFound({ id: key.accountId })),
+    findKey: (id) => Effect.sync(() => Option.fromNullable(keys.get(id))),
+    findKeyByHash: (hash) => Effect.sync(() => Option.fromNullable(byHash.get(hash))),
+    listKeys: (accountId) =>
+      Effect.sync(() => [...keys.values()].filter((k) => k.accountId === accountId)),
+    revokeKey: (id, at) =>
+      Effect.suspend(() => {
+        const key = keys.get(id)
+        if (key === undefined) return Effect.fail(new KeyNotFound({ id }))
+        if (key.revokedAt === null) put({ ...key, revokedAt: at })
+        return Effect.void
+      }),
+    rotateKey: (oldId, oldExpiresAt, newKey) =>
+      Effect.suspend(() => {
+        const old = keys.get(oldId)
+        if (old === undefined) return Effect.fail(new KeyNotFound({ id: oldId }))
+        put({ ...old, expiresAt: old.expiresAt === null ? oldExpiresAt : Math.min(old.expiresAt, oldExpiresAt) })
+        put(newKey)
+        return Effect.void
+      })
+  }
+}

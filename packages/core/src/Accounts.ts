@@ -1,0 +1,174 @@
+/**
+ * Accounts and their API keys: create, issue (shown once), verify, list, revoke, rotate, expire.
+ *
+ * @since 1.0.0
+ */
+import { Clock, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
+import { type Account, AccountStore, type KeyRecord } from "./AccountStore.js"
+import * as ApiKey from "./ApiKey.js"
+import { AccountNotFound, type InvalidPlan, KeyNotFound, type StoreUnavailable } from "./Errors.js"
+import { limitsFor, type Plan, type PlanLimits } from "./Plan.js"
+import { randomId, SecureRandom } from "./SecureRandom.js"
+
+/** Who a verified key belongs to, and the limits that apply. */
+export interface Principal {
+  readonly accountId: string
+  readonly keyId: string
+  readonly limits: PlanLimits
+}
+
+/** A key as it is handed out, once. */
+export interface IssuedKey {
+  readonly id: string
+  readonly accountId: string
+  readonly key: Redacted.Redacted<string>
+  readonly prefix: string
+  readonly expiresAt: number | null
+}
+
+export type KeyState = "active" | "expired" | "revoked"
+
+/** What may be shown about a key after its creation. */
+export interface KeyMetadata {
+  readonly id: string
+  readonly accountId: string
+  readonly prefix: string
+  readonly createdAt: number
+  readonly expiresAt: number | null
+  readonly revokedAt: number | null
+  readonly state: KeyState
+}
+
+/** @category models */
+export const keyState = (key: KeyRecord, now: number): KeyState =>
+  key.revokedAt !== null && key.revokedAt <= now
+    ? "revoked"
+    : key.expiresAt !== null && key.expiresAt <= now
+    ? "expired"
+    : "active"
+
+/** @category services */
+export class Accounts extends Context.Tag("@petstore/core/Accounts")<
+  Accounts,
+  {
+    readonly create: (input: {
+      readonly plan: Plan
+      readonly limits?: PlanLimits | undefined
+    }) => Effect.Effect<{ readonly account: Account; readonly key: IssuedKey }, InvalidPlan | StoreUnavailable>
+    readonly findAccount: (id: string) => Effect.Effect<Account, AccountNotFound | StoreUnavailable>
+    readonly countAccounts: Effect.Effect<number, StoreUnavailable>
+    readonly issueKey: (
+      accountId: string,
+      options?: { readonly expiresAt?: number | undefined }
+    ) => Effect.Effect<IssuedKey, AccountNotFound | StoreUnavailable>
+    /** The principal of an active key; `None` for anything else (unknown, malformed, revoked, expired). */
+    readonly verify: (token: string) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
+    readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyMetadata>, AccountNotFound | StoreUnavailable>
+    /** Revocation is effective at once. */
+    readonly revoke: (keyId: string) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
+    /** A new key for the same account; the old one keeps working for `graceSeconds` (default 0), then is refused. */
+    readonly rotate: (
+      keyId: string,
+      options?: { readonly graceSeconds?: number | undefined }
+    ) => Effect.Effect<IssuedKey, KeyNotFound | StoreUnavailable>
+  }
+>() {
+  /** Keys get the prefix of `environment` (`psk_live_` or `psk_test_`). */
+  static readonly layer = (options: { readonly environment: ApiKey.KeyEnvironment }) =>
+    Layer.effect(Accounts, make(options))
+}
+
+/** @category constructors */
+export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =>
+  Effect.gen(function*() {
+    const store = yield* AccountStore
+    const random = yield* SecureRandom
+    const withRandom = Effect.provideService(SecureRandom, random)
+
+    const newKey = (accountId: string, now: number, expiresAt: number | null) =>
+      withRandom(Effect.all([randomId("key"), ApiKey.generate(options.environment)])).pipe(
+        Effect.map(([id, generated]) => ({
+          record: {
+            id,
+            accountId,
+            hash: generated.hash,
+            prefix: generated.prefix,
+            createdAt: now,
+            expiresAt,
+            revokedAt: null
+          } satisfies KeyRecord,
+          issued: { id, accountId, key: generated.key, prefix: generated.prefix, expiresAt } satisfies IssuedKey
+        }))
+      )
+
+    const findAccount = (id: string) =>
+      Effect.flatMap(store.findAccount(id), Option.match({
+        onNone: () => Effect.fail(new AccountNotFound({ id })),
+        onSome: Effect.succeed
+      }))
+
+    const findActiveKey = (id: string, now: number) =>
+      Effect.flatMap(store.findKey(id), (key) =>
+        Option.isSome(key) && keyState(key.value, now) === "active"
+          ? Effect.succeed(key.value)
+          : Effect.fail(new KeyNotFound({ id })))
+
+    return Accounts.of({
+      create: ({ limits, plan }) =>
+        Effect.gen(function*() {
+          const resolved = limitsFor(plan, limits)
+          if (Either.isLeft(resolved)) return yield* resolved.left
+          const now = yield* Clock.currentTimeMillis
+          const id = yield* withRandom(randomId("acc"))
+          const account: Account = { id, plan, limits: resolved.right, createdAt: now }
+          const key = yield* newKey(id, now, null)
+          yield* store.insertAccount(account, key.record)
+          return { account, key: key.issued }
+        }),
+      findAccount,
+      countAccounts: store.countAccounts,
+      issueKey: (accountId, opts) =>
+        Effect.gen(function*() {
+          yield* findAccount(accountId)
+          const now = yield* Clock.currentTimeMillis
+          const key = yield* newKey(accountId, now, opts?.expiresAt ?? null)
+          yield* store.insertKey(key.record)
+          return key.issued
+        }),
+      verify: (token) => {
+        if (!ApiKey.isWellFormed(token)) return Effect.succeedNone
+        return Effect.gen(function*() {
+          const key = yield* store.findKeyByHash(ApiKey.hash(token))
+          if (Option.isNone(key)) return Option.none()
+          const now = yield* Clock.currentTimeMillis
+          if (keyState(key.value, now) !== "active") return Option.none()
+          const account = yield* store.findAccount(key.value.accountId)
+          return Option.map(account, (a): Principal => ({ accountId: a.id, keyId: key.value.id, limits: a.limits }))
+        })
+      },
+      listKeys: (accountId) =>
+        Effect.gen(function*() {
+          yield* findAccount(accountId)
+          const now = yield* Clock.currentTimeMillis
+          const keys = yield* store.listKeys(accountId)
+          return keys.map((k): KeyMetadata => ({
+            id: k.id,
+            accountId: k.accountId,
+            prefix: k.prefix,
+            createdAt: k.createdAt,
+            expiresAt: k.expiresAt,
+            revokedAt: k.revokedAt,
+            state: keyState(k, now)
+          }))
+        }),
+      revoke: (keyId) => Effect.flatMap(Clock.currentTimeMillis, (now) => store.revokeKey(keyId, now)),
+      rotate: (keyId, opts) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const old = yield* findActiveKey(keyId, now)
+          const key = yield* newKey(old.accountId, now, null)
+          yield* store.rotateKey(keyId, now + Math.max(0, opts?.graceSeconds ?? 0) * 1000, key.record)
+          return key.issued
+        })
+    })
+  })

@@ -1,0 +1,68 @@
+/**
+ * Temporary bans for keys that keep sending while they are told to wait. A rejection tells the key
+ * to wait until a precise instant; each request that arrives before that instant is a strike; more
+ * than `threshold` strikes in one wait ban the key for `baseMillis`, doubling for each further ban
+ * within `memoryMillis`, capped at `maxMillis`. A client that honours Retry-After (which is rounded
+ * up) never arrives early, so it is never banned.
+ *
+ * @since 1.0.0
+ */
+
+export interface BanPolicyOptions {
+  readonly threshold: number
+  readonly baseMillis: number
+  readonly maxMillis: number
+  readonly memoryMillis: number
+}
+
+export const DEFAULT_OPTIONS: BanPolicyOptions = {
+  threshold: 10,
+  baseMillis: 15 * 60_000,
+  maxMillis: 24 * 3_600_000,
+  memoryMillis: 24 * 3_600_000
+}
+
+export interface KeyStanding {
+  /** The key was told to wait until this instant (epoch ms); 0 when it was not. */
+  readonly waitUntil: number
+  /** Requests that arrived before `waitUntil` in the current wait. */
+  readonly strikes: number
+  /** Banned until this instant (epoch ms); 0 when never banned. */
+  readonly bannedUntil: number
+  /** Bans so far within `memoryMillis` of each other. */
+  readonly bans: number
+  readonly lastBanAt: number
+}
+
+export const CLEAN: KeyStanding = { waitUntil: 0, strikes: 0, bannedUntil: 0, bans: 0, lastBanAt: 0 }
+
+export const isBanned = (standing: KeyStanding, now: number): boolean => standing.bannedUntil > now
+
+/** An admitted request ends any wait. */
+export const onAdmitted = (standing: KeyStanding): KeyStanding =>
+  standing.waitUntil === 0 && standing.strikes === 0 ? standing : { ...standing, waitUntil: 0, strikes: 0 }
+
+/** The ban length for the `bans`-th ban in a row. */
+export const banMillis = (bans: number, options: BanPolicyOptions): number =>
+  Math.min(options.baseMillis * 2 ** Math.min(bans - 1, 30), options.maxMillis)
+
+/**
+ * A rejected request that was told to wait `waitMillis`. Returns the new standing and whether the
+ * request earned a ban.
+ */
+export const onRejected = (
+  standing: KeyStanding,
+  now: number,
+  waitMillis: number,
+  options: BanPolicyOptions
+): { readonly standing: KeyStanding; readonly banned: boolean } => {
+  const strikes = now < standing.waitUntil ? standing.strikes + 1 : 0
+  if (strikes > options.threshold) {
+    const bans = standing.bans > 0 && now - standing.lastBanAt < options.memoryMillis ? standing.bans + 1 : 1
+    return {
+      standing: { waitUntil: 0, strikes: 0, bannedUntil: now + banMillis(bans, options), bans, lastBanAt: now },
+      banned: true
+    }
+  }
+  return { standing: { ...standing, strikes, waitUntil: Math.max(standing.waitUntil, now + waitMillis) }, banned: false }
+}

@@ -1,0 +1,14 @@
+/**
+ * The one error body of the interface.
+ *
+ * @since 1.0.0
+ */
+import { Schema } from "effect"
+
+/** @category schemas */
+export const ErrorBody = Schema.Struct({
+  code: Schema.String.annotations({ description: "Machine-readable error code (stable snake_case)." }),
+  message: Schema.String.annotations({ description: "Human-readable description." }),
+  status: Schema.Int.annotations({ description: "The HTTP status code." })
+}).annotations({ identifier: "Error", description: "Every error response has this body." })
+export type ErrorBody = typeof ErrorBody.Type

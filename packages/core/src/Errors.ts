@@ -1,0 +1,27 @@
+/**
+ * Domain errors. Each carries what a caller needs to act on it.
+ *
+ * @since 1.0.0
+ */
+import { Data } from "effect"
+
+/** @category errors */
+export class PetNotFound extends Data.TaggedError("PetNotFound")<{ readonly id: number }> {}
+
+/** @category errors */
+export class MessageNotFound extends Data.TaggedError("MessageNotFound")<{ readonly id: string }> {}
+
+/** A page cursor that was not issued by this service, was altered, or does not fit the query. */
+export class InvalidCursor extends Data.TaggedError("InvalidCursor")<{ readonly reason: string }> {}
+
+/** @category errors */
+export class AccountNotFound extends Data.TaggedError("AccountNotFound")<{ readonly id: string }> {}
+
+/** @category errors */
+export class KeyNotFound extends Data.TaggedError("KeyNotFound")<{ readonly id: string }> {}
+
+/** Plan limits that cannot be applied (enterprise without numbers, non-positive numbers ...). */
+export class InvalidPlan extends Data.TaggedError("InvalidPlan")<{ readonly reason: string }> {}
+
+/** The backing store could not be reached or refused the operation; nothing was half-written. */
+export class StoreUnavailable extends Data.TaggedError("StoreUnavailable")<{ readonly cause: unknown }> {}

@@ -1,0 +1,42 @@
+/**
+ * Messages of the message-submission example.
+ *
+ * @since 1.0.0
+ */
+import { Schema } from "effect"
+
+/** @category schemas */
+export const MessageId = Schema.String.pipe(Schema.brand("MessageId")).annotations({
+  identifier: "MessageId",
+  description: "Identifier assigned by the service."
+})
+export type MessageId = typeof MessageId.Type
+
+/**
+ * Lifecycle: `queued → processing → delivered`, or `failed` once the retry budget is spent.
+ * A message waiting for a retry is `queued` again.
+ *
+ * @category schemas
+ */
+export const MessageStatus = Schema.Literal("queued", "processing", "delivered", "failed").annotations({
+  identifier: "MessageStatus"
+})
+export type MessageStatus = typeof MessageStatus.Type
+
+/** @category schemas */
+export const NewMessage = Schema.Struct({
+  message: Schema.String.annotations({ description: "The text to submit." })
+}).annotations({ identifier: "NewMessage" })
+export type NewMessage = typeof NewMessage.Type
+
+/** @category schemas */
+export const Message = Schema.Struct({
+  id: MessageId,
+  message: Schema.String.annotations({ description: "The submitted text, echoed back." }),
+  status: MessageStatus,
+  createdAt: Schema.String.annotations({
+    description: "Creation time, ISO 8601 in UTC.",
+    jsonSchema: { type: "string", format: "date-time" }
+  })
+}).annotations({ identifier: "Message" })
+export type Message = typeof Message.Type

@@ -1,0 +1,27 @@
+/**
+ * What processing a message means is up to the embedding application: it provides this service.
+ * Processing is at-least-once, so implementations should be idempotent (the message id is stable).
+ *
+ * @since 1.0.0
+ */
+import { Context, Data, Effect, Layer } from "effect"
+
+/** A processing attempt failed; the queue retries with backoff until the budget is spent. */
+export class ProcessingFailed extends Data.TaggedError("ProcessingFailed")<{ readonly reason: string }> {}
+
+export interface ProcessableMessage {
+  readonly id: string
+  readonly accountId: string
+  readonly message: string
+  /** 1 for the first attempt. */
+  readonly attempt: number
+}
+
+/** @category services */
+export class MessageProcessor extends Context.Tag("@petstore/core/MessageProcessor")<
+  MessageProcessor,
+  { readonly process: (message: ProcessableMessage) => Effect.Effect<void, ProcessingFailed> }
+>() {
+  /** The default: delivery is the record the queue keeps (status `delivered`); nothing else happens. */
+  static readonly layerRecordOnly = Layer.succeed(MessageProcessor, { process: () => Effect.void })
+}

@@ -1,0 +1,172 @@
+/**
+ * Message submission and the worker that processes submitted messages: claim with a lease, process
+ * through the application's `MessageProcessor`, retry with exponential backoff and jitter, mark
+ * `failed` when the retry budget is spent, and drain on shutdown.
+ *
+ * @since 1.0.0
+ */
+import { Cause, Clock, Context, Duration, Effect, Fiber, Layer, Option, Queue, Random } from "effect"
+import { MessageNotFound, type StoreUnavailable } from "./Errors.js"
+import type { Message, MessageId } from "./Message.js"
+import { MessageProcessor } from "./MessageProcessor.js"
+import { MessageStore, type StoredMessage } from "./MessageStore.js"
+import { randomId, SecureRandom } from "./SecureRandom.js"
+
+export interface MessageQueueOptions {
+  /** Worker fibers processing at once. */
+  readonly concurrency: number
+  /** Attempts before a message is marked failed. */
+  readonly maxAttempts: number
+  readonly backoffBaseMillis: number
+  readonly backoffMaxMillis: number
+  /** How long a claim lasts; an attempt longer than this is abandoned and retried. */
+  readonly leaseMillis: number
+  /** Longest wait between looks at the store when nothing wakes the worker. */
+  readonly pollMillis: number
+  /** On shutdown, how long the worker may keep processing what is due before it stops. */
+  readonly drainMillis: number
+}
+
+export const DEFAULT_OPTIONS: MessageQueueOptions = {
+  concurrency: 2,
+  maxAttempts: 5,
+  backoffBaseMillis: 1_000,
+  backoffMaxMillis: 300_000,
+  leaseMillis: 30_000,
+  pollMillis: 1_000,
+  drainMillis: 10_000
+}
+
+/** The delay before attempt `attempts + 1`: base·2^(attempts−1), capped, with ±20 % jitter. */
+export const backoffMillis = (attempts: number, options: MessageQueueOptions, jitter: number): number => {
+  const exact = Math.min(options.backoffBaseMillis * 2 ** Math.min(attempts - 1, 30), options.backoffMaxMillis)
+  return Math.max(0, Math.round(exact * (0.8 + 0.4 * jitter)))
+}
+
+/** The wire view of a stored message. */
+export const toMessage = (m: StoredMessage): Message => ({
+  id: m.id as MessageId,
+  message: m.message,
+  status: m.status,
+  createdAt: new Date(m.createdAt).toISOString()
+})
+
+/** @category services */
+export class MessageQueue extends Context.Tag("@petstore/core/MessageQueue")<
+  MessageQueue,
+  {
+    /** Stores the message durably (per the store) and wakes the worker; the result has status `queued`. */
+    readonly submit: (accountId: string, text: string) => Effect.Effect<Message, StoreUnavailable>
+    /** A message of `accountId`; another account's message is not found. */
+    readonly get: (accountId: string, id: string) => Effect.Effect<Message, MessageNotFound | StoreUnavailable>
+  }
+>() {
+  /** The queue with its worker, which runs for the life of the layer and drains when it closes. */
+  static readonly layer = (options: Partial<MessageQueueOptions> = {}) =>
+    Layer.scoped(MessageQueue, make({ ...DEFAULT_OPTIONS, ...options }))
+}
+
+/** @category constructors */
+export const make = (options: MessageQueueOptions) =>
+  Effect.gen(function*() {
+    const store = yield* MessageStore
+    const processor = yield* MessageProcessor
+    const random = yield* SecureRandom
+    const wake = yield* Queue.sliding<void>(Math.max(1, options.concurrency))
+    let draining = false
+
+    const attempt = (m: StoredMessage) =>
+      Effect.gen(function*() {
+        const outcome = yield* processor.process({ id: m.id, accountId: m.accountId, message: m.message, attempt: m.attempts })
+          .pipe(
+            Effect.timeoutFail({
+              duration: Duration.millis(options.leaseMillis),
+              onTimeout: () => ({ reason: "processing took longer than the lease" })
+            }),
+            Effect.catchAllDefect((defect) => Effect.fail({ reason: `processor crashed: ${String(defect)}` })),
+            Effect.either
+          )
+        const now = yield* Clock.currentTimeMillis
+        if (outcome._tag === "Right") return yield* store.markDelivered(m.id, now)
+        const reason = outcome.left.reason
+        if (m.attempts >= options.maxAttempts) return yield* store.markFailed(m.id, now, reason)
+        const jitter = yield* Random.next
+        yield* store.markRetry(m.id, now, now + backoffMillis(m.attempts, options, jitter), reason)
+      })
+
+    const idle = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const next = yield* store.nextClaimAt
+      const wait = Option.match(next, {
+        onNone: () => options.pollMillis,
+        onSome: (at) => Math.max(1, Math.min(options.pollMillis, at - now))
+      })
+      yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(Duration.millis(wait)))
+    })
+
+    // One worker: claim and process until shutdown; when draining, stop as soon as nothing is due.
+    const worker = Effect.gen(function*() {
+      while (true) {
+        const now = yield* Clock.currentTimeMillis
+        const claimed = yield* store.claim(now, options.leaseMillis)
+        if (Option.isSome(claimed)) {
+          // An attempt runs to its end once started, so shutdown never leaves a half-recorded outcome.
+          yield* Effect.uninterruptible(attempt(claimed.value))
+        } else if (draining) {
+          return
+        } else {
+          yield* idle
+        }
+      }
+    }).pipe(
+      // A store outage must not kill the worker: log, wait, go on.
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.logWarning("message worker: store unavailable, retrying", cause).pipe(
+            Effect.zipRight(Effect.sleep(Duration.millis(options.pollMillis)))
+          )
+      ),
+      Effect.repeat({ until: () => draining })
+    )
+
+    const fibers = yield* Effect.forEach(
+      Array.from({ length: Math.max(1, options.concurrency) }),
+      () => Effect.forkScoped(worker)
+    )
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        draining = true
+        yield* Queue.offerAll(wake, fibers.map(() => undefined))
+        yield* Fiber.awaitAll(fibers).pipe(Effect.timeout(Duration.millis(options.drainMillis)), Effect.ignore)
+      })
+    )
+
+    return MessageQueue.of({
+      submit: (accountId, text) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const id = yield* Effect.provideService(randomId("msg"), SecureRandom, random)
+          const stored: StoredMessage = {
+            id,
+            accountId,
+            message: text,
+            status: "queued",
+            createdAt: now,
+            updatedAt: now,
+            attempts: 0,
+            availableAt: now,
+            leaseUntil: 0,
+            lastError: null
+          }
+          yield* store.insert(stored)
+          yield* Queue.offer(wake, undefined)
+          return toMessage(stored)
+        }),
+      get: (accountId, id) =>
+        Effect.flatMap(store.find(id), (m) =>
+          Option.isSome(m) && m.value.accountId === accountId
+            ? Effect.succeed(toMessage(m.value))
+            : Effect.fail(new MessageNotFound({ id })))
+    })
+  })

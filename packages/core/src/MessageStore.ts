@@ -1,0 +1,105 @@
+/**
+ * Storage of submitted messages: an outbox that the worker claims from with a lease, so a message
+ * whose worker died is claimed again once the lease runs out (at-least-once processing).
+ *
+ * @since 1.0.0
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import type { StoreUnavailable } from "./Errors.js"
+import type { MessageStatus } from "./Message.js"
+
+/** A message as stored. Times are epoch ms. */
+export interface StoredMessage {
+  readonly id: string
+  readonly accountId: string
+  readonly message: string
+  readonly status: MessageStatus
+  readonly createdAt: number
+  readonly updatedAt: number
+  /** Processing attempts started so far. */
+  readonly attempts: number
+  /** A queued message is not claimed before this instant (retry backoff). */
+  readonly availableAt: number
+  /** A processing message whose lease ran out may be claimed again. */
+  readonly leaseUntil: number
+  readonly lastError: string | null
+}
+
+/** @category services */
+export class MessageStore extends Context.Tag("@petstore/core/MessageStore")<
+  MessageStore,
+  {
+    /** Stores a new message; once this succeeds the message is acknowledged and must never be lost. */
+    readonly insert: (message: StoredMessage) => Effect.Effect<void, StoreUnavailable>
+    readonly find: (id: string) => Effect.Effect<Option.Option<StoredMessage>, StoreUnavailable>
+    /**
+     * Atomically takes the oldest message that is queued and available, or processing with an expired
+     * lease: marks it processing, counts the attempt and leases it until `now + leaseMillis`.
+     */
+    readonly claim: (now: number, leaseMillis: number) => Effect.Effect<Option.Option<StoredMessage>, StoreUnavailable>
+    readonly markDelivered: (id: string, now: number) => Effect.Effect<void, StoreUnavailable>
+    /** Back to queued, not claimable before `availableAt`. */
+    readonly markRetry: (id: string, now: number, availableAt: number, error: string) => Effect.Effect<void, StoreUnavailable>
+    readonly markFailed: (id: string, now: number, error: string) => Effect.Effect<void, StoreUnavailable>
+    /** The earliest instant at which some message may become claimable, if any is pending. */
+    readonly nextClaimAt: Effect.Effect<Option.Option<number>, StoreUnavailable>
+  }
+>() {
+  static readonly layerMemory = Layer.sync(MessageStore, () => makeMemory())
+}
+
+/** A message `claim` may take at `now`. */
+export const isClaimable = (m: StoredMessage, now: number): boolean =>
+  (m.status === "queued" && m.availableAt <= now) || (m.status === "processing" && m.leaseUntil <= now)
+
+/** @category constructors */
+export const makeMemory = (): MessageStore["Type"] => {
+  const messages = new Map<string, StoredMessage>()
+  // Ids of queued and processing messages, in submission order.
+  const pending = new Set<string>()
+  const update = (id: string, patch: Partial<StoredMessage>) =>
+    Effect.sync(() => {
+      const m = messages.get(id)
+      if (m === undefined) return
+      const next = { ...m, ...patch }
+      messages.set(id, next)
+      if (next.status === "delivered" || next.status === "failed") pending.delete(id)
+    })
+  return {
+    insert: (message) =>
+      Effect.sync(() => {
+        messages.set(message.id, message)
+        pending.add(message.id)
+      }),
+    find: (id) => Effect.sync(() => Option.fromNullable(messages.get(id))),
+    claim: (now, leaseMillis) =>
+      Effect.sync(() => {
+        for (const id of pending) {
+          const m = messages.get(id)!
+          if (!isClaimable(m, now)) continue
+          const claimed: StoredMessage = {
+            ...m,
+            status: "processing",
+            attempts: m.attempts + 1,
+            leaseUntil: now + leaseMillis,
+            updatedAt: now
+          }
+          messages.set(id, claimed)
+          return Option.some(claimed)
+        }
+        return Option.none()
+      }),
+    markDelivered: (id, now) => update(id, { status: "delivered", updatedAt: now, leaseUntil: 0, lastError: null }),
+    markRetry: (id, now, availableAt, error) =>
+      update(id, { status: "queued", updatedAt: now, availableAt, leaseUntil: 0, lastError: error }),
+    markFailed: (id, now, error) => update(id, { status: "failed", updatedAt: now, leaseUntil: 0, lastError: error }),
+    nextClaimAt: Effect.sync(() => {
+      let next = Infinity
+      for (const id of pending) {
+        const m = messages.get(id)!
+        next = Math.min(next, m.status === "queued" ? m.availableAt : m.leaseUntil)
+      }
+      return next === Infinity ? Option.none() : Option.some(next)
+    })
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Opaque, tamper-evident page cursors: the position after which the next page starts, bound to the
+ * status filter it was issued for, signed with HMAC-SHA-256 under a server secret.
+ *
+ * @since 1.0.0
+ */
+import { Context, Effect, Either, Layer, Option } from "effect"
+import { createHmac, timingSafeEqual } from "node:crypto"
+import { InvalidCursor } from "./Errors.js"
+import type { PetStatus } from "./Pet.js"
+import { MAX_ID } from "./Pet.js"
+import { SecureRandom } from "./SecureRandom.js"
+
+/** Where the next page starts: after `afterId`, with the same status filter. */
+export interface CursorPosition {
+  readonly afterId: number
+  readonly status: Option.Option<PetStatus>
+}
+
+const STATUS_CODES: ReadonlyArray<PetStatus> = ["available", "pending", "sold"]
+const MAC_LENGTH = 22 // base64url characters ≈ 132 bits
+
+/** @category services */
+export class CursorSigner extends Context.Tag("@petstore/core/CursorSigner")<
+  CursorSigner,
+  {
+    readonly encode: (position: CursorPosition) => string
+    readonly decode: (token: string) => Either.Either<CursorPosition, InvalidCursor>
+  }
+>() {
+  /** A signer under the given secret (at least 16 bytes); cursors stay valid as long as the secret does. */
+  static readonly fromSecret = (secret: Uint8Array) => Layer.succeed(CursorSigner, make(secret))
+
+  /** A signer under a fresh random secret: cursors are valid until the process ends. */
+  static readonly random = Layer.effect(
+    CursorSigner,
+    Effect.map(Effect.flatMap(SecureRandom, (r) => r.bytes(32)), (secret) => make(secret))
+  )
+}
+
+const sign = (secret: Uint8Array, payload: string): string =>
+  createHmac("sha256", secret).update(payload).digest("base64url").slice(0, MAC_LENGTH)
+
+/** @category constructors */
+export const make = (secret: Uint8Array): CursorSigner["Type"] => {
+  if (secret.length < 16) throw new Error("cursor secret must be at least 16 bytes")
+  const key = Buffer.from(secret)
+  const invalid = (reason: string) => Either.left(new InvalidCursor({ reason }))
+  return {
+    encode: ({ afterId, status }) => {
+      const payload = `${afterId.toString(36)}.${Option.match(status, { onNone: () => 0, onSome: (s) => STATUS_CODES.indexOf(s) + 1 })}`
+      const body = Buffer.from(payload).toString("base64url")
+      return `${body}.${sign(key, payload)}`
+    },
+    decode: (token) => {
+      const dot = token.indexOf(".")
+      if (dot <= 0 || token.length > 128) return invalid("cursor is malformed")
+      const payload = Buffer.from(token.slice(0, dot), "base64url").toString()
+      const mac = Buffer.from(token.slice(dot + 1))
+      const expected = Buffer.from(sign(key, payload))
+      if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
+        return invalid("cursor was not issued by this service or was altered")
+      }
+      const [idPart, statusPart] = payload.split(".")
+      const afterId = parseInt(idPart ?? "", 36)
+      const statusCode = Number(statusPart)
+      if (!Number.isSafeInteger(afterId) || afterId < 0 || afterId > MAX_ID || !(statusCode >= 0 && statusCode <= 3)) {
+        return invalid("cursor is malformed")
+      }
+      return Either.right({
+        afterId,
+        status: statusCode === 0 ? Option.none() : Option.some(STATUS_CODES[statusCode - 1]!)
+      })
+    }
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Pets: the store's inventory.
+ *
+ * @since 1.0.0
+ */
+import { Schema } from "effect"
+
+/** The largest identifier JSON numbers can carry exactly (2^53 − 1). */
+export const MAX_ID = Number.MAX_SAFE_INTEGER
+
+const identifier = (brand: string, description: string) =>
+  Schema.Number.pipe(
+    Schema.int({ message: () => "must be an integer" }),
+    Schema.between(1, MAX_ID, { message: () => `must be between 1 and ${MAX_ID}` }),
+    Schema.brand(brand)
+  ).annotations({
+    identifier: brand,
+    description,
+    jsonSchema: { type: "integer", format: "int64", minimum: 1, maximum: MAX_ID, description }
+  })
+
+/** @category schemas */
+export const PetId = identifier("PetId", "Unique identifier of an animal, assigned by the service.")
+export type PetId = typeof PetId.Type
+
+/** @category schemas */
+export const CategoryId = identifier("CategoryId", "Identifier of the category the animal belongs to.")
+export type CategoryId = typeof CategoryId.Type
+
+/** Maximum length of a name, in Unicode code points (as JSON Schema counts `maxLength`). */
+export const NAME_MAX_LENGTH = 256
+
+const codePoints = (s: string): number => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+/**
+ * A name is kept as sent; it must contain a non-blank character and be at most 256 code points.
+ * `\S` in an ECMA-262 pattern and `String.prototype.trim` agree on what is blank.
+ *
+ * @category schemas
+ */
+export const PetName = Schema.String.pipe(
+  Schema.filter((s) => s.trim().length > 0 || "must not be blank", { jsonSchema: {} }),
+  Schema.filter((s) => codePoints(s) <= NAME_MAX_LENGTH || `must be at most ${NAME_MAX_LENGTH} characters`, {
+    jsonSchema: {}
+  })
+).annotations({
+  identifier: "PetName",
+  description: "The animal's name: not blank, at most 256 characters.",
+  jsonSchema: { type: "string", minLength: 1, maxLength: NAME_MAX_LENGTH, pattern: "\\S" }
+})
+
+/** @category schemas */
+export const PetStatus = Schema.Literal("available", "pending", "sold").annotations({
+  identifier: "PetStatus",
+  description: "Availability of the animal."
+})
+export type PetStatus = typeof PetStatus.Type
+
+/** The status a pet gets when the creation request leaves it out. */
+export const DEFAULT_PET_STATUS: PetStatus = "available"
+
+/**
+ * The creation body. Unknown fields, `id` among them, are ignored: the service assigns ids.
+ *
+ * @category schemas
+ */
+export const NewPet = Schema.Struct({
+  name: PetName,
+  categoryId: CategoryId,
+  status: Schema.optional(PetStatus)
+}).annotations({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
+export type NewPet = typeof NewPet.Type
+
+/** @category schemas */
+export const Pet = Schema.Struct({
+  id: PetId,
+  name: PetName,
+  categoryId: CategoryId,
+  status: PetStatus
+}).annotations({ identifier: "Pet", description: "An animal of the store." })
+export type Pet = typeof Pet.Type
+
+/** @category schemas */
+export const Pets = Schema.Array(Pet).annotations({ identifier: "Pets", description: "A page of animals, ordered by id." })
+export type Pets = typeof Pets.Type

@@ -1,0 +1,71 @@
+/**
+ * Storage of pets. Adapters (memory, SQLite, ...) implement this interface; the law suites of the
+ * testkit check every implementation.
+ *
+ * @since 1.0.0
+ */
+import { Context, Effect, Layer, Option } from "effect"
+import type { StoreUnavailable } from "./Errors.js"
+import type { CategoryId, Pet, PetId, PetStatus } from "./Pet.js"
+
+/** A pet as it is stored: everything but the id, which the store assigns. */
+export interface PetDraft {
+  readonly name: string
+  readonly categoryId: CategoryId
+  readonly status: PetStatus
+}
+
+/** @category services */
+export class PetRepository extends Context.Tag("@petstore/core/PetRepository")<
+  PetRepository,
+  {
+    /** Stores a pet under the next id (ids strictly increase in the order inserts are acknowledged). */
+    readonly insert: (draft: PetDraft) => Effect.Effect<Pet, StoreUnavailable>
+    /** Up to `limit` pets with id > `afterId`, optionally with the given status, by id ascending. */
+    readonly listAfter: (query: {
+      readonly afterId: number
+      readonly status: Option.Option<PetStatus>
+      readonly limit: number
+    }) => Effect.Effect<ReadonlyArray<Pet>, StoreUnavailable>
+    readonly findById: (id: PetId) => Effect.Effect<Option.Option<Pet>, StoreUnavailable>
+  }
+>() {
+  /** Pets in process memory: append-only arrays (all, and one per status), searched by binary search. */
+  static readonly layerMemory = Layer.sync(PetRepository, () => makeMemory())
+}
+
+const firstAfter = (pets: ReadonlyArray<Pet>, afterId: number): number => {
+  let lo = 0
+  let hi = pets.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (pets[mid]!.id <= afterId) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** @category constructors */
+export const makeMemory = (): PetRepository["Type"] => {
+  const all: Array<Pet> = []
+  const byStatus: Record<PetStatus, Array<Pet>> = { available: [], pending: [], sold: [] }
+  const byId = new Map<number, Pet>()
+  let nextId = 1
+  return {
+    insert: (draft) =>
+      Effect.sync(() => {
+        const pet: Pet = { id: nextId++ as PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }
+        all.push(pet)
+        byStatus[pet.status].push(pet)
+        byId.set(pet.id, pet)
+        return pet
+      }),
+    listAfter: ({ afterId, limit, status }) =>
+      Effect.sync(() => {
+        const source = Option.isSome(status) ? byStatus[status.value] : all
+        const start = firstAfter(source, afterId)
+        return source.slice(start, start + limit)
+      }),
+    findById: (id) => Effect.sync(() => Option.fromNullable(byId.get(id)))
+  }
+}
