@@ -1,1 +1,21 @@
-export {}
+/**
+ * @since 1.0.0
+ */
+export * as Admin from "./Admin.js"
+export * as AdminApi from "./AdminApi.js"
+export * as Api from "./Api.js"
+export * as ApiReference from "./ApiReference.js"
+export * as App from "./App.js"
+export * as AppRequest from "./AppRequest.js"
+export * as AppResponse from "./AppResponse.js"
+export * as Config from "./Config.js"
+export * as ErrorCodes from "./ErrorCodes.js"
+export * as ErrorResponse from "./ErrorResponse.js"
+export * as Main from "./Main.js"
+export * as NodeHandler from "./NodeHandler.js"
+export * as OpenApiDocument from "./OpenApiDocument.js"
+export * as Operations from "./Operations.js"
+export * as RateLimitHeaders from "./RateLimitHeaders.js"
+export * as Routes from "./Routes.js"
+export * as Server from "./Server.js"
+export * as WebHandler from "./WebHandler.js"

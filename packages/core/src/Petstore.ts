@@ -1,0 +1,54 @@
+/**
+ * All core services wired together over whatever stores are provided.
+ *
+ * @since 1.0.0
+ */
+import { Layer } from "effect"
+import { Accounts } from "./Accounts.js"
+import { AccountStore } from "./AccountStore.js"
+import type { KeyEnvironment } from "./ApiKey.js"
+import { MessageProcessor } from "./MessageProcessor.js"
+import { MessageQueue, type MessageQueueOptions } from "./MessageQueue.js"
+import { MessageStore } from "./MessageStore.js"
+import { CursorSigner } from "./PageCursor.js"
+import { PetRepository } from "./PetRepository.js"
+import { Pets } from "./Pets.js"
+import { RateLimiter, type RateLimiterOptions } from "./RateLimiter.js"
+import { SecureRandom } from "./SecureRandom.js"
+
+export interface PetstoreOptions {
+  readonly environment?: KeyEnvironment | undefined
+  readonly rateLimiter?: Partial<RateLimiterOptions> | undefined
+  readonly messageQueue?: Partial<MessageQueueOptions> | undefined
+}
+
+/** The services of the interface. */
+export type Services = Accounts | Pets | MessageQueue | RateLimiter
+
+/** The stores an adapter provides. */
+export type Stores = PetRepository | AccountStore | MessageStore | CursorSigner
+
+/**
+ * The services over stores from elsewhere (SQLite, PostgreSQL ...). The message processor is the
+ * embedding application's; `MessageProcessor.layerRecordOnly` is the default.
+ */
+export const layer = (
+  options: PetstoreOptions = {}
+): Layer.Layer<Services, never, Stores | MessageProcessor | SecureRandom> =>
+  Layer.mergeAll(
+    Accounts.layer({ environment: options.environment ?? "production" }),
+    Pets.layer,
+    MessageQueue.layer(options.messageQueue),
+    RateLimiter.layerMemory(options.rateLimiter)
+  )
+
+/** Everything in process memory: for tests, embedding and trying things out (nothing survives a restart). */
+export const layerMemory = (
+  options: PetstoreOptions = {}
+): Layer.Layer<Services | Stores, never, MessageProcessor> =>
+  layer(options).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(PetRepository.layerMemory, AccountStore.layerMemory, MessageStore.layerMemory, CursorSigner.random)
+    ),
+    Layer.provide(SecureRandom.Live)
+  )

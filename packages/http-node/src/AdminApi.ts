@@ -1,0 +1,98 @@
+/**
+ * The admin API (`/admin/v1`): accounts and keys, outside the public interface, enabled only when
+ * an admin token is configured and protected by that token.
+ *
+ * @since 1.0.0
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { ErrorBody, Plan } from "@petstore/core"
+import { Schema } from "effect"
+
+export const ADMIN_PREFIX = "/admin/v1"
+
+const Iso8601 = Schema.String.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/, {
+    message: () => "must be an ISO-8601 date-time such as 2030-01-31T12:00:00Z"
+  })
+)
+
+const Id = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,64}$/, { message: () => "must be an id" }))
+
+export const CreateAccount = Schema.Struct({
+  plan: Plan.Plan,
+  limits: Schema.optionalWith(Plan.PlanLimits, { exact: true })
+})
+
+export const CreatedAccount = Schema.Struct({
+  id: Schema.String,
+  plan: Plan.Plan,
+  limits: Plan.PlanLimits,
+  key: Schema.String.annotations({ description: "The full API key. It is shown only here, once." }),
+  keyId: Schema.String,
+  prefix: Schema.String
+})
+
+export const IssuedKey = Schema.Struct({
+  id: Schema.String,
+  key: Schema.String.annotations({ description: "The full API key. It is shown only here, once." }),
+  prefix: Schema.String,
+  expiresAt: Schema.NullOr(Schema.String)
+})
+
+export const KeyMetadata = Schema.Struct({
+  id: Schema.String,
+  prefix: Schema.String,
+  state: Schema.Literal("active", "expired", "revoked"),
+  createdAt: Schema.String,
+  expiresAt: Schema.NullOr(Schema.String),
+  revokedAt: Schema.NullOr(Schema.String)
+})
+
+const error = (status: number) => ErrorBody.ErrorBody.annotations(HttpApiSchema.annotations({ status }))
+
+export class AdminGroup extends HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.post("createAccount", "/accounts")
+      .setPayload(CreateAccount)
+      .addSuccess(CreatedAccount, { status: 201 })
+      .addError(error(400))
+  )
+  .add(
+    HttpApiEndpoint.post("createKey", "/accounts/:accountId/keys")
+      .setPath(Schema.Struct({ accountId: Id }))
+      .setPayload(Schema.Struct({ expiresAt: Schema.optionalWith(Iso8601, { exact: true }) }))
+      .addSuccess(IssuedKey, { status: 201 })
+      .addError(error(400))
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.get("listKeys", "/accounts/:accountId/keys")
+      .setPath(Schema.Struct({ accountId: Id }))
+      .addSuccess(Schema.Array(KeyMetadata))
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.post("rotateKey", "/keys/:keyId/rotate")
+      .setPath(Schema.Struct({ keyId: Id }))
+      .setPayload(Schema.Struct({
+        graceSeconds: Schema.optionalWith(
+          Schema.Int.pipe(Schema.between(0, 30 * 86_400, { message: () => "must be an integer between 0 and 2592000" })),
+          { exact: true }
+        )
+      }))
+      .addSuccess(IssuedKey, { status: 201 })
+      .addError(error(400))
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.del("revokeKey", "/keys/:keyId")
+      .setPath(Schema.Struct({ keyId: Id }))
+      .addSuccess(Schema.Void, { status: 204 })
+      .addError(error(404))
+  )
+  .addError(error(401))
+  .addError(error(503))
+  .prefix(ADMIN_PREFIX)
+{}
+
+export class AdminApi extends HttpApi.make("petstore-admin").add(AdminGroup) {}

@@ -1,0 +1,257 @@
+/**
+ * The application: one request in, one response out, in the order the interface fixes:
+ * authentication (401) → ban and rate limit (429) → routing (404, 405) → body size (413) →
+ * validation (400) → the operation. Everything that does not depend on the request (routes,
+ * decoders, documents, static answers) is built once here, when the layer is built.
+ *
+ * @since 1.0.0
+ */
+import { Accounts, type LimitDecision, type MessageQueue, type Pets, RateLimiter } from "@petstore/core"
+import { Cause, Clock, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { timingSafeEqual } from "node:crypto"
+import * as Admin from "./Admin.js"
+import { AdminApi } from "./AdminApi.js"
+import { makeApi, PUBLIC_PREFIX } from "./Api.js"
+import * as ApiReference from "./ApiReference.js"
+import type { AppRequest } from "./AppRequest.js"
+import { type AppResponse, JSON_CONTENT_TYPE, type ResponseHeaders } from "./AppResponse.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import * as OpenApiDocument from "./OpenApiDocument.js"
+import * as Operations from "./Operations.js"
+import * as RateLimitHeaders from "./RateLimitHeaders.js"
+import * as Routes from "./Routes.js"
+
+/** Largest accepted request body. */
+export const BODY_LIMIT = 64 * 1024
+
+export interface AppOptions {
+  readonly quickstartBasePath: `/${string}`
+  readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  /** Proxies in front of the server that append to `X-Forwarded-For` (0: use the socket peer). */
+  readonly trustProxy: number
+  readonly servers: ReadonlyArray<{ readonly url: string; readonly description: string }>
+}
+
+/** @category services */
+export class App extends Context.Tag("@petstore/http-node/App")<
+  App,
+  { readonly handle: (request: AppRequest) => Effect.Effect<AppResponse> }
+>() {
+  static readonly layer = (options: AppOptions): Layer.Layer<App, never, AppServices> => Layer.effect(App, make(options))
+}
+
+const BEARER = /^bearer ([A-Za-z0-9\-._~+/]+=*)$/i
+
+/** The token of a well-formed `Bearer` Authorization header: scheme (any case), one space, a token. */
+export const bearerToken = (header: string | undefined): string | undefined => {
+  if (header === undefined) return undefined
+  const match = BEARER.exec(header)
+  return match === null ? undefined : match[1]
+}
+
+const isJson = (contentType: string | undefined): boolean => {
+  if (contentType === undefined) return false
+  const semi = contentType.indexOf(";")
+  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === JSON_CONTENT_TYPE
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+const json = (status: number, body: string | undefined, headers: ResponseHeaders): AppResponse => {
+  if (body !== undefined) headers["Content-Type"] = JSON_CONTENT_TYPE
+  return { status, headers, body }
+}
+
+const failure = (error: ErrorResponse.ErrorResult, headers: ResponseHeaders): AppResponse =>
+  json(error.status, error.body, headers)
+
+const REJECTION: Record<Exclude<LimitDecision.Verdict, "allowed">, ErrorResponse.ErrorResult> = {
+  rate_limited: ErrorResponse.make("rate_limited", "Rate limit exceeded; retry after the number of seconds in Retry-After."),
+  daily_quota_exceeded: ErrorResponse.make(
+    "daily_quota_exceeded",
+    "Daily quota exhausted; it resets at 00:00 UTC (see Retry-After)."
+  ),
+  key_banned: ErrorResponse.make(
+    "key_banned",
+    "This key kept sending while told to wait and is temporarily banned; retry after the number of seconds in Retry-After."
+  )
+}
+const FAILED_AUTH_LIMITED = ErrorResponse.make(
+  "rate_limited",
+  "Too many requests without a valid API key from this address; retry after the number of seconds in Retry-After."
+)
+
+/** The core services the application serves. */
+export type AppServices = Accounts.Accounts | RateLimiter.RateLimiter | Pets.Pets | MessageQueue.MessageQueue
+
+/** @category constructors */
+export const make = (options: AppOptions): Effect.Effect<App["Type"], never, AppServices> =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts.Accounts
+    const limiter = yield* RateLimiter.RateLimiter
+    const api = makeApi(options.quickstartBasePath)
+
+    const publicRoutes = Routes.table(
+      Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, {
+        ...(yield* Operations.animals),
+        ...(yield* Operations.messages)
+      })
+    )
+    const adminRoutes = Routes.table(
+      Routes.compile<Admin.AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Admin.handlers)
+    )
+    const routeHeaders: Record<string, ResponseHeaders> = {
+      getPet: Operations.getPetLifecycleHeaders(`${PUBLIC_PREFIX}/pets`)
+    }
+
+    const document = OpenApiDocument.make({ api, servers: options.servers })
+    const openApiJson = JSON.stringify(document)
+    const referenceHtml = ApiReference.render(document)
+    const openApiPath = `${PUBLIC_PREFIX}/openapi.json`
+    const adminToken = Option.map(options.adminToken, (t) => Buffer.from(Redacted.value(t)))
+
+    const clientAddress = (request: AppRequest): string => {
+      const peer = request.remoteAddress ?? "unknown"
+      if (options.trustProxy === 0) return peer
+      const forwarded = request.header("x-forwarded-for")
+      if (forwarded === undefined) return peer
+      const hops = forwarded.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+      return hops[Math.max(0, hops.length - options.trustProxy)] ?? peer
+    }
+
+    /** Routing, body, validation and the operation, shared by the public and the admin API. */
+    const serve = <Ctx extends { readonly path: string }>(
+      request: AppRequest,
+      routes: Routes.RouteTable<Ctx, ErrorResponse.OperationError>,
+      headers: ResponseHeaders,
+      context: (path: string) => Ctx,
+      emptyBodyIsObject: boolean
+    ) =>
+      Effect.gen(function*() {
+        const found = routes.find(request.method, request.url)
+        if (found === undefined) {
+          const allow = routes.allowed(request.url)
+          if (allow === undefined) return failure(ErrorResponse.STATIC.routeNotFound, headers)
+          headers["Allow"] = allow
+          return failure(
+            ErrorResponse.make("method_not_allowed", `${request.method} is not allowed here; allowed: ${allow}.`),
+            headers
+          )
+        }
+        const route = found.handler
+        const extra = routeHeaders[route.name]
+        if (extra !== undefined) Object.assign(headers, extra)
+
+        let payload: unknown = undefined
+        if (route.hasPayload) {
+          const body = yield* request.readBody(BODY_LIMIT)
+          if (body._tag === "TooLarge") {
+            headers["Connection"] = "close"
+            return failure(ErrorResponse.STATIC.payloadTooLarge, headers)
+          }
+          if (body.bytes.length === 0 && emptyBodyIsObject) {
+            payload = {}
+          } else {
+            if (!isJson(request.header("content-type"))) return failure(ErrorResponse.STATIC.unsupportedMediaType, headers)
+            try {
+              payload = JSON.parse(utf8.decode(body.bytes))
+            } catch (e) {
+              return failure(ErrorResponse.make("invalid_json", `The body is not valid JSON: ${(e as Error).message}`), headers)
+            }
+          }
+        }
+
+        const input: Record<string, unknown> = {}
+        if (route.decodePath !== undefined) {
+          const path = route.decodePath(found.params)
+          if (Either.isLeft(path)) return failure(ErrorResponse.make("invalid_request", path.left.message), headers)
+          input.path = path.right
+        }
+        if (route.decodeQuery !== undefined) {
+          const query = route.decodeQuery(found.searchParams)
+          if (Either.isLeft(query)) return failure(ErrorResponse.make("invalid_request", query.left.message), headers)
+          input.urlParams = query.right
+        }
+        if (route.decodePayload !== undefined) {
+          const decoded = route.decodePayload(payload)
+          if (Either.isLeft(decoded)) return failure(ErrorResponse.make("invalid_request", decoded.left.message), headers)
+          input.payload = decoded.right
+        }
+
+        const outcome = yield* Effect.either(route.handler(input, context(route.path)))
+        if (Either.isLeft(outcome)) return failure(ErrorResponse.fromOperationError(outcome.left), headers)
+        const reply = outcome.right
+        if (reply.headers !== undefined) Object.assign(headers, reply.headers)
+        return json(route.successStatus, route.successStatus === 204 ? undefined : JSON.stringify(reply.value), headers)
+      })
+
+    const servePublic = (request: AppRequest) =>
+      Effect.gen(function*() {
+        const headers: ResponseHeaders = {}
+        const token = bearerToken(request.header("authorization"))
+        const principal = token === undefined ? Option.none() : yield* accounts.verify(token)
+        const now = yield* Clock.currentTimeMillis
+        if (Option.isNone(principal)) {
+          const decision = yield* limiter.admitFailedAuth(clientAddress(request))
+          RateLimitHeaders.write(headers, decision, now)
+          if (decision.verdict !== "allowed") return failure(FAILED_AUTH_LIMITED, headers)
+          headers["WWW-Authenticate"] = token === undefined
+            ? "Bearer realm=\"petstore\""
+            : "Bearer realm=\"petstore\", error=\"invalid_token\""
+          return failure(ErrorResponse.STATIC.unauthorized, headers)
+        }
+        const decision = yield* limiter.admit(principal.value)
+        RateLimitHeaders.write(headers, decision, now)
+        if (decision.verdict !== "allowed") return failure(REJECTION[decision.verdict], headers)
+        return yield* serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
+      })
+
+    const adminAuthorized = (request: AppRequest): boolean => {
+      if (Option.isNone(adminToken)) return false
+      const token = bearerToken(request.header("authorization"))
+      if (token === undefined) return false
+      const given = Buffer.from(token)
+      return given.length === adminToken.value.length && timingSafeEqual(given, adminToken.value)
+    }
+
+    const serveAdmin = (request: AppRequest) => {
+      if (Option.isNone(adminToken)) return Effect.succeed(failure(ErrorResponse.STATIC.routeNotFound, {}))
+      if (!adminAuthorized(request)) {
+        return Effect.succeed(failure(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" }))
+      }
+      return serve(request, adminRoutes, { "Cache-Control": "no-store" }, (path) => ({ path }), true)
+    }
+
+    const pathOf = (url: string): string => {
+      const q = url.indexOf("?")
+      return q === -1 ? url : url.slice(0, q)
+    }
+
+    const handle = (request: AppRequest): Effect.Effect<AppResponse> => {
+      const path = pathOf(request.url)
+      const program: Effect.Effect<AppResponse, unknown> = (request.method === "GET" || request.method === "HEAD") && path === openApiPath
+        ? Effect.succeed(json(200, openApiJson, {}))
+        : (request.method === "GET" || request.method === "HEAD") && path === "/docs"
+        ? Effect.succeed({ status: 200, headers: { "Content-Type": "text/html; charset=utf-8" }, body: referenceHtml })
+        : path === "/admin" || path.startsWith("/admin/")
+        ? serveAdmin(request)
+        : servePublic(request)
+      return program.pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.as(
+              Effect.logError("request failed", Cause.squash(cause)),
+              failure(
+                Cause.failureOption(cause).pipe(Option.isSome)
+                  ? ErrorResponse.STATIC.unavailable
+                  : ErrorResponse.STATIC.internal,
+                {}
+              )
+            )
+        ),
+        Effect.orDie
+      )
+    }
+    return App.of({ handle })
+  })

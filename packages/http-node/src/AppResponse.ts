@@ -1,0 +1,16 @@
+/**
+ * What the application answers, independent of the server that writes it (node:http or fetch).
+ *
+ * @since 1.0.0
+ */
+
+export type ResponseHeaders = Record<string, string>
+
+export interface AppResponse {
+  readonly status: number
+  readonly headers: ResponseHeaders
+  /** JSON or HTML text; `undefined` for no body (204). */
+  readonly body: string | undefined
+}
+
+export const JSON_CONTENT_TYPE = "application/json"

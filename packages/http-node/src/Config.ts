@@ -1,0 +1,77 @@
+/**
+ * The one place that reads configuration, validated at start with clear messages.
+ *
+ * @since 1.0.0
+ */
+import { Config, ConfigError, Either, Option, Redacted } from "effect"
+
+export interface ServerConfig {
+  readonly port: number
+  readonly host: string
+  readonly adminToken: Option.Option<Redacted.Redacted<string>>
+  /** Production base URL of the public interface (ends with the `/v1` prefix). */
+  readonly publicUrl: string
+  readonly stagingUrl: Option.Option<string>
+  readonly environment: "production" | "staging"
+  readonly quickstartBasePath: `/${string}`
+  /** How many proxies in front of the server append to `X-Forwarded-For` (0: trust none). */
+  readonly trustProxy: number
+}
+
+const url = (name: string) =>
+  Config.string(name).pipe(
+    Config.validate({
+      message: "must be an absolute http(s) URL",
+      validation: (s) => {
+        try {
+          const u = new URL(s)
+          return u.protocol === "http:" || u.protocol === "https:"
+        } catch {
+          return false
+        }
+      }
+    }),
+    Config.map((s) => s.replace(/\/+$/, ""))
+  )
+
+const basePath = Config.string("PETSTORE_QUICKSTART_BASE_PATH").pipe(
+  Config.validate({
+    message: "must be a path such as /v1 or /quickstart/v1 (letters, digits, - _ . /; no trailing slash)",
+    validation: (s): s is `/${string}` => /^(\/[A-Za-z0-9._-]+)+$/.test(s)
+  }),
+  Config.withDefault("/v1" as const)
+)
+
+const trustProxy = Config.string("PETSTORE_TRUST_PROXY").pipe(
+  Config.mapOrFail((s) => {
+    const v = s.trim().toLowerCase()
+    if (v === "true") return Either.right(1)
+    if (v === "false" || v === "") return Either.right(0)
+    const n = Number(v)
+    return Number.isInteger(n) && n >= 0 && n <= 10
+      ? Either.right(n)
+      : Either.left(ConfigError.InvalidData([], `must be true, false or a number of proxies (0..10), got ${JSON.stringify(s)}`))
+  }),
+  Config.withDefault(0)
+)
+
+/** @category config */
+export const ServerConfig: Config.Config<ServerConfig> = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  adminToken: Config.option(
+    Config.redacted("PETSTORE_ADMIN_TOKEN").pipe(
+      Config.validate({ message: "must be at least 16 characters", validation: (r) => Redacted.value(r).length >= 16 })
+    )
+  ),
+  publicUrl: Config.option(url("PETSTORE_PUBLIC_URL")),
+  stagingUrl: Config.option(url("PETSTORE_STAGING_URL")),
+  environment: Config.literal("production", "staging")("PETSTORE_ENVIRONMENT").pipe(Config.withDefault("production" as const)),
+  quickstartBasePath: basePath,
+  trustProxy
+}).pipe(
+  Config.map((c): ServerConfig => ({
+    ...c,
+    publicUrl: Option.getOrElse(c.publicUrl, () => `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}/v1`)
+  }))
+)

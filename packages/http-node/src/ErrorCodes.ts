@@ -1,0 +1,24 @@
+/**
+ * The stable `code` values of Error bodies, with the status each is sent with.
+ *
+ * @since 1.0.0
+ */
+
+export const ERROR_CODES = {
+  invalid_request: { status: 400, description: "A query parameter, path parameter or body field is missing or invalid." },
+  invalid_json: { status: 400, description: "The body is not valid JSON." },
+  unsupported_media_type: { status: 400, description: "A body was sent without `Content-Type: application/json`." },
+  invalid_cursor: { status: 400, description: "The page cursor was not issued by this service, was altered, or belongs to another status filter." },
+  unauthorized: { status: 401, description: "The API key (or admin token) is missing, malformed, unknown, revoked or expired." },
+  not_found: { status: 404, description: "No such route, animal or message." },
+  method_not_allowed: { status: 405, description: "The route exists but not with this method; see the `Allow` header." },
+  gone: { status: 410, description: "The operation has reached its sunset date and was removed." },
+  payload_too_large: { status: 413, description: "The body is larger than 64 KiB." },
+  rate_limited: { status: 429, description: "The per-minute limit of the account (or of failed authentications from this address) is exhausted; retry after `Retry-After` seconds." },
+  daily_quota_exceeded: { status: 429, description: "The account's daily quota is used up; it resets at 00:00 UTC (`Retry-After`)." },
+  key_banned: { status: 429, description: "The key kept sending while told to wait and is banned for `Retry-After` seconds." },
+  internal_error: { status: 500, description: "An unexpected error; it is logged, and no detail is exposed." },
+  unavailable: { status: 503, description: "The store cannot be reached; nothing was written." }
+} as const satisfies Record<string, { readonly status: number; readonly description: string }>
+
+export type ErrorCode = keyof typeof ERROR_CODES

@@ -1,0 +1,67 @@
+/**
+ * The standalone server: configuration → stores → services → application → HTTP, with a demo
+ * account on an empty store when no admin token is configured.
+ *
+ * @since 1.0.0
+ */
+import { Accounts, MessageProcessor, Petstore } from "@petstore/core"
+import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
+import { PUBLIC_PREFIX } from "./Api.js"
+import { App } from "./App.js"
+import { type ServerConfig } from "./Config.js"
+import * as Server from "./Server.js"
+
+/** The services of a standalone server. Stores are in memory unless a durable layer is passed. */
+export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
+
+/** The application and its server, for a given configuration and services. */
+export const layer = (config: ServerConfig, services: ServicesLayer) =>
+  Server.layer({ port: config.port, host: config.host }).pipe(
+    Layer.provideMerge(
+      App.layer({
+        quickstartBasePath: config.quickstartBasePath,
+        adminToken: config.adminToken,
+        trustProxy: config.trustProxy,
+        servers: [
+          { url: config.publicUrl, description: "Production" },
+          ...Option.match(config.stagingUrl, { onNone: () => [], onSome: (url) => [{ url, description: "Staging" }] })
+        ]
+      })
+    ),
+    Layer.provideMerge(services)
+  )
+
+/** In-memory services with the default message processor. */
+export const memoryServices = (config: ServerConfig): ServicesLayer =>
+  Petstore.layerMemory({ environment: config.environment }).pipe(Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly))
+
+/** On an empty store with no admin API, an account to try things with; its key is printed once. */
+const createDemoAccount = Effect.gen(function*() {
+  const accounts = yield* Accounts.Accounts
+  if ((yield* accounts.countAccounts) > 0) return
+  const { account, key } = yield* accounts.create({ plan: "free" })
+  yield* Console.log(
+    [
+      "",
+      `Demo account ${account.id} (plan free: ${account.limits.perMinute}/min, ${account.limits.perDay}/day).`,
+      "Its API key, shown only this once:",
+      "",
+      `  ${Redacted.value(key.key)}`,
+      ""
+    ].join("\n")
+  )
+})
+
+/** Runs the server until interrupted (SIGINT/SIGTERM under `NodeRuntime.runMain`). */
+export const serve = (config: ServerConfig, services: ServicesLayer = memoryServices(config)) =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const context = yield* Layer.build(layer(config, services))
+      const address = Context.get(context, Server.ServerAddress)
+      if (Option.isNone(config.adminToken)) {
+        yield* createDemoAccount.pipe(Effect.provide(context))
+      }
+      yield* Effect.log(`Pet Store Service listening on ${address.url}${PUBLIC_PREFIX} (API reference: ${address.url}/docs)`)
+      return yield* Effect.never
+    })
+  )

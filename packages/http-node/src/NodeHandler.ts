@@ -1,0 +1,75 @@
+/**
+ * The application as a node:http request listener, for `http.createServer` or mounting inside
+ * another node server (express, fastify's raw request ...).
+ *
+ * @since 1.0.0
+ */
+import { Effect, Exit, Runtime } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { App } from "./App.js"
+import type { AppRequest, BodyResult } from "./AppRequest.js"
+import type { AppResponse } from "./AppResponse.js"
+
+export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
+
+const TOO_LARGE: BodyResult = { _tag: "TooLarge" }
+
+/** Reads at most `limit` bytes; a declared or actual larger body is not read further. */
+const readBody = (request: IncomingMessage, limit: number): Effect.Effect<BodyResult> =>
+  Effect.async<BodyResult>((resume) => {
+    const declared = request.headers["content-length"]
+    if (declared !== undefined && Number(declared) > limit) return resume(Effect.succeed(TOO_LARGE))
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let done = false
+    const finish = (result: BodyResult) => {
+      if (done) return
+      done = true
+      request.off("data", onData).off("end", onEnd).off("error", onEnd).off("aborted", onEnd)
+      resume(Effect.succeed(result))
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) return finish(TOO_LARGE)
+      chunks.push(chunk)
+    }
+    const onEnd = () => finish({ _tag: "Body", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) })
+    request.on("data", onData).on("end", onEnd).on("error", onEnd).on("aborted", onEnd)
+  })
+
+const INTERNAL_ERROR = JSON.stringify({ code: "internal_error", message: "An unexpected error occurred.", status: 500 })
+
+const write = (response: ServerResponse, result: AppResponse): void => {
+  if (response.headersSent) return
+  if (result.body === undefined) {
+    response.writeHead(result.status, result.headers)
+    response.end()
+    return
+  }
+  const body = Buffer.from(result.body)
+  result.headers["Content-Length"] = String(body.length)
+  response.writeHead(result.status, result.headers)
+  response.end(body)
+}
+
+/** Builds the listener on the current runtime (its services, clock and logger serve every request). */
+export const make: Effect.Effect<NodeHandler, never, App> = Effect.gen(function*() {
+  const app = yield* App
+  const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+  return (request, response) => {
+    const appRequest: AppRequest = {
+      method: request.method ?? "GET",
+      url: request.url ?? "/",
+      header: (name) => {
+        const value = request.headers[name]
+        return Array.isArray(value) ? value.join(", ") : value
+      },
+      remoteAddress: request.socket.remoteAddress,
+      readBody: (limit) => readBody(request, limit)
+    }
+    runFork(app.handle(appRequest)).addObserver((exit) => {
+      if (Exit.isSuccess(exit)) return write(response, exit.value)
+      write(response, { status: 500, headers: { "Content-Type": "application/json" }, body: INTERNAL_ERROR })
+    })
+  }
+})

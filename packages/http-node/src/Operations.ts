@@ -1,0 +1,62 @@
+/**
+ * The handlers of the public operations: decoded input in, core service calls, reply out.
+ *
+ * @since 1.0.0
+ */
+import { Lifecycle, MessageQueue, type Pet, Pets } from "@petstore/core"
+import { Clock, Effect, Option } from "effect"
+import type { AnimalsGroup, messagesGroup } from "./Api.js"
+import type { ResponseHeaders } from "./AppResponse.js"
+import { Gone, type OperationError } from "./ErrorResponse.js"
+import type { GroupHandlers, Reply } from "./Routes.js"
+
+/** The `Link` to the next page: a path-absolute reference carrying the query that produced the page. */
+export const nextLink = (path: string, limit: number, status: string | undefined, cursor: string): string =>
+  `<${path}?limit=${limit}${status === undefined ? "" : `&status=${status}`}&cursor=${encodeURIComponent(cursor)}>; rel="next"`
+
+/** Headers of every `getPet` response: it is deprecated, with a sunset date and a replacement. */
+export const getPetLifecycleHeaders = (listPath: string): ResponseHeaders => ({
+  Deprecation: `@${Math.floor(Lifecycle.GET_PET_DEPRECATED_AT / 1000)}`,
+  Sunset: new Date(Lifecycle.GET_PET_SUNSET_AT).toUTCString(),
+  Link: `<${listPath}>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"`
+})
+
+/** @category handlers */
+export const animals = Effect.gen(function*() {
+  const pets = yield* Pets.Pets
+  const handlers: GroupHandlers<typeof AnimalsGroup> = {
+    listPets: ({ urlParams }, { path }) => {
+      const limit = urlParams.limit ?? Pets.PAGE_LIMIT.default
+      return Effect.map(
+        pets.list({ limit, status: Option.fromNullable(urlParams.status), cursor: Option.fromNullable(urlParams.cursor) }),
+        (page) => ({
+          value: page.pets,
+          headers: Option.isSome(page.next) ? { Link: nextLink(path, limit, urlParams.status, page.next.value) } : undefined
+        })
+      )
+    },
+    createPet: ({ payload }, { path }) =>
+      Effect.map(pets.create(payload), (pet) => ({ value: pet, headers: { Location: `${path}/${pet.id}` } })),
+    getPet: ({ path }) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Reply<Pet.Pet>, OperationError> =>
+        Lifecycle.isGetPetSunset(now)
+          ? Effect.fail(new Gone("GET /pets/{petId} was removed on 5 December 2030; use GET /pets with the status filter."))
+          : Effect.map(pets.get(path.petId), (pet) => ({ value: pet })))
+  }
+  return handlers
+})
+
+/** @category handlers */
+export const messages = Effect.gen(function*() {
+  const queue = yield* MessageQueue.MessageQueue
+  const handlers: GroupHandlers<ReturnType<typeof messagesGroup>> = {
+    createMessage: ({ payload }, { path, principal }) =>
+      Effect.map(
+        queue.submit(principal.accountId, payload.message),
+        (message) => ({ value: message, headers: { Location: `${path}/${message.id}` } })
+      ),
+    getMessage: ({ path }, { principal }) =>
+      Effect.map(queue.get(principal.accountId, path.id), (message) => ({ value: message }))
+  }
+  return handlers
+})

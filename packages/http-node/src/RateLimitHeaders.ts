@@ -1,0 +1,41 @@
+/**
+ * The one header writer for rate limits: `X-RateLimit-*` of the limit closest to exhaustion, the
+ * IETF `RateLimit-Policy` and `RateLimit` fields for every limit, and `Retry-After` on rejections.
+ *
+ * @since 1.0.0
+ */
+import type { LimitDecision } from "@petstore/core"
+import type { ResponseHeaders } from "./AppResponse.js"
+
+const policyCache = new Map<string, string>()
+
+// The policy text depends only on the limits' numbers, so it is built once per plan shape.
+const policy = (limits: ReadonlyArray<LimitDecision.LimitStatus>): string => {
+  let key = ""
+  for (const l of limits) key += `${l.name}:${l.quota};`
+  let text = policyCache.get(key)
+  if (text === undefined) {
+    text = limits.map((l) => `"${l.name}";q=${l.quota};w=${l.windowSeconds}`).join(", ")
+    if (policyCache.size < 10_000) policyCache.set(key, text)
+  }
+  return text
+}
+
+/** Seconds, rounded up, never below `min`. */
+const seconds = (millis: number, min: number): number => Math.max(min, Math.ceil(millis / 1000))
+
+/** Writes the rate-limit headers of `decision` (made at `now`, epoch ms) into `headers`. */
+export const write = (headers: ResponseHeaders, decision: LimitDecision.Decision, now: number): void => {
+  const binding = decision.binding
+  headers["X-RateLimit-Limit"] = String(binding.quota)
+  headers["X-RateLimit-Remaining"] = String(binding.remaining)
+  headers["X-RateLimit-Reset"] = String(Math.ceil(binding.fullAt / 1000))
+  headers["RateLimit-Policy"] = policy(decision.limits)
+  let state = ""
+  for (const l of decision.limits) {
+    if (state !== "") state += ", "
+    state += `"${l.name}";r=${l.remaining};t=${seconds(l.fullAt - now, 0)}`
+  }
+  headers["RateLimit"] = state
+  if (decision.verdict !== "allowed") headers["Retry-After"] = String(seconds(decision.retryAfterMillis, 1))
+}

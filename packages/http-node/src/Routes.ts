@@ -1,0 +1,158 @@
+/**
+ * Routes compiled once from an `HttpApi`: method and path from the endpoint, decoders for path,
+ * query and body from its schemas, the success status from its annotations. Nothing here runs per
+ * request except the compiled functions themselves.
+ *
+ * @since 1.0.0
+ */
+import { HttpApi, type HttpApiEndpoint, type HttpApiGroup } from "@effect/platform"
+import type { Accounts } from "@petstore/core"
+import { type Effect, Either, ParseResult, Schema, SchemaAST } from "effect"
+import * as FindMyWay from "find-my-way-ts"
+import type { ResponseHeaders } from "./AppResponse.js"
+import type { OperationError } from "./ErrorResponse.js"
+
+/** What a handler answers: the success value (encoded with the endpoint's schema) and extra headers. */
+export interface Reply<A> {
+  readonly value: A
+  readonly headers?: ResponseHeaders | undefined
+}
+
+/** Where a request is being served: the route's path template and the authenticated principal. */
+export interface RouteContext {
+  readonly path: string
+  readonly principal: Accounts.Principal
+}
+
+type Input<E extends HttpApiEndpoint.HttpApiEndpoint.Any> =
+  & ([HttpApiEndpoint.HttpApiEndpoint.PathParsed<E>] extends [never] ? {}
+    : { readonly path: HttpApiEndpoint.HttpApiEndpoint.PathParsed<E> })
+  & ([HttpApiEndpoint.HttpApiEndpoint.UrlParams<E>] extends [never] ? {}
+    : { readonly urlParams: HttpApiEndpoint.HttpApiEndpoint.UrlParams<E> })
+  & ([HttpApiEndpoint.HttpApiEndpoint.Payload<E>] extends [never] ? {}
+    : { readonly payload: HttpApiEndpoint.HttpApiEndpoint.Payload<E> })
+
+/** A handler of one endpoint, typed from its schemas. */
+export type Handler<E extends HttpApiEndpoint.HttpApiEndpoint.Any, Ctx, Err> = (
+  input: Input<E>,
+  context: Ctx
+) => Effect.Effect<Reply<HttpApiEndpoint.HttpApiEndpoint.Success<E>>, Err>
+
+/** One handler per endpoint of the group, by endpoint name. */
+export type GroupHandlers<G extends HttpApiGroup.HttpApiGroup.Any, Ctx = RouteContext, Err = OperationError> = {
+  readonly [E in HttpApiGroup.HttpApiGroup.Endpoints<G> as HttpApiEndpoint.HttpApiEndpoint.Name<E>]: Handler<E, Ctx, Err>
+}
+
+export interface DecodeFailure {
+  readonly _tag: "DecodeFailure"
+  readonly message: string
+}
+
+type Decoder = (input: unknown) => Either.Either<unknown, DecodeFailure>
+
+/** A route ready to serve. */
+export interface CompiledRoute<Ctx, Err> {
+  readonly name: string
+  readonly method: string
+  readonly path: string
+  readonly successStatus: number
+  readonly hasPayload: boolean
+  readonly decodePath: Decoder | undefined
+  readonly decodeQuery: Decoder | undefined
+  readonly decodePayload: Decoder | undefined
+  readonly handler: (input: any, context: Ctx) => Effect.Effect<Reply<unknown>, Err>
+}
+
+const describeIssues = (location: string, error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => {
+      const where = issue.path.length === 0 ? location : `${location} ${issue.path.join(".")}`
+      return `${where}: ${issue.message}`
+    })
+    .join("; ")
+
+type AnySchema = { readonly ast: SchemaAST.AST }
+
+const decoder = (schema: AnySchema, location: string): Decoder => {
+  const decode = Schema.decodeUnknownEither(Schema.make<unknown, unknown, never>(schema.ast), {
+    errors: "all",
+    onExcessProperty: "ignore"
+  })
+  return (input) => Either.mapLeft(decode(input), (e) => ({ _tag: "DecodeFailure", message: describeIssues(location, e) }))
+}
+
+/** Query parameters the endpoint declares; a repeated declared parameter is refused before decoding. */
+const queryDecoder = (schema: AnySchema): Decoder => {
+  const declared = SchemaAST.getPropertySignatures(schema.ast).map((p) => String(p.name))
+  const decode = decoder(schema, "query parameter")
+  return (input) => {
+    const params = input as Record<string, string | ReadonlyArray<string>>
+    const picked: Record<string, string> = {}
+    for (const name of declared) {
+      const value = params[name]
+      if (value === undefined) continue
+      if (typeof value !== "string") {
+        return Either.left({ _tag: "DecodeFailure", message: `query parameter ${name}: must be given at most once` })
+      }
+      picked[name] = value
+    }
+    return decode(picked)
+  }
+}
+
+/**
+ * Compiles every endpoint of `api` with its handler. Fails at start-up when an endpoint has no
+ * handler, so a route can never be declared and left unserved.
+ */
+export const compile = <Ctx, Err>(
+  api: HttpApi.HttpApi.Any,
+  handlers: Readonly<Record<string, (input: any, context: Ctx) => Effect.Effect<Reply<unknown>, Err>>>
+): ReadonlyArray<CompiledRoute<Ctx, Err>> => {
+  const routes: Array<CompiledRoute<Ctx, Err>> = []
+  HttpApi.reflect(api as HttpApi.HttpApi<string, HttpApiGroup.HttpApiGroup.AnyWithProps, unknown, unknown>, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, successes }) => {
+      const handler = handlers[endpoint.name]
+      if (handler === undefined) throw new Error(`no handler for endpoint ${endpoint.name}`)
+      const status = successes.keys().next()
+      routes.push({
+        name: endpoint.name,
+        method: endpoint.method,
+        path: endpoint.path,
+        successStatus: status.done ? 200 : status.value,
+        hasPayload: endpoint.payloadSchema._tag === "Some",
+        decodePath: endpoint.pathSchema._tag === "Some" ? decoder(endpoint.pathSchema.value, "path parameter") : undefined,
+        decodeQuery: endpoint.urlParamsSchema._tag === "Some" ? queryDecoder(endpoint.urlParamsSchema.value) : undefined,
+        decodePayload: endpoint.payloadSchema._tag === "Some" ? decoder(endpoint.payloadSchema.value, "body") : undefined,
+        handler
+      })
+    }
+  })
+  return routes
+}
+
+/** A router over compiled routes that also knows which methods a path allows (for 405). */
+export interface RouteTable<Ctx, Err> {
+  readonly find: (method: string, url: string) => FindMyWay.FindResult<CompiledRoute<Ctx, Err>> | undefined
+  /** The `Allow` value of a path that exists with other methods, if it does. */
+  readonly allowed: (url: string) => string | undefined
+}
+
+/** @category constructors */
+export const table = <Ctx, Err>(routes: ReadonlyArray<CompiledRoute<Ctx, Err>>): RouteTable<Ctx, Err> => {
+  const router = FindMyWay.make<CompiledRoute<Ctx, Err>>()
+  const byPath = new Map<string, Set<string>>()
+  for (const route of routes) {
+    const methods = route.method === "GET" ? ["GET", "HEAD"] : [route.method]
+    router.on(methods, route.path as FindMyWay.PathInput, route)
+    const set = byPath.get(route.path) ?? new Set<string>()
+    for (const m of methods) set.add(m)
+    byPath.set(route.path, set)
+  }
+  const methods = FindMyWay.make<string>()
+  for (const [path, set] of byPath) methods.all(path as FindMyWay.PathInput, [...set].join(", "))
+  return {
+    find: (method, url) => router.find(method, url),
+    allowed: (url) => methods.find("GET", url)?.handler
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The one place that starts the HTTP server: node:http with the application's listener, and a
+ * graceful close (stop accepting, let in-flight requests finish within a bound).
+ *
+ * @since 1.0.0
+ */
+import { Context, Data, Duration, Effect, Layer } from "effect"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import type { App } from "./App.js"
+import * as NodeHandler from "./NodeHandler.js"
+
+export interface ListenOptions {
+  readonly port: number
+  readonly host: string
+  /** How long in-flight requests may take to finish on shutdown before their connections are cut. */
+  readonly shutdownTimeout?: Duration.DurationInput | undefined
+}
+
+/** Where the server listens (the real port when 0 was asked). */
+export class ServerAddress extends Context.Tag("@petstore/http-node/ServerAddress")<
+  ServerAddress,
+  { readonly host: string; readonly port: number; readonly url: string }
+>() {}
+
+/** The server could not listen; the message says why in words. */
+export class ListenError extends Data.TaggedError("ListenError")<{ readonly message: string }> {}
+
+const explain = (error: NodeJS.ErrnoException, options: ListenOptions): string =>
+  error.code === "EADDRINUSE"
+    ? `port ${options.port} on ${options.host} is already in use; set PORT to a free port`
+    : error.code === "EACCES"
+    ? `no permission to listen on port ${options.port}; use a port above 1023`
+    : error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND"
+    ? `HOST ${options.host} is not an address of this machine`
+    : `cannot listen on ${options.host}:${options.port}: ${error.message}`
+
+const close = (server: Http.Server, timeout: Duration.DurationInput) =>
+  Effect.async<void>((resume) => {
+    // Keep-alive connections with no request in flight would hold close() open; in-flight ones finish.
+    const timer = setTimeout(() => server.closeAllConnections(), Duration.toMillis(timeout))
+    server.close(() => {
+      clearTimeout(timer)
+      resume(Effect.void)
+    })
+    server.closeIdleConnections()
+  })
+
+/** Serves the application for the life of the layer. */
+export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, ListenError, App> =>
+  Layer.scoped(
+    ServerAddress,
+    Effect.gen(function*() {
+      const handler = yield* NodeHandler.make
+      const server = Http.createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 }, handler)
+      yield* Effect.acquireRelease(
+        Effect.async<void, ListenError>((resume) => {
+          const onError = (error: NodeJS.ErrnoException) => resume(Effect.fail(new ListenError({ message: explain(error, options) })))
+          server.once("error", onError)
+          server.listen(options.port, options.host, () => {
+            server.off("error", onError)
+            resume(Effect.void)
+          })
+        }),
+        () => close(server, options.shutdownTimeout ?? "10 seconds")
+      )
+      const address = server.address() as AddressInfo
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address
+      return { host: address.address, port: address.port, url: `http://${host}:${address.port}` }
+    })
+  )
