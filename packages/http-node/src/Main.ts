@@ -52,11 +52,17 @@ const createDemoAccount = Effect.gen(function*() {
   )
 })
 
+/**
+ * The services the configuration asks for: the one place that chooses the stores, shared by the
+ * server and the command line.
+ */
+export const services = (config: ServerConfig): ServicesLayer => memoryServices(config)
+
 /** Runs the server until interrupted (SIGINT/SIGTERM under `NodeRuntime.runMain`). */
-export const serve = (config: ServerConfig, services: ServicesLayer = memoryServices(config)) =>
+export const serve = (config: ServerConfig, servicesLayer: ServicesLayer = services(config)) =>
   Effect.scoped(
     Effect.gen(function*() {
-      const context = yield* Layer.build(layer(config, services))
+      const context = yield* Layer.build(layer(config, servicesLayer))
       const address = Context.get(context, Server.ServerAddress)
       if (Option.isNone(config.adminToken)) {
         yield* createDemoAccount.pipe(Effect.provide(context))
