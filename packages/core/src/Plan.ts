@@ -30,13 +30,17 @@ export const STANDARD_LIMITS: { readonly [P in Exclude<Plan, "enterprise">]: Pla
 }
 
 /**
- * The limits an account on `plan` gets. Enterprise needs `custom`; the standard plans ignore it, so an
- * account's plan always means the published numbers.
+ * The limits an account on `plan` gets. Enterprise needs `custom`; the standard plans refuse it, so
+ * an account's plan always means the published numbers and a caller never silently loses limits.
  *
  * @category constructors
  */
 export const limitsFor = (plan: Plan, custom?: PlanLimits): Either.Either<PlanLimits, InvalidPlan> => {
-  if (plan !== "enterprise") return Either.right(STANDARD_LIMITS[plan])
+  if (plan !== "enterprise") {
+    return custom === undefined
+      ? Either.right(STANDARD_LIMITS[plan])
+      : Either.left(new InvalidPlan({ reason: `limits can only be set for enterprise accounts; ${plan} has fixed limits` }))
+  }
   if (custom === undefined) return Either.left(new InvalidPlan({ reason: "enterprise accounts need limits" }))
   if (!Schema.is(PlanLimits)(custom)) {
     return Either.left(new InvalidPlan({ reason: "limits must be positive integers" }))
