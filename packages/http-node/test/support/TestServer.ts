@@ -1,0 +1,224 @@
+/**
+ * A real server for HTTP tests: the standalone server's layer (`Main.layer`) over in-memory stores,
+ * listening on an ephemeral port of 127.0.0.1, with the admin API enabled, and a clock the test
+ * drives. Requests go through `fetch`, so every byte crosses node:http.
+ *
+ * The clock follows real time (so the message worker and keep-alive timers behave as in
+ * production) plus an offset the test can move; it can also be frozen, which makes rate-limit
+ * numbers exact. Use one server per file (`layer(TestServer.layer())`) and `TestServer.start` in
+ * `it.scoped` for a test that needs its own options or moves the clock.
+ */
+import { MessageProcessor, type MessageQueue, Petstore, type Plan, type RateLimiter } from "@petstore/core"
+import { Clock, Context, type Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
+import type { ServerConfig } from "../../src/Config.js"
+import * as Main from "../../src/Main.js"
+import { ServerAddress } from "../../src/Server.js"
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789"
+
+export interface TestServerOptions {
+  readonly rateLimiter?: Partial<RateLimiter.RateLimiterOptions>
+  readonly messageQueue?: Partial<MessageQueue.MessageQueueOptions>
+  /** Replaces the default processor (which only records delivery). */
+  readonly messageProcessor?: MessageProcessor.MessageProcessor["Type"]
+  readonly quickstartBasePath?: `/${string}`
+  readonly trustProxy?: number
+  /** `null` leaves the admin API disabled. */
+  readonly adminToken?: string | null
+  readonly environment?: "production" | "staging"
+  /** Starts with the clock frozen at this instant (epoch ms). */
+  readonly frozenAt?: number
+}
+
+/**
+ * Real time plus an offset, or a frozen instant. Sleeps are real: only what the service reads as
+ * "now" moves.
+ */
+export class ControlledClock implements Clock.Clock {
+  readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
+  private readonly live = Clock.make()
+  private offset = 0
+  private frozen: number | undefined = undefined
+
+  unsafeCurrentTimeMillis(): number {
+    return this.frozen ?? Date.now() + this.offset
+  }
+  unsafeCurrentTimeNanos(): bigint {
+    return BigInt(this.unsafeCurrentTimeMillis()) * 1_000_000n
+  }
+  readonly currentTimeMillis = Effect.sync(() => this.unsafeCurrentTimeMillis())
+  readonly currentTimeNanos = Effect.sync(() => this.unsafeCurrentTimeNanos())
+  sleep(duration: Duration.Duration): Effect.Effect<void> {
+    return this.live.sleep(duration)
+  }
+
+  /** Stops time at `at` (default: now). */
+  freeze(at: number = this.unsafeCurrentTimeMillis()): void {
+    this.frozen = at
+  }
+  /** Lets time run again from the current instant. */
+  thaw(): void {
+    if (this.frozen === undefined) return
+    this.offset = this.frozen - Date.now()
+    this.frozen = undefined
+  }
+  /** Jumps to `at` (epoch ms); a frozen clock stays frozen. */
+  setTime(at: number): void {
+    if (this.frozen !== undefined) this.frozen = at
+    else this.offset = at - Date.now()
+  }
+  /** Moves time forward by `millis`. */
+  adjust(millis: number): void {
+    this.setTime(this.unsafeCurrentTimeMillis() + millis)
+  }
+  now(): number {
+    return this.unsafeCurrentTimeMillis()
+  }
+}
+
+/** A response, read to the end. */
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  /** The body parsed as JSON, or `undefined` when it is empty or not JSON. */
+  readonly body: any
+}
+
+export interface RequestOptions {
+  /** Sent as `Authorization: Bearer <key>`. */
+  readonly key?: string | undefined
+  /** Sent as is (wins over `key`). */
+  readonly authorization?: string | undefined
+  readonly headers?: Record<string, string> | undefined
+  /** Encoded as JSON with `Content-Type: application/json` unless `headers` say otherwise. */
+  readonly json?: unknown
+  /** Sent as is, with no Content-Type unless `headers` give one (a stream is sent chunked). */
+  readonly raw?: string | Uint8Array | ReadableStream<Uint8Array> | undefined
+}
+
+export interface CreatedAccount {
+  readonly id: string
+  readonly plan: Plan.Plan
+  readonly limits: Plan.PlanLimits
+  readonly key: string
+  readonly keyId: string
+  readonly prefix: string
+}
+
+export interface IssuedKey {
+  readonly id: string
+  readonly key: string
+  readonly prefix: string
+  readonly expiresAt: string | null
+}
+
+const readReply = async (response: Response): Promise<Reply> => {
+  const text = await response.text()
+  let body: unknown = undefined
+  if (text.length > 0) {
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = undefined
+    }
+  }
+  return { status: response.status, headers: response.headers, text, body }
+}
+
+/** Fails the test with the reply when `status` is not the expected one. */
+const expectStatus = (reply: Reply, status: number, what: string): Reply => {
+  if (reply.status !== status) throw new Error(`${what}: expected ${status}, got ${reply.status} ${reply.text}`)
+  return reply
+}
+
+const makeHandle = (url: string, clock: ControlledClock, adminToken: string | undefined) => {
+  const request = (method: string, path: string, options: RequestOptions = {}): Effect.Effect<Reply> =>
+    Effect.promise(async () => {
+      const headers: Record<string, string> = {}
+      if (options.key !== undefined) headers["authorization"] = `Bearer ${options.key}`
+      if (options.authorization !== undefined) headers["authorization"] = options.authorization
+      let body: RequestInit["body"] = undefined
+      if (options.json !== undefined) {
+        headers["content-type"] = "application/json"
+        body = JSON.stringify(options.json)
+      } else if (options.raw !== undefined) {
+        body = options.raw
+      }
+      Object.assign(headers, options.headers)
+      const init: RequestInit & { duplex?: "half" } = { method, headers, body, redirect: "manual" }
+      if (options.raw instanceof ReadableStream) init.duplex = "half"
+      return readReply(await fetch(url + path, init))
+    })
+
+  const get = (path: string, key?: string) => request("GET", path, { key })
+  const post = (path: string, json: unknown, key?: string) => request("POST", path, { key, json })
+
+  const adminRequest = (method: string, path: string, json?: unknown) =>
+    request(method, `/admin/v1${path}`, { key: adminToken, json })
+
+  const admin = {
+    request: adminRequest,
+    createAccount: (plan: Plan.Plan = "free", limits?: Plan.PlanLimits): Effect.Effect<CreatedAccount> =>
+      Effect.map(
+        adminRequest("POST", "/accounts", limits === undefined ? { plan } : { plan, limits }),
+        (reply) => expectStatus(reply, 201, "create account").body as CreatedAccount
+      ),
+    createKey: (accountId: string, expiresAt?: string): Effect.Effect<IssuedKey> =>
+      Effect.map(
+        adminRequest("POST", `/accounts/${accountId}/keys`, expiresAt === undefined ? {} : { expiresAt }),
+        (reply) => expectStatus(reply, 201, "create key").body as IssuedKey
+      ),
+    listKeys: (accountId: string) => adminRequest("GET", `/accounts/${accountId}/keys`),
+    rotateKey: (keyId: string, graceSeconds?: number): Effect.Effect<IssuedKey> =>
+      Effect.map(
+        adminRequest("POST", `/keys/${keyId}/rotate`, graceSeconds === undefined ? {} : { graceSeconds }),
+        (reply) => expectStatus(reply, 201, "rotate key").body as IssuedKey
+      ),
+    revokeKey: (keyId: string) =>
+      Effect.map(adminRequest("DELETE", `/keys/${keyId}`), (reply) => expectStatus(reply, 204, "revoke key"))
+  }
+
+  /** An enterprise account with its own numbers (small ones make limits reachable in a test). */
+  const enterprise = (perMinute: number, perDay: number = 1_000_000) => admin.createAccount("enterprise", { perMinute, perDay })
+
+  /** Creates a pet and returns it (the test fails unless the answer is 201). */
+  const createPet = (key: string, pet: { readonly name: string; readonly categoryId: number; readonly status?: string }) =>
+    Effect.map(post("/v1/pets", pet, key), (reply) => expectStatus(reply, 201, "create pet").body)
+
+  return { url, clock, adminToken, request, get, post, admin, enterprise, createPet }
+}
+
+/** @category services */
+export class TestServer extends Context.Tag("test/TestServer")<TestServer, ReturnType<typeof makeHandle>>() {
+  /** Starts a server for the life of the scope. */
+  static readonly start = (options: TestServerOptions = {}): Effect.Effect<TestServer["Type"], never, Scope.Scope> =>
+    Effect.gen(function*() {
+      const clock = new ControlledClock()
+      if (options.frozenAt !== undefined) clock.freeze(options.frozenAt)
+      const adminToken = options.adminToken === null ? undefined : options.adminToken ?? ADMIN_TOKEN
+      const config: ServerConfig = {
+        port: 0,
+        host: "127.0.0.1",
+        adminToken: Option.map(Option.fromNullable(adminToken), Redacted.make),
+        publicUrl: "http://127.0.0.1/v1",
+        stagingUrl: Option.none(),
+        environment: options.environment ?? "production",
+        quickstartBasePath: options.quickstartBasePath ?? "/v1",
+        trustProxy: options.trustProxy ?? 0
+      }
+      const processor = options.messageProcessor === undefined
+        ? MessageProcessor.MessageProcessor.layerRecordOnly
+        : Layer.succeed(MessageProcessor.MessageProcessor, options.messageProcessor)
+      const services = Petstore.layerMemory({
+        environment: config.environment,
+        rateLimiter: options.rateLimiter,
+        messageQueue: options.messageQueue
+      }).pipe(Layer.provide(processor))
+      // Everything built here (request handler, limiter, message worker) reads time from `clock`.
+      const context = yield* Layer.build(Main.layer(config, services)).pipe(Effect.withClock(clock), Effect.orDie)
+      return makeHandle(Context.get(context, ServerAddress).url, clock, adminToken)
+    })
+
+  static readonly layer = (options: TestServerOptions = {}) => Layer.scoped(TestServer, TestServer.start(options))
+}
