@@ -1,0 +1,336 @@
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Validator } from "@seriousme/openapi-schema-validator"
+import { Schema } from "effect"
+import { Api, makeApi } from "../src/Api.js"
+import { ERROR_CODES } from "../src/ErrorCodes.js"
+import * as OpenApiDocument from "../src/OpenApiDocument.js"
+
+const servers = [
+  { url: "https://api.example.com", description: "Production" },
+  { url: "https://staging.api.example.com", description: "Staging" }
+]
+const doc = OpenApiDocument.make({ api: Api, servers })
+
+type Json = OpenApiDocument.Json
+type Visit = (node: Json, path: ReadonlyArray<string>) => void
+
+const walk = (node: Json, visit: Visit, path: ReadonlyArray<string> = []): void => {
+  visit(node, path)
+  if (Array.isArray(node)) node.forEach((child, i) => walk(child, visit, [...path, String(i)]))
+  else if (typeof node === "object" && node !== null) {
+    Object.entries(node).forEach(([key, child]) => walk(child, visit, [...path, key]))
+  }
+}
+
+const asJson = (u: unknown): Json => u as Json
+const isObject = (u: Json | undefined): u is OpenApiDocument.JsonObject =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const validate = async (document: unknown) => {
+  const validator = new Validator()
+  const result = await validator.validate(structuredClone(document) as Record<string, unknown>)
+  return { ...result, version: validator.version }
+}
+
+const operations = (document: OpenApiDocument.OpenApiDocument) =>
+  Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, op]) => op === undefined ? [] : [{ method, path, op }])
+  )
+
+const byId = (id: string) => {
+  const found = operations(doc).find((e) => e.op.operationId === id)
+  if (found === undefined) throw new Error(`no operation ${id}`)
+  return found
+}
+
+/** Resolves a local `$ref` (one level of `allOf` wrapping included). */
+const resolve = (schema: Json | undefined): OpenApiDocument.JsonObject => {
+  if (!isObject(schema)) return {}
+  const ref = typeof schema.$ref === "string" ? schema.$ref : undefined
+  if (ref !== undefined) return resolve(doc.components.schemas[ref.replace("#/components/schemas/", "")])
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return resolve(schema.allOf[0])
+  return schema
+}
+
+/** Keywords of JSON Schema 2020-12 / OpenAPI 3.1 that a 3.0.3 document must not contain. */
+const KEYWORDS_31 = [
+  "$schema", "$id", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "$comment", "const", "examples",
+  "prefixItems", "unevaluatedProperties", "unevaluatedItems", "contentMediaType", "contentEncoding",
+  "contentSchema", "if", "then", "else", "dependentRequired", "dependentSchemas", "patternProperties",
+  "propertyNames", "contains", "minContains", "maxContains", "jsonSchemaDialect", "webhooks"
+]
+const TYPES_30 = ["array", "boolean", "integer", "number", "object", "string"]
+
+/** Every place `document` is not OpenAPI 3.0.3, as "path: reason". */
+const dialect31 = (document: unknown): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  walk(asJson(document), (node, path) => {
+    if (!isObject(node)) return
+    const at = path.join("/")
+    const inProperties = path[path.length - 1] === "properties"
+    for (const key of Object.keys(node)) {
+      if (!inProperties && KEYWORDS_31.includes(key)) problems.push(`${at}: ${key}`)
+    }
+    if (inProperties) return
+    // `type` of a security scheme is not a schema type.
+    if ("type" in node && !path.includes("securitySchemes") && !(typeof node.type === "string" && TYPES_30.includes(node.type))) {
+      problems.push(`${at}: type ${JSON.stringify(node.type)}`)
+    }
+    for (const key of ["exclusiveMinimum", "exclusiveMaximum", "nullable"]) {
+      if (key in node && typeof node[key] !== "boolean") problems.push(`${at}: numeric ${key}`)
+    }
+    for (const key of ["anyOf", "oneOf"]) {
+      const members = node[key]
+      if (Array.isArray(members) && members.some((m) => isObject(m) && m.type === "null")) {
+        problems.push(`${at}: ${key} with null`)
+      }
+    }
+    if ("items" in node && !isObject(node.items)) problems.push(`${at}: items ${JSON.stringify(node.items)}`)
+    if (Array.isArray(node.required) && node.required.length === 0) problems.push(`${at}: empty required`)
+  })
+  return problems
+}
+
+const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"]
+const COMMON_ERRORS = ["401", "429", "500", "503"]
+
+describe("OpenApiDocument", () => {
+  it("is valid OpenAPI 3.0.3 according to the real validator", async () => {
+    const result = await validate(doc)
+    expect(result.errors).toBeUndefined()
+    expect(result.valid).toBe(true)
+    expect(result.version).toBe("3.0")
+    expect(doc.openapi).toBe("3.0.3")
+    expect(doc.info.version).toBe("1.0.0")
+    expect(doc.info.title).toBe("Pet Store Service")
+    expect(doc.servers).toEqual(servers)
+  })
+
+  it("contains no OpenAPI 3.1 / JSON Schema 2020-12 construct anywhere", () => {
+    expect(dialect31(doc)).toEqual([])
+  })
+
+  it("names the operations listPets, createPet, getPet, createMessage, getMessage", () => {
+    expect(operations(doc).map((e) => `${e.op.operationId} ${e.method.toUpperCase()} ${e.path}`)).toEqual([
+      "listPets GET /v1/pets",
+      "createPet POST /v1/pets",
+      "getPet GET /v1/pets/{petId}",
+      "createMessage POST /v1/messages",
+      "getMessage GET /v1/messages/{id}"
+    ])
+  })
+
+  it("declares the tags animals and messages, and store and pets as navigation groups without operations", () => {
+    expect(doc.tags.map((t) => t.name)).toEqual(["animals", "messages", "store", "pets"])
+    for (const tag of doc.tags) expect(tag.description ?? "").not.toBe("")
+    const tagged = (name: string) => operations(doc).filter((e) => e.op.tags.includes(name)).map((e) => e.op.operationId)
+    expect(tagged("animals")).toEqual(["listPets", "createPet", "getPet"])
+    expect(tagged("messages")).toEqual(["createMessage", "getMessage"])
+    expect(tagged("store")).toEqual([])
+    expect(tagged("pets")).toEqual([])
+    expect(doc.tags.find((t) => t.name === "store")?.description).toContain("GET /store/orders")
+  })
+
+  it("marks getPet deprecated and the message operations experimental, and nothing else", () => {
+    for (const { op } of operations(doc)) {
+      expect(op.deprecated === true, op.operationId).toBe(op.operationId === "getPet")
+      expect(op["x-stability"], op.operationId).toBe(
+        op.operationId.endsWith("Message") ? "experimental" : undefined
+      )
+    }
+  })
+
+  it.each([
+    { id: "listPets", own: ["200", "400"] },
+    { id: "createPet", own: ["201", "400", "413"] },
+    { id: "getPet", own: ["200", "400", "404", "410"] },
+    { id: "createMessage", own: ["202", "400", "413"] },
+    { id: "getMessage", own: ["200", "400", "404"] }
+  ])("$id declares 401, 429, 500, 503 and $own", ({ id, own }) => {
+    expect(Object.keys(byId(id).op.responses).sort()).toEqual([...own, ...COMMON_ERRORS].sort())
+  })
+
+  it("gives every error response the Error body, and nothing of HttpApiDecodeError is left", () => {
+    for (const { op } of operations(doc)) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue
+        expect(response.content, `${op.operationId} ${status}`).toEqual({
+          "application/json": { schema: { $ref: "#/components/schemas/Error" } }
+        })
+        expect(response.description).not.toBe("")
+        expect(response.description).not.toMatch(/did not match the expected schema/)
+      }
+    }
+    const error = doc.components.schemas["Error"]!
+    expect(error.type).toBe("object")
+    expect(error.required).toEqual(["code", "message", "status"])
+    expect(Object.keys(isObject(error.properties) ? error.properties : {})).toEqual(["code", "message", "status"])
+    expect(Object.keys(doc.components.schemas)).not.toContain("HttpApiDecodeError")
+    expect(Object.keys(doc.components.schemas)).not.toContain("Issue")
+    expect(Object.keys(doc.components.schemas)).not.toContain("PropertyKey")
+    expect(JSON.stringify(doc)).not.toMatch(/HttpApiDecodeError|"_tag"/)
+  })
+
+  it("puts the rate-limit headers on every response, Retry-After on 429 and WWW-Authenticate on 401", () => {
+    for (const { op } of operations(doc)) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        const names = Object.keys(response.headers)
+        expect(names, `${op.operationId} ${status}`).toEqual(expect.arrayContaining(RATE_LIMIT_HEADERS))
+        expect(names.includes("Retry-After"), `${op.operationId} ${status}`).toBe(status === "429")
+        expect(names.includes("WWW-Authenticate"), `${op.operationId} ${status}`).toBe(status === "401")
+        for (const header of Object.values(response.headers)) {
+          expect(header.$ref).toMatch(/^#\/components\/headers\//)
+          expect(doc.components.headers[header.$ref.replace("#/components/headers/", "")]).toBeDefined()
+        }
+      }
+    }
+    const headers = doc.components.headers
+    expect(headers["X-RateLimit-Reset"]!.schema).toMatchObject({ type: "integer" })
+    expect(headers["X-RateLimit-Limit"]!.schema).toMatchObject({ type: "integer" })
+    expect(headers["X-RateLimit-Remaining"]!.schema).toMatchObject({ type: "integer" })
+    expect(headers["Retry-After"]!.schema).toMatchObject({ type: "integer", minimum: 1 })
+    expect(headers["RateLimit-Policy"]!.schema).toMatchObject({ type: "string" })
+    expect(headers["RateLimit"]!.schema).toMatchObject({ type: "string" })
+  })
+
+  it("declares each endpoint's own headers: Link, Location, Deprecation, Sunset", () => {
+    const headersOf = (id: string, status: string) => byId(id).op.responses[status]!.headers
+    const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
+    expect(headersOf("listPets", "200")["Link"]).toEqual(ref("Link-Next-Page"))
+    expect(headersOf("listPets", "400")["Link"]).toBeUndefined()
+    expect(headersOf("createPet", "201")["Location"]).toEqual(ref("Location"))
+    expect(headersOf("createMessage", "202")["Location"]).toEqual(ref("Location"))
+    expect(headersOf("createPet", "400")["Location"]).toBeUndefined()
+    for (const status of Object.keys(byId("getPet").op.responses)) {
+      expect(headersOf("getPet", status)).toMatchObject({
+        Deprecation: ref("Deprecation"),
+        Sunset: ref("Sunset"),
+        Link: ref("Link-Successor")
+      })
+    }
+    for (const id of ["listPets", "createPet", "createMessage", "getMessage"]) {
+      for (const response of Object.values(byId(id).op.responses)) {
+        expect(Object.keys(response.headers)).not.toContain("Deprecation")
+        expect(Object.keys(response.headers)).not.toContain("Sunset")
+      }
+    }
+    expect(doc.components.headers["Sunset"]!.example).toBe("Thu, 05 Dec 2030 00:00:00 GMT")
+    expect(doc.components.headers["Link-Next-Page"]!.description).toContain("rel=\"next\"")
+  })
+
+  it("requires bearerAuth on every operation and never says `security: []`", () => {
+    expect(doc.components.securitySchemes).toEqual({
+      bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "API key" }
+    })
+    for (const { op } of operations(doc)) expect(op.security, op.operationId).toEqual([{ bearerAuth: [] }])
+    const empty: Array<string> = []
+    walk(asJson(doc), (node, path) => {
+      if (path[path.length - 1] === "security" && Array.isArray(node) && node.length === 0) empty.push(path.join("/"))
+    })
+    expect(empty).toEqual([])
+  })
+
+  it("bounds integer ids to 1 .. 2^53 − 1 as int64 in Pet, NewPet and the path", () => {
+    const bounds = { type: "integer", format: "int64", minimum: 1, maximum: 9007199254740991 }
+    const pet = resolve(doc.components.schemas["Pet"])
+    const newPet = resolve(doc.components.schemas["NewPet"])
+    const properties = (s: OpenApiDocument.JsonObject) => isObject(s.properties) ? s.properties : {}
+    expect(resolve(properties(pet)["id"])).toMatchObject(bounds)
+    expect(resolve(properties(pet)["categoryId"])).toMatchObject(bounds)
+    expect(resolve(properties(newPet)["categoryId"])).toMatchObject(bounds)
+    expect(properties(newPet)["id"]).toBeUndefined()
+    const petId = byId("getPet").op.parameters?.find((p) => p.name === "petId")
+    expect(petId).toMatchObject({ in: "path", required: true })
+    expect(resolve(asJson(petId?.schema))).toMatchObject(bounds)
+  })
+
+  it("does not forbid unknown fields in NewPet (the server ignores them)", () => {
+    expect(doc.components.schemas["NewPet"]!.additionalProperties).not.toBe(false)
+    const createPet = byId("createPet").op
+    expect(createPet.requestBody).toEqual({
+      required: true,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/NewPet" } } }
+    })
+  })
+
+  it("documents limit's bounds and default and the cursor parameter", () => {
+    const params = byId("listPets").op.parameters ?? []
+    expect(params.map((p) => p.name)).toEqual(["limit", "status", "cursor"])
+    expect(params[0]!.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 })
+    expect(resolve(params[1]!.schema)).toMatchObject({ enum: ["available", "pending", "sold"] })
+  })
+
+  it("describes error codes, rate-limit headers, pagination, deprecation and GET /store/orders", () => {
+    const description = doc.info.description
+    for (const [code, { status }] of Object.entries(ERROR_CODES)) {
+      expect(description).toMatch(new RegExp(`\\| \`${code}\` \\| ${status} \\|`))
+    }
+    for (const header of [...RATE_LIMIT_HEADERS, "Retry-After"]) expect(description).toContain(header)
+    expect(description).toContain("rel=\"next\"")
+    expect(description).toContain("cursor")
+    expect(description).toMatch(/Deprecation[\s\S]*Sunset/)
+    expect(description).toContain("Thu, 05 Dec 2030")
+    expect(description).toMatch(/`GET \/store\/orders`[^.]*404/)
+    for (const plan of ["free", "pro", "business", "enterprise"]) expect(description).toContain(`| ${plan} |`)
+  })
+
+  it("is pure: equal documents for equal input, and the cached fromApi output is left untouched", () => {
+    const before = JSON.stringify(OpenApi.fromApi(Api, { additionalPropertiesStrategy: "allow" }))
+    expect(OpenApiDocument.make({ api: Api, servers })).toEqual(doc)
+    expect(JSON.stringify(OpenApi.fromApi(Api, { additionalPropertiesStrategy: "allow" }))).toBe(before)
+    expect(OpenApi.fromApi(Api, { additionalPropertiesStrategy: "allow" }).openapi).toBe("3.1.0")
+  })
+
+  it("follows the quickstart base path of the message operations", async () => {
+    const moved = OpenApiDocument.make({ api: makeApi("/quickstart"), servers })
+    expect(Object.keys(moved.paths)).toEqual(["/v1/pets", "/v1/pets/{petId}", "/quickstart/messages", "/quickstart/messages/{id}"])
+    expect(moved.paths["/quickstart/messages"]?.post?.responses["202"]?.headers["Location"]).toBeDefined()
+    expect((await validate(moved)).valid).toBe(true)
+  })
+
+  it("converts the 3.1 constructs of any HttpApi into valid 3.0.3", async () => {
+    const Inner = Schema.Struct({ a: Schema.String }).annotations({ identifier: "Inner" })
+    const Thing = Schema.Struct({
+      nullable: Schema.NullOr(Schema.String),
+      nullableRef: Schema.NullOr(Inner),
+      nullableUnion: Schema.Union(Schema.String, Schema.Number, Schema.Null),
+      literalOrNull: Schema.Literal("x", null),
+      bounded: Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThan(10)),
+      pair: Schema.Tuple(Schema.String, Schema.Number),
+      headAndRest: Schema.Tuple([Schema.String], Schema.Number),
+      byName: Schema.Record({ key: Schema.String, value: Schema.Number }),
+      byPattern: Schema.Record({ key: Schema.TemplateLiteral("a", Schema.String), value: Schema.Number }),
+      anything: Schema.Unknown,
+      withExample: Schema.String.annotations({ examples: ["hello"] }),
+      allOptional: Schema.optional(Schema.Struct({ o: Schema.optional(Schema.String) }))
+    }).annotations({ identifier: "Thing" })
+    const api = HttpApi.make("sample").add(
+      HttpApiGroup.make("things").add(HttpApiEndpoint.post("put", "/things").setPayload(Thing).addSuccess(Thing))
+    )
+    const sample = OpenApiDocument.make({ api, servers: [] })
+    const result = await validate(sample)
+    expect(result.errors).toBeUndefined()
+    expect(result.valid).toBe(true)
+    expect(dialect31(sample)).toEqual([])
+
+    const thing = sample.components.schemas["Thing"]!
+    const p = isObject(thing.properties) ? thing.properties : {}
+    expect(p["nullable"]).toEqual({ type: "string", nullable: true })
+    expect(p["nullableRef"]).toEqual({ allOf: [{ $ref: "#/components/schemas/Inner" }], nullable: true })
+    expect(p["nullableUnion"]).toEqual({ anyOf: [{ type: "string" }, { type: "number" }], nullable: true })
+    expect(p["literalOrNull"]).toEqual({ type: "string", enum: ["x"], nullable: true })
+    expect(p["bounded"]).toMatchObject({ minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: true })
+    expect(p["pair"]).toMatchObject({ type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] } })
+    expect(p["headAndRest"]).toMatchObject({ type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] } })
+    expect(p["byName"]).toMatchObject({ type: "object", additionalProperties: { type: "number" } })
+    expect(p["byPattern"]).toMatchObject({ type: "object", additionalProperties: { type: "number" } })
+    expect(p["withExample"]).toEqual({ type: "string", example: "hello" })
+    expect(isObject(p["allOptional"]) && "required" in p["allOptional"]).toBe(false)
+    // With no security declared, operations say nothing rather than `security: []`.
+    expect(sample.paths["/things"]?.post?.security).toBeUndefined()
+    expect(sample.paths["/things"]?.post?.responses["400"]?.content).toEqual({
+      "application/json": { schema: { $ref: "#/components/schemas/Error" } }
+    })
+  })
+})
