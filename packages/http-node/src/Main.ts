@@ -14,6 +14,13 @@ import * as Server from "./Server.js"
 /** The services of a standalone server. Stores are in memory unless a durable layer is passed. */
 export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
 
+/**
+ * The OpenAPI `servers` URL of a configured base URL: the document's paths carry the `/v1` prefix
+ * (as the routes do), so it is taken off the base URL here.
+ */
+export const serverUrl = (baseUrl: string): string =>
+  baseUrl.endsWith(PUBLIC_PREFIX) ? baseUrl.slice(0, -PUBLIC_PREFIX.length) || "/" : baseUrl
+
 /** The application and its server, for a given configuration and services. */
 export const layer = (config: ServerConfig, services: ServicesLayer) =>
   Server.layer({ port: config.port, host: config.host }).pipe(
@@ -23,8 +30,8 @@ export const layer = (config: ServerConfig, services: ServicesLayer) =>
         adminToken: config.adminToken,
         trustProxy: config.trustProxy,
         servers: [
-          { url: config.publicUrl, description: "Production" },
-          ...Option.match(config.stagingUrl, { onNone: () => [], onSome: (url) => [{ url, description: "Staging" }] })
+          { url: serverUrl(config.publicUrl), description: "Production" },
+          ...Option.match(config.stagingUrl, { onNone: () => [], onSome: (url) => [{ url: serverUrl(url), description: "Staging" }] })
         ]
       })
     ),
