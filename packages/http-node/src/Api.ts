@@ -6,7 +6,7 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "@effect/platform"
 import type { HttpApiEndpoint as Endpoint } from "@effect/platform"
-import { ErrorBody, Message, Pet, Pets } from "@petstore/core"
+import { ErrorBody, Lifecycle, Message, Pet } from "@petstore/core"
 import { Context, Schema } from "effect"
 
 /** The path prefix of the pet operations (part of both environments' base URLs). */
@@ -29,8 +29,7 @@ const digits = Schema.String.pipe(Schema.pattern(/^[0-9]{1,20}$/, { message: () 
 export const Limit = Schema.compose(digits, Schema.NumberFromString).pipe(
   Schema.between(1, 100, { message: () => "must be an integer between 1 and 100" })
 ).annotations({
-  description: "Maximum number of animals returned.",
-  jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20 }
+  jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20, description: "Maximum number of animals returned (1..100, default 20)." }
 })
 
 /** Query of `GET /pets`. Unknown parameters are ignored; a repeated one is refused before decoding. */
@@ -46,7 +45,7 @@ export const ListPetsParams = Schema.Struct({
 /** A pet id in a path: decimal digits of an integer in 1 .. 2^53 − 1. */
 export const PetIdParam = Schema.Struct({
   petId: Schema.compose(Schema.compose(digits, Schema.NumberFromString), Pet.PetId).annotations({
-    jsonSchema: { type: "integer", format: "int64", minimum: 1, maximum: Pet.MAX_ID }
+    jsonSchema: { type: "integer", format: "int64", minimum: 1, maximum: Pet.MAX_ID, description: "Identifier of the animal." }
   })
 })
 
@@ -78,7 +77,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
   .add(
     HttpApiEndpoint.get("listPets", "/pets")
       .setUrlParams(ListPetsParams)
-      .addSuccess(Pet.Pets.annotations({ description: "A page of animals, ordered by id." }))
+      .addSuccess(Pet.Pets)
       .addError(invalid)
       .pipe(withCommonErrors)
       .annotate(OpenApi.Identifier, "listPets")
@@ -102,7 +101,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
       .addSuccess(Pet.Pet)
       .addError(invalid)
       .addError(notFound("animal"))
-      .addError(error(410, "The operation reached its sunset (5 December 2030) and was removed."))
+      .addError(error(410, `The operation reached its sunset (${new Date(Lifecycle.GET_PET_SUNSET_AT).toUTCString()}) and was removed.`))
       .pipe(withCommonErrors)
       .annotate(OpenApi.Identifier, "getPet")
       .annotate(OpenApi.Summary, "Get an animal (deprecated: use GET /pets with the status filter)")
@@ -111,6 +110,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
   )
   .middleware(ApiKeyAuth)
   .prefix(PUBLIC_PREFIX)
+  .annotate(OpenApi.Description, "The animals (pets) kept in the store.")
 {}
 
 /** The message-submission example, mounted at its own base path (default `/v1`). */
@@ -140,6 +140,7 @@ export const messagesGroup = (basePath: `/${string}` = PUBLIC_PREFIX) =>
     )
     .middleware(ApiKeyAuth)
     .prefix(basePath)
+    .annotate(OpenApi.Description, "The message-submission example (experimental).")
 
 /** The public API with the message example at `quickstartBasePath`. */
 export const makeApi = (quickstartBasePath: `/${string}` = PUBLIC_PREFIX) =>
@@ -152,5 +153,3 @@ export const makeApi = (quickstartBasePath: `/${string}` = PUBLIC_PREFIX) =>
 /** The public API as the standalone server mounts it by default. */
 export const Api = makeApi()
 export type Api = typeof Api
-
-export const PetsSchema = Pets
