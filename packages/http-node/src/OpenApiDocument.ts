@@ -497,6 +497,15 @@ const declaredHeaders = <Id extends string, Groups extends HttpApiGroup.HttpApiG
 
 const DECODE_ERROR = `${SCHEMAS}HttpApiDecodeError`
 
+/**
+ * A response the framework adds to every operation (its decode error) that the endpoint itself does
+ * not declare: the server never sends it, so the document leaves it out.
+ */
+const onlyDecodeError = (response: OpenApi.OpenApiSpecResponse): boolean => {
+  const schemas = Object.values(response.content ?? {}).map((media) => asJson(media.schema))
+  return schemas.length > 0 && schemas.every((s) => isObject(s) && s.$ref === DECODE_ERROR)
+}
+
 /** The description of an error response, preferring the endpoint's own over the framework's decode error. */
 const errorDescription = (response: OpenApi.OpenApiSpecResponse): string => {
   const schemas = Object.values(response.content ?? {}).map((media) => asJson(media.schema))
@@ -578,7 +587,9 @@ export const make = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup
   const operation = (path: string, method: string, op: OpenApi.OpenAPISpecOperation): Operation => {
     const headers = declared.get(routeKey(method, path)) ?? []
     const security = op.security.filter((requirement) => Object.keys(requirement).length > 0)
-    const responses = Object.entries(op.responses as Record<string, OpenApi.OpenApiSpecResponse>).map(
+    const responses = Object.entries(op.responses as Record<string, OpenApi.OpenApiSpecResponse>).filter(
+      ([, response]) => !onlyDecodeError(response)
+    ).map(
       ([status, response]): readonly [string, Response] => {
         const refs = responseHeaders(Number(status), headers)
         refs.forEach(([, component]) => usedHeaders.add(component))

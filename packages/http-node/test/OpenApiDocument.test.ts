@@ -146,7 +146,7 @@ describe("OpenApiDocument", () => {
     { id: "createPet", own: ["201", "400", "413"] },
     { id: "getPet", own: ["200", "400", "404", "410"] },
     { id: "createMessage", own: ["202", "400", "413"] },
-    { id: "getMessage", own: ["200", "400", "404"] }
+    { id: "getMessage", own: ["200", "404"] }
   ])("$id declares 401, 429, 500, 503 and $own", ({ id, own }) => {
     expect(Object.keys(byId(id).op.responses).sort()).toEqual([...own, ...COMMON_ERRORS].sort())
   })
@@ -329,8 +329,7 @@ describe("OpenApiDocument", () => {
     expect(isObject(p["allOptional"]) && "required" in p["allOptional"]).toBe(false)
     // With no security declared, operations say nothing rather than `security: []`.
     expect(sample.paths["/things"]?.post?.security).toBeUndefined()
-    expect(sample.paths["/things"]?.post?.responses["400"]?.content).toEqual({
-      "application/json": { schema: { $ref: "#/components/schemas/Error" } }
-    })
+    // The framework's decode error is not declared by the endpoint, so it is not documented.
+    expect(sample.paths["/things"]?.post?.responses["400"]).toBeUndefined()
   })
 })
