@@ -57,6 +57,11 @@ const isJson = (contentType: string | undefined): boolean => {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
+const pathOf = (url: string): string => {
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+
 const json = (status: number, body: string | undefined, headers: ResponseHeaders): AppResponse => {
   if (body !== undefined) headers["Content-Type"] = JSON_CONTENT_TYPE
   return { status, headers, body }
@@ -109,6 +114,28 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const referenceHtml = ApiReference.render(document)
     const openApiPath = `${PUBLIC_PREFIX}/openapi.json`
     const adminToken = Option.map(options.adminToken, (t) => Buffer.from(Redacted.value(t)))
+    /** The open document is a route too: other methods on it are 405 (after authentication, like any route). */
+    const staticAllowed = (url: string): string | undefined => (pathOf(url) === openApiPath ? "GET, HEAD" : undefined)
+
+    /**
+     * What escaped the pipeline becomes 503 (a failure: the store) or 500 (a defect), logged, with the
+     * headers already written (the rate-limit ones above all) kept.
+     */
+    const recover = (headers: ResponseHeaders) => (program: Effect.Effect<AppResponse, unknown>): Effect.Effect<AppResponse> =>
+      program.pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.as(
+              Effect.logError("request failed", Cause.squash(cause)),
+              failure(
+                Option.isSome(Cause.failureOption(cause)) ? ErrorResponse.STATIC.unavailable : ErrorResponse.STATIC.internal,
+                headers
+              )
+            )
+        ),
+        Effect.orDie
+      )
 
     const clientAddress = (request: AppRequest): string => {
       const peer = request.remoteAddress ?? "unknown"
@@ -130,7 +157,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       Effect.gen(function*() {
         const found = routes.find(request.method, request.url)
         if (found === undefined) {
-          const allow = routes.allowed(request.url)
+          const allow = routes.allowed(request.url) ?? staticAllowed(request.url)
           if (allow === undefined) return failure(ErrorResponse.STATIC.routeNotFound, headers)
           headers["Allow"] = allow
           return failure(
@@ -185,9 +212,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         return json(route.successStatus, route.successStatus === 204 ? undefined : JSON.stringify(reply.value), headers)
       })
 
-    const servePublic = (request: AppRequest) =>
-      Effect.gen(function*() {
-        const headers: ResponseHeaders = {}
+    const servePublic = (request: AppRequest) => {
+      const headers: ResponseHeaders = {}
+      return Effect.gen(function*() {
         const token = bearerToken(request.header("authorization"))
         const principal = token === undefined ? Option.none() : yield* accounts.verify(token)
         const now = yield* Clock.currentTimeMillis
@@ -204,7 +231,8 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         RateLimitHeaders.write(headers, decision, now)
         if (decision.verdict !== "allowed") return failure(REJECTION[decision.verdict], headers)
         return yield* serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
-      })
+      }).pipe(recover(headers))
+    }
 
     const adminAuthorized = (request: AppRequest): boolean => {
       if (Option.isNone(adminToken)) return false
@@ -219,39 +247,19 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       if (!adminAuthorized(request)) {
         return Effect.succeed(failure(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" }))
       }
-      return serve(request, adminRoutes, { "Cache-Control": "no-store" }, (path) => ({ path }), true)
-    }
-
-    const pathOf = (url: string): string => {
-      const q = url.indexOf("?")
-      return q === -1 ? url : url.slice(0, q)
+      const headers: ResponseHeaders = { "Cache-Control": "no-store" }
+      return serve(request, adminRoutes, headers, (path) => ({ path }), true).pipe(recover(headers))
     }
 
     const handle = (request: AppRequest): Effect.Effect<AppResponse> => {
       const path = pathOf(request.url)
-      const program: Effect.Effect<AppResponse, unknown> = (request.method === "GET" || request.method === "HEAD") && path === openApiPath
+      return (request.method === "GET" || request.method === "HEAD") && path === openApiPath
         ? Effect.succeed(json(200, openApiJson, {}))
         : (request.method === "GET" || request.method === "HEAD") && path === "/docs"
         ? Effect.succeed({ status: 200, headers: { "Content-Type": "text/html; charset=utf-8" }, body: referenceHtml })
         : path === "/admin" || path.startsWith("/admin/")
         ? serveAdmin(request)
         : servePublic(request)
-      return program.pipe(
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.as(
-              Effect.logError("request failed", Cause.squash(cause)),
-              failure(
-                Cause.failureOption(cause).pipe(Option.isSome)
-                  ? ErrorResponse.STATIC.unavailable
-                  : ErrorResponse.STATIC.internal,
-                {}
-              )
-            )
-        ),
-        Effect.orDie
-      )
     }
     return App.of({ handle })
   })

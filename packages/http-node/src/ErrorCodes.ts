@@ -5,7 +5,10 @@
  */
 
 export const ERROR_CODES = {
-  invalid_request: { status: 400, description: "A query parameter, path parameter or body field is missing or invalid." },
+  invalid_request: {
+    status: 400,
+    description: "A query parameter, path parameter or body field is missing or invalid, or the request is not valid HTTP."
+  },
   invalid_json: { status: 400, description: "The body is not valid JSON." },
   unsupported_media_type: { status: 400, description: "A body was sent without `Content-Type: application/json`." },
   invalid_cursor: { status: 400, description: "The page cursor was not issued by this service, was altered, or belongs to another status filter." },
@@ -13,7 +16,9 @@ export const ERROR_CODES = {
   not_found: { status: 404, description: "No such route, animal or message." },
   method_not_allowed: { status: 405, description: "The route exists but not with this method; see the `Allow` header." },
   gone: { status: 410, description: "The operation has reached its sunset date and was removed." },
+  request_timeout: { status: 408, description: "The request was not received completely in time; the connection is closed." },
   payload_too_large: { status: 413, description: "The body is larger than 64 KiB." },
+  headers_too_large: { status: 431, description: "The request's headers are larger than the server accepts (16 KiB)." },
   rate_limited: { status: 429, description: "The per-minute limit of the account (or of failed authentications from this address) is exhausted; retry after `Retry-After` seconds." },
   daily_quota_exceeded: { status: 429, description: "The account's daily quota is used up; it resets at 00:00 UTC (`Retry-After`)." },
   key_banned: { status: 429, description: "The key kept sending while told to wait and is banned for `Retry-After` seconds." },

@@ -69,6 +69,9 @@ export const fromOperationError = (error: OperationError): ErrorResult => {
 
 /** Answers that never change, built once. */
 export const STATIC = {
+  malformedRequest: make("invalid_request", "The request is not valid HTTP/1.1."),
+  headersTooLarge: make("headers_too_large", "The request's headers are larger than 16 KiB."),
+  requestTimeout: make("request_timeout", "The request was not received completely in time."),
   unauthorized: make("unauthorized", "A valid API key is required: send `Authorization: Bearer <API_KEY>`."),
   routeNotFound: make("not_found", "No such route."),
   payloadTooLarge: make("payload_too_large", "The body is larger than 64 KiB."),
@@ -76,3 +79,16 @@ export const STATIC = {
   internal: make("internal_error", "An unexpected error occurred; it has been logged."),
   unavailable: make("unavailable", "The store cannot be reached; nothing was written. Retry later.")
 } as const
+
+/**
+ * A request node:http could not parse or did not receive in time (its `clientError`), by the
+ * parser's error code, with the statuses node itself would send.
+ *
+ * @category conversions
+ */
+export const fromClientError = (code: string | undefined): ErrorResult =>
+  code === "HPE_HEADER_OVERFLOW"
+    ? STATIC.headersTooLarge
+    : code === "ERR_HTTP_REQUEST_TIMEOUT" || code === "ERR_HTTP_HEADERS_TIMEOUT"
+    ? STATIC.requestTimeout
+    : STATIC.malformedRequest

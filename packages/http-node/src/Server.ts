@@ -6,8 +6,11 @@
  */
 import { Context, Data, Duration, Effect, Layer } from "effect"
 import * as Http from "node:http"
+import type * as Net from "node:net"
 import type { AddressInfo } from "node:net"
+import type { Duplex } from "node:stream"
 import type { App } from "./App.js"
+import * as ErrorResponse from "./ErrorResponse.js"
 import * as NodeHandler from "./NodeHandler.js"
 
 export interface ListenOptions {
@@ -46,6 +49,22 @@ const close = (server: Http.Server, timeout: Duration.DurationInput) =>
     server.closeIdleConnections()
   })
 
+/**
+ * A request node:http could not parse (or that timed out) never reaches the application; it still
+ * gets an Error body, written on the socket as node's own default answer would be.
+ */
+const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
+  if (error.code === "ECONNRESET" || !socket.writable || (socket as Net.Socket).bytesWritten > 0) {
+    socket.destroy()
+    return
+  }
+  const { body, status } = ErrorResponse.fromClientError(error.code)
+  socket.end(
+    `HTTP/1.1 ${status} ${Http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  )
+}
+
 /** Serves the application for the life of the layer. */
 export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, ListenError, App> =>
   Layer.scoped(
@@ -53,6 +72,7 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
     Effect.gen(function*() {
       const handler = yield* NodeHandler.make
       const server = Http.createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 }, handler)
+      server.on("clientError", answerClientError)
       yield* Effect.acquireRelease(
         Effect.async<void, ListenError>((resume) => {
           const onError = (error: NodeJS.ErrnoException) => resume(Effect.fail(new ListenError({ message: explain(error, options) })))

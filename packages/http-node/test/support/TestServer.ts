@@ -8,8 +8,19 @@
  * numbers exact. Use one server per file (`layer(TestServer.layer())`) and `TestServer.start` in
  * `it.scoped` for a test that needs its own options or moves the clock.
  */
-import { MessageProcessor, type MessageQueue, Petstore, type Plan, type RateLimiter } from "@petstore/core"
-import { Clock, Context, type Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
+import {
+  AccountStore,
+  MessageProcessor,
+  type MessageQueue,
+  MessageStore,
+  PageCursor,
+  PetRepository,
+  Petstore,
+  type Plan,
+  type RateLimiter,
+  SecureRandom
+} from "@petstore/core"
+import { Clock, Context, type Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
 import type { ServerConfig } from "../../src/Config.js"
 import * as Main from "../../src/Main.js"
 import { ServerAddress } from "../../src/Server.js"
@@ -28,6 +39,10 @@ export interface TestServerOptions {
   readonly environment?: "production" | "staging"
   /** Starts with the clock frozen at this instant (epoch ms). */
   readonly frozenAt?: number
+  /** Replaces the in-memory pet store (to make it fail, for instance). */
+  readonly petRepository?: PetRepository.PetRepository["Type"]
+  /** Silences the server's logs (for tests that provoke logged errors). */
+  readonly quiet?: boolean
 }
 
 /**
@@ -138,16 +153,16 @@ const makeHandle = (url: string, clock: ControlledClock, adminToken: string | un
       const headers: Record<string, string> = {}
       if (options.key !== undefined) headers["authorization"] = `Bearer ${options.key}`
       if (options.authorization !== undefined) headers["authorization"] = options.authorization
-      let body: RequestInit["body"] = undefined
+      const init: RequestInit & { duplex?: "half" } = { method, headers, redirect: "manual" }
       if (options.json !== undefined) {
         headers["content-type"] = "application/json"
-        body = JSON.stringify(options.json)
+        init.body = JSON.stringify(options.json)
       } else if (options.raw !== undefined) {
-        body = options.raw
+        init.body = options.raw
+        // a stream has no length: it is sent chunked
+        if (options.raw instanceof ReadableStream) init.duplex = "half"
       }
       Object.assign(headers, options.headers)
-      const init: RequestInit & { duplex?: "half" } = { method, headers, body, redirect: "manual" }
-      if (options.raw instanceof ReadableStream) init.duplex = "half"
       return readReply(await fetch(url + path, init))
     })
 
@@ -210,13 +225,29 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
       const processor = options.messageProcessor === undefined
         ? MessageProcessor.MessageProcessor.layerRecordOnly
         : Layer.succeed(MessageProcessor.MessageProcessor, options.messageProcessor)
-      const services = Petstore.layerMemory({
+      const petstoreOptions = {
         environment: config.environment,
         rateLimiter: options.rateLimiter,
         messageQueue: options.messageQueue
-      }).pipe(Layer.provide(processor))
+      }
+      const services = options.petRepository === undefined
+        ? Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor))
+        : Petstore.layer(petstoreOptions).pipe(
+          Layer.provide(Layer.mergeAll(
+            Layer.succeed(PetRepository.PetRepository, options.petRepository),
+            AccountStore.AccountStore.layerMemory,
+            MessageStore.MessageStore.layerMemory,
+            PageCursor.CursorSigner.random.pipe(Layer.provide(SecureRandom.SecureRandom.Live)),
+            processor,
+            SecureRandom.SecureRandom.Live
+          ))
+        )
       // Everything built here (request handler, limiter, message worker) reads time from `clock`.
-      const context = yield* Layer.build(Main.layer(config, services)).pipe(Effect.withClock(clock), Effect.orDie)
+      const context = yield* Layer.build(Main.layer(config, services)).pipe(
+        Effect.withClock(clock),
+        options.quiet === true ? Logger.withMinimumLogLevel(LogLevel.None) : (self) => self,
+        Effect.orDie
+      )
       return makeHandle(Context.get(context, ServerAddress).url, clock, adminToken)
     })
 
