@@ -79,7 +79,7 @@ export const makeMemory = (): AccountStore["Type"] => {
       Effect.suspend(() => {
         const key = keys.get(id)
         if (key === undefined) return Effect.fail(new KeyNotFound({ id }))
-        if (key.revokedAt === null) put({ ...key, revokedAt: at })
+        if (key.revokedAt === null || at < key.revokedAt) put({ ...key, revokedAt: at })
         return Effect.void
       }),
     rotateKey: (oldId, oldExpiresAt, newKey) =>

@@ -55,7 +55,10 @@ export const make = (secret: Uint8Array): CursorSigner["Type"] => {
     decode: (token) => {
       const dot = token.indexOf(".")
       if (dot <= 0 || token.length > 128) return invalid("cursor is malformed")
-      const payload = Buffer.from(token.slice(0, dot), "base64url").toString()
+      const body = token.slice(0, dot)
+      const payload = Buffer.from(body, "base64url").toString()
+      // Node's decoder skips foreign characters and spare bits, so only the canonical spelling is accepted.
+      if (Buffer.from(payload).toString("base64url") !== body) return invalid("cursor is malformed")
       const mac = Buffer.from(token.slice(dot + 1))
       const expected = Buffer.from(sign(key, payload))
       if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) {

@@ -1,0 +1,168 @@
+/**
+ * Laws of the `MessageQueue` service and its worker over any `MessageStore`, with the `TestClock`.
+ *
+ * @since 1.0.0
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Clock, Context, Duration, Effect, ExecutionStrategy, Exit, FastCheck as fc, Fiber, Layer, Option, Scope, TestClock } from "effect"
+import { MessageProcessor, MessageQueue, MessageStore, SecureRandom } from "@petstore/core"
+import type { LawSuiteOptions } from "./LawSuite.js"
+import { advanceUntil, isStrictlyIncreasing, numRuns, property } from "./internal/support.js"
+
+const START = 1_800_000_000_000
+
+/** Short, round numbers so virtual time stays small; the worker wakes exactly when a retry is due. */
+const QUEUE_OPTIONS: MessageQueue.MessageQueueOptions = {
+  concurrency: 2,
+  maxAttempts: 4,
+  backoffBaseMillis: 1_000,
+  backoffMaxMillis: 600_000,
+  leaseMillis: 30_000,
+  pollMillis: 10_000,
+  drainMillis: 60_000
+}
+
+interface Attempt extends MessageProcessor.ProcessableMessage {
+  readonly at: number
+}
+
+/** A processor that records every attempt and fails the first `failures` attempts of each message. */
+const recordingProcessor = (failures: number, processingMillis = 0) => {
+  const attempts: Array<Attempt> = []
+  const process = (m: MessageProcessor.ProcessableMessage) =>
+    Effect.gen(function*() {
+      attempts.push({ ...m, at: yield* Clock.currentTimeMillis })
+      if (processingMillis > 0) yield* Effect.sleep(Duration.millis(processingMillis))
+      if (m.attempt <= failures) {
+        return yield* new MessageProcessor.ProcessingFailed({ reason: `failure ${m.attempt} of ${failures}` })
+      }
+    })
+  return { attempts, process }
+}
+
+/**
+ * Builds the store in the current scope, and the queue (with its worker) in a scope of its own that
+ * `close` ends, so the store outlives the queue and can be read after the drain.
+ */
+const startQueue = <E>(
+  storeLayer: Layer.Layer<MessageStore.MessageStore, E>,
+  process: MessageProcessor.MessageProcessor["Type"]["process"],
+  options: Partial<MessageQueue.MessageQueueOptions> = {}
+) =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(START)
+    const storeContext = yield* Layer.build(storeLayer)
+    const queueScope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    const queueContext = yield* Layer.buildWithScope(
+      MessageQueue.MessageQueue.layer({ ...QUEUE_OPTIONS, ...options }).pipe(
+        Layer.provide(Layer.mergeAll(
+          Layer.succeedContext(storeContext),
+          Layer.succeed(MessageProcessor.MessageProcessor, { process }),
+          SecureRandom.SecureRandom.Live
+        ))
+      ),
+      queueScope
+    )
+    return {
+      queue: Context.get(queueContext, MessageQueue.MessageQueue),
+      store: Context.get(storeContext, MessageStore.MessageStore),
+      close: Scope.close(queueScope, Exit.void)
+    }
+  })
+
+const stored = (store: MessageStore.MessageStore["Type"], id: string) => Effect.map(store.find(id), Option.getOrThrow)
+
+/**
+ * Registers the laws of the `MessageQueue` service and its worker running on the `MessageStore` that
+ * `layer` provides.
+ *
+ * @category law suites
+ * @since 1.0.0
+ */
+export const messageQueueServiceLaws = <E>(
+  name: string,
+  layer: Layer.Layer<MessageStore.MessageStore, E>,
+  options?: LawSuiteOptions
+): void => {
+  const runs = numRuns(options, 5)
+
+  describe(`MessageQueue service laws: ${name}`, () => {
+    it.scoped("a submitted message is answered queued, then delivered by the worker", () =>
+      Effect.gen(function*() {
+        const processor = recordingProcessor(0)
+        const { queue, store } = yield* startQueue(layer, processor.process)
+        const message = yield* queue.submit("acc_a", "hello, world")
+        expect(message).toMatchObject({ status: "queued", message: "hello, world", createdAt: new Date(START).toISOString() })
+        yield* advanceUntil(Effect.map(queue.get("acc_a", message.id), (m) => m.status === "delivered"), "100 millis", 100)
+        expect(processor.attempts.map(({ at: _, ...m }) => m)).toStrictEqual([
+          { id: message.id, accountId: "acc_a", message: "hello, world", attempt: 1 }
+        ])
+        expect(yield* stored(store, message.id)).toMatchObject({ status: "delivered", attempts: 1 })
+      }))
+
+    property(
+      "a processor that fails N times is retried with growing delays, queued in between, then the message is delivered",
+      [fc.integer({ min: 1, max: 3 })],
+      ([failures]) =>
+        Effect.gen(function*() {
+          const processor = recordingProcessor(failures)
+          const { queue, store } = yield* startQueue(layer, processor.process)
+          const { id } = yield* queue.submit("acc_a", "retry me")
+          yield* advanceUntil(Effect.sync(() => processor.attempts.length > 0), "100 millis", 100)
+          yield* advanceUntil(Effect.map(stored(store, id), (m) => m.status === "queued"), "1 millis", 10)
+          expect((yield* queue.get("acc_a", id)).status).toBe("queued")
+          yield* advanceUntil(Effect.map(stored(store, id), (m) => m.status === "delivered"), "1 second", 100)
+          expect(processor.attempts.map((a) => a.attempt)).toStrictEqual(Array.from({ length: failures + 1 }, (_, i) => i + 1))
+          const delays = processor.attempts.slice(1).map((a, i) => a.at - processor.attempts[i]!.at)
+          expect(delays.every((d) => d > 0)).toBe(true)
+          expect(isStrictlyIncreasing(delays)).toBe(true)
+          expect(yield* stored(store, id)).toMatchObject({ status: "delivered", attempts: failures + 1 })
+        }),
+      runs
+    )
+
+    it.scoped("a processor that always fails leaves the message failed after exactly maxAttempts attempts", () =>
+      Effect.gen(function*() {
+        const processor = recordingProcessor(Infinity)
+        const { queue, store } = yield* startQueue(layer, processor.process)
+        const { id } = yield* queue.submit("acc_a", "doomed")
+        yield* advanceUntil(Effect.map(queue.get("acc_a", id), (m) => m.status === "failed"), "1 second", 100)
+        expect(processor.attempts).toHaveLength(QUEUE_OPTIONS.maxAttempts)
+        yield* TestClock.adjust("2 minutes")
+        expect(processor.attempts).toHaveLength(QUEUE_OPTIONS.maxAttempts)
+        expect(yield* stored(store, id)).toMatchObject({
+          status: "failed",
+          attempts: QUEUE_OPTIONS.maxAttempts,
+          lastError: `failure ${QUEUE_OPTIONS.maxAttempts} of Infinity`
+        })
+      }))
+
+    it.scoped("only the submitting account can read a message; another account gets MessageNotFound", () =>
+      Effect.gen(function*() {
+        const { queue } = yield* startQueue(layer, recordingProcessor(0).process)
+        const message = yield* queue.submit("acc_owner", "private")
+        expect((yield* queue.get("acc_owner", message.id)).id).toBe(message.id)
+        expect(yield* Effect.flip(queue.get("acc_other", message.id))).toMatchObject({ _tag: "MessageNotFound", id: message.id })
+        expect(yield* Effect.flip(queue.get("acc_owner", "msg_unknown"))).toMatchObject({ _tag: "MessageNotFound" })
+      }))
+
+    property(
+      "closing the layer drains what is due: every message submitted before the close is delivered",
+      [fc.integer({ min: 1, max: 6 })],
+      ([count]) =>
+        Effect.gen(function*() {
+          // One worker, one virtual second per message: most messages are still queued when the close begins.
+          const processor = recordingProcessor(0, 1_000)
+          const { close, queue, store } = yield* startQueue(layer, processor.process, { concurrency: 1 })
+          const ids: Array<string> = []
+          for (let i = 0; i < count; i++) ids.push((yield* queue.submit("acc_a", `message ${i}`)).id)
+          for (const id of ids) expect(["queued", "processing"]).toContain((yield* stored(store, id)).status)
+          const closing = yield* Effect.fork(close)
+          yield* advanceUntil(Effect.map(Fiber.poll(closing), Option.isSome), "1 second", count + 10)
+          for (const id of ids) expect(yield* stored(store, id)).toMatchObject({ status: "delivered", attempts: 1 })
+          expect(processor.attempts).toHaveLength(count)
+        }),
+      runs
+    )
+  })
+}

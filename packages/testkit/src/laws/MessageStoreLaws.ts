@@ -1,0 +1,266 @@
+/**
+ * Laws every `MessageStore` implementation obeys.
+ *
+ * @since 1.0.0
+ */
+import { describe, expect } from "@effect/vitest"
+import { Arbitrary, Effect, FastCheck as fc, type Layer, Option } from "effect"
+import { Message, MessageStore } from "@petstore/core"
+import type { LawSuiteOptions } from "./LawSuite.js"
+import { base62, instant, numRuns, plain, property, text } from "./internal/support.js"
+
+type Store = MessageStore.MessageStore["Type"]
+type StoredMessage = MessageStore.StoredMessage
+
+const lease = fc.integer({ min: 1, max: 3_600_000 })
+
+/**
+ * `count` messages with distinct ids and strictly increasing `createdAt` (insertion order and age
+ * agree), each queued with its own `availableAt` within ±`spread` ms of `around`; ids start with `idPrefix`.
+ */
+const queued = (
+  count: { readonly min: number; readonly max: number },
+  around: number,
+  spread: number,
+  idPrefix = "msg"
+) =>
+  fc.array(
+    fc.record({
+      suffix: base62(10),
+      accountId: base62(22).map((s) => `acc_${s}`),
+      message: text({ maxLength: 200 }),
+      gap: fc.integer({ min: 1, max: 60_000 }),
+      available: fc.integer({ min: -spread, max: spread })
+    }),
+    { minLength: count.min, maxLength: count.max }
+  ).map((specs) => {
+    let createdAt = around - 10_000_000
+    return specs.map((spec, i): StoredMessage => {
+      createdAt += spec.gap
+      return {
+        id: `${idPrefix}_${i}_${spec.suffix}`,
+        accountId: spec.accountId,
+        message: spec.message,
+        status: "queued",
+        createdAt,
+        updatedAt: createdAt,
+        attempts: 0,
+        availableAt: around + spec.available,
+        leaseUntil: 0,
+        lastError: null
+      }
+    })
+  })
+
+/** Any stored state, for the round-trip law. */
+const anyMessage: fc.Arbitrary<StoredMessage> = fc.record({
+  id: base62(22).map((s) => `msg_${s}`),
+  accountId: base62(22).map((s) => `acc_${s}`),
+  message: text({ maxLength: 500 }),
+  status: Arbitrary.make(Message.MessageStatus),
+  createdAt: instant,
+  updatedAt: instant,
+  attempts: fc.integer({ min: 0, max: 100 }),
+  availableAt: instant,
+  leaseUntil: fc.oneof(fc.constant(0), instant),
+  lastError: fc.option(text({ maxLength: 200 }), { nil: null })
+})
+
+const NOW = 1_800_000_000_000
+
+const insertAll = (store: Store, ms: ReadonlyArray<StoredMessage>) =>
+  Effect.forEach(ms, (m) => store.insert(m), { discard: true })
+
+/** The claimed version of `m`; `updatedAt` is the store's business. */
+const claimedAs = (m: StoredMessage, now: number, leaseMillis: number) => ({
+  ...m,
+  status: "processing",
+  attempts: m.attempts + 1,
+  leaseUntil: now + leaseMillis,
+  updatedAt: expect.any(Number)
+})
+
+const found = (store: Store, id: string) => Effect.map(store.find(id), Option.getOrThrow)
+
+/**
+ * Registers the laws of `MessageStore` for the implementation `layer` provides.
+ *
+ * @category law suites
+ * @since 1.0.0
+ */
+export const messageStoreLaws = <E>(
+  name: string,
+  layer: Layer.Layer<MessageStore.MessageStore, E>,
+  options?: LawSuiteOptions
+): void => {
+  const withStore = <A, E2>(f: (store: Store) => Effect.Effect<A, E2>) =>
+    Effect.provide(Effect.flatMap(MessageStore.MessageStore, f), layer)
+  const runs = numRuns(options)
+
+  describe(`MessageStore laws: ${name}`, () => {
+    property("insert then find returns exactly the stored message; an unknown id is None", [fc.uniqueArray(anyMessage, {
+      selector: (m) => m.id,
+      maxLength: 5
+    }), base62(22)], ([ms, unknown]) =>
+      withStore((store) =>
+        Effect.gen(function*() {
+          yield* insertAll(store, ms)
+          for (const m of ms) expect(Option.map(yield* store.find(m.id), plain)).toStrictEqual(Option.some(m))
+          expect(Option.isNone(yield* store.find(`msg_unknown_${unknown}`))).toBe(true)
+        })
+      ), runs)
+
+    property(
+      "claim takes the oldest claimable message, marks it processing, counts the attempt and leases it until now + leaseMillis",
+      [queued({ min: 0, max: 12 }, NOW, 5_000), lease],
+      ([ms, leaseMillis]) =>
+        withStore((store) =>
+          Effect.gen(function*() {
+            yield* insertAll(store, ms)
+            const claimable = ms.filter((m) => m.availableAt <= NOW)
+            for (const m of claimable) {
+              const claimed = yield* store.claim(NOW, leaseMillis)
+              expect(Option.map(claimed, plain)).toStrictEqual(Option.some(claimedAs(m, NOW, leaseMillis)))
+              expect(plain(yield* found(store, m.id))).toStrictEqual(plain(Option.getOrThrow(claimed)))
+            }
+            expect(Option.isNone(yield* store.claim(NOW, leaseMillis))).toBe(true)
+            for (const m of ms.filter((m) => m.availableAt > NOW)) {
+              expect(plain(yield* found(store, m.id))).toStrictEqual(m)
+            }
+          })
+        ),
+      runs
+    )
+
+    property(
+      "a claimed message is not claimed again before its lease ends, and is claimed again once it has (crash recovery)",
+      [queued({ min: 1, max: 1 }, NOW, 0), lease, fc.nat(), lease],
+      ([[m], leaseMillis, early, secondLease]) =>
+        withStore((store) =>
+          Effect.gen(function*() {
+            yield* store.insert(m!)
+            yield* store.claim(NOW, leaseMillis)
+            expect(Option.isNone(yield* store.claim(NOW + (early % leaseMillis), leaseMillis))).toBe(true)
+            const reclaimed = yield* store.claim(NOW + leaseMillis, secondLease)
+            expect(Option.map(reclaimed, plain)).toStrictEqual(
+              Option.some({ ...claimedAs(m!, NOW + leaseMillis, secondLease), attempts: 2 })
+            )
+          })
+        ),
+      runs
+    )
+
+    property(
+      "markRetry puts the message back in the queue with its error, unclaimable until availableAt",
+      [queued({ min: 1, max: 1 }, NOW, 0), lease, fc.integer({ min: 1, max: 86_400_000 }), text({ maxLength: 100 })],
+      ([[m], leaseMillis, delay, error]) =>
+        withStore((store) =>
+          Effect.gen(function*() {
+            yield* store.insert(m!)
+            yield* store.claim(NOW, leaseMillis)
+            const availableAt = NOW + delay
+            yield* store.markRetry(m!.id, NOW + 1, availableAt, error)
+            expect(plain(yield* found(store, m!.id))).toMatchObject({
+              status: "queued",
+              attempts: 1,
+              availableAt,
+              lastError: error
+            })
+            // The lease it had is gone too: nothing is claimable before availableAt, even after the lease.
+            expect(Option.isNone(yield* store.claim(availableAt - 1, leaseMillis))).toBe(true)
+            expect(yield* store.nextClaimAt).toStrictEqual(Option.some(availableAt))
+            const again = yield* store.claim(availableAt, leaseMillis)
+            expect(Option.map(again, (c) => [c.id, c.status, c.attempts])).toStrictEqual(
+              Option.some([m!.id, "processing", 2])
+            )
+          })
+        ),
+      runs
+    )
+
+    property(
+      "delivered and failed messages are never claimed again and are not pending",
+      [queued({ min: 1, max: 1 }, NOW, 0), lease, fc.constantFrom("delivered" as const, "failed" as const), text({
+        maxLength: 100
+      })],
+      ([[m], leaseMillis, outcome, error]) =>
+        withStore((store) =>
+          Effect.gen(function*() {
+            yield* store.insert(m!)
+            yield* store.claim(NOW, leaseMillis)
+            if (outcome === "delivered") yield* store.markDelivered(m!.id, NOW + 1)
+            else yield* store.markFailed(m!.id, NOW + 1, error)
+            expect(plain(yield* found(store, m!.id))).toMatchObject(
+              outcome === "delivered" ? { status: "delivered", attempts: 1 } : { status: "failed", attempts: 1, lastError: error }
+            )
+            for (const at of [NOW, NOW + leaseMillis, NOW + 100 * 365 * 86_400_000]) {
+              expect(Option.isNone(yield* store.claim(at, leaseMillis))).toBe(true)
+            }
+            expect(Option.isNone(yield* store.nextClaimAt)).toBe(true)
+          })
+        ),
+      runs
+    )
+
+    property(
+      "nextClaimAt is the earliest instant a pending message may be claimed: nothing is claimable before it, something is at it",
+      [
+        queued({ min: 0, max: 10 }, NOW, 0),
+        fc.array(fc.tuple(fc.constantFrom("processing", "retry", "delivered", "failed"), lease), { minLength: 10, maxLength: 10 }),
+        queued({ min: 0, max: 4 }, NOW + 1_000_000, 500_000, "msglater")
+      ],
+      ([first, fates, later]) =>
+        withStore((store) =>
+          Effect.gen(function*() {
+            const pendingAt: Array<number> = []
+            // Claim every message of `first` (oldest first), then send each to its fate.
+            yield* insertAll(store, first)
+            for (const [i, m] of first.entries()) {
+              const [fate, millis] = fates[i]!
+              const claimed = Option.getOrThrow(yield* store.claim(NOW, millis))
+              expect(claimed.id).toBe(m.id)
+              if (fate === "processing") pendingAt.push(NOW + millis)
+              else if (fate === "retry") {
+                yield* store.markRetry(m.id, NOW, NOW + millis, "retry")
+                pendingAt.push(NOW + millis)
+              } else if (fate === "delivered") yield* store.markDelivered(m.id, NOW)
+              else yield* store.markFailed(m.id, NOW, "failed")
+            }
+            yield* insertAll(store, later)
+            pendingAt.push(...later.map((m) => m.availableAt))
+
+            const next = yield* store.nextClaimAt
+            if (pendingAt.length === 0) {
+              expect(Option.isNone(next)).toBe(true)
+              return
+            }
+            const earliest = Math.min(...pendingAt)
+            expect(next).toStrictEqual(Option.some(earliest))
+            expect(Option.isNone(yield* store.claim(earliest - 1, 1))).toBe(true)
+            expect(Option.isSome(yield* store.claim(earliest, 1))).toBe(true)
+          })
+        ),
+      runs
+    )
+
+    property(
+      "concurrent claims never hand the same message to two claimers",
+      [queued({ min: 0, max: 20 }, NOW, 0), fc.integer({ min: 1, max: 30 }), lease],
+      ([ms, claimers, leaseMillis]) =>
+        withStore((store) =>
+          Effect.gen(function*() {
+            yield* insertAll(store, ms)
+            const results = yield* Effect.all(
+              Array.from({ length: claimers }, () => store.claim(NOW, leaseMillis)),
+              { concurrency: "unbounded" }
+            )
+            const claimed = results.flatMap(Option.toArray)
+            expect(claimed).toHaveLength(Math.min(ms.length, claimers))
+            expect(new Set(claimed.map((m) => m.id)).size).toBe(claimed.length)
+            for (const m of claimed) expect(m.attempts).toBe(1)
+          })
+        ),
+      runs
+    )
+  })
+}

@@ -1,0 +1,97 @@
+/**
+ * Helpers shared by the law suites: generators of store records, and small checks.
+ *
+ * @internal
+ */
+import { it } from "@effect/vitest"
+import { Arbitrary, Duration, Effect, FastCheck as fc, Runtime, Schema, type Scope, TestClock, type TestServices } from "effect"
+import { Pet } from "@petstore/core"
+import type { LawSuiteOptions } from "../LawSuite.js"
+
+/** Runs per property test. */
+export const numRuns = (options: LawSuiteOptions | undefined, max = Infinity): number =>
+  Math.min(max, options?.numRuns ?? 30)
+
+type Values<Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>> = {
+  -readonly [K in keyof Arbs]: Arbs[K] extends fc.Arbitrary<infer A> ? A : never
+}
+
+/**
+ * Registers a property test. Its runs share one test environment (`TestClock` ...), since building one
+ * per run costs more than most runs; each run gets a scope of its own and should set the clock it needs.
+ */
+export const property = <const Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>, E>(
+  name: string,
+  arbitraries: Arbs,
+  body: (values: Values<Arbs>) => Effect.Effect<void, E, TestServices.TestServices | Scope.Scope>,
+  runs: number
+): void =>
+  it.effect(name, () =>
+    Effect.flatMap(Effect.runtime<TestServices.TestServices>(), (runtime) =>
+      Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(fc.tuple(...arbitraries), (values) =>
+            Runtime.runPromise(runtime, Effect.scoped(body(values as Values<Arbs>)))),
+          { numRuns: runs }
+        )
+      )))
+
+const BASE62 = [..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"]
+
+export const base62 = (length: number): fc.Arbitrary<string> =>
+  fc.string({ unit: fc.constantFrom(...BASE62), minLength: length, maxLength: length })
+
+/** Epoch milliseconds between 2020 and 2096, as stores keep them. */
+export const instant: fc.Arbitrary<number> = fc.integer({ min: 1_577_836_800_000, max: 4_000_000_000_000 })
+
+/** Text as clients send it: ASCII, and full Unicode graphemes (no control characters). */
+export const text = (constraints: { readonly minLength?: number; readonly maxLength?: number } = {}) =>
+  fc.oneof(
+    fc.string({ minLength: constraints.minLength ?? 0, maxLength: constraints.maxLength ?? 40 }),
+    fc.string({ unit: "grapheme", minLength: constraints.minLength ?? 0, maxLength: constraints.maxLength ?? 40 })
+  )
+
+/** Pet names, from the core schema and from Unicode text that the schema accepts. */
+export const petName: fc.Arbitrary<string> = fc.oneof(
+  Arbitrary.make(Pet.PetName),
+  text({ minLength: 1 }).filter(Schema.is(Pet.PetName))
+)
+
+/** Every string found anywhere inside a value (fields, array items, nested records). */
+export const stringsIn = (value: unknown): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  const visit = (v: unknown): void => {
+    if (typeof v === "string") out.push(v)
+    else if (Array.isArray(v)) v.forEach(visit)
+    else if (v !== null && typeof v === "object") Object.values(v).forEach(visit)
+  }
+  visit(value)
+  return out
+}
+
+/** A record as a plain object, so equality ignores the prototype an adapter may give its rows. */
+export const plain = <A extends object>(a: A): A => ({ ...a })
+
+export const byId = <A extends { readonly id: string | number }>(a: A, b: A): number =>
+  a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+
+/** Whether the numbers are strictly increasing. */
+export const isStrictlyIncreasing = (ns: ReadonlyArray<number>): boolean => ns.every((n, i) => i === 0 || ns[i - 1]! < n)
+
+/**
+ * Moves the `TestClock` forward by `step` until `done` holds; dies if it does not within `maxSteps`.
+ * Virtual time only: nothing here depends on how fast the machine is.
+ */
+export const advanceUntil = <E, R>(
+  done: Effect.Effect<boolean, E, R>,
+  step: Duration.DurationInput,
+  maxSteps: number
+): Effect.Effect<void, E, R> =>
+  Effect.gen(function*() {
+    for (let i = 0; i < maxSteps; i++) {
+      if (yield* done) return
+      yield* TestClock.adjust(step)
+    }
+    if (yield* done) return
+    return yield* Effect.dieMessage(`condition not reached after ${maxSteps} steps of ${Duration.format(step)}`)
+  })
