@@ -1,0 +1,184 @@
+// docs/performance.md from one run's measurements: machine, command, the targets with their ratios,
+// the load tables, the micro-benchmarks, the method, and every round's raw numbers.
+
+const f = (x, digits = 0) => (Number.isFinite(x) ? x.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "–")
+const ratio = (x) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : "–")
+const mb = (bytes) => (Number.isFinite(bytes) ? f(bytes / 2 ** 20, 0) : "–")
+
+const SCENARIO_TITLE = { get: "GET /v1/pets?limit=20", post: "POST /v1/pets" }
+
+/** The issue's targets, each with its measured value and whether it is met. */
+export const goals = (load, micro) => {
+  const s = load?.summary ?? {}
+  const microValue = (group, id) => micro?.find((g) => g.group === group)?.results?.find((r) => r.id === id)?.value
+  const row = (goal, measured, met, note = "") => ({ goal, measured, met, note })
+  const rows = []
+  const getMem = s.get?.memory
+  rows.push(row("GET, in-memory: ≥ 1.0× Fastify's req/s", ratio(getMem?.vs.fastify.rps), getMem?.vs.fastify.rps >= 1))
+  rows.push(row("GET, in-memory: p99 ≤ Fastify's p99", `p99 ${ratio(getMem?.vs.fastify.p99)} Fastify's`, getMem?.vs.fastify.p99 <= 1))
+  rows.push(row("GET, in-memory: ≥ 0.8× raw node:http req/s", ratio(getMem?.vs.raw.rps), getMem?.vs.raw.rps >= 0.8))
+  const durableMissing = load?.unavailable?.find((u) => u.id === "durable")
+  const getDur = s.get?.durable
+  rows.push(row(
+    "GET, durable: ≥ 0.8× in-memory req/s",
+    getDur === undefined ? "not measured" : ratio(getDur.vs.memory.rps),
+    getDur === undefined ? undefined : getDur.vs.memory.rps >= 0.8,
+    getDur === undefined && durableMissing ? durableMissing.reason : s.post?.durable ? `POST: ${ratio(s.post.durable.vs.memory.rps)} in-memory` : ""
+  ))
+  const postDur = s.post?.durable
+  const commitMissing = load?.unavailable?.find((u) => u.id === "commit1")
+  rows.push(row(
+    "POST, durable: ≥ 5× one-commit-per-request req/s",
+    postDur === undefined || !Number.isFinite(postDur.vs.commit1.rps) ? "not measured" : ratio(postDur.vs.commit1.rps),
+    postDur === undefined || !Number.isFinite(postDur.vs.commit1.rps) ? undefined : postDur.vs.commit1.rps >= 5,
+    postDur === undefined ? durableMissing?.reason ?? "" : commitMissing?.reason ?? ""
+  ))
+  const admit = microValue("limiter", "admit-in-fiber")
+  const decide = microValue("limiter", "decide-many")
+  rows.push(row(
+    "limiter decision ≤ 1 µs (RateLimiter.admit as a request calls it)",
+    admit === undefined ? "not measured" : `${f(admit)} ns`,
+    admit === undefined ? undefined : admit <= 1000,
+    decide === undefined ? "" : `pure LimitDecision.decide with Map state: ${f(decide)} ns`
+  ))
+  const mem = microValue("limiter-memory", "mb-1m-accounts")
+  rows.push(row(
+    "limiter state of 1M active accounts ≤ 128 MB",
+    mem === undefined ? "not measured" : `${f(mem)} MB`,
+    mem === undefined ? undefined : mem <= 128,
+    mem === undefined ? "" : `${f(microValue("limiter-memory", "bytes-per-account"))} B per account`
+  ))
+  return rows
+}
+
+const loadTable = (load, scenario) => {
+  const rows = load.summary[scenario]
+  if (rows === undefined || Object.keys(rows).length === 0) return "_not measured_\n"
+  const withCommit = scenario === "post" && rows.commit1 !== undefined
+  const head = [
+    "target", "role", "req/s", "×raw", "×Fastify", ...(withCommit ? ["×1-commit"] : []),
+    "p50 ms", "p99 ms", "p99 ×Fastify", "CPU µs/req", "CPU ×raw", "CPU ×Fastify", "peak RSS MB", "RSS ×raw", "RSS ×Fastify"
+  ]
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i < 2 ? "---" : "--:")).join("|")}|`]
+  for (const [id, r] of Object.entries(rows)) {
+    const t = load.labels[id]
+    lines.push(`| ${[
+      t.label + (r.failed > 0 ? ` (**${r.failed} failed requests**)` : ""),
+      t.role,
+      f(r.rps),
+      ratio(r.vs.raw.rps),
+      ratio(r.vs.fastify.rps),
+      ...(withCommit ? [ratio(r.vs.commit1.rps)] : []),
+      f(r.p50, 2),
+      f(r.p99, 2),
+      ratio(r.vs.fastify.p99),
+      f(r.cpuPerRequestMicros, 1),
+      ratio(r.vs.raw.cpuPerRequestMicros),
+      ratio(r.vs.fastify.cpuPerRequestMicros),
+      mb(r.peakRss),
+      ratio(r.vs.raw.peakRss),
+      ratio(r.vs.fastify.peakRss)
+    ].join(" | ")} |`)
+  }
+  return lines.join("\n") + "\n"
+}
+
+const roundsTable = (load) => {
+  const lines = [
+    "| round | scenario | target | req/s | p50 ms | p99 ms | CPU µs/req | server cores | loader cores | other load (cores) | failed |",
+    "|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+  ]
+  for (const r of load.rounds) {
+    lines.push(`| ${r.round + 1} | ${r.scenario} | ${r.target} | ${f(r.rps)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.cpuPerRequestMicros, 1)} | ${f(r.serverCores, 2)} | ${f(r.loaderCores, 2)} | ${f(r.otherCores, 2)} | ${r.failed} |`)
+  }
+  return lines.join("\n") + "\n"
+}
+
+const microTable = (micro) => {
+  const lines = ["| group | benchmark | value | note |", "|---|---|--:|---|"]
+  for (const g of micro) {
+    if (g.error !== undefined) {
+      lines.push(`| ${g.group} | **failed** | – | ${g.error.replaceAll("|", "\\|")} |`)
+      continue
+    }
+    for (const r of g.results) {
+      const value = r.unit === "ns" ? `${f(r.value)} ns` : r.unit === "B" ? `${f(r.value)} B` : `${f(r.value, 1)} ${r.unit}`
+      lines.push(`| ${g.group} | ${r.label} | ${value} | ${r.note ?? ""} |`)
+    }
+  }
+  return lines.join("\n") + "\n"
+}
+
+export const markdown = ({ command, finished, load, machine, micro, settings, started }) => {
+  const out = []
+  const otherLoad = load === undefined ? Number.NaN : (() => {
+    const xs = load.rounds.map((r) => r.otherCores).sort((a, b) => a - b)
+    return xs[xs.length >> 1]
+  })()
+  out.push("# Performance\n")
+  out.push(
+    `Generated by \`${command}\` (from the repository root; it builds first) on ${started.toISOString().slice(0, 16).replace("T", " ")} UTC, ` +
+      `${Math.round((finished - started) / 1000)} s. Every number below comes from this one run: ratios compare targets measured ` +
+      `in the same rounds, alternating, on the same machine. Re-run the command to reproduce; the quick variant \`pnpm bench --quick\` ` +
+      `prints a shorter report and writes nothing.${settings.quick ? " **This report is from a quick run: not for judging the targets.**" : ""}\n`
+  )
+  out.push("## Machine\n")
+  out.push(`- CPU: ${machine.nproc} × ${machine.model} (\`nproc\` = ${machine.nproc}), ${machine.memoryGiB} GiB; Linux ${machine.kernel}; Node ${machine.node}.`)
+  out.push(`- Load generator: ${machine.loader}, a separate process, ${settings.connections} connections, one request in flight per connection (no pipelining), closed loop.`)
+  out.push(`- Pinning: ${machine.pinning}.`)
+  out.push(`- Load average (1/5/15 min) at start ${machine.loadAverageAtStart.join(" / ")}, at end ${machine.loadAverageAtEnd.join(" / ")}.` +
+    (machine.otherLoadBeforeStart === undefined ? "" : ` CPU used by other processes just before the start: ${machine.otherLoadBeforeStart.toFixed(2)} cores.`) +
+    (Number.isFinite(otherLoad) ? ` During the measured rounds (median): ${otherLoad.toFixed(2)} cores — on a shared machine, compare ratios, not absolute numbers.` : ""))
+  out.push("")
+
+  out.push("## Targets\n")
+  out.push("| goal | measured | met | note |\n|---|--:|---|---|")
+  for (const g of goals(load, micro)) {
+    out.push(`| ${g.goal} | ${g.measured} | ${g.met === undefined ? "n/a" : g.met ? "yes" : "**no**"} | ${g.note} |`)
+  }
+  out.push("")
+
+  if (load !== undefined) {
+    for (const s of ["get", "post"]) {
+      out.push(`## Load: ${SCENARIO_TITLE[s]}\n`)
+      out.push(loadTable(load, s))
+    }
+    out.push("Medians of the rounds; the ratios are medians of the per-round ratios (each round measures every target back to back). " +
+      "**BASELINE** rows are not the pet store: `bench/peers/raw.mjs` answers constant bytes with no auth, limit or validation (the ceiling); " +
+      "`bench/peers/fastify.mjs` is an idiomatic Fastify 5 build doing the same work as ours per request (key by SHA-256, per-account limit " +
+      "with X-RateLimit headers via @fastify/rate-limit, JSON-schema validation, the same 20-pet page with a signed cursor)" +
+      (load.labels.commit1 ? "; `bench/peers/sqlite-commit-per-request.mjs` commits every POST on its own (WAL, synchronous=FULL)." : ".") + "\n")
+    const rb = Object.entries(load.responses).map(([id, r]) => `${id} ${r.headerBytes} B of headers + ${r.bodyBytes} B of body`)
+    out.push(`Every GET target answered the same 20-pet body (checked byte for byte before the rounds). Response sizes: ${rb.join("; ")}.\n`)
+    if (load.unavailable.length > 0) {
+      out.push("Not measured in this run:\n")
+      for (const u of load.unavailable) out.push(`- \`${u.id}\`: ${u.reason}`)
+      out.push("\nThe durable rows appear by themselves once `packages/sqlite` is built and `Main.services` selects it through `PETSTORE_DATABASE`.\n")
+    }
+  }
+
+  if (micro !== undefined) {
+    out.push("## Micro-benchmarks\n")
+    out.push(microTable(micro))
+    out.push("Median of several timed samples after a warm-up, pinned to the server's CPU (`bench/micro/*.mjs`). " +
+      "Memory: heap (plus external memory) after forced GC (`--expose-gc`), before and after each account's first decision; " +
+      "the account and key id strings are allocated before the baseline since the account store owns them.\n")
+  }
+
+  out.push("## Method\n")
+  out.push([
+    "- Each target is a separate node process started by `bench/run.mjs` (ours: `node packages/http-node/dist/bin.js serve`, the production entry point, with `PETSTORE_ADMIN_TOKEN`; the durable store with `PETSTORE_DATABASE` on a fresh file). All stay up for the whole run; only the one under load is busy.",
+    "- Set-up (not measured): 100 pets are created through `POST /v1/pets`; before every measured run a fresh account (plan enterprise, 1 000 000/min, 10⁹/day) is created through the admin API, so no request is ever limited (failed requests are counted and shown).",
+    `- Warm-up: ${settings.warmup} s per target and scenario. Then ${settings.rounds} rounds; in each, every target gets ${settings.seconds} s of each scenario, back to back; the order of targets and scenarios reverses every round.`,
+    "- req/s = completed requests ÷ the load generator's duration. Latency percentiles come from the load generator (closed loop, so they are service times under 50 concurrent connections, not open-loop latencies).",
+    "- CPU per request = the server's utime + stime from `/proc/<pid>/stat` over the run ÷ requests (all its threads: JS, GC helpers, libuv). Peak RSS = `VmHWM` from `/proc/<pid>/status` at the end of the run (the peak over set-up, warm-up and all rounds).",
+    "- \"Other load\" = the machine's busy CPU time from `/proc/stat` minus the server's, the load generator's and the runner's: work of processes outside the bench. When it is high, absolute numbers drop; the per-round ratios are what to compare."
+  ].join("\n") + "\n")
+
+  if (load !== undefined) {
+    out.push("<details><summary>Every round</summary>\n")
+    out.push(roundsTable(load))
+    out.push("</details>\n")
+  }
+  return out.join("\n")
+}

@@ -1,0 +1,215 @@
+// The servers the bench measures, how to start them, and how to get each ready (accounts, seed pets).
+import { spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import * as Http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { BENCH_LIMITS, draft, firstPage, PAGE_LIMIT, SEED_PETS } from "../fixture.mjs"
+
+export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef"
+const RAW_KEY = `psk_live_${"0".repeat(32)}` // raw ignores the header; sent so the request bytes match
+
+/** Whether our server can run on the durable store yet (packages/sqlite built and selectable). */
+export const durableSupport = (root) => {
+  if (!existsSync(join(root, "packages/sqlite/package.json"))) return { available: false, reason: "packages/sqlite does not exist yet" }
+  if (!existsSync(join(root, "packages/sqlite/dist/index.js"))) return { available: false, reason: "packages/sqlite is not built (no dist/index.js)" }
+  const dist = join(root, "packages/http-node/dist")
+  const reads = existsSync(dist) && readdirSync(dist).some((f) => f.endsWith(".js") && readFileSync(join(dist, f), "utf8").includes("PETSTORE_DATABASE"))
+  if (!reads) return { available: false, reason: "the server does not read PETSTORE_DATABASE yet (Main.services)" }
+  return { available: true }
+}
+
+/** Whether the one-commit-per-request baseline can run (better-sqlite3 resolvable and built). */
+export const commitPerRequestSupport = async (root) => {
+  try {
+    const { resolveBetterSqlite3 } = await import("../peers/sqlite-commit-per-request.mjs")
+    const { createRequire } = await import("node:module")
+    const Database = createRequire(import.meta.url)(resolveBetterSqlite3())
+    new Database(":memory:").close()
+    return { available: true }
+  } catch (e) {
+    return { available: false, reason: `better-sqlite3 is not usable from packages/sqlite: ${String(e.message ?? e).split("\n")[0]}` }
+  }
+}
+
+/**
+ * The targets. `kind`: "app" targets authenticate and rate-limit (accounts come from their admin
+ * API); "raw" ones answer without either. `scenarios`: where a target takes part.
+ */
+export const targets = ({ durable, commitPerRequest, root }) => {
+  const list = [
+    {
+      id: "raw",
+      label: "raw node:http, constant body",
+      role: "BASELINE (ceiling)",
+      argv: ["bench/peers/raw.mjs"],
+      kind: "raw",
+      scenarios: ["get", "post"]
+    },
+    {
+      id: "fastify",
+      label: "Fastify 5 + @fastify/rate-limit",
+      role: "BASELINE (peer)",
+      argv: ["bench/peers/fastify.mjs"],
+      kind: "app",
+      scenarios: ["get", "post"]
+    },
+    {
+      id: "memory",
+      label: "ours, in-memory store",
+      role: "ours",
+      argv: ["packages/http-node/dist/bin.js", "serve"],
+      kind: "app",
+      scenarios: ["get", "post"]
+    }
+  ]
+  if (durable.available) {
+    const dir = mkdtempSync(join(tmpdir(), "petstore-bench-"))
+    list.push({
+      id: "durable",
+      label: "ours, durable SQLite store",
+      role: "ours",
+      argv: ["packages/http-node/dist/bin.js", "serve"],
+      env: { PETSTORE_DATABASE: join(dir, "petstore.db") },
+      dataDir: dir,
+      kind: "app",
+      scenarios: ["get", "post"]
+    })
+  }
+  if (durable.available && commitPerRequest.available) {
+    const dir = mkdtempSync(join(tmpdir(), "petstore-bench-commit-"))
+    list.push({
+      id: "commit1",
+      label: "node:http + better-sqlite3, one commit per request",
+      role: "BASELINE (durable POST)",
+      argv: ["bench/peers/sqlite-commit-per-request.mjs"],
+      env: { BENCH_SQLITE_FILE: join(dir, "pets.db") },
+      dataDir: dir,
+      kind: "raw",
+      scenarios: ["post"]
+    })
+  }
+  void root
+  return list
+}
+
+/** A raw HTTP exchange (the bench's own setup traffic, not measured). */
+export const request = (port, method, path, { body, headers = {} } = {}) =>
+  new Promise((resolve, reject) => {
+    const req = Http.request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (res) => {
+      const chunks = []
+      res.on("data", (c) => chunks.push(c))
+      res.on("end", () => {
+        let headerBytes = `HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n`.length + 2
+        for (let i = 0; i < res.rawHeaders.length; i += 2) headerBytes += res.rawHeaders[i].length + res.rawHeaders[i + 1].length + 4
+        resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString(), headerBytes })
+      })
+    })
+    req.on("error", reject)
+    if (body !== undefined) req.end(body)
+    else req.end()
+  })
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const s = Http.createServer()
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+    s.on("error", reject)
+  })
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+/** Starts a target (pinned to `cpu` with taskset when given) and waits until it answers HTTP. */
+export const start = async (target, { cpu, root, nodeArgs = [] }) => {
+  const port = await freePort()
+  const argv = [process.execPath, ...nodeArgs, ...target.argv]
+  const command = cpu === undefined ? argv : ["taskset", "-c", String(cpu), ...argv]
+  const env = { ...process.env, ...target.env, PORT: String(port), HOST: "127.0.0.1", PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN }
+  delete env.NODE_OPTIONS
+  const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+  let log = ""
+  const keep = (d) => {
+    log = (log + d).slice(-8_000)
+  }
+  child.stdout.on("data", keep)
+  child.stderr.on("data", keep)
+  let exited = null
+  child.on("exit", (code, signal) => (exited = { code, signal }))
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (exited !== null) throw new Error(`${target.id} exited during start-up (${JSON.stringify(exited)}):\n${log}`)
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL")
+      throw new Error(`${target.id} did not answer within 30 s:\n${log}`)
+    }
+    try {
+      await request(port, "GET", "/v1/pets")
+      break
+    } catch {
+      await sleep(100)
+    }
+  }
+  return {
+    ...target,
+    port,
+    pid: child.pid,
+    child,
+    log: () => log,
+    exited: () => exited
+  }
+}
+
+/** Stops a started target: SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+export const stop = async (running, { signal = "SIGTERM", graceMs = 12_000 } = {}) => {
+  if (running.exited() !== null) return running.exited()
+  const done = new Promise((resolve) => running.child.once("exit", (code, sig) => resolve({ code, signal: sig })))
+  running.child.kill(signal)
+  const timer = setTimeout(() => running.child.kill("SIGKILL"), graceMs)
+  const result = await done
+  clearTimeout(timer)
+  return result
+}
+
+/** A fresh API key on the target (a new account with limits far above the load), or the raw key. */
+export const newKey = async (running) => {
+  if (running.kind === "raw") return RAW_KEY
+  const res = await request(running.port, "POST", "/admin/v1/accounts", {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ plan: "enterprise", limits: BENCH_LIMITS })
+  })
+  if (res.status !== 201) throw new Error(`${running.id}: POST /admin/v1/accounts → ${res.status} ${res.body}`)
+  return JSON.parse(res.body).key
+}
+
+/** Creates the seed pets on an app target (ids 1..SEED_PETS on a fresh store). */
+export const seed = async (running) => {
+  if (running.kind === "raw") return
+  const key = await newKey(running)
+  for (let i = 1; i <= SEED_PETS; i++) {
+    const res = await request(running.port, "POST", "/v1/pets", {
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(draft(i))
+    })
+    if (res.status !== 201) throw new Error(`${running.id}: seeding POST /v1/pets → ${res.status} ${res.body}`)
+  }
+}
+
+/**
+ * Checks that a target answers the GET scenario with exactly the expected page, and returns the
+ * response's header size (our server sends more rate-limit fields than the peers do).
+ */
+export const checkPage = async (running, key) => {
+  const res = await request(running.port, "GET", `/v1/pets?limit=${PAGE_LIMIT}`, { headers: { authorization: `Bearer ${key}` } })
+  const expected = JSON.stringify(firstPage())
+  if (res.status !== 200 || res.body !== expected) {
+    throw new Error(`${running.id}: GET /v1/pets?limit=${PAGE_LIMIT} → ${res.status}, body differs from the expected page:\n${res.body.slice(0, 300)}`)
+  }
+  return { headerBytes: res.headerBytes, bodyBytes: Buffer.byteLength(res.body), headers: Object.keys(res.headers) }
+}
+
+/** Files the durable targets wrote (evidence the store really is on disk). */
+export const dataFiles = (target) =>
+  target.dataDir === undefined ? [] : readdirSync(target.dataDir).map((f) => f)

@@ -1,0 +1,297 @@
+#!/usr/bin/env node
+// `pnpm bench`: our server against BASELINE peers, on loopback, in one run, in alternating rounds;
+// then the micro-benchmarks; then docs/performance.md. See bench/README.md.
+//
+//   pnpm bench                 full run (5 rounds × 5 s per target and scenario, ~6 min), writes docs/performance.md
+//   pnpm bench --quick         2 rounds × 2 s, quick micro-benchmarks; prints the report, writes nothing
+//   options: --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
+//            --targets raw,fastify,memory,durable,commit1 --no-micro --no-load --write --no-write
+//            --wait-quiet S (wait up to S seconds for other processes to leave the CPUs; default 180, quick 0)
+import { execFileSync, spawn } from "node:child_process"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpus, totalmem } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { PAGE_LIMIT, POST_BODY } from "./fixture.mjs"
+import * as Loader from "./lib/loader.mjs"
+import * as Proc from "./lib/proc.mjs"
+import * as Report from "./lib/report.mjs"
+import * as Targets from "./lib/targets.mjs"
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url))
+
+// --- options ------------------------------------------------------------------------------------
+const argv = process.argv.slice(2)
+const flag = (name) => argv.includes(`--${name}`)
+const option = (name, fallback) => {
+  const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`))
+  if (i === -1) return fallback
+  return argv[i].includes("=") ? argv[i].split("=")[1] : argv[i + 1]
+}
+const quick = flag("quick")
+if (option("loader", "auto") !== "autocannon" && !Loader.hasWrk()) {
+  // The bench's own set-up installs wrk (Debian's package); autocannon (npm) is the fallback.
+  try {
+    execFileSync("sh", [join(ROOT, "bench/setup.sh")], { stdio: ["ignore", "inherit", "inherit"] })
+  } catch {
+    console.error("[bench] wrk could not be installed; using autocannon (latencies in whole milliseconds)")
+  }
+}
+const settings = {
+  quick,
+  rounds: Number(option("rounds", quick ? 2 : 5)),
+  seconds: Number(option("duration", quick ? 2 : 5)),
+  warmup: Number(option("warmup", quick ? 1 : 3)),
+  connections: Number(option("connections", 50)),
+  loader: Loader.choose(option("loader", "auto")),
+  only: option("targets", undefined)?.split(","),
+  micro: !flag("no-micro"),
+  load: !flag("no-load"),
+  write: flag("write") || (!quick && !flag("no-write")),
+  // Seconds to wait, before starting, for other processes to leave the CPUs (0: do not wait).
+  waitQuiet: Number(option("wait-quiet", quick ? 0 : 180))
+}
+const command = `pnpm bench${argv.length === 0 ? "" : ` ${argv.join(" ")}`}`
+
+// --- machine ------------------------------------------------------------------------------------
+const nproc = Number(execFileSync("nproc").toString().trim())
+const pinning = Loader.hasTaskset() && nproc >= 2
+const SERVER_CPU = pinning ? 0 : undefined
+const LOADER_CPU = pinning ? 1 : undefined
+const machine = {
+  nproc,
+  model: /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? cpus()[0]?.model ?? "unknown",
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+  kernel: readFileSync("/proc/sys/kernel/osrelease", "utf8").trim(),
+  loader: Loader.describe(settings.loader),
+  pinning: pinning ? `server on CPU ${SERVER_CPU}, load generator on CPU ${LOADER_CPU} (taskset)` : "none (taskset missing or one CPU)",
+  loadAverageAtStart: Proc.loadAverage()
+}
+
+const log = (...a) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...a)
+const median = (xs) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b)
+  if (s.length === 0) return Number.NaN
+  const m = s.length >> 1
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+// --- cleanup: never leave a server running --------------------------------------------------------
+const running = []
+const killAll = () => {
+  for (const r of running) if (r.exited() === null) r.child.kill("SIGKILL")
+}
+process.on("exit", killAll)
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    killAll()
+    process.exit(130)
+  })
+}
+
+// --- load rounds ----------------------------------------------------------------------------------
+const SCENARIOS = [
+  { id: "get", label: `GET /v1/pets?limit=${PAGE_LIMIT}`, method: "GET", path: `/v1/pets?limit=${PAGE_LIMIT}` },
+  { id: "post", label: "POST /v1/pets", method: "POST", path: "/v1/pets", body: POST_BODY }
+]
+
+/** One measured load run of a target: loader result plus server CPU and the machine's other load. */
+const measure = async (target, scenario, seconds) => {
+  const key = await Targets.newKey(target)
+  const cpu0 = Proc.cpuSeconds(target.pid)
+  const loader0 = Proc.reapedChildrenCpuSeconds()
+  const busy0 = Proc.machineBusySeconds()
+  const self0 = process.cpuUsage()
+  const wall0 = performance.now()
+  const r = await Loader.run({
+    loader: settings.loader,
+    url: `http://127.0.0.1:${target.port}${scenario.path}`,
+    method: scenario.method,
+    body: scenario.body,
+    headers: { authorization: `Bearer ${key}` },
+    connections: settings.connections,
+    seconds,
+    cpu: LOADER_CPU
+  })
+  const wall = (performance.now() - wall0) / 1000
+  const server = Proc.cpuSeconds(target.pid) - cpu0
+  const loader = Proc.reapedChildrenCpuSeconds() - loader0
+  const self = process.cpuUsage(self0)
+  const busy = Proc.machineBusySeconds() - busy0
+  const other = Math.max(0, busy - server - loader - (self.user + self.system) / 1e6)
+  return {
+    rps: r.requests / r.seconds,
+    p50: r.p50,
+    p99: r.p99,
+    cpuPerRequestMicros: (server / r.requests) * 1e6,
+    serverCores: server / wall,
+    loaderCores: loader / wall,
+    otherCores: other / wall,
+    requests: r.requests,
+    failed: r.errors + r.non2xx
+  }
+}
+
+const runLoad = async () => {
+  const durable = Targets.durableSupport(ROOT)
+  const commitPerRequest = durable.available ? await Targets.commitPerRequestSupport(ROOT) : { available: false, reason: "no durable store" }
+  let list = Targets.targets({ durable, commitPerRequest, root: ROOT })
+  if (settings.only !== undefined) list = list.filter((t) => settings.only.includes(t.id))
+  const unavailable = []
+  if (!durable.available) unavailable.push({ id: "durable", reason: durable.reason })
+  if (durable.available && !commitPerRequest.available) unavailable.push({ id: "commit1", reason: commitPerRequest.reason })
+
+  for (const target of list) {
+    log(`starting ${target.id} (${target.label})`)
+    try {
+      const r = await Targets.start(target, { cpu: SERVER_CPU, root: ROOT })
+      running.push(r)
+      await Targets.seed(r)
+    } catch (e) {
+      log(`${target.id} unavailable: ${e.message}`)
+      unavailable.push({ id: target.id, reason: String(e.message).split("\n")[0] })
+      const r = running.find((x) => x.id === target.id)
+      if (r !== undefined) {
+        await Targets.stop(r, { signal: "SIGKILL" })
+        running.splice(running.indexOf(r), 1)
+      }
+    }
+  }
+  const responses = {}
+  for (const r of running) {
+    if (r.scenarios.includes("get")) responses[r.id] = await Targets.checkPage(r, await Targets.newKey(r))
+  }
+  log(`parity: every GET target answers the same ${PAGE_LIMIT}-pet page`)
+
+  const byScenario = (s) => running.filter((r) => r.scenarios.includes(s.id))
+  log(`warm-up: ${settings.warmup} s per target and scenario`)
+  for (const s of SCENARIOS) for (const r of byScenario(s)) await measure(r, s, settings.warmup)
+
+  const rounds = []
+  for (let round = 0; round < settings.rounds; round++) {
+    // Alternate the order of targets and scenarios, so drift of the machine spreads over all of them.
+    const scenarios = round % 2 === 0 ? SCENARIOS : [...SCENARIOS].reverse()
+    for (const s of scenarios) {
+      const order = round % 2 === 0 ? byScenario(s) : [...byScenario(s)].reverse()
+      for (const r of order) {
+        const m = await measure(r, s, settings.seconds)
+        rounds.push({ round, scenario: s.id, target: r.id, ...m })
+        log(
+          `round ${round + 1}/${settings.rounds} ${s.id.padEnd(4)} ${r.id.padEnd(8)} ${m.rps.toFixed(0).padStart(6)} req/s` +
+            `  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  cpu ${m.cpuPerRequestMicros.toFixed(1)} µs/req` +
+            `  other load ${(m.otherCores * 100).toFixed(0)}% of a core${m.failed > 0 ? `  FAILED ${m.failed}` : ""}`
+        )
+      }
+    }
+  }
+
+  const peakRss = {}
+  const files = {}
+  for (const r of running) {
+    peakRss[r.id] = Proc.peakRssBytes(r.pid)
+    files[r.id] = Targets.dataFiles(r)
+  }
+  for (const r of [...running]) {
+    const exit = await Targets.stop(r)
+    if (exit.code !== 0 && exit.signal !== "SIGTERM") log(`${r.id} exited with ${JSON.stringify(exit)}:\n${r.log().slice(-2000)}`)
+    if (r.dataDir !== undefined) rmSync(r.dataDir, { recursive: true, force: true })
+  }
+  running.length = 0
+
+  const summary = {}
+  for (const s of SCENARIOS) {
+    const ids = [...new Set(rounds.filter((x) => x.scenario === s.id).map((x) => x.target))]
+    summary[s.id] = {}
+    for (const id of ids) {
+      const mine = rounds.filter((x) => x.scenario === s.id && x.target === id)
+      const ratioTo = (peer, field) =>
+        median(mine.map((m) => {
+          const p = rounds.find((x) => x.scenario === s.id && x.target === peer && x.round === m.round)
+          return p === undefined ? Number.NaN : m[field] / p[field]
+        }))
+      summary[s.id][id] = {
+        rps: median(mine.map((m) => m.rps)),
+        p50: median(mine.map((m) => m.p50)),
+        p99: median(mine.map((m) => m.p99)),
+        cpuPerRequestMicros: median(mine.map((m) => m.cpuPerRequestMicros)),
+        otherCores: median(mine.map((m) => m.otherCores)),
+        loaderCores: median(mine.map((m) => m.loaderCores)),
+        serverCores: median(mine.map((m) => m.serverCores)),
+        failed: mine.reduce((a, m) => a + m.failed, 0),
+        peakRss: peakRss[id],
+        vs: Object.fromEntries(["raw", "fastify", "memory", "commit1"].map((peer) => [peer, {
+          rps: ratioTo(peer, "rps"),
+          p50: ratioTo(peer, "p50"),
+          p99: ratioTo(peer, "p99"),
+          cpuPerRequestMicros: ratioTo(peer, "cpuPerRequestMicros"),
+          peakRss: peakRss[id] / peakRss[peer]
+        }]))
+      }
+    }
+  }
+  return { labels: Object.fromEntries(list.map((t) => [t.id, t])), unavailable, rounds, summary, responses, files }
+}
+
+// --- micro-benchmarks ---------------------------------------------------------------------------------
+const MICRO = ["limiter.mjs", "limiter-memory.mjs", "keys.mjs", "encode.mjs"]
+const runMicro = async () => {
+  const groups = []
+  for (const file of MICRO) {
+    log(`micro: ${file}`)
+    const args = ["--expose-gc", join(ROOT, "bench/micro", file), ...(quick ? ["--quick"] : [])]
+    const cmd = SERVER_CPU === undefined ? [process.execPath, ...args] : ["taskset", "-c", String(SERVER_CPU), process.execPath, ...args]
+    const child = spawn(cmd[0], cmd.slice(1), { cwd: join(ROOT, "bench"), stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    let err = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.stderr.on("data", (d) => (err += d))
+    const code = await new Promise((r) => child.on("close", r))
+    const line = out.split("\n").find((l) => l.startsWith("BENCH_MICRO "))
+    if (code !== 0 || line === undefined) {
+      groups.push({ group: file, error: `exit ${code}: ${err.trim().split("\n").slice(-3).join(" ")}` })
+      continue
+    }
+    groups.push(JSON.parse(line.slice("BENCH_MICRO ".length)))
+  }
+  return groups
+}
+
+/** CPU cores other processes keep busy, sampled over `ms` (before any target runs). */
+const otherLoadNow = async (ms) => {
+  const busy0 = Proc.machineBusySeconds()
+  const self0 = process.cpuUsage()
+  await new Promise((r) => setTimeout(r, ms))
+  const self = process.cpuUsage(self0)
+  return Math.max(0, Proc.machineBusySeconds() - busy0 - (self.user + self.system) / 1e6) / (ms / 1000)
+}
+
+const waitForQuiet = async () => {
+  const deadline = Date.now() + settings.waitQuiet * 1000
+  for (;;) {
+    const other = await otherLoadNow(2_000)
+    machine.otherLoadBeforeStart = other
+    if (other < 0.3) return
+    if (Date.now() >= deadline) {
+      log(`other processes use ${other.toFixed(2)} cores; starting anyway (numbers will be noisy; compare ratios)`)
+      return
+    }
+    log(`other processes use ${other.toFixed(2)} cores; waiting for the machine to calm down (up to ${settings.waitQuiet} s)`)
+    await new Promise((r) => setTimeout(r, 8_000))
+  }
+}
+
+// --- main ---------------------------------------------------------------------------------------
+const started = new Date()
+log(`${command}: ${settings.rounds} rounds × ${settings.seconds} s, ${settings.connections} connections, loader ${machine.loader}; ${machine.pinning}`)
+if (settings.load || settings.micro) await waitForQuiet()
+const load = settings.load ? await runLoad() : undefined
+const micro = settings.micro ? await runMicro() : undefined
+machine.loadAverageAtEnd = Proc.loadAverage()
+const markdown = Report.markdown({ machine, settings, command, started, finished: new Date(), load, micro })
+if (settings.write) {
+  writeFileSync(join(ROOT, "docs/performance.md"), markdown)
+  log("wrote docs/performance.md")
+} else {
+  process.stdout.write(markdown)
+}
