@@ -1,6 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
 import { MessageProcessor } from "@petstore/core"
-import { Effect } from "effect"
+import { Deferred, Effect } from "effect"
 import { expectError, expectInvalid, expectRateLimitHeaders, expectStatus, expectUnauthorized } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
 
@@ -114,6 +114,28 @@ it.scopedLive("a message whose processing keeps failing is retried with backoff 
     const failed = yield* awaitStatus(server, key, `/v1/messages/${created.body.id}`, "failed")
     expect(failed.body).toEqual({ ...created.body, status: "failed" })
     expect(attempts).toEqual([1, 2, 3].map((attempt) => ({ id: created.body.id, attempt })))
+  }))
+
+it.scopedLive("a message is `processing` while the processor works on it, then `delivered`", () =>
+  Effect.gen(function*() {
+    const release = yield* Deferred.make<void>()
+    const server = yield* TestServer.start({ messageProcessor: { process: () => Deferred.await(release) } })
+    const { key } = yield* server.enterprise(1_000_000)
+    const created = expectStatus(yield* server.post("/v1/messages", { message: "slow" }, key), 202)
+    const path = `/v1/messages/${created.body.id}`
+    yield* awaitStatus(server, key, path, "processing")
+    yield* Deferred.succeed(release, undefined)
+    yield* awaitStatus(server, key, path, "delivered")
+  }))
+
+it.scopedLive("reading a message counts against the account's limits like any request", () =>
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({ frozenAt: Date.UTC(2029, 0, 10, 12) })
+    const { key } = yield* server.enterprise(2)
+    const created = expectStatus(yield* server.post("/v1/messages", { message: "hi" }, key), 202)
+    expectStatus(yield* server.get(`/v1/messages/${created.body.id}`, key), 200)
+    expectError(yield* server.get(`/v1/messages/${created.body.id}`, key), 429, "rate_limited")
+    expectError(yield* server.post("/v1/messages", { message: "again" }, key), 429, "rate_limited")
   }))
 
 it.scopedLive("a processor that fails once is retried and the message is `delivered`", () =>

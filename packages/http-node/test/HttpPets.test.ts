@@ -370,6 +370,16 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: getPet (dep
       expectRateLimitHeaders(reply)
     }))
 
+  it.effect("pets are the store's inventory: every account sees every pet", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const owner = yield* server.enterprise(1_000_000)
+      const other = yield* server.admin.createAccount("free")
+      const pet = yield* server.createPet(owner.key, { name: "Shared", categoryId: 9 })
+      expect(expectStatus(yield* server.get(`/v1/pets/${pet.id}`, other.key), 200).body).toEqual(pet)
+      expect(expectStatus(yield* server.get("/v1/pets?limit=100", other.key), 200).body).toContainEqual(pet)
+    }))
+
   it.effect("an unknown id → 404 `not_found`, still with the deprecation headers", () =>
     Effect.gen(function*() {
       const server = yield* TestServer

@@ -110,6 +110,38 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expect(expectRateLimitHeaders(expectStatus(yield* server.get("/v1/pets", other.key), 200)).remaining).toBe(2)
     }))
 
+  it.scoped("per minute is a token bucket: a burst up to the plan's number, then one request back every 60/n seconds", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ frozenAt: T })
+      const { key } = yield* server.admin.createAccount("free")
+      for (let i = 0; i < 60; i++) expectStatus(yield* server.get("/v1/pets", key), 200)
+      expect(expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")).toBe(1)
+      server.clock.adjust(1_000)
+      expectStatus(yield* server.get("/v1/pets", key), 200)
+      expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
+      server.clock.adjust(30_000)
+      for (let i = 0; i < 30; i++) expectStatus(yield* server.get("/v1/pets", key), 200)
+      expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
+      // the bucket never holds more than its capacity, however long the rest
+      server.clock.adjust(10 * MINUTES)
+      for (let i = 0; i < 60; i++) expectStatus(yield* server.get("/v1/pets", key), 200)
+      expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
+    }))
+
+  it.scoped("concurrent requests are decided one at a time: exactly the limit gets through", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ frozenAt: T })
+      const perMinute = yield* server.enterprise(5)
+      const perDay = yield* server.enterprise(1_000, 7)
+      for (const [key, admitted] of [[perMinute.key, 5], [perDay.key, 7]] as const) {
+        const replies = yield* Effect.all(Array.from({ length: 25 }, () => server.get("/v1/pets", key)), {
+          concurrency: "unbounded"
+        })
+        expect(replies.filter((r) => r.status === 200)).toHaveLength(admitted)
+        for (const reply of replies.filter((r) => r.status !== 200)) expectTooManyRequests(reply, reply.body.code)
+      }
+    }))
+
   it.scoped("429 `rate_limited` says how long to wait; waiting exactly `Retry-After` and retrying succeeds", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
