@@ -1,0 +1,97 @@
+/**
+ * `petstore-conformance --base-url URL (--admin-token T | --key K[:LIMITS] ...) [--runs N] [--seed S]`
+ * runs the conformance suite against a server and exits non-zero on any failure.
+ *
+ * @since 1.0.0
+ */
+import { parseArgs } from "node:util"
+import { formatReport, parseKey, runConformance } from "./conformance/Runner.js"
+
+const USAGE = `Usage: petstore-conformance --base-url URL (--admin-token TOKEN | --key KEY[:LIMITS] ...) [options]
+
+Checks a pet store server against its OpenAPI document and a model of the interface's rules.
+
+  --base-url URL        the server's origin, e.g. http://127.0.0.1:8080
+  --admin-token TOKEN   create accounts and keys through /admin/v1 (or env PETSTORE_ADMIN_TOKEN)
+  --key KEY[:LIMITS]    a key to use instead (repeatable, one per account); LIMITS is free (default),
+                        pro, business or PER_MINUTE/PER_DAY
+  --runs N              command sequences to run (default 40)
+  --max-commands N      longest sequence (default 25)
+  --seed S              replay a run
+  --time-limit S        stop after S seconds, shrinking included (default 150)
+  --prefix PATH         path prefix of the public API (default /v1)
+  --messages-prefix P   base path of the message example (default: the prefix)
+  --ban-threshold N     early requests tolerated before a ban (default 10)
+  --ban-seconds N       length of a first ban (default 900)
+  --failed-auth-per-minute N   failed authentications per address per minute (default 100)
+`
+
+const main = async (): Promise<number> => {
+  let values
+  try {
+    ;({ values } = parseArgs({
+      options: {
+        "base-url": { type: "string" },
+        "admin-token": { type: "string" },
+        key: { type: "string", multiple: true },
+        runs: { type: "string" },
+        "max-commands": { type: "string" },
+        seed: { type: "string" },
+        "time-limit": { type: "string" },
+        prefix: { type: "string" },
+        "messages-prefix": { type: "string" },
+        "ban-threshold": { type: "string" },
+        "ban-seconds": { type: "string" },
+        "failed-auth-per-minute": { type: "string" },
+        help: { type: "boolean", short: "h" }
+      }
+    }))
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  if (values.help === true) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const int = (name: string, raw: string | undefined): number | undefined => {
+    if (raw === undefined) return undefined
+    if (!/^-?\d+$/.test(raw)) throw new Error(`--${name} must be an integer, got ${JSON.stringify(raw)}`)
+    return Number(raw)
+  }
+  try {
+    const baseUrl = values["base-url"]
+    if (baseUrl === undefined) throw new Error("--base-url is required")
+    const adminToken = values["admin-token"] ?? process.env.PETSTORE_ADMIN_TOKEN
+    const keys = (values.key ?? []).map(parseKey)
+    if ((adminToken === undefined || adminToken === "") && keys.length === 0) throw new Error("give --admin-token or at least one --key")
+    const expectations = {
+      ...(values["ban-threshold"] !== undefined ? { banThreshold: int("ban-threshold", values["ban-threshold"])! } : {}),
+      ...(values["ban-seconds"] !== undefined ? { banSeconds: int("ban-seconds", values["ban-seconds"])! } : {}),
+      ...(values["failed-auth-per-minute"] !== undefined
+        ? { failedAuthPerMinute: int("failed-auth-per-minute", values["failed-auth-per-minute"])! }
+        : {})
+    }
+    const timeLimit = int("time-limit", values["time-limit"])
+    const report = await runConformance({
+      baseUrl,
+      adminToken: keys.length > 0 && values["admin-token"] === undefined ? undefined : adminToken,
+      keys,
+      numRuns: int("runs", values.runs),
+      maxCommands: int("max-commands", values["max-commands"]),
+      seed: int("seed", values.seed),
+      timeLimitMs: timeLimit === undefined ? undefined : timeLimit * 1000,
+      publicPrefix: values.prefix,
+      messagesPrefix: values["messages-prefix"],
+      expectations,
+      log: (line) => process.stderr.write(`${line}\n`)
+    })
+    process.stdout.write(`${formatReport(report)}\n`)
+    return report.ok ? 0 : 1
+  } catch (e) {
+    process.stderr.write(`petstore-conformance: ${(e as Error).message}\n`)
+    return 2
+  }
+}
+
+main().then((code) => process.exit(code))

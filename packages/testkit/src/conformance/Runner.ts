@@ -1,0 +1,227 @@
+/**
+ * Runs the model-based conformance suite against a server at a base URL: fetches and checks the
+ * OpenAPI document, then runs random command sequences (fast-check `commands` + `asyncModelRun`)
+ * and, on a failure, shrinks it to the shortest sequence and prints it as curl commands.
+ *
+ * @since 1.0.0
+ */
+import { FastCheck as fc } from "effect"
+import { commandArbitraries } from "./Commands.js"
+import { makeClient } from "./HttpExchange.js"
+import { ConformanceViolation, DEFAULT_EXPECTATIONS, type Expectations, Model, type PlanLimits } from "./Model.js"
+import * as OpenApiChecker from "./OpenApiChecker.js"
+import { type GivenKey, Session } from "./Session.js"
+
+/** @category models */
+export interface ConformanceOptions {
+  /** Where the server is, e.g. `http://127.0.0.1:8080` (the public API is under `publicPrefix`). */
+  readonly baseUrl: string
+  /** With an admin token, each sequence creates its own accounts and keys through `/admin/v1`. */
+  readonly adminToken?: string | undefined
+  /** Without one, keys to use, each of a different account, with the account's limits. */
+  readonly keys?: ReadonlyArray<GivenKey> | undefined
+  /** Command sequences to run (default 40). */
+  readonly numRuns?: number | undefined
+  /** Longest sequence (default 25 commands). */
+  readonly maxCommands?: number | undefined
+  readonly seed?: number | undefined
+  /** Stop starting new sequences, and stop shrinking, after this long (default 150 s). */
+  readonly timeLimitMs?: number | undefined
+  readonly publicPrefix?: string | undefined
+  readonly messagesPrefix?: string | undefined
+  readonly expectations?: Partial<Expectations> | undefined
+  /** Progress lines (default: none). */
+  readonly log?: ((line: string) => void) | undefined
+}
+
+/** @category models */
+export interface ConformanceFailure {
+  readonly message: string
+  /** The shrunk command sequence, as fast-check prints it. */
+  readonly commands: string
+  /** The requests of the shrunk sequence as a replayable shell script. */
+  readonly curl: string
+  readonly shrinks: number
+}
+
+/** @category models */
+export interface ConformanceReport {
+  readonly ok: boolean
+  readonly runs: number
+  readonly seed: number
+  readonly durationMs: number
+  readonly requests: number
+  readonly warnings: ReadonlyArray<string>
+  /** How often each answer was seen (`"201"`, `"429 key_banned"` ...): what the run exercised. */
+  readonly answers: Readonly<Record<string, number>>
+  readonly failure?: ConformanceFailure | undefined
+}
+
+/** The limits of a named plan, for keys given without numbers. */
+export const PLAN_LIMITS: Readonly<Record<string, PlanLimits>> = {
+  free: { perMinute: 60, perDay: 1_000 },
+  pro: { perMinute: 300, perDay: 10_000 },
+  business: { perMinute: 1_000, perDay: 100_000 }
+}
+
+/**
+ * Parses `KEY`, `KEY:free|pro|business` or `KEY:PER_MINUTE/PER_DAY` (the plan defaults to free).
+ *
+ * @category constructors
+ */
+export const parseKey = (spec: string): GivenKey => {
+  const colon = spec.lastIndexOf(":")
+  if (colon === -1) return { key: spec, limits: PLAN_LIMITS.free! }
+  const key = spec.slice(0, colon)
+  const limits = spec.slice(colon + 1)
+  const named = PLAN_LIMITS[limits.toLowerCase()]
+  if (named !== undefined) return { key, limits: named }
+  const m = /^(\d+)\/(\d+)$/.exec(limits)
+  if (m === null) throw new Error(`--key ${key.slice(0, 12)}…: limits must be free, pro, business or PER_MINUTE/PER_DAY`)
+  return { key, limits: { perMinute: Number(m[1]), perDay: Number(m[2]) } }
+}
+
+/** Runs the suite; never throws for a non-conforming server (see `report.failure`). @category runners */
+export const runConformance = async (options: ConformanceOptions): Promise<ConformanceReport> => {
+  const started = Date.now()
+  const log = options.log ?? (() => undefined)
+  const expect: Expectations = { ...DEFAULT_EXPECTATIONS, ...options.expectations }
+  const publicPrefix = options.publicPrefix ?? "/v1"
+  const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0
+  const numRuns = options.numRuns ?? 40
+  const client = makeClient(options.baseUrl)
+  if (options.adminToken === undefined && (options.keys ?? []).length === 0) {
+    throw new Error("give an admin token or at least one key")
+  }
+  try {
+    // The document, without a key.
+    const docExchange = await client.send({ method: "GET", path: `${publicPrefix}/openapi.json`, headers: {} })
+    if (docExchange.response.status !== 200) {
+      return failed(`GET ${publicPrefix}/openapi.json → ${docExchange.response.status}: the document must be served without a key`)
+    }
+    let document: unknown
+    try {
+      document = JSON.parse(docExchange.response.text)
+    } catch {
+      return failed(`GET ${publicPrefix}/openapi.json: not JSON`)
+    }
+    const checker = OpenApiChecker.make(document)
+    const warnings = [...checker.warnings]
+    const getPet = checker.match("GET", `${publicPrefix}/pets/1`)
+    if (getPet._tag !== "Operation") return failed("the document has no GET /pets/{petId}")
+    const docPaths = (document as { paths: Record<string, Record<string, { deprecated?: boolean }>> }).paths
+    if (docPaths[getPet.template]?.get?.deprecated !== true) return failed("GET /pets/{petId} is not marked deprecated: true")
+
+    const model = new Model(expect, performance.now())
+    const session = new Session({
+      client,
+      checker,
+      model,
+      publicPrefix,
+      messagesPrefix: options.messagesPrefix ?? publicPrefix,
+      adminToken: options.adminToken,
+      givenKeys: options.keys ?? []
+    })
+    let lastFailure: { message: string; curl: string } | undefined
+    let requests = 0
+    let sequences = 0
+    const commands = fc.commands(commandArbitraries({ admin: options.adminToken !== undefined }), {
+      maxCommands: options.maxCommands ?? 25
+    })
+    const property = fc.asyncProperty(commands, async (cmds) => {
+      sequences++
+      try {
+        await fc.asyncModelRun(async () => {
+          await session.startSequence()
+          return { model, real: session }
+        }, cmds)
+      } catch (error) {
+        lastFailure = {
+          message: error instanceof Error ? error.message : String(error),
+          curl: session.curlScript()
+        }
+        throw error
+      } finally {
+        requests += session.log.length
+      }
+    })
+    const details = await fc.check(property, {
+      numRuns,
+      seed,
+      interruptAfterTimeLimit: options.timeLimitMs ?? 150_000,
+      markInterruptAsFailure: false
+    })
+    const durationMs = Date.now() - started
+    const answers = Object.fromEntries([...session.answers].sort(([a], [b]) => a.localeCompare(b)))
+    if (!details.failed || lastFailure === undefined) {
+      if (details.failed) {
+        return {
+          ok: false,
+          runs: details.numRuns,
+          seed,
+          durationMs,
+          requests,
+          warnings,
+          answers,
+          failure: { message: String(details.errorInstance), commands: "", curl: "", shrinks: details.numShrinks }
+        }
+      }
+      log(`${details.numRuns} sequences, ${requests} requests, ${(durationMs / 1000).toFixed(1)} s`)
+      return { ok: true, runs: details.numRuns, seed, durationMs, requests, warnings, answers }
+    }
+    const counterexample = details.counterexample?.[0]
+    void sequences
+    return {
+      ok: false,
+      runs: details.numRuns,
+      seed,
+      durationMs,
+      requests,
+      warnings,
+      answers,
+      failure: {
+        message: lastFailure.message,
+        commands: counterexample === undefined ? "" : String(counterexample),
+        curl: lastFailure.curl,
+        shrinks: details.numShrinks
+      }
+    }
+
+    function failed(message: string): ConformanceReport {
+      return {
+        ok: false,
+        runs: 0,
+        seed,
+        durationMs: Date.now() - started,
+        requests: 0,
+        warnings: [],
+        answers: {},
+        failure: { message, commands: "", curl: "", shrinks: 0 }
+      }
+    }
+  } finally {
+    client.close()
+  }
+}
+
+/** A report in words, for people and CI logs. @category formatting */
+export const formatReport = (report: ConformanceReport): string => {
+  const lines: Array<string> = []
+  for (const w of report.warnings) lines.push(`warning: ${w}`)
+  if (report.ok) {
+    lines.push(
+      `conformance: passed (${report.runs} command sequences, ${report.requests} requests, seed ${report.seed}, ${(report.durationMs / 1000).toFixed(1)} s)`
+    )
+    lines.push(`answers: ${Object.entries(report.answers).map(([k, n]) => `${k} ×${n}`).join(", ")}`)
+    return lines.join("\n")
+  }
+  const f = report.failure!
+  lines.push(`conformance: FAILED after ${report.runs} sequences (seed ${report.seed}, ${f.shrinks} shrinks)`)
+  lines.push("", f.message)
+  if (f.commands !== "") lines.push("", "Shortest failing command sequence:", `  ${f.commands}`)
+  if (f.curl !== "") lines.push("", "The same requests as curl commands:", f.curl)
+  lines.push("", `Replay with --seed ${report.seed}.`)
+  return lines.join("\n")
+}
+
+export { ConformanceViolation }
