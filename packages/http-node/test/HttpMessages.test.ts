@@ -10,7 +10,7 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 const awaitStatus = (server: TestServer["Type"], key: string, path: string, status: string) =>
   Effect.gen(function*() {
     let reply: Reply = yield* server.get(path, key)
-    for (let i = 0; i < 500 && reply.body?.status !== status; i++) {
+    for (let i = 0; i < 1000 && reply.body?.status !== status; i++) {
       yield* Effect.sleep("20 millis")
       reply = yield* server.get(path, key)
     }
