@@ -1,21 +1,266 @@
 /**
- * The `petstore` command line: `serve`, and account and key management.
+ * The `petstore` command line: `serve`, and account and key management through the core
+ * `Accounts` service on the stores `Main.services` chooses. A full key is printed only by the
+ * command that creates it; failures are one line on stderr and a non-zero exit code.
  *
  * @since 1.0.0
  */
-import { Command } from "@effect/cli"
-import { Effect } from "effect"
+import { Args, Command, Options, ValidationError } from "@effect/cli"
+import { Accounts, type Errors, type Plan } from "@petstore/core"
+import { Cause, ConfigError, Console, Data, Effect, Either, Layer, Option, ParseResult, Redacted, Schema } from "effect"
+import { AdminGroup } from "./AdminApi.js"
 import { ServerConfig } from "./Config.js"
 import * as Main from "./Main.js"
 
-const serve = Command.make("serve", {}, () => Effect.flatMap(ServerConfig, (config) => Main.serve(config))).pipe(
-  Command.withDescription("Run the HTTP server (configuration from the environment; see README).")
-)
+/** A command failed for a reason the user can act on; `message` is the whole explanation. */
+export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
 
-const petstore = Command.make("petstore").pipe(
-  Command.withDescription("Pet Store Service"),
-  Command.withSubcommands([serve])
-)
+/** Where the commands get their services; `Main.services` unless a test or embedder says otherwise. */
+export interface CliOptions {
+  readonly services: (config: ServerConfig) => Main.ServicesLayer
+}
 
-/** Runs the command line with `argv` (as `process.argv`). */
-export const cli = Command.run(petstore, { name: "petstore", version: "1.0.0" })
+const IN_MEMORY_WARNING =
+  "warning: the configured store is in memory, so nothing is kept: this account and its key are lost when the command exits. Configure a durable store, or use the admin API of a running server."
+const EMPTY_STORE_WARNING =
+  "warning: the store holds no accounts. With the in-memory store (no durable store configured) nothing is kept between commands, so no account or key created earlier can be found."
+
+const describe = (error: unknown): string =>
+  ConfigError.isConfigError(error)
+    ? `invalid configuration: ${String(error)}`
+    : error instanceof Error
+    ? error.message
+    : typeof error === "object" && error !== null && "message" in error
+    ? String(error.message)
+    : String(error)
+
+const storeUnavailable = (error: Errors.StoreUnavailable) =>
+  new CliFailure({ message: `the store cannot be reached: ${describe(error.cause)}` })
+
+const unknownAccount = (error: Errors.AccountNotFound) =>
+  new CliFailure({ message: `unknown account ${JSON.stringify(error.id)}` })
+
+const unknownKey = (error: Errors.KeyNotFound) => new CliFailure({ message: `unknown key ${JSON.stringify(error.id)}` })
+
+// Only an active key can be rotated; the core does not say which of the other cases it was.
+const noActiveKey = (error: Errors.KeyNotFound) =>
+  new CliFailure({ message: `no active key ${JSON.stringify(error.id)} (unknown, revoked or expired)` })
+
+const config = Effect.mapError(ServerConfig, (error) => new CliFailure({ message: describe(error) }))
+
+const iso = (ms: number | null): string => (ms === null ? "-" : new Date(ms).toISOString())
+
+/** Label/value lines, the key last so it stands out; the key is the only secret ever printed. */
+const printIssued = (lines: ReadonlyArray<readonly [string, string]>, key: Accounts.IssuedKey) =>
+  Effect.zipRight(
+    Console.log([...lines, ["key id", key.id], ["key", Redacted.value(key.key)]].map(([l, v]) => `${l}: ${v}`).join("\n")),
+    Console.error("Store the key now: it is shown only this once.")
+  )
+
+const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
+}
+
+/** @category constructors */
+export const make = (options: CliOptions) => {
+  /** The services for one command, opened for its duration; opening failures are one line. */
+  const open = (conf: ServerConfig) =>
+    Layer.mapError(options.services(conf), (error) => new CliFailure({ message: `cannot open the store: ${describe(error)}` }))
+
+  const withAccounts = <A, E>(f: (accounts: Accounts.Accounts["Type"]) => Effect.Effect<A, E>) =>
+    Effect.flatMap(config, (conf) => Effect.flatMap(Accounts.Accounts, f).pipe(Effect.provide(open(conf))))
+
+  /** Key commands need an account from an earlier command, which an in-memory store cannot have. */
+  const warnIfEmpty = (accounts: Accounts.Accounts["Type"]) =>
+    Effect.flatMap(accounts.countAccounts, (n) => (n === 0 ? Console.error(EMPTY_STORE_WARNING) : Effect.void))
+
+  const serve = Command.make("serve", {}, () =>
+    Effect.flatMap(config, (conf) =>
+      Main.serve(conf, options.services(conf)).pipe(
+        Effect.mapError((error) => new CliFailure({ message: describe(error) }))
+      ))).pipe(Command.withDescription("Run the HTTP server (configuration from the environment; see README)."))
+
+  const createAccount = Command.make(
+    "create",
+    {
+      plan: Options.choice("plan", ["free", "pro", "business", "enterprise"]).pipe(
+        Options.withDescription("The account's plan; enterprise needs --per-minute and --per-day.")
+      ),
+      perMinute: Options.integer("per-minute").pipe(
+        Options.withDescription("Enterprise only: requests per minute."),
+        Options.optional
+      ),
+      perDay: Options.integer("per-day").pipe(Options.withDescription("Enterprise only: requests per UTC day."), Options.optional)
+    },
+    ({ perDay, perMinute, plan }) =>
+      Effect.gen(function*() {
+        const limits = yield* planLimits(plan, perMinute, perDay)
+        const { account, key } = yield* withAccounts((accounts) =>
+          accounts.create({ plan, limits }).pipe(
+            Effect.catchTags({
+              InvalidPlan: (e) => new CliFailure({ message: `invalid plan: ${e.reason}` }),
+              StoreUnavailable: storeUnavailable
+            })
+          )
+        )
+        yield* printIssued([
+          ["account", account.id],
+          ["plan", `${account.plan} (${account.limits.perMinute} per minute, ${account.limits.perDay} per day)`]
+        ], key)
+        // Whether anything is kept is what a second, independent opening of the stores sees.
+        const kept = yield* withAccounts((accounts) =>
+          accounts.findAccount(account.id).pipe(
+            Effect.as(true),
+            Effect.catchTags({ AccountNotFound: () => Effect.succeed(false), StoreUnavailable: storeUnavailable })
+          )
+        )
+        if (!kept) yield* Console.error(IN_MEMORY_WARNING)
+      })
+  ).pipe(Command.withDescription("Create an account; prints its id, plan and first key (shown only this once)."))
+
+  const accountId = Options.text("account").pipe(Options.withDescription("The account's id (acc_...)."))
+  const keyId = Args.text({ name: "KEY_ID" }).pipe(Args.withDescription("The key's id (key_...)."))
+
+  const createKey = Command.make(
+    "create",
+    {
+      account: accountId,
+      expiresAt: Options.text("expires-at").pipe(
+        Options.withDescription("When the key stops working, ISO 8601 (e.g. 2030-01-31T12:00:00Z); default never."),
+        Options.optional
+      )
+    },
+    ({ account, expiresAt }) =>
+      Effect.gen(function*() {
+        const expires = Option.isNone(expiresAt) ? undefined : Date.parse(yield* checkExpiresAt(expiresAt.value))
+        const key = yield* withAccounts((accounts) =>
+          Effect.zipRight(warnIfEmpty(accounts), accounts.issueKey(account, { expiresAt: expires })).pipe(
+            Effect.catchTags({ AccountNotFound: unknownAccount, StoreUnavailable: storeUnavailable })
+          )
+        )
+        yield* printIssued([["account", key.accountId], ["expires", key.expiresAt === null ? "never" : iso(key.expiresAt)]], key)
+      })
+  ).pipe(Command.withDescription("Issue a new key for an account; prints the key (shown only this once)."))
+
+  const listKeys = Command.make("list", { account: accountId }, ({ account }) =>
+    Effect.gen(function*() {
+      const keys = yield* withAccounts((accounts) =>
+        Effect.zipRight(warnIfEmpty(accounts), accounts.listKeys(account)).pipe(
+          Effect.catchTags({ AccountNotFound: unknownAccount, StoreUnavailable: storeUnavailable })
+        )
+      )
+      yield* Console.log(table([
+        ["ID", "PREFIX", "STATE", "CREATED", "EXPIRES", "REVOKED"],
+        ...keys.map((k) => [k.id, k.prefix, k.state, iso(k.createdAt), iso(k.expiresAt), iso(k.revokedAt)])
+      ]))
+    })).pipe(Command.withDescription("List an account's keys: metadata only, never the keys themselves."))
+
+  const revokeKey = Command.make("revoke", { keyId }, ({ keyId }) =>
+    Effect.gen(function*() {
+      yield* withAccounts((accounts) =>
+        Effect.zipRight(warnIfEmpty(accounts), accounts.revoke(keyId)).pipe(
+          Effect.catchTags({ KeyNotFound: unknownKey, StoreUnavailable: storeUnavailable })
+        )
+      )
+      yield* Console.log(`revoked: ${keyId}`)
+    })).pipe(Command.withDescription("Revoke a key; it is refused from now on."))
+
+  const rotateKey = Command.make(
+    "rotate",
+    {
+      keyId,
+      graceSeconds: Options.integer("grace-seconds").pipe(
+        Options.withDescription("How long the old key keeps working, in seconds (default 0, at most 30 days)."),
+        Options.withDefault(0)
+      )
+    },
+    ({ graceSeconds, keyId }) =>
+      Effect.gen(function*() {
+        yield* checkGraceSeconds(graceSeconds)
+        const key = yield* withAccounts((accounts) =>
+          Effect.zipRight(warnIfEmpty(accounts), accounts.rotate(keyId, { graceSeconds })).pipe(
+            Effect.catchTags({ KeyNotFound: noActiveKey, StoreUnavailable: storeUnavailable })
+          )
+        )
+        yield* printIssued([
+          ["rotated", keyId],
+          ["old key", graceSeconds === 0 ? "no longer accepted" : `accepted for at most ${graceSeconds} more seconds`],
+          ["account", key.accountId]
+        ], key)
+      })
+  ).pipe(Command.withDescription("Replace a key with a new one; the old one keeps working for --grace-seconds."))
+
+  const petstore = Command.make("petstore").pipe(
+    Command.withDescription("Pet Store Service"),
+    Command.withSubcommands([
+      serve,
+      Command.make("accounts").pipe(Command.withDescription("Manage accounts."), Command.withSubcommands([createAccount])),
+      Command.make("keys").pipe(
+        Command.withDescription("Manage API keys."),
+        Command.withSubcommands([createKey, listKeys, revokeKey, rotateKey])
+      )
+    ])
+  )
+
+  const run = Command.run(petstore, { name: "petstore", version: "1.0.0" })
+
+  /**
+   * Runs the command line with `argv` (as `process.argv`). Every failure has been explained on
+   * stderr by the time the effect fails, so the caller only turns failure into an exit code.
+   */
+  return (argv: ReadonlyArray<string>) =>
+    run(argv).pipe(
+      Effect.catchAllCause((cause) => {
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+        const failure = Cause.failureOption(cause)
+        // @effect/cli has already printed its own validation messages.
+        if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return Effect.fail(failure.value)
+        const message = Option.match(failure, {
+          onNone: () => `internal error: ${describe(Cause.squash(cause))}`,
+          onSome: (e) => (e instanceof CliFailure ? e.message : describe(e))
+        })
+        return Effect.zipRight(Console.error(`petstore: ${message}`), Effect.fail(new CliFailure({ message })))
+      })
+    )
+}
+
+const planLimits = (
+  plan: Plan.Plan,
+  perMinute: Option.Option<number>,
+  perDay: Option.Option<number>
+): Effect.Effect<Plan.PlanLimits | undefined, CliFailure> => {
+  if (plan !== "enterprise") {
+    return Option.isSome(perMinute) || Option.isSome(perDay)
+      ? Effect.fail(new CliFailure({ message: `--per-minute and --per-day apply only to the enterprise plan (${plan} has fixed limits)` }))
+      : Effect.succeed(undefined)
+  }
+  if (Option.isNone(perMinute) || Option.isNone(perDay)) {
+    return Effect.fail(new CliFailure({ message: "the enterprise plan needs both --per-minute and --per-day" }))
+  }
+  return Effect.succeed({ perMinute: perMinute.value, perDay: perDay.value })
+}
+
+/**
+ * Checks a flag with the admin API's rule for the same payload field, so both ways of managing
+ * keys accept the same values. (The group types its endpoints as one union, hence the cast.)
+ */
+const adminRule = <A>(endpoint: "createKey" | "rotateKey", field: string, flag: string) => {
+  const decode = Schema.decodeUnknownEither(
+    Option.getOrThrow(AdminGroup.endpoints[endpoint].payloadSchema as unknown as Option.Option<Schema.Schema<unknown>>)
+  )
+  return (value: A): Effect.Effect<A, CliFailure> =>
+    Either.match(decode({ [field]: value }), {
+      onLeft: (error) => {
+        const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+        return Effect.fail(new CliFailure({ message: `${flag} ${issue?.message ?? "is invalid"}, got ${JSON.stringify(value)}` }))
+      },
+      onRight: () => Effect.succeed(value)
+    })
+}
+
+const checkExpiresAt = adminRule<string>("createKey", "expiresAt", "--expires-at")
+const checkGraceSeconds = adminRule<number>("rotateKey", "graceSeconds", "--grace-seconds")
+
+/** The `petstore` command line on the stores `Main.services` chooses. */
+export const cli = make({ services: Main.services })

@@ -1,0 +1,222 @@
+/**
+ * The `petstore` command line. Most tests spawn the built `dist/bin.js` (run `pnpm build` first)
+ * and look only at what a user sees: stdout, stderr and the exit code. The key lifecycle needs
+ * a store that outlives one command, which the in-memory default is not, so it runs the same
+ * commands in process over an account store shared between commands.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import {
+  Accounts,
+  AccountStore,
+  MessageProcessor,
+  MessageStore,
+  PageCursor,
+  PetRepository,
+  Petstore,
+  SecureRandom
+} from "@petstore/core"
+import { Console, Effect, Exit, Layer, Option } from "effect"
+import { execFile } from "node:child_process"
+import { existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Cli from "../src/Cli.js"
+import * as Main from "../src/Main.js"
+
+const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url))
+// Spawned commands run in an empty directory, so a store with a relative default path stays there.
+const CWD = mkdtempSync(join(tmpdir(), "petstore-cli-"))
+
+interface Outcome {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, command: ReadonlyArray<string> = ["node", BIN]) =>
+  Effect.async<Outcome>((resume) => {
+    const child = execFile(command[0]!, [...command.slice(1), ...args], {
+      cwd: command[0] === "node" ? CWD : ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? CWD, NO_COLOR: "1", ...env },
+      timeout: 60_000
+    }, (error, stdout, stderr) => resume(Effect.succeed({ code: error === null ? 0 : child.exitCode, stdout, stderr })))
+  })
+
+const field = (stdout: string, label: string): string => {
+  const match = new RegExp(`^${label}: (.+)$`, "m").exec(stdout)
+  expect(match, `"${label}:" in\n${stdout}`).not.toBeNull()
+  return match![1]!
+}
+
+const IN_MEMORY = /warning: .*in memory.*nothing is kept/
+const KEY = /^psk_(live|test)_[A-Za-z0-9]{22,}$/
+
+/** The error lines of stderr: everything but warnings and blank lines. */
+const errorLines = (stderr: string) => stderr.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("warning:"))
+
+describe("petstore CLI (spawned)", () => {
+  it.effect("the build is there", () => Effect.sync(() => expect(existsSync(BIN), `${BIN}: run pnpm build`).toBe(true)))
+
+  it.effect("accounts create prints the id, the plan and the key once; the store keeps them or stderr says it does not", () =>
+    Effect.gen(function*() {
+      const created = yield* spawnCli(["accounts", "create", "--plan", "enterprise", "--per-minute", "7", "--per-day", "70"])
+      expect(created.code, created.stderr).toBe(0)
+      const account = field(created.stdout, "account")
+      expect(account).toMatch(/^acc_[A-Za-z0-9]+$/)
+      expect(field(created.stdout, "plan")).toBe("enterprise (7 per minute, 70 per day)")
+      const key = field(created.stdout, "key")
+      expect(key).toMatch(KEY)
+      expect(created.stdout.split(key).length - 1).toBe(1)
+      expect(created.stderr).not.toContain(key)
+      expect(created.stderr).toMatch(/shown only this once/)
+
+      const listed = yield* spawnCli(["keys", "list", "--account", account])
+      expect(listed.stdout + listed.stderr).not.toContain(key)
+      if (listed.code === 0) {
+        // A durable store: the account is still there, and nobody was told otherwise.
+        expect(created.stderr).not.toMatch(IN_MEMORY)
+        expect(listed.stdout).toContain(field(created.stdout, "key id"))
+      } else {
+        expect(created.stderr).toMatch(IN_MEMORY)
+        expect(listed.stderr).toMatch(/warning: .*in-memory store.*nothing is kept between commands/)
+        expect(errorLines(listed.stderr)).toEqual([`petstore: unknown account "${account}"`])
+      }
+    }), 120_000)
+
+  it.effect("every error is one line on stderr and exit code 1, never a stack trace", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp, Record<string, string>?]> = [
+        [["accounts", "create", "--plan", "gold"], /free, pro, business, enterprise/],
+        [["accounts", "create", "--plan", "free", "--per-minute", "5"], /^petstore: --per-minute and --per-day apply only to the enterprise plan/],
+        [["accounts", "create", "--plan", "enterprise", "--per-day", "5"], /^petstore: the enterprise plan needs both --per-minute and --per-day$/],
+        [["accounts", "create", "--plan", "enterprise", "--per-minute", "0", "--per-day", "5"], /^petstore: invalid plan: limits must be positive integers$/],
+        [["keys", "create", "--account", "acc_missing"], /^petstore: unknown account "acc_missing"$/],
+        [["keys", "create", "--account", "acc_missing", "--expires-at", "2030-02-30T00:00:00Z"], /^petstore: --expires-at must be a real date and time/],
+        [["keys", "list", "--account", "acc_missing"], /^petstore: unknown account "acc_missing"$/],
+        [["keys", "revoke", "key_missing"], /^petstore: unknown key "key_missing"$/],
+        [["keys", "rotate", "key_missing"], /^petstore: no active key "key_missing"/],
+        [["keys", "rotate", "key_missing", "--grace-seconds", "9999999"], /^petstore: --grace-seconds must be an integer between 0 and 2592000, got 9999999$/],
+        [["keys", "frobnicate"], /Invalid subcommand/],
+        [["keys", "list", "--account", "acc_x"], /^petstore: invalid configuration: .*PORT/, { PORT: "not-a-port" }]
+      ]
+      const outcomes = yield* Effect.forEach(cases, ([args, , env]) => spawnCli(args, env), { concurrency: 4 })
+      outcomes.forEach((outcome, i) => {
+        const [args, message] = cases[i]!
+        const label = `petstore ${args.join(" ")}\n${outcome.stderr}`
+        expect(outcome.code, label).toBe(1)
+        expect(errorLines(outcome.stderr), label).toHaveLength(1)
+        expect(errorLines(outcome.stderr)[0], label).toMatch(message)
+        expect(outcome.stderr, label).not.toMatch(/^\s+at |Error:|\{"_tag"/m)
+        expect(outcome.stdout, label).not.toMatch(/psk_/)
+      })
+    }), 180_000)
+
+  it.effect("`pnpm petstore` runs the command from the repository root", () =>
+    Effect.gen(function*() {
+      const outcome = yield* spawnCli(["--version"], {}, ["pnpm", "--silent", "petstore"])
+      expect(outcome.code, outcome.stderr).toBe(0)
+      expect(outcome.stdout.trim()).toBe("1.0.0")
+    }), 60_000)
+})
+
+/** Runs one command in process and captures what it prints. */
+const runCli = (cli: ReturnType<typeof Cli.make>, ...args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const stdout: Array<string> = []
+    const stderr: Array<string> = []
+    const base = yield* Effect.console
+    const capture: Console.Console = {
+      ...base,
+      log: (...a) => Effect.sync(() => void stdout.push(a.join(" "))),
+      error: (...a) => Effect.sync(() => void stderr.push(a.join(" ")))
+    }
+    const exit = yield* Effect.exit(cli(["node", "petstore", ...args]).pipe(Effect.withConsole(capture)))
+    return { ok: Exit.isSuccess(exit), stdout: stdout.join("\n"), stderr: stderr.join("\n") }
+  }).pipe(Effect.provide(NodeContext.layer))
+
+/** Services whose account store outlives each command, as a durable store would. */
+const keepingServices = () => {
+  const accountStore = AccountStore.makeMemory()
+  const stores = Layer.mergeAll(
+    Layer.succeed(AccountStore.AccountStore, accountStore),
+    PetRepository.PetRepository.layerMemory,
+    MessageStore.MessageStore.layerMemory,
+    PageCursor.CursorSigner.random,
+    MessageProcessor.MessageProcessor.layerRecordOnly
+  ).pipe(Layer.provideMerge(SecureRandom.SecureRandom.Live))
+  const services: Main.ServicesLayer = Petstore.layer().pipe(Layer.provide(stores))
+  const verify = (key: string) =>
+    Effect.flatMap(Accounts.Accounts, (accounts) => accounts.verify(key)).pipe(
+      Effect.map(Option.isSome),
+      Effect.provide(Accounts.Accounts.layer({ environment: "production" }).pipe(Layer.provide(stores)))
+    )
+  return { services, verify }
+}
+
+describe("petstore CLI (in process, over a store that keeps data)", () => {
+  it.effect("keys create, list, rotate and revoke act on the account; keys are printed only when created", () =>
+    Effect.gen(function*() {
+      const { services, verify } = keepingServices()
+      const cli = Cli.make({ services: () => services })
+
+      const created = yield* runCli(cli, "accounts", "create", "--plan", "pro")
+      expect(created.ok, created.stderr).toBe(true)
+      expect(created.stderr).not.toMatch(/warning/)
+      expect(field(created.stdout, "plan")).toBe("pro (300 per minute, 10000 per day)")
+      const account = field(created.stdout, "account")
+      const first = { id: field(created.stdout, "key id"), key: field(created.stdout, "key") }
+      expect(yield* verify(first.key)).toBe(true)
+
+      const issued = yield* runCli(cli, "keys", "create", "--account", account, "--expires-at", "2099-01-31T12:00:00Z")
+      expect(issued.ok, issued.stderr).toBe(true)
+      expect(field(issued.stdout, "expires")).toBe("2099-01-31T12:00:00.000Z")
+      const second = { id: field(issued.stdout, "key id"), key: field(issued.stdout, "key") }
+      expect(second.key).toMatch(KEY)
+      expect(yield* verify(second.key)).toBe(true)
+
+      const rotated = yield* runCli(cli, "keys", "rotate", first.id, "--grace-seconds", "0")
+      expect(rotated.ok, rotated.stderr).toBe(true)
+      const third = { id: field(rotated.stdout, "key id"), key: field(rotated.stdout, "key") }
+      expect(field(rotated.stdout, "old key")).toBe("no longer accepted")
+      expect(yield* verify(first.key)).toBe(false)
+      expect(yield* verify(third.key)).toBe(true)
+
+      const revoked = yield* runCli(cli, "keys", "revoke", second.id)
+      expect(revoked.ok, revoked.stderr).toBe(true)
+      expect(yield* verify(second.key)).toBe(false)
+
+      const listed = yield* runCli(cli, "keys", "list", "--account", account)
+      expect(listed.ok, listed.stderr).toBe(true)
+      const rows = listed.stdout.split("\n")
+      expect(rows[0]).toMatch(/^ID\s+PREFIX\s+STATE\s+CREATED\s+EXPIRES\s+REVOKED$/)
+      const stateOf = (id: string) => rows.find((r) => r.startsWith(id))?.split(/\s+/)[2]
+      expect(rows).toHaveLength(4)
+      expect([stateOf(first.id), stateOf(second.id), stateOf(third.id)]).toEqual(["expired", "revoked", "active"])
+      for (const { key } of [first, second, third]) expect(listed.stdout).not.toContain(key)
+
+      const graced = yield* runCli(cli, "keys", "rotate", third.id, "--grace-seconds", "3600")
+      expect(graced.ok, graced.stderr).toBe(true)
+      expect(field(graced.stdout, "old key")).toBe("accepted for at most 3600 more seconds")
+      expect(yield* verify(third.key)).toBe(true)
+      expect(yield* verify(field(graced.stdout, "key"))).toBe(true)
+
+      const again = yield* runCli(cli, "keys", "rotate", first.id)
+      expect(again.ok).toBe(false)
+      expect(again.stderr).toBe(`petstore: no active key "${first.id}" (unknown, revoked or expired)`)
+    }))
+
+  it.effect("with the in-memory stores, accounts create warns on stderr that nothing is kept", () =>
+    Effect.gen(function*() {
+      const cli = Cli.make({ services: Main.memoryServices })
+      const created = yield* runCli(cli, "accounts", "create", "--plan", "free")
+      expect(created.ok, created.stderr).toBe(true)
+      expect(field(created.stdout, "key")).toMatch(KEY)
+      expect(created.stderr).toMatch(IN_MEMORY)
+      const listed = yield* runCli(cli, "keys", "list", "--account", field(created.stdout, "account"))
+      expect(listed.ok).toBe(false)
+      expect(listed.stderr).toMatch(/warning: the store holds no accounts/)
+    }))
+})
