@@ -54,12 +54,15 @@ export class TokenBounds {
     return this.upper(r) < 1 - epsilon
   }
 
-  /** One token taken by a decision in [s, r]. */
+  /**
+   * One token taken by a decision at some d in [s, r]. Refill after d is rate·(t − d), so d cancels
+   * out of both bounds except where the capacity caps them: uncertainty does not pile up over a burst.
+   */
   take(s: number, r: number): void {
-    const lo = this.lower(s) - 1
-    const hi = this.upper(r) - 1
-    this.loI = lo - this.rate * r
-    this.hiI = hi - this.rate * s
+    const C = this.capacity
+    this.hiI = Math.min(this.hiI, C - this.rate * s) - 1
+    // An admitted request found at least one token.
+    this.loI = Math.max(Math.min(this.loI, C - this.rate * r) - 1, -this.rate * r)
   }
 
   /** A refusal in [s, r]: fewer than one token then, none taken. */
