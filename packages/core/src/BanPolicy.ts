@@ -2,8 +2,8 @@
  * Temporary bans for keys that keep sending while they are told to wait. A rejection tells the key
  * to wait until a precise instant; each request that arrives before that instant is a strike; more
  * than `threshold` strikes in one wait ban the key for `baseMillis`, doubling for each further ban
- * within `memoryMillis`, capped at `maxMillis`. A client that honours Retry-After (which is rounded
- * up) never arrives early, so it is never banned.
+ * within `memoryMillis` of the end of the previous one, capped at `maxMillis`. A client that honours
+ * Retry-After (which is rounded up) never arrives early, so it is never banned.
  *
  * @since 1.0.0
  */
@@ -29,7 +29,7 @@ export interface KeyStanding {
   readonly strikes: number
   /** Banned until this instant (epoch ms); 0 when never banned. */
   readonly bannedUntil: number
-  /** Bans so far within `memoryMillis` of each other. */
+  /** Bans in a row, each starting within `memoryMillis` of the end of the one before. */
   readonly bans: number
   readonly lastBanAt: number
 }
@@ -58,7 +58,8 @@ export const onRejected = (
 ): { readonly standing: KeyStanding; readonly banned: boolean } => {
   const strikes = now < standing.waitUntil ? standing.strikes + 1 : 0
   if (strikes > options.threshold) {
-    const bans = standing.bans > 0 && now - standing.lastBanAt < options.memoryMillis ? standing.bans + 1 : 1
+    // Remembered from the end of the last ban: time spent banned is not time "without bans".
+    const bans = standing.bans > 0 && now - standing.bannedUntil < options.memoryMillis ? standing.bans + 1 : 1
     return {
       standing: { waitUntil: 0, strikes: 0, bannedUntil: now + banMillis(bans, options), bans, lastBanAt: now },
       banned: true

@@ -74,7 +74,7 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
       }
     }
     for (const [keyId, s] of standings) {
-      if (s.bannedUntil <= now && s.waitUntil <= now && now - s.lastBanAt >= options.ban.memoryMillis && !dirtyStandings.has(keyId)) {
+      if (s.bannedUntil <= now && s.waitUntil <= now && now - s.bannedUntil >= options.ban.memoryMillis && !dirtyStandings.has(keyId)) {
         standings.delete(keyId)
       }
     }
