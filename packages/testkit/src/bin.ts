@@ -15,10 +15,10 @@ Checks a pet store server against its OpenAPI document and a model of the interf
   --admin-token TOKEN   create accounts and keys through /admin/v1 (or env PETSTORE_ADMIN_TOKEN)
   --key KEY[:LIMITS]    a key to use instead (repeatable, one per account); LIMITS is free (default),
                         pro, business or PER_MINUTE/PER_DAY
-  --runs N              command sequences to run (default 40)
-  --max-commands N      longest sequence (default 25)
+  --runs N              command sequences to run (default 200)
+  --max-commands N      longest sequence (default 40)
   --seed S              replay a run
-  --time-limit S        stop after S seconds, shrinking included (default 150)
+  --time-limit S        stop after S seconds, shrinking included (default 90)
   --prefix PATH         path prefix of the public API (default /v1)
   --messages-prefix P   base path of the message example (default: the prefix)
   --ban-threshold N     early requests tolerated before a ban (default 10)

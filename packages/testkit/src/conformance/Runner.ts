@@ -20,12 +20,12 @@ export interface ConformanceOptions {
   readonly adminToken?: string | undefined
   /** Without one, keys to use, each of a different account, with the account's limits. */
   readonly keys?: ReadonlyArray<GivenKey> | undefined
-  /** Command sequences to run (default 40). */
+  /** Command sequences to run (default 200). */
   readonly numRuns?: number | undefined
-  /** Longest sequence (default 25 commands). */
+  /** Longest sequence (default 40 commands). */
   readonly maxCommands?: number | undefined
   readonly seed?: number | undefined
-  /** Stop starting new sequences, and stop shrinking, after this long (default 150 s). */
+  /** Stop starting new sequences, and stop shrinking, after this long (default 90 s). */
   readonly timeLimitMs?: number | undefined
   readonly publicPrefix?: string | undefined
   readonly messagesPrefix?: string | undefined
@@ -88,7 +88,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   const expect: Expectations = { ...DEFAULT_EXPECTATIONS, ...options.expectations }
   const publicPrefix = options.publicPrefix ?? "/v1"
   const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0
-  const numRuns = options.numRuns ?? 40
+  const numRuns = options.numRuns ?? 200
   const client = makeClient(options.baseUrl)
   if (options.adminToken === undefined && (options.keys ?? []).length === 0) {
     throw new Error("give an admin token or at least one key")
@@ -126,7 +126,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     let requests = 0
     let sequences = 0
     const commands = fc.commands(commandArbitraries({ admin: options.adminToken !== undefined }), {
-      maxCommands: options.maxCommands ?? 25
+      maxCommands: options.maxCommands ?? 40
     })
     const property = fc.asyncProperty(commands, async (cmds) => {
       sequences++
@@ -148,7 +148,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     const details = await fc.check(property, {
       numRuns,
       seed,
-      interruptAfterTimeLimit: options.timeLimitMs ?? 150_000,
+      interruptAfterTimeLimit: options.timeLimitMs ?? 90_000,
       markInterruptAsFailure: false
     })
     const durationMs = Date.now() - started
