@@ -1,0 +1,158 @@
+/**
+ * The schema, as numbered migrations applied in order at start-up. A database written by an older
+ * version is upgraded in place; one written by a newer version is refused rather than misread.
+ *
+ * Effect's `Migrator` is not used: it begins a deferred transaction (two processes starting at once,
+ * the server and the CLI, can then fail with SQLITE_BUSY instead of waiting) and turns a failed
+ * migration into a defect. Here one `BEGIN IMMEDIATE` transaction reads the version and applies
+ * what is missing, so concurrent openers wait for each other and a failure leaves the file as it was.
+ *
+ * @since 1.0.0
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Layer } from "effect"
+import { DatabaseOpenError, explain } from "./SqliteClient.js"
+
+export interface Migration {
+  readonly id: number
+  readonly name: string
+  readonly statements: ReadonlyArray<string>
+}
+
+/** Never edit a released migration: add a new one. */
+export const MIGRATIONS: ReadonlyArray<Migration> = [
+  {
+    id: 1,
+    name: "pets",
+    statements: [
+      `CREATE TABLE pets (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        category_id INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+      )`,
+      `CREATE INDEX pets_by_status ON pets (status, id)`
+    ]
+  },
+  {
+    id: 2,
+    name: "accounts_and_keys",
+    statements: [
+      `CREATE TABLE accounts (
+        id TEXT PRIMARY KEY NOT NULL,
+        plan TEXT NOT NULL,
+        per_minute INTEGER NOT NULL,
+        per_day INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      )`,
+      // Only the SHA-256 of a key and its display prefix are ever stored.
+      `CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY NOT NULL,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        revoked_at INTEGER
+      )`,
+      `CREATE INDEX api_keys_by_account ON api_keys (account_id)`
+    ]
+  },
+  {
+    id: 3,
+    name: "messages_outbox",
+    statements: [
+      // `seq` is the submission order claims follow; `id` is the public identifier.
+      `CREATE TABLE messages (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL,
+        message TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'processing', 'delivered', 'failed')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL,
+        available_at INTEGER NOT NULL,
+        lease_until INTEGER NOT NULL,
+        last_error TEXT
+      )`,
+      // Only pending messages are indexed, so a claim scans the work left, not the history.
+      `CREATE INDEX messages_pending ON messages (seq) WHERE status IN ('queued', 'processing')`
+    ]
+  },
+  {
+    id: 4,
+    name: "limiter_state",
+    statements: [
+      `CREATE TABLE limiter_quotas (
+        account_id TEXT PRIMARY KEY NOT NULL,
+        day INTEGER NOT NULL,
+        used INTEGER NOT NULL
+      )`,
+      `CREATE TABLE limiter_standings (
+        key_id TEXT PRIMARY KEY NOT NULL,
+        wait_until INTEGER NOT NULL,
+        strikes INTEGER NOT NULL,
+        banned_until INTEGER NOT NULL,
+        bans INTEGER NOT NULL,
+        last_ban_at INTEGER NOT NULL
+      )`
+    ]
+  },
+  {
+    id: 5,
+    name: "secrets",
+    statements: [`CREATE TABLE secrets (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)`]
+  }
+]
+
+/** The schema version of a database (0 for a new one). */
+export const currentVersion = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const table = yield* sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
+  if (table[0]!.n === 0) return 0
+  const rows = yield* sql<{ v: number | null }>`SELECT max(id) AS v FROM schema_migrations`
+  return rows[0]!.v ?? 0
+})
+
+/**
+ * Brings the database to the last of `migrations` (all of them by default; tests pass a prefix to
+ * make an "older version" database). Returns the ids applied.
+ */
+export const migrate = (filename: string, migrations: ReadonlyArray<Migration> = MIGRATIONS) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const latest = migrations.reduce((max, m) => Math.max(max, m.id), 0)
+    yield* sql.unsafe("BEGIN IMMEDIATE")
+    const applied = yield* Effect.gen(function*() {
+      yield* sql.unsafe(
+        `CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`
+      )
+      const version = yield* currentVersion
+      if (version > latest) {
+        return yield* new DatabaseOpenError({
+          filename,
+          message: `database ${JSON.stringify(filename)} has schema version ${version}, newer than this program knows (${latest}); run a newer version of the program`
+        })
+      }
+      const pending = migrations.filter((m) => m.id > version)
+      const now = yield* Clock.currentTimeMillis
+      for (const m of pending) {
+        for (const statement of m.statements) yield* sql.unsafe(statement)
+        yield* sql`INSERT INTO schema_migrations (id, name, applied_at) VALUES (${m.id}, ${m.name}, ${now})`
+      }
+      return pending.map((m) => m.id)
+    }).pipe(Effect.tapErrorCause(() => Effect.ignore(sql.unsafe("ROLLBACK"))))
+    yield* sql.unsafe("COMMIT")
+    return applied
+  }).pipe(
+    Effect.mapError((error) =>
+      error._tag === "DatabaseOpenError"
+        ? error
+        : new DatabaseOpenError({ filename, message: `${explain(filename, error)} (while upgrading its schema)`, cause: error })
+    )
+  )
+
+/** Runs the migrations when the layer is built. */
+export const layer = (filename: string): Layer.Layer<never, DatabaseOpenError, SqlClient.SqlClient> =>
+  Layer.effectDiscard(migrate(filename))

@@ -1,0 +1,62 @@
+/**
+ * `PetRepository` on SQLite. Ids come from `AUTOINCREMENT` inside group-committed transactions,
+ * which SQLite runs one at a time, so ids grow in commit order; and reads never run inside an open
+ * batch. Together: once a page was served past an id, no lower id can appear later (keyset
+ * pagination stays exact under concurrent inserts).
+ *
+ * @since 1.0.0
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import { type Pet, PetRepository } from "@petstore/core"
+import { Database } from "./GroupCommit.js"
+
+interface PetRow {
+  readonly id: number
+  readonly name: string
+  readonly category_id: number
+  readonly status: Pet.PetStatus
+}
+
+const toPet = (row: PetRow): Pet.Pet => ({
+  id: row.id as Pet.PetId,
+  name: row.name,
+  categoryId: row.category_id as Pet.CategoryId,
+  status: row.status
+})
+
+/** @category constructors */
+export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, SqlClient.SqlClient | Database> = Effect
+  .gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const db = yield* Database
+  return PetRepository.PetRepository.of({
+    insert: (draft) =>
+      db.write(
+        sql<{ id: number }>`INSERT INTO pets (name, category_id, status) VALUES (${draft.name}, ${draft.categoryId}, ${draft.status}) RETURNING id`
+      ).pipe(
+        Effect.map(([row]): Pet.Pet => ({
+          id: row!.id as Pet.PetId,
+          name: draft.name,
+          categoryId: draft.categoryId,
+          status: draft.status
+        }))
+      ),
+    listAfter: ({ afterId, limit, status }) =>
+      db.read(
+        Option.isSome(status)
+          ? sql<PetRow>`SELECT id, name, category_id, status FROM pets WHERE status = ${status.value} AND id > ${afterId} ORDER BY id LIMIT ${limit}`
+          : sql<PetRow>`SELECT id, name, category_id, status FROM pets WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`
+      ).pipe(Effect.map((rows) => rows.map(toPet))),
+    findById: (id) =>
+      db.read(sql<PetRow>`SELECT id, name, category_id, status FROM pets WHERE id = ${id}`).pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPet))
+      )
+  })
+})
+
+/** @category layers */
+export const layer: Layer.Layer<PetRepository.PetRepository, never, SqlClient.SqlClient | Database> = Layer.effect(
+  PetRepository.PetRepository,
+  make
+)

@@ -1,0 +1,73 @@
+/**
+ * The SQLite stores together, and the whole pet store on them.
+ *
+ * @since 1.0.0
+ */
+import type { SqlClient } from "@effect/sql"
+import type { SqliteClient as NodeSqliteClient } from "@effect/sql-sqlite-node"
+import { Layer } from "effect"
+import { type MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
+import * as AccountStoreSqlite from "./AccountStoreSqlite.js"
+import * as CursorSecretSqlite from "./CursorSecretSqlite.js"
+import { Database, type GroupCommitOptions } from "./GroupCommit.js"
+import * as LimiterPersistence from "./LimiterPersistence.js"
+import * as MessageStoreSqlite from "./MessageStoreSqlite.js"
+import * as Migrations from "./Migrations.js"
+import * as PetRepositorySqlite from "./PetRepositorySqlite.js"
+import * as SqliteClient from "./SqliteClient.js"
+
+export interface SqliteStoreOptions extends SqliteClient.SqliteOptions {
+  readonly groupCommit?: Partial<GroupCommitOptions> | undefined
+  readonly accountStore?: Partial<AccountStoreSqlite.AccountStoreSqliteOptions> | undefined
+}
+
+export interface SqlitePetstoreOptions extends SqliteStoreOptions {
+  readonly petstore?: Petstore.PetstoreOptions | undefined
+  readonly limiter?: Partial<LimiterPersistence.LimiterPersistenceOptions> | undefined
+}
+
+/** The connection with its schema up to date, and the group-commit access to it. */
+export const layerDatabase = (
+  options: SqliteStoreOptions
+): Layer.Layer<Database | SqlClient.SqlClient | NodeSqliteClient.SqliteClient, SqliteClient.DatabaseOpenError> =>
+  Database.layer(options.groupCommit).pipe(
+    Layer.provideMerge(Migrations.layer(options.filename)),
+    Layer.provideMerge(SqliteClient.layer(options))
+  )
+
+/**
+ * Every core store on one SQLite file (`:memory:` for a database that ends with the layer): pets,
+ * accounts and keys, messages, and the page-cursor secret.
+ *
+ * @category layers
+ */
+export const layer = (
+  options: SqliteStoreOptions
+): Layer.Layer<
+  Petstore.Stores | Database | SqlClient.SqlClient | NodeSqliteClient.SqliteClient,
+  SqliteClient.DatabaseOpenError
+> =>
+  Layer.mergeAll(
+    PetRepositorySqlite.layer,
+    AccountStoreSqlite.layer(options.accountStore),
+    MessageStoreSqlite.layer,
+    CursorSecretSqlite.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
+  ).pipe(Layer.provideMerge(layerDatabase(options)))
+
+/**
+ * The pet store's services on SQLite, with the rate limiter's daily counts and bans written behind.
+ * The message processor is the embedding application's.
+ *
+ * @category layers
+ */
+export const layerPetstore = (
+  options: SqlitePetstoreOptions
+): Layer.Layer<
+  Petstore.Services | Petstore.Stores | Database | SqlClient.SqlClient,
+  SqliteClient.DatabaseOpenError,
+  MessageProcessor.MessageProcessor
+> =>
+  LimiterPersistence.layer(options.limiter).pipe(
+    Layer.provideMerge(Petstore.layer(options.petstore).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
+    Layer.provideMerge(layer(options))
+  )

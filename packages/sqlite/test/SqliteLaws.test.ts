@@ -1,0 +1,24 @@
+import { Effect, Layer } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { accountStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit"
+import * as Sqlite from "../src/index.js"
+
+// Every build is a new, empty database: in memory, or a new file (WAL, synchronous=FULL) in a temp folder.
+const inMemory = Sqlite.layer({ filename: ":memory:" })
+
+const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-laws-"))
+let files = 0
+const onFile = Layer.unwrapEffect(Effect.sync(() => Sqlite.layer({ filename: Path.join(folder, `laws-${++files}.db`) })))
+
+petRepositoryLaws("sqlite :memory:", inMemory)
+accountStoreLaws("sqlite :memory:", inMemory)
+messageStoreLaws("sqlite :memory:", inMemory)
+serviceLaws("sqlite :memory:", { pets: inMemory, accounts: inMemory, messages: inMemory })
+
+// The same laws on real files (fewer runs: each write is an fsync).
+petRepositoryLaws("sqlite file", onFile, { numRuns: 5 })
+accountStoreLaws("sqlite file", onFile, { numRuns: 5 })
+messageStoreLaws("sqlite file", onFile, { numRuns: 5 })
+serviceLaws("sqlite file", { pets: onFile, accounts: onFile, messages: onFile }, { numRuns: 3 })
