@@ -87,7 +87,10 @@ export const withRetries = (policy: RetryPolicy) => <E, R>(client: HttpClient.Ht
   const schedule = Schedule.identity<E | RetryableAnswer>().pipe(
     Schedule.intersect(Schedule.recurs(Math.max(0, policy.maxAttempts - 1))),
     Schedule.modifyDelayEffect(([answer, n]) =>
-      delayBefore(policy, answer instanceof RetryableAnswer ? answer.retryAfter : Option.none(), n)
+      answer instanceof RetryableAnswer
+        // The answer is being replaced by a retry: read its body so the connection can be reused.
+        ? Effect.zipRight(Effect.ignore(answer.response.arrayBuffer), delayBefore(policy, answer.retryAfter, n))
+        : delayBefore(policy, Option.none(), n)
     )
   )
   const isWorthWaiting = (error: E | RetryableAnswer) =>
@@ -99,10 +102,6 @@ export const withRetries = (policy: RetryPolicy) => <E, R>(client: HttpClient.Ht
           ? Effect.flatMap(Clock.currentTimeMillis, (now) =>
             Effect.fail(new RetryableAnswer(response, retryAfterMillis(response.headers["retry-after"], now))))
           : Effect.succeed(response)
-      ),
-      Effect.tapError((error) =>
-        // The answer is about to be replaced by a retry: read its body so the connection is reusable.
-        isWorthWaiting(error) ? Effect.ignore((error as RetryableAnswer).response.arrayBuffer) : Effect.void
       ),
       Effect.retry({ schedule, while: isWorthWaiting }),
       Effect.catchIf((error): error is RetryableAnswer => error instanceof RetryableAnswer, (answer) => Effect.succeed(answer.response))

@@ -198,6 +198,17 @@ describe("Client retry policy", () => {
       expect(server.times).toEqual([0])
     }))
 
+  it.effect("withRetries hands back the last answer with its body unread, for any consumer", () =>
+    Effect.gen(function*() {
+      const server = scripted([{ status: 503, headers: { "retry-after": "1" }, body: errorBody(503, "unavailable") }])
+      const client = yield* Effect.map(HttpClient.HttpClient, Client.withRetries({ ...Client.DEFAULT_RETRY_POLICY, maxAttempts: 2 }))
+        .pipe(Effect.provide(server.layer))
+      const response = yield* withClockDriven(client.get("http://stub/anything"))
+      expect(response.status).toBe(503)
+      expect(yield* response.json).toEqual(errorBody(503, "unavailable"))
+      expect(server.times).toEqual([0, 1_000])
+    }))
+
   it.effect("the key goes out as a bearer token", () =>
     Effect.gen(function*() {
       const seen: Array<string | undefined> = []
