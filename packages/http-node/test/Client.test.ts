@@ -7,9 +7,8 @@
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { BanPolicy, MessageProcessor, Pet, Petstore } from "@petstore/core"
-import { Chunk, Clock, Context, Effect, Fiber, Layer, Option, Redacted, type Scope } from "effect"
-import { TestClock } from "effect"
-import { AdminApi } from "../src/AdminApi.js"
+import { Chunk, Clock, Context, Effect, Fiber, Layer, Option, Redacted, type Scope, TestClock } from "effect"
+import { AdminApi, type CreateAccount } from "../src/AdminApi.js"
 import { App } from "../src/App.js"
 import * as Client from "../src/Client.js"
 import * as Server from "../src/Server.js"
@@ -33,7 +32,7 @@ const startServer: Effect.Effect<string, unknown, Scope.Scope> = Effect.gen(func
   return Context.get(context, Server.ServerAddress).url
 })
 
-const createAccount = (url: string, payload: typeof import("../src/AdminApi.js").CreateAccount.Type) =>
+const createAccount = (url: string, payload: typeof CreateAccount.Type) =>
   Effect.gen(function*() {
     const admin = yield* HttpApiClient.make(AdminApi, {
       baseUrl: url,
