@@ -5,6 +5,14 @@
  */
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
 
+/**
+ * Where the data lives: a SQLite file (`:memory:` for a database that ends with the process), or
+ * plain process memory.
+ */
+export type StoreConfig =
+  | { readonly _tag: "sqlite"; readonly filename: string }
+  | { readonly _tag: "memory" }
+
 export interface ServerConfig {
   readonly port: number
   readonly host: string
@@ -16,6 +24,11 @@ export interface ServerConfig {
   readonly quickstartBasePath: `/${string}`
   /** How many proxies in front of the server append to `X-Forwarded-For` (0: trust none). */
   readonly trustProxy: number
+  /**
+   * The stores (`PETSTORE_STORE`, `PETSTORE_DATABASE`); from the environment the default is SQLite
+   * at ./data/petstore.db. A configuration built in code without it runs in memory.
+   */
+  readonly store?: StoreConfig | undefined
 }
 
 const url = (name: string) =>
@@ -55,6 +68,16 @@ const trustProxy = Config.string("PETSTORE_TRUST_PROXY").pipe(
   Config.withDefault(0)
 )
 
+const store = Config.all({
+  kind: Config.literal("sqlite", "memory")("PETSTORE_STORE").pipe(Config.withDefault("sqlite" as const)),
+  filename: Config.string("PETSTORE_DATABASE").pipe(
+    Config.validate({ message: "must be a file path or :memory:", validation: (s) => s.trim().length > 0 }),
+    Config.withDefault("./data/petstore.db")
+  )
+}).pipe(
+  Config.map(({ filename, kind }): StoreConfig => kind === "memory" ? { _tag: "memory" } : { _tag: "sqlite", filename })
+)
+
 /** @category config */
 export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
@@ -68,7 +91,8 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   stagingUrl: Config.option(url("PETSTORE_STAGING_URL")),
   environment: Config.literal("production", "staging")("PETSTORE_ENVIRONMENT").pipe(Config.withDefault("production" as const)),
   quickstartBasePath: basePath,
-  trustProxy
+  trustProxy,
+  store
 }).pipe(
   Config.map((c): ServerConfig => ({
     ...c,

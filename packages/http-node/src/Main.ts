@@ -5,13 +5,14 @@
  * @since 1.0.0
  */
 import { Accounts, MessageProcessor, Petstore } from "@petstore/core"
+import * as Sqlite from "@petstore/sqlite"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
 import { PUBLIC_PREFIX } from "./Api.js"
 import { App } from "./App.js"
 import { type ServerConfig } from "./Config.js"
 import * as Server from "./Server.js"
 
-/** The services of a standalone server. Stores are in memory unless a durable layer is passed. */
+/** The services of a standalone server, on the stores `services` chooses (or any passed in). */
 export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
 
 /**
@@ -60,10 +61,22 @@ const createDemoAccount = Effect.gen(function*() {
 })
 
 /**
+ * Services on one SQLite file: every write acknowledged is on disk; daily counts and bans survive
+ * restarts (see docs/storage.md).
+ */
+export const sqliteServices = (config: ServerConfig, filename: string): ServicesLayer =>
+  Sqlite.layerPetstore({ filename, petstore: { environment: config.environment } }).pipe(
+    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
+  )
+
+/**
  * The services the configuration asks for: the one place that chooses the stores, shared by the
  * server and the command line.
  */
-export const services = (config: ServerConfig): ServicesLayer => memoryServices(config)
+export const services = (config: ServerConfig): ServicesLayer =>
+  config.store === undefined || config.store._tag === "memory"
+    ? memoryServices(config)
+    : sqliteServices(config, config.store.filename)
 
 /** Runs the server until interrupted (SIGINT/SIGTERM under `NodeRuntime.runMain`). */
 export const serve = (config: ServerConfig, servicesLayer: ServicesLayer = services(config)) =>

@@ -149,7 +149,7 @@ export const migrate = (filename: string, migrations: ReadonlyArray<Migration> =
     Effect.mapError((error) =>
       error._tag === "DatabaseOpenError"
         ? error
-        : new DatabaseOpenError({ filename, message: `${explain(filename, error)} (while upgrading its schema)`, cause: error })
+        : new DatabaseOpenError({ filename, message: explain(filename, error), cause: error })
     )
   )
 

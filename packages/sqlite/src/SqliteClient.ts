@@ -61,13 +61,13 @@ export const explain = (filename: string, error: unknown): string => {
   if (code.startsWith("SQLITE_NOTADB")) return `database ${file} is not a SQLite database (or it is encrypted or damaged)`
   if (code.startsWith("SQLITE_CORRUPT")) return `database ${file} is damaged (SQLite reports corruption); restore it from a backup`
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
-    return `database ${file} is locked by another process (waited ${BUSY_TIMEOUT_MILLIS / 1000} s); stop the process that holds it, or use another file`
+    return `database ${file} is locked by another process; stop the process that holds it, or use another file`
   }
   if (code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_PERM") || code === "EACCES" || code === "EROFS") {
     return `database ${file} cannot be written by this process (read-only file, folder or file system)`
   }
   if (code.startsWith("SQLITE_FULL") || code === "ENOSPC") return `database ${file}: the disk is full`
-  if (code.startsWith("SQLITE_CANTOPEN") || code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") {
+  if (code.startsWith("SQLITE_CANTOPEN") || code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR" || code === "EEXIST") {
     return `database ${file} cannot be opened: check that the path names a file in a folder this process can write`
   }
   return `database ${file} cannot be used: ${messageOf(error)}`
