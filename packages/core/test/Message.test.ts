@@ -1,0 +1,44 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either, JSONSchema, Schema } from "effect"
+import * as ErrorBody from "../src/ErrorBody.js"
+import * as Errors from "../src/Errors.js"
+import * as Message from "../src/Message.js"
+
+describe("Message", () => {
+  it("NewMessage needs a string message; Message has id, message, status and createdAt", () => {
+    expect(Schema.decodeUnknownSync(Message.NewMessage)({ message: "hi", extra: 1 })).toEqual({ message: "hi" })
+    expect(Either.isLeft(Schema.decodeUnknownEither(Message.NewMessage)({}))).toBe(true)
+    expect(Either.isLeft(Schema.decodeUnknownEither(Message.NewMessage)({ message: 1 }))).toBe(true)
+    const m = { id: "msg_1", message: "hi", status: "queued", createdAt: "2030-01-01T00:00:00.000Z" }
+    expect(Schema.decodeUnknownSync(Message.Message)(m)).toEqual(m)
+    for (const status of ["queued", "processing", "delivered", "failed"]) expect(Schema.is(Message.MessageStatus)(status)).toBe(true)
+    expect(Schema.is(Message.MessageStatus)("sent")).toBe(false)
+  })
+
+  it("the schemas carry their OpenAPI names and createdAt is a date-time", () => {
+    const json = JSONSchema.make(Message.Message) as unknown as { $defs: Record<string, { properties?: Record<string, unknown> }> }
+    expect(Object.keys(json.$defs)).toEqual(expect.arrayContaining(["Message", "MessageId", "MessageStatus"]))
+    expect(json.$defs.Message!.properties!.createdAt).toMatchObject({ type: "string", format: "date-time" })
+    expect(Object.keys((JSONSchema.make(Message.NewMessage) as unknown as { $defs: object }).$defs)).toContain("NewMessage")
+  })
+
+  it("ErrorBody is {code, message, status: integer}, named Error", () => {
+    expect(Schema.decodeUnknownSync(ErrorBody.ErrorBody)({ code: "x", message: "y", status: 400 })).toEqual({
+      code: "x",
+      message: "y",
+      status: 400
+    })
+    expect(Either.isLeft(Schema.decodeUnknownEither(ErrorBody.ErrorBody)({ code: "x", message: "y", status: 4.5 }))).toBe(true)
+    expect(Object.keys((JSONSchema.make(ErrorBody.ErrorBody) as unknown as { $defs: object }).$defs)).toContain("Error")
+  })
+
+  it("domain errors are tagged and carry what a caller needs", () => {
+    expect(new Errors.PetNotFound({ id: 3 })).toMatchObject({ _tag: "PetNotFound", id: 3 })
+    expect(new Errors.MessageNotFound({ id: "m" })).toMatchObject({ _tag: "MessageNotFound", id: "m" })
+    expect(new Errors.InvalidCursor({ reason: "r" })).toMatchObject({ _tag: "InvalidCursor", reason: "r" })
+    expect(new Errors.AccountNotFound({ id: "a" })).toMatchObject({ _tag: "AccountNotFound", id: "a" })
+    expect(new Errors.KeyNotFound({ id: "k" })).toMatchObject({ _tag: "KeyNotFound", id: "k" })
+    expect(new Errors.InvalidPlan({ reason: "p" })).toMatchObject({ _tag: "InvalidPlan", reason: "p" })
+    expect(new Errors.StoreUnavailable({ cause: "down" })).toMatchObject({ _tag: "StoreUnavailable", cause: "down" })
+  })
+})

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { Accounts } from "../src/Accounts.js"
+import { MessageProcessor } from "../src/MessageProcessor.js"
+import { MessageQueue } from "../src/MessageQueue.js"
+import { Pets } from "../src/Pets.js"
+import * as Petstore from "../src/Petstore.js"
+import { RateLimiter } from "../src/RateLimiter.js"
+import type { CategoryId } from "../src/Pet.js"
+
+const memory = (options: Petstore.PetstoreOptions = {}) =>
+  Petstore.layerMemory(options).pipe(Layer.provide(MessageProcessor.layerRecordOnly))
+
+describe("Petstore", () => {
+  it.scoped("layerMemory wires accounts, pets, the rate limiter and the message queue together", () =>
+    Effect.gen(function*() {
+      const accounts = yield* Accounts
+      const { account, key } = yield* accounts.create({ plan: "free" })
+      expect(Redacted.value(key.key)).toMatch(/^psk_live_/)
+      const principal = Option.getOrThrow(yield* accounts.verify(Redacted.value(key.key)))
+      expect((yield* (yield* RateLimiter).admit(principal)).verdict).toBe("allowed")
+      const pet = yield* (yield* Pets).create({ name: "Rex", categoryId: 1 as CategoryId })
+      expect(pet.id).toBe(1)
+      const message = yield* (yield* MessageQueue).submit(account.id, "hi")
+      expect(message.status).toBe("queued")
+    }).pipe(Effect.provide(memory())))
+
+  it.scoped("options reach the services: the key environment and the limiter's settings", () =>
+    Effect.gen(function*() {
+      const { key } = yield* (yield* Accounts).create({ plan: "free" })
+      expect(Redacted.value(key.key)).toMatch(/^psk_test_/)
+      const limiter = yield* RateLimiter
+      expect((yield* limiter.admitFailedAuth("198.51.100.1")).verdict).toBe("allowed")
+      expect((yield* limiter.admitFailedAuth("198.51.100.1")).verdict).toBe("rate_limited")
+    }).pipe(Effect.provide(memory({ environment: "staging", rateLimiter: { failedAuthPerMinute: 1 } }))))
+
+  it.effect("the record-only processor accepts every message", () =>
+    Effect.flatMap(MessageProcessor, (p) => p.process({ id: "m", accountId: "a", message: "x", attempt: 1 })).pipe(
+      Effect.provide(MessageProcessor.layerRecordOnly)
+    ))
+})
