@@ -5,7 +5,7 @@
  * commands in process over an account store shared between commands.
  */
 import { NodeContext } from "@effect/platform-node"
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import {
   Accounts,
   AccountStore,
@@ -18,7 +18,7 @@ import {
 } from "@petstore/core"
 import { Console, Effect, Exit, Layer, Option } from "effect"
 import { execFile } from "node:child_process"
-import { existsSync, mkdtempSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -27,8 +27,15 @@ import * as Main from "../src/Main.js"
 
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url))
-// Spawned commands run in an empty directory, so a store with a relative default path stays there.
-const CWD = mkdtempSync(join(tmpdir(), "petstore-cli-"))
+// Spawned commands run in an empty directory of their own (unless they share one on purpose), so a
+// store at a relative default path stays there and concurrent commands never share a new file.
+const directories: Array<string> = []
+const emptyDirectory = () => {
+  const directory = mkdtempSync(join(tmpdir(), "petstore-cli-"))
+  directories.push(directory)
+  return directory
+}
+afterAll(() => directories.forEach((directory) => rmSync(directory, { recursive: true, force: true })))
 
 interface Outcome {
   readonly code: number | null
@@ -36,11 +43,15 @@ interface Outcome {
   readonly stderr: string
 }
 
-const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, command: ReadonlyArray<string> = ["node", BIN]) =>
+const spawnCli = (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: Record<string, string> | undefined; readonly cwd?: string; readonly command?: ReadonlyArray<string> } = {}
+) =>
   Effect.async<Outcome>((resume) => {
-    const child = execFile(command[0]!, [...command.slice(1), ...args], {
-      cwd: command[0] === "node" ? CWD : ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? CWD, NO_COLOR: "1", ...env },
+    const [file, ...prefix] = options.command ?? [process.execPath, BIN]
+    const child = execFile(file!, [...prefix, ...args], {
+      cwd: options.cwd ?? emptyDirectory(),
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), NO_COLOR: "1", ...options.env },
       timeout: 60_000
     }, (error, stdout, stderr) => resume(Effect.succeed({ code: error === null ? 0 : child.exitCode, stdout, stderr })))
   })
@@ -62,7 +73,8 @@ describe("petstore CLI (spawned)", () => {
 
   it.effect("accounts create prints the id, the plan and the key once; the store keeps them or stderr says it does not", () =>
     Effect.gen(function*() {
-      const created = yield* spawnCli(["accounts", "create", "--plan", "enterprise", "--per-minute", "7", "--per-day", "70"])
+      const cwd = emptyDirectory()
+      const created = yield* spawnCli(["accounts", "create", "--plan", "enterprise", "--per-minute", "7", "--per-day", "70"], { cwd })
       expect(created.code, created.stderr).toBe(0)
       const account = field(created.stdout, "account")
       expect(account).toMatch(/^acc_[A-Za-z0-9]+$/)
@@ -73,7 +85,7 @@ describe("petstore CLI (spawned)", () => {
       expect(created.stderr).not.toContain(key)
       expect(created.stderr).toMatch(/shown only this once/)
 
-      const listed = yield* spawnCli(["keys", "list", "--account", account])
+      const listed = yield* spawnCli(["keys", "list", "--account", account], { cwd })
       expect(listed.stdout + listed.stderr).not.toContain(key)
       if (listed.code === 0) {
         // A durable store: the account is still there, and nobody was told otherwise.
@@ -85,6 +97,14 @@ describe("petstore CLI (spawned)", () => {
         expect(errorLines(listed.stderr)).toEqual([`petstore: unknown account "${account}"`])
       }
     }), 120_000)
+
+  it.effect("with PETSTORE_STORE=memory, accounts create still prints the key and warns that nothing is kept", () =>
+    Effect.gen(function*() {
+      const created = yield* spawnCli(["accounts", "create", "--plan", "free"], { env: { PETSTORE_STORE: "memory" } })
+      expect(created.code, created.stderr).toBe(0)
+      expect(field(created.stdout, "key")).toMatch(KEY)
+      expect(created.stderr).toMatch(IN_MEMORY)
+    }), 60_000)
 
   it.effect("every error is one line on stderr and exit code 1, never a stack trace", () =>
     Effect.gen(function*() {
@@ -102,7 +122,7 @@ describe("petstore CLI (spawned)", () => {
         [["keys", "frobnicate"], /Invalid subcommand/],
         [["keys", "list", "--account", "acc_x"], /^petstore: invalid configuration: .*PORT/, { PORT: "not-a-port" }]
       ]
-      const outcomes = yield* Effect.forEach(cases, ([args, , env]) => spawnCli(args, env), { concurrency: 4 })
+      const outcomes = yield* Effect.forEach(cases, ([args, , env]) => spawnCli(args, { env }), { concurrency: 4 })
       outcomes.forEach((outcome, i) => {
         const [args, message] = cases[i]!
         const label = `petstore ${args.join(" ")}\n${outcome.stderr}`
@@ -116,7 +136,7 @@ describe("petstore CLI (spawned)", () => {
 
   it.effect("`pnpm petstore` runs the command from the repository root", () =>
     Effect.gen(function*() {
-      const outcome = yield* spawnCli(["--version"], {}, ["pnpm", "--silent", "petstore"])
+      const outcome = yield* spawnCli(["--version"], { cwd: ROOT, command: ["pnpm", "--silent", "petstore"] })
       expect(outcome.code, outcome.stderr).toBe(0)
       expect(outcome.stdout.trim()).toBe("1.0.0")
     }), 60_000)
