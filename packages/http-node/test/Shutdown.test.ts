@@ -12,8 +12,11 @@ import { it } from "@effect/vitest"
 import { Accounts, MessageProcessor, Petstore } from "@petstore/core"
 import { Context, Deferred, Effect, Exit, Fiber, FiberStatus, Layer, Option, Redacted, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
 import * as Http from "node:http"
 import * as Net from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect } from "vitest"
 import { App } from "../src/App.js"
@@ -99,9 +102,13 @@ const freePort = (): Promise<number> =>
     })
   })
 
-/** Starts `petstore serve` and waits for its demo key and its "listening" line. */
-const startProcess = async (port: number): Promise<{ child: ChildProcess; key: string; output: () => string }> => {
+/**
+ * Starts `petstore serve` in an empty directory (so a store at its default relative path starts
+ * empty and gets a demo account) and waits for the demo key and the "listening" line.
+ */
+const startProcess = async (port: number, cwd: string): Promise<{ child: ChildProcess; key: string; output: () => string }> => {
   const child = spawn(process.execPath, [BIN, "serve"], {
+    cwd,
     env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -128,7 +135,8 @@ describe("graceful shutdown of the real process", () => {
   it.live("on SIGTERM it stops accepting, answers every in-flight request, and exits 0", () =>
     Effect.promise(async () => {
       const port = await freePort()
-      const { child, key, output } = await startProcess(port)
+      const cwd = mkdtempSync(join(tmpdir(), "petstore-shutdown-"))
+      const { child, key, output } = await startProcess(port, cwd)
       try {
         const names = ["Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
         const held = await Promise.all(names.map((name) => holdPost(port, "/v1/pets", key, { name, categoryId: 1 })))
@@ -146,6 +154,7 @@ describe("graceful shutdown of the real process", () => {
         expect(output()).not.toMatch(/ERROR|Error:|^\s+at /m)
       } finally {
         child.kill("SIGKILL")
+        rmSync(cwd, { recursive: true, force: true })
       }
     }), 60_000)
 })
