@@ -15,7 +15,7 @@ Checks a pet store server against its OpenAPI document and a model of the interf
   --admin-token TOKEN   create accounts and keys through /admin/v1 (or env PETSTORE_ADMIN_TOKEN)
   --key KEY[:LIMITS]    a key to use instead (repeatable, one per account); LIMITS is free (default),
                         pro, business or PER_MINUTE/PER_DAY
-  --runs N              command sequences to run (default 200)
+  --runs N              command sequences to run (default 600)
   --max-commands N      longest sequence (default 40)
   --seed S              replay a run
   --time-limit S        stop after S seconds, shrinking included (default 90)

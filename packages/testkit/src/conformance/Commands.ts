@@ -61,17 +61,25 @@ abstract class Base implements Command {
 // Pets
 
 class CreatePet extends Base {
-  constructor(readonly pick: KeyPick, readonly pet: { name: string; categoryId: number; status?: string }, readonly scheme: string) {
+  constructor(
+    readonly pick: KeyPick,
+    readonly pet: { name: string; categoryId: number; status?: string },
+    readonly scheme: string,
+    readonly extra: { readonly id?: number; readonly note?: string }
+  ) {
     super()
   }
   toString() {
-    return `createPet(${describePick(this.pick)}, ${JSON.stringify(this.pet)}${this.scheme === "Bearer" ? "" : `, scheme ${this.scheme}`})`
+    const body = { ...this.extra, ...this.pet }
+    return `createPet(${describePick(this.pick)}, ${JSON.stringify(body)}${this.scheme === "Bearer" ? "" : `, scheme ${this.scheme}`})`
   }
   async run(model: Model, session: Session) {
     const key = pickKey(model, this.pick)
     if (key === undefined) return
     const path = `${session.publicPrefix}/pets`
-    const x = await session.keyed("create a pet", key, { method: "POST", path, headers: JSON_HEADERS, body: JSON.stringify(this.pet) }, this.scheme)
+    // Unknown fields, `id` among them, are ignored.
+    const body = JSON.stringify({ ...this.extra, ...this.pet })
+    const x = await session.keyed("create a pet", key, { method: "POST", path, headers: JSON_HEADERS, body }, this.scheme)
     if (x === undefined) return
     const what = `create a pet: POST ${path} → ${x.response.status}`
     expectStatus(what, x.response.status, [201], x.response.text)
@@ -198,11 +206,15 @@ const checkPage = (model: Model, session: Session, chain: Omit<ChainModel, "key"
 }
 
 class ListPets extends Base {
-  constructor(readonly pick: KeyPick, readonly query: { readonly limit?: number; readonly status?: string }) {
+  constructor(
+    readonly pick: KeyPick,
+    readonly query: { readonly limit?: number; readonly status?: string },
+    readonly unknownParameter = false
+  ) {
     super()
   }
   toString() {
-    return `listPets(${describePick(this.pick)}, ${JSON.stringify(this.query)})`
+    return `listPets(${describePick(this.pick)}, ${JSON.stringify(this.query)}${this.unknownParameter ? ", with an unknown parameter" : ""})`
   }
   async run(model: Model, session: Session) {
     const key = pickKey(model, this.pick)
@@ -210,6 +222,8 @@ class ListPets extends Base {
     const params = new URLSearchParams()
     if (this.query.limit !== undefined) params.set("limit", String(this.query.limit))
     if (this.query.status !== undefined) params.set("status", this.query.status)
+    // Unknown query parameters are ignored.
+    if (this.unknownParameter) params.set("utm_source", "conformance")
     const qs = params.toString()
     const path = `${session.publicPrefix}/pets${qs === "" ? "" : `?${qs}`}`
     const x = await session.keyed("list pets", key, { method: "GET", path })
@@ -428,13 +442,20 @@ const AUTH_PROBES: ReadonlyArray<(prefix: string) => { method: string; path: str
 ]
 
 class BadAuth implements Command {
-  constructor(readonly auth: { readonly description: string; readonly header: string | null }, readonly probe: number) {}
+  constructor(
+    readonly auth: { readonly description: string; readonly header: string | null },
+    readonly probe: number,
+    /** A spoofed client address: it must not move the request to another address's bucket. */
+    readonly forwardedFor: string | undefined
+  ) {}
   check(model: Readonly<Model>) {
     void model
     return true
   }
   toString() {
-    return `badAuthorization(${this.auth.description}, probe#${this.probe % AUTH_PROBES.length})`
+    return `badAuthorization(${this.auth.description}, probe#${this.probe % AUTH_PROBES.length}${
+      this.forwardedFor === undefined ? "" : `, X-Forwarded-For ${this.forwardedFor}`
+    })`
   }
   async run(model: Model, session: Session) {
     // Never trip the per-address limit by accident: keep a margin of failed-authentication tokens.
@@ -445,6 +466,7 @@ class BadAuth implements Command {
     const headers: Record<string, string> = {}
     if (this.auth.header !== null) headers["Authorization"] = this.auth.header
     if (probe.body !== undefined) headers["Content-Type"] = "application/json"
+    if (this.forwardedFor !== undefined) headers["X-Forwarded-For"] = this.forwardedFor
     const x = await session.send(`a request with ${this.auth.description}`, { ...probe, headers })
     model.failedAuth(x, `${this.auth.description}: ${probe.method} ${probe.path} → ${x.response.status}`)
   }
@@ -642,12 +664,18 @@ class ListKeys implements Command {
   }
 }
 
+/** Fields a NewPet body may carry that the service ignores (`id` whatever its value, unknown ones). */
+const extraPetFields = fc.record(
+  { id: fc.oneof(fc.constantFrom(1, 0, -1, 2 ** 53), fc.nat()), note: fc.string({ maxLength: 8 }) },
+  { requiredKeys: [] }
+)
+
 /** The command generators; admin commands only when the run has an admin token. @category arbitraries */
 export const commandArbitraries = (options: { readonly admin: boolean }): Array<fc.Arbitrary<Command>> => {
   const k = keyPickArb
   const publicCommands: Array<fc.Arbitrary<Command>> = [
-    fc.tuple(k, Valid.newPet, Valid.bearerScheme).map(([p, pet, s]) => new CreatePet(p, pet, s)),
-    fc.tuple(k, Valid.newPet, Valid.bearerScheme).map(([p, pet, s]) => new CreatePet(p, pet, s)),
+    fc.tuple(k, Valid.newPet, Valid.bearerScheme).map(([p, pet, s]) => new CreatePet(p, pet, s, {})),
+    fc.tuple(k, Valid.newPet, Valid.bearerScheme, extraPetFields).map(([p, pet, s, e]) => new CreatePet(p, pet, s, e)),
     fc.tuple(k, Invalid.invalidNewPet).map(([p, i]) => new CreatePetInvalid(p, i)),
     fc.tuple(k, fc.constantFrom("known", "known", "absent", "largest") as fc.Arbitrary<"known" | "absent" | "largest">, fc.nat()).map(
       ([p, t, i]) => new GetPet(p, t, i)
@@ -656,7 +684,7 @@ export const commandArbitraries = (options: { readonly admin: boolean }): Array<
     fc.tuple(k, fc.record({ limit: fc.integer({ min: 1, max: 4 }), status: Valid.petStatus }, { requiredKeys: ["limit"] })).map(
       ([p, q]) => new ListPets(p, q)
     ),
-    fc.tuple(k, Valid.listQuery).map(([p, q]) => new ListPets(p, q)),
+    fc.tuple(k, Valid.listQuery, fc.boolean()).map(([p, q, u]) => new ListPets(p, q, u)),
     fc.nat().map((i) => new NextPage(i)),
     fc.nat().map((i) => new NextPage(i)),
     fc.tuple(k, Invalid.invalidListQuery).map(([p, q]) => new ListInvalid(p, q)),
@@ -665,7 +693,7 @@ export const commandArbitraries = (options: { readonly admin: boolean }): Array<
     fc.tuple(k, Invalid.invalidNewMessage).map(([p, i]) => new SubmitMessageInvalid(p, i)),
     fc.tuple(fc.nat(), k, fc.boolean()).map(([i, p, own]) => new ReadMessage(i, p, own)),
     fc.nat().map((i) => new AwaitDelivery(i)),
-    fc.tuple(Invalid.badAuthorization, fc.nat()).map(([a, i]) => new BadAuth(a, i)),
+    fc.tuple(Invalid.badAuthorization, fc.nat(), fc.option(fc.ipV4(), { nil: undefined })).map(([a, i, ip]) => new BadAuth(a, i, ip)),
     fc.tuple(k, fc.nat()).map(([p, i]) => new WrongMethod(p, i)),
     fc.tuple(k, fc.constantFrom("/store/orders", "/pet", "/pets/1/owner", "/animals", "/messages/x/y")).map(([p, path]) => new UnknownRoute(p, path)),
     fc.tuple(k, fc.integer({ min: 1, max: 8 })).map(([p, n]) => new Burst(p, n, false, 0)),

@@ -20,7 +20,7 @@ export interface ConformanceOptions {
   readonly adminToken?: string | undefined
   /** Without one, keys to use, each of a different account, with the account's limits. */
   readonly keys?: ReadonlyArray<GivenKey> | undefined
-  /** Command sequences to run (default 200). */
+  /** Command sequences to run (default 600). */
   readonly numRuns?: number | undefined
   /** Longest sequence (default 40 commands). */
   readonly maxCommands?: number | undefined
@@ -88,7 +88,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   const expect: Expectations = { ...DEFAULT_EXPECTATIONS, ...options.expectations }
   const publicPrefix = options.publicPrefix ?? "/v1"
   const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0
-  const numRuns = options.numRuns ?? 200
+  const numRuns = options.numRuns ?? 600
   const client = makeClient(options.baseUrl)
   if (options.adminToken === undefined && (options.keys ?? []).length === 0) {
     throw new Error("give an admin token or at least one key")
