@@ -130,15 +130,21 @@ export const make = (options: MessageQueueOptions) =>
       Effect.repeat({ until: () => draining })
     )
 
+    // Layers are built uninterruptibly and forked fibers inherit that; the workers must be
+    // interruptible, or closing the layer would wait for the whole backlog instead of `drainMillis`.
     const fibers = yield* Effect.forEach(
       Array.from({ length: Math.max(1, options.concurrency) }),
-      () => Effect.forkScoped(worker)
+      () => Effect.forkScoped(Effect.interruptible(worker))
     )
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         draining = true
         yield* Queue.offerAll(wake, fibers.map(() => undefined))
-        yield* Fiber.awaitAll(fibers).pipe(Effect.timeout(Duration.millis(options.drainMillis)), Effect.ignore)
+        // Finalizers run uninterruptibly: the wait itself must be interruptible for the timeout to cut it.
+        yield* Effect.interruptible(Fiber.awaitAll(fibers)).pipe(
+          Effect.timeout(Duration.millis(options.drainMillis)),
+          Effect.ignore
+        )
       })
     )
 

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Deferred, Effect, Exit, Layer, Option, Scope } from "effect"
+import { MessageProcessor } from "../src/MessageProcessor.js"
+import { MessageQueue } from "../src/MessageQueue.js"
+import { MessageStore, makeMemory } from "../src/MessageStore.js"
+import { SecureRandom } from "../src/SecureRandom.js"
+
+// A processor that never finishes until released, so shutdown has a backlog it cannot drain.
+const blocking = (release: Deferred.Deferred<void>) =>
+  Layer.succeed(MessageProcessor, { process: () => Deferred.await(release) })
+
+describe("MessageQueue shutdown", () => {
+  it.live("closing the layer stops after drainMillis: the backlog stays queued in the store, nothing is lost", () =>
+    Effect.gen(function*() {
+      const release = yield* Deferred.make<void>()
+      const store = makeMemory()
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        MessageQueue.layer({ concurrency: 1, drainMillis: 50 }).pipe(
+          Layer.provide(Layer.mergeAll(Layer.succeed(MessageStore, store), blocking(release), SecureRandom.Live))
+        ),
+        scope
+      )
+      const queue = Context.get(context, MessageQueue)
+      const ids: Array<string> = []
+      for (let i = 0; i < 5; i++) ids.push((yield* queue.submit("acc", `m${i}`)).id)
+
+      // The worker holds the first message; the close must not wait for it, nor for the other four.
+      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      yield* Effect.sleep("100 millis")
+      yield* Deferred.succeed(release, undefined)
+      yield* closing.await
+
+      const states = yield* Effect.forEach(ids, (id) => Effect.map(store.find(id), Option.map((m) => m.status)))
+      expect(states.every(Option.isSome)).toBe(true)
+      // At most the message in hand finished; the rest are still queued for the next start.
+      expect(states.filter((s) => Option.getOrNull(s) === "queued").length).toBeGreaterThanOrEqual(4)
+    }))
+})
