@@ -3,11 +3,11 @@
 // seeds it, loads it for a while, stops it, and prints where the time went (self time by function,
 // by package, and inclusive time of the frames that matter). The .cpuprofile stays for DevTools.
 //
-//   node bench/profile.mjs [--scenario get|post] [--duration 10] [--server path/to/bin.js] [--out DIR]
+//   node bench/profile.mjs [--scenario get|post] [--store memory|sqlite] [--duration 10] [--server path/to/bin.js] [--out DIR]
 //   node bench/profile.mjs --analyse file.cpuprofile
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { PAGE_LIMIT, POST_BODY } from "./fixture.mjs"
 import * as Loader from "./lib/loader.mjs"
@@ -91,8 +91,19 @@ const main = async () => {
   const scenario = option("scenario", "get")
   const seconds = Number(option("duration", 10))
   const out = option("out", mkdtempSync(join(tmpdir(), "petstore-profile-")))
-  const server = option("server", "packages/http-node/dist/bin.js")
-  const target = { id: "memory", label: "ours", role: "ours", argv: [server, "serve"], kind: "app", scenarios: ["get", "post"] }
+  const server = resolve(option("server", join(ROOT, "packages/http-node/dist/bin.js")))
+  const store = option("store", "memory")
+  const cwd = mkdtempSync(join(tmpdir(), "petstore-profile-run-"))
+  const target = {
+    id: store,
+    label: "ours",
+    role: "ours",
+    argv: [server, "serve"],
+    env: { PETSTORE_STORE: store, PETSTORE_DATABASE: join(cwd, "petstore.db") },
+    cwd,
+    kind: "app",
+    scenarios: ["get", "post"]
+  }
   let window
   const running = await Targets.start(target, { cpu: 0, root: ROOT, nodeArgs: ["--cpu-prof", "--cpu-prof-dir", out] })
   try {
@@ -111,6 +122,7 @@ const main = async () => {
     console.log(`${scenario}: ${(r.requests / r.seconds).toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${((cpu / r.requests) * 1e6).toFixed(1)} µs CPU/request`)
   } finally {
     await Targets.stop(running, { signal: "SIGINT" })
+    rmSync(cwd, { recursive: true, force: true })
   }
   const file = readdirSync(out).find((f) => f.endsWith(".cpuprofile"))
   if (file === undefined) throw new Error(`no profile written in ${out}`)

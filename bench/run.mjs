@@ -6,11 +6,13 @@
 //   pnpm bench --quick         2 rounds × 2 s, quick micro-benchmarks; prints the report, writes nothing
 //   options: --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
 //            --targets raw,fastify,memory,durable,commit1 --no-micro --no-load --write --no-write
+//            --variant NAME=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
+//            --json FILE (also write the raw measurements as JSON)
 //            --wait-quiet S (wait up to S seconds for other processes to leave the CPUs; default 180, quick 0)
 import { execFileSync, spawn } from "node:child_process"
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
-import { cpus, totalmem } from "node:os"
-import { join } from "node:path"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpus, tmpdir, totalmem } from "node:os"
+import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { PAGE_LIMIT, POST_BODY } from "./fixture.mjs"
 import * as Loader from "./lib/loader.mjs"
@@ -45,6 +47,8 @@ const settings = {
   connections: Number(option("connections", 50)),
   loader: Loader.choose(option("loader", "auto")),
   only: option("targets", undefined)?.split(","),
+  // Extra builds of our server to compare in the same run: NAME=path/to/bin.js[:node flags, comma-separated].
+  variants: argv.flatMap((a, i) => (a === "--variant" ? [argv[i + 1]] : a.startsWith("--variant=") ? [a.slice(10)] : [])),
   micro: !flag("no-micro"),
   load: !flag("no-load"),
   write: flag("write") || (!quick && !flag("no-write")),
@@ -138,9 +142,23 @@ const runLoad = async () => {
   const commitPerRequest = durable.available ? await Targets.commitPerRequestSupport(ROOT) : { available: false, reason: "no durable store" }
   let list = Targets.targets({ durable, commitPerRequest, root: ROOT })
   if (settings.only !== undefined) list = list.filter((t) => settings.only.includes(t.id))
+  for (const v of settings.variants) {
+    const [id, spec] = [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]
+    const [bin, flags] = spec.split(":")
+    list.push({
+      id,
+      label: `prototype ${id}`,
+      role: "prototype",
+      argv: [...(flags ? flags.split(",") : []), resolve(bin), "serve"],
+      env: { PETSTORE_STORE: "memory" },
+      cwd: mkdtempSync(join(tmpdir(), `petstore-bench-${id}-`)),
+      kind: "app",
+      scenarios: ["get", "post"]
+    })
+  }
   const unavailable = []
   if (!durable.available) unavailable.push({ id: "durable", reason: durable.reason })
-  if (durable.available && !commitPerRequest.available) unavailable.push({ id: "commit1", reason: commitPerRequest.reason })
+  if (durable.available && !commitPerRequest.available) unavailable.push({ id: "sqlite1", reason: commitPerRequest.reason })
 
   for (const target of list) {
     log(`starting ${target.id} (${target.label})`)
@@ -195,7 +213,7 @@ const runLoad = async () => {
   for (const r of [...running]) {
     const exit = await Targets.stop(r)
     if (exit.code !== 0 && exit.signal !== "SIGTERM") log(`${r.id} exited with ${JSON.stringify(exit)}:\n${r.log().slice(-2000)}`)
-    if (r.dataDir !== undefined) rmSync(r.dataDir, { recursive: true, force: true })
+    for (const dir of new Set([r.dataDir, r.cwd])) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   }
   running.length = 0
 
@@ -220,7 +238,7 @@ const runLoad = async () => {
         serverCores: median(mine.map((m) => m.serverCores)),
         failed: mine.reduce((a, m) => a + m.failed, 0),
         peakRss: peakRss[id],
-        vs: Object.fromEntries(["raw", "fastify", "memory", "commit1"].map((peer) => [peer, {
+        vs: Object.fromEntries(["raw", "fastify", "memory", "commit1", "sqlite1"].map((peer) => [peer, {
           rps: ratioTo(peer, "rps"),
           p50: ratioTo(peer, "p50"),
           p99: ratioTo(peer, "p99"),
@@ -289,6 +307,11 @@ const load = settings.load ? await runLoad() : undefined
 const micro = settings.micro ? await runMicro() : undefined
 machine.loadAverageAtEnd = Proc.loadAverage()
 const markdown = Report.markdown({ machine, settings, command, started, finished: new Date(), load, micro })
+const jsonFile = option("json", undefined)
+if (jsonFile !== undefined) {
+  const plain = load === undefined ? undefined : { ...load, labels: Object.fromEntries(Object.entries(load.labels).map(([k, t]) => [k, { label: t.label, role: t.role }])) }
+  writeFileSync(jsonFile, JSON.stringify({ machine, settings, load: plain, micro }, null, 2))
+}
 if (settings.write) {
   writeFileSync(join(ROOT, "docs/performance.md"), markdown)
   log("wrote docs/performance.md")

@@ -26,12 +26,14 @@ export const goals = (load, micro) => {
     getDur === undefined && durableMissing ? durableMissing.reason : s.post?.durable ? `POST: ${ratio(s.post.durable.vs.memory.rps)} in-memory` : ""
   ))
   const postDur = s.post?.durable
-  const commitMissing = load?.unavailable?.find((u) => u.id === "commit1")
+  const commitMissing = load?.unavailable?.find((u) => u.id === "sqlite1")
   rows.push(row(
     "POST, durable: ≥ 5× one-commit-per-request req/s",
     postDur === undefined || !Number.isFinite(postDur.vs.commit1.rps) ? "not measured" : ratio(postDur.vs.commit1.rps),
     postDur === undefined || !Number.isFinite(postDur.vs.commit1.rps) ? undefined : postDur.vs.commit1.rps >= 5,
-    postDur === undefined ? durableMissing?.reason ?? "" : commitMissing?.reason ?? ""
+    postDur === undefined
+      ? durableMissing?.reason ?? ""
+      : `against our server with group commit off (maxBatch 1)${Number.isFinite(postDur.vs.sqlite1.rps) ? `; ${ratio(postDur.vs.sqlite1.rps)} a bare better-sqlite3 server committing each POST` : commitMissing ? `; ${commitMissing.reason}` : ""}`
   ))
   const admit = microValue("limiter", "admit-in-fiber")
   const decide = microValue("limiter", "decide-many")
@@ -54,9 +56,10 @@ export const goals = (load, micro) => {
 const loadTable = (load, scenario) => {
   const rows = load.summary[scenario]
   if (rows === undefined || Object.keys(rows).length === 0) return "_not measured_\n"
-  const withCommit = scenario === "post" && rows.commit1 !== undefined
+  const withCommit = scenario === "post" && (rows.commit1 !== undefined || rows.sqlite1 !== undefined)
+  const withOurs = Object.keys(rows).some((id) => id !== "memory" && load.labels[id].role !== "ours" && load.labels[id].role.startsWith("BASELINE") === false) || rows.durable !== undefined
   const head = [
-    "target", "role", "req/s", "×raw", "×Fastify", ...(withCommit ? ["×1-commit"] : []),
+    "target", "role", "req/s", "×raw", "×Fastify", ...(withOurs ? ["×in-memory"] : []), ...(withCommit ? ["×ours 1-commit", "×sqlite 1-commit"] : []),
     "p50 ms", "p99 ms", "p99 ×Fastify", "CPU µs/req", "CPU ×raw", "CPU ×Fastify", "peak RSS MB", "RSS ×raw", "RSS ×Fastify"
   ]
   const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i < 2 ? "---" : "--:")).join("|")}|`]
@@ -68,7 +71,8 @@ const loadTable = (load, scenario) => {
       f(r.rps),
       ratio(r.vs.raw.rps),
       ratio(r.vs.fastify.rps),
-      ...(withCommit ? [ratio(r.vs.commit1.rps)] : []),
+      ...(withOurs ? [ratio(r.vs.memory.rps)] : []),
+      ...(withCommit ? [ratio(r.vs.commit1.rps), ratio(r.vs.sqlite1.rps)] : []),
       f(r.p50, 2),
       f(r.p99, 2),
       ratio(r.vs.fastify.p99),
@@ -147,13 +151,14 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
       "**BASELINE** rows are not the pet store: `bench/peers/raw.mjs` answers constant bytes with no auth, limit or validation (the ceiling); " +
       "`bench/peers/fastify.mjs` is an idiomatic Fastify 5 build doing the same work as ours per request (key by SHA-256, per-account limit " +
       "with X-RateLimit headers via @fastify/rate-limit, JSON-schema validation, the same 20-pet page with a signed cursor)" +
-      (load.labels.commit1 ? "; `bench/peers/sqlite-commit-per-request.mjs` commits every POST on its own (WAL, synchronous=FULL)." : ".") + "\n")
+      (load.labels.sqlite1 ? "; `bench/peers/sqlite-commit-per-request.mjs` is node:http + better-sqlite3 committing every POST on its own (WAL, synchronous=FULL)" : "") +
+      (load.labels.commit1 ? ". The comparison row `commit1` is our own server on the durable store with group commit off (`bench/servers/petstore-commit-per-request.mjs`, GroupCommit maxBatch 1)." : ".") + "\n")
     const rb = Object.entries(load.responses).map(([id, r]) => `${id} ${r.headerBytes} B of headers + ${r.bodyBytes} B of body`)
     out.push(`Every GET target answered the same 20-pet body (checked byte for byte before the rounds). Response sizes: ${rb.join("; ")}.\n`)
     if (load.unavailable.length > 0) {
       out.push("Not measured in this run:\n")
       for (const u of load.unavailable) out.push(`- \`${u.id}\`: ${u.reason}`)
-      out.push("\nThe durable rows appear by themselves once `packages/sqlite` is built and `Main.services` selects it through `PETSTORE_DATABASE`.\n")
+      out.push("\nThe durable rows appear by themselves once `packages/sqlite` is built and the server reads `PETSTORE_DATABASE`.\n")
     }
   }
 
@@ -167,7 +172,7 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
 
   out.push("## Method\n")
   out.push([
-    "- Each target is a separate node process started by `bench/run.mjs` (ours: `node packages/http-node/dist/bin.js serve`, the production entry point, with `PETSTORE_ADMIN_TOKEN`; the durable store with `PETSTORE_DATABASE` on a fresh file). All stay up for the whole run; only the one under load is busy.",
+    "- Each target is a separate node process started by `bench/run.mjs`, in an empty directory of its own (ours: `node packages/http-node/dist/bin.js serve`, the production entry point, with `PETSTORE_ADMIN_TOKEN`; `PETSTORE_STORE=memory` for the in-memory rows, `PETSTORE_STORE=sqlite` and `PETSTORE_DATABASE` on a fresh file for the durable ones). All stay up for the whole run; only the one under load is busy.",
     "- Set-up (not measured): 100 pets are created through `POST /v1/pets`; before every measured run a fresh account (plan enterprise, 1 000 000/min, 10⁹/day) is created through the admin API, so no request is ever limited (failed requests are counted and shown).",
     `- Warm-up: ${settings.warmup} s per target and scenario. Then ${settings.rounds} rounds; in each, every target gets ${settings.seconds} s of each scenario, back to back; the order of targets and scenarios reverses every round.`,
     "- req/s = completed requests ÷ the load generator's duration. Latency percentiles come from the load generator (closed loop, so they are service times under 50 concurrent connections, not open-loop latencies).",

@@ -58,7 +58,9 @@ export const targets = ({ durable, commitPerRequest, root }) => {
       id: "memory",
       label: "ours, in-memory store",
       role: "ours",
-      argv: ["packages/http-node/dist/bin.js", "serve"],
+      argv: [join(root, "packages/http-node/dist/bin.js"), "serve"],
+      env: { PETSTORE_STORE: "memory" },
+      cwd: mkdtempSync(join(tmpdir(), "petstore-bench-memory-")),
       kind: "app",
       scenarios: ["get", "post"]
     }
@@ -69,17 +71,32 @@ export const targets = ({ durable, commitPerRequest, root }) => {
       id: "durable",
       label: "ours, durable SQLite store",
       role: "ours",
-      argv: ["packages/http-node/dist/bin.js", "serve"],
-      env: { PETSTORE_DATABASE: join(dir, "petstore.db") },
+      argv: [join(root, "packages/http-node/dist/bin.js"), "serve"],
+      env: { PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: join(dir, "petstore.db") },
+      cwd: dir,
       dataDir: dir,
       kind: "app",
       scenarios: ["get", "post"]
     })
   }
-  if (durable.available && commitPerRequest.available) {
-    const dir = mkdtempSync(join(tmpdir(), "petstore-bench-commit-"))
+  if (durable.available) {
+    const dir = mkdtempSync(join(tmpdir(), "petstore-bench-commit1-"))
     list.push({
       id: "commit1",
+      label: "ours, durable store, group commit off (one commit per request)",
+      role: "comparison",
+      argv: ["bench/servers/petstore-commit-per-request.mjs"],
+      env: { PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: join(dir, "petstore.db") },
+      cwd: dir,
+      dataDir: dir,
+      kind: "app",
+      scenarios: ["post"]
+    })
+  }
+  if (durable.available && commitPerRequest.available) {
+    const dir = mkdtempSync(join(tmpdir(), "petstore-bench-sqlite1-"))
+    list.push({
+      id: "sqlite1",
       label: "node:http + better-sqlite3, one commit per request",
       role: "BASELINE (durable POST)",
       argv: ["bench/peers/sqlite-commit-per-request.mjs"],
@@ -89,7 +106,6 @@ export const targets = ({ durable, commitPerRequest, root }) => {
       scenarios: ["post"]
     })
   }
-  void root
   return list
 }
 
@@ -125,11 +141,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 /** Starts a target (pinned to `cpu` with taskset when given) and waits until it answers HTTP. */
 export const start = async (target, { cpu, root, nodeArgs = [] }) => {
   const port = await freePort()
-  const argv = [process.execPath, ...nodeArgs, ...target.argv]
+  const argv = [process.execPath, ...nodeArgs, ...target.argv.map((a) => (a.startsWith("bench/") ? join(root, a) : a))]
   const command = cpu === undefined ? argv : ["taskset", "-c", String(cpu), ...argv]
   const env = { ...process.env, ...target.env, PORT: String(port), HOST: "127.0.0.1", PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN }
   delete env.NODE_OPTIONS
-  const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+  // Our server runs in its own empty directory, so nothing it defaults to (./data/...) touches the repository.
+  const child = spawn(command[0], command.slice(1), { cwd: target.cwd ?? root, env, stdio: ["ignore", "pipe", "pipe"] })
   let log = ""
   const keep = (d) => {
     log = (log + d).slice(-8_000)
