@@ -1,10 +1,11 @@
 /**
  * All access to the one connection. Writes are queued and a single writer runs what is waiting as
  * one transaction (group commit): one fsync acknowledges a whole batch, so durable writes are not
- * capped at one fsync per request. Each write runs in a savepoint of its own, so one failing write
- * fails alone. A write's result is handed back only after COMMIT returned, that is, once it is on
- * disk. Reads take the same lock, so a reader never sees a batch before it is committed (on one
- * connection, uncommitted rows are visible to every statement run on it).
+ * capped at one fsync per request. A write's result is handed back only after COMMIT returned,
+ * that is, once it is on disk. When a write of a batch fails, the batch is rolled back and its
+ * writes run again one transaction each, so a failing write fails alone (writes are SQL only: one
+ * may run twice, the first run undone). Reads take the same lock, so a reader never sees a batch
+ * before it is committed (on one connection, uncommitted rows are visible to every statement).
  *
  * @since 1.0.0
  */
@@ -64,36 +65,51 @@ export const make = (options: GroupCommitOptions) =>
 
     const statement = (text: string) => sql.unsafe(text)
 
-    // One write in its own savepoint: its failure undoes its statements only.
-    const runInSavepoint = (item: PendingWrite) =>
+    // Runs `items` in one transaction. Succeeds with their exits when all succeeded and COMMIT
+    // returned; when one failed, everything was rolled back and it says which did.
+    const transaction = (items: ReadonlyArray<PendingWrite>) =>
       Effect.gen(function*() {
-        yield* statement("SAVEPOINT write")
-        const exit = yield* Effect.exit(item.write)
-        if (Exit.isFailure(exit)) yield* statement("ROLLBACK TO write")
-        yield* statement("RELEASE write")
-        return exit
-      })
+        // IMMEDIATE takes the write lock now, waiting (busy timeout) for another process's write.
+        yield* statement("BEGIN IMMEDIATE")
+        const exits: Array<Exit.Exit<unknown, unknown>> = []
+        for (const item of items) {
+          const exit = yield* Effect.exit(item.write)
+          exits.push(exit)
+          if (Exit.isFailure(exit)) {
+            yield* statement("ROLLBACK")
+            return { committed: false as const, exits }
+          }
+        }
+        yield* statement("COMMIT")
+        return { committed: true as const, exits }
+      }).pipe(Effect.tapErrorCause(() => Effect.ignore(statement("ROLLBACK"))))
+
+    const settle = (item: PendingWrite, exit: Exit.Exit<unknown, unknown>) => Deferred.done(item.done, exit)
 
     const runBatch = (batch: ReadonlyArray<PendingWrite>) =>
       Effect.gen(function*() {
-        const single = batch.length === 1
-        const outcome = yield* Effect.exit(Effect.gen(function*() {
-          // IMMEDIATE takes the write lock now, waiting (busy timeout) for another process's write.
-          yield* statement("BEGIN IMMEDIATE")
-          const exits = yield* Effect.forEach(batch, (item) => single ? Effect.exit(item.write) : runInSavepoint(item))
-          // A lone write that failed leaves nothing worth committing.
-          yield* statement(single && Exit.isFailure(exits[0]!) ? "ROLLBACK" : "COMMIT")
-          return exits
-        }))
-        if (Exit.isSuccess(outcome)) {
+        const outcome = yield* Effect.exit(transaction(batch))
+        if (Exit.isFailure(outcome)) {
+          // BEGIN or COMMIT failed (disk, lock): nothing of the batch is kept, every write fails.
+          return yield* Effect.forEach(batch, (item) => settle(item, outcome), { discard: true })
+        }
+        if (outcome.value.committed) {
           batches++
           writes += batch.length
-          return yield* Effect.forEach(batch, (item, i) => Deferred.done(item.done, outcome.value[i]!), { discard: true })
+          return yield* Effect.forEach(batch, (item, i) => settle(item, outcome.value.exits[i]!), { discard: true })
         }
-        // BEGIN, a savepoint or COMMIT failed: nothing of the batch is kept, every write fails.
-        yield* statement("ROLLBACK").pipe(Effect.ignore)
-        const failure = Exit.failCause(outcome.cause)
-        yield* Effect.forEach(batch, (item) => Deferred.done(item.done, failure), { discard: true })
+        // A write failed and the batch was rolled back: each write again, alone, so it fails alone.
+        for (const item of batch) {
+          const alone = yield* Effect.exit(transaction([item]))
+          if (Exit.isFailure(alone)) yield* settle(item, alone)
+          else {
+            if (alone.value.committed) {
+              batches++
+              writes++
+            }
+            yield* settle(item, alone.value.exits[0]!)
+          }
+        }
       }).pipe(lock.withPermits(1), Effect.uninterruptible)
 
     const writer = Effect.forever(
