@@ -64,7 +64,7 @@ const toKey = (row: KeyRow): AccountStore.KeyRecord => ({
 /** @category constructors */
 export const make = (
   options: AccountStoreSqliteOptions
-): Effect.Effect<AccountStore.AccountStore["Type"], never, SqlClient.SqlClient | Database> =>
+): Effect.Effect<AccountStore.AccountStore["Type"], Errors.StoreUnavailable, SqlClient.SqlClient | Database> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const db = yield* Database
@@ -90,7 +90,7 @@ export const make = (
     const dataVersion = db.read(sql<{ data_version: number }>`PRAGMA data_version`).pipe(
       Effect.map((rows) => rows[0]!.data_version)
     )
-    let seenVersion = yield* Effect.orDie(dataVersion)
+    let seenVersion = yield* dataVersion
     let lookedAt = yield* Clock.currentTimeMillis
     const noticeOtherWriters = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (now - lookedAt < options.pollMillis && now >= lookedAt) return Effect.void
@@ -179,5 +179,5 @@ export const make = (
 /** @category layers */
 export const layer = (
   options: Partial<AccountStoreSqliteOptions> = {}
-): Layer.Layer<AccountStore.AccountStore, never, SqlClient.SqlClient | Database> =>
+): Layer.Layer<AccountStore.AccountStore, Errors.StoreUnavailable, SqlClient.SqlClient | Database> =>
   Layer.effect(AccountStore.AccountStore, make({ ...DEFAULT_OPTIONS, ...options }))

@@ -31,6 +31,6 @@ export const loadOrCreate: Effect.Effect<
 /** @category layers */
 export const layer: Layer.Layer<
   PageCursor.CursorSigner,
-  never,
+  Errors.StoreUnavailable,
   SqlClient.SqlClient | Database | SecureRandom.SecureRandom
-> = Layer.effect(PageCursor.CursorSigner, Effect.map(Effect.orDie(loadOrCreate), PageCursor.make))
+> = Layer.effect(PageCursor.CursorSigner, Effect.map(loadOrCreate, PageCursor.make))

@@ -124,5 +124,5 @@ export const make = (
  */
 export const layer = (
   options: Partial<LimiterPersistenceOptions> = {}
-): Layer.Layer<never, never, SqlClient.SqlClient | Database | RateLimiter.RateLimiter> =>
-  Layer.scopedDiscard(Effect.orDie(make({ ...DEFAULT_OPTIONS, ...options })))
+): Layer.Layer<never, Errors.StoreUnavailable, SqlClient.SqlClient | Database | RateLimiter.RateLimiter> =>
+  Layer.scopedDiscard(make({ ...DEFAULT_OPTIONS, ...options }))

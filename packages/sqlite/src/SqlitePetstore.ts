@@ -6,7 +6,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { SqliteClient as NodeSqliteClient } from "@effect/sql-sqlite-node"
 import { Layer } from "effect"
-import { type MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
+import { type Errors, type MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
 import * as AccountStoreSqlite from "./AccountStoreSqlite.js"
 import * as CursorSecretSqlite from "./CursorSecretSqlite.js"
 import { Database, type GroupCommitOptions } from "./GroupCommit.js"
@@ -25,6 +25,10 @@ export interface SqlitePetstoreOptions extends SqliteStoreOptions {
   readonly petstore?: Petstore.PetstoreOptions | undefined
   readonly limiter?: Partial<LimiterPersistence.LimiterPersistenceOptions> | undefined
 }
+
+/** A store that fails while it is being set up: the file became unusable right after it opened. */
+const openError = (filename: string) => (error: Errors.StoreUnavailable) =>
+  new SqliteClient.DatabaseOpenError({ filename, message: SqliteClient.explain(filename, error.cause), cause: error })
 
 /** The connection with its schema up to date, and the group-commit access to it. */
 export const layerDatabase = (
@@ -52,7 +56,7 @@ export const layer = (
     AccountStoreSqlite.layer(options.accountStore),
     MessageStoreSqlite.layer,
     CursorSecretSqlite.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
-  ).pipe(Layer.provideMerge(layerDatabase(options)))
+  ).pipe(Layer.mapError(openError(options.filename)), Layer.provideMerge(layerDatabase(options)))
 
 /**
  * The pet store's services on SQLite, with the rate limiter's daily counts and bans written behind.
@@ -68,6 +72,7 @@ export const layerPetstore = (
   MessageProcessor.MessageProcessor
 > =>
   LimiterPersistence.layer(options.limiter).pipe(
+    Layer.mapError(openError(options.filename)),
     Layer.provideMerge(Petstore.layer(options.petstore).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
     Layer.provideMerge(layer(options))
   )
