@@ -55,7 +55,12 @@ const settings = {
   // Seconds to wait, before starting, for other processes to leave the CPUs (0: do not wait).
   waitQuiet: Number(option("wait-quiet", quick ? 0 : 180))
 }
-const command = `pnpm bench${argv.length === 0 ? "" : ` ${argv.join(" ")}`}`
+// The command to reproduce: the options that change what is measured (not where the output goes).
+const reproducing = argv.filter((a, i) => {
+  const unimportant = ["--json", "--wait-quiet"]
+  return !unimportant.some((o) => a === o || a.startsWith(`${o}=`) || argv[i - 1] === o) && a !== "--write" && a !== "--no-write"
+})
+const command = `pnpm bench${reproducing.length === 0 ? "" : ` ${reproducing.join(" ")}`}`
 
 // --- machine ------------------------------------------------------------------------------------
 const nproc = Number(execFileSync("nproc").toString().trim())

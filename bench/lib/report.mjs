@@ -134,6 +134,12 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
     (machine.otherLoadBeforeStart === undefined ? "" : ` CPU used by other processes just before the start: ${machine.otherLoadBeforeStart.toFixed(2)} cores.`) +
     (Number.isFinite(otherLoad) ? ` During the measured rounds (median): ${otherLoad.toFixed(2)} cores — on a shared machine, compare ratios, not absolute numbers.` : ""))
   out.push("")
+  if (Number.isFinite(otherLoad) && otherLoad > 0.5) {
+    out.push(`> **Noisy run.** Other processes kept ${otherLoad.toFixed(2)} of the ${machine.nproc} CPUs busy while the rounds ran, so the server ` +
+      "and the load generator were often descheduled: absolute req/s and p99 are far below what this machine does when quiet, and even same-round " +
+      "ratios move by ±30% between rounds (see *Every round*). CPU µs per request is the steadier measure. Re-run `pnpm bench` on a quiet machine " +
+      "before judging a target by a few percent.\n")
+  }
 
   out.push("## Targets\n")
   out.push("| goal | measured | met | note |\n|---|--:|---|---|")

@@ -38,7 +38,7 @@ report("keys", [
   {
     id: "verify",
     label: `Accounts.verify of a valid key inside a running fiber, ${ACCOUNTS.toLocaleString("en")} accounts in memory`,
-    value: nsPerOpBatched(verifyInFiber, QUICK ? 50_000 : 200_000),
+    value: nsPerOpBatched(verifyInFiber, QUICK ? 30_000 : 100_000),
     unit: "ns"
   },
   {
@@ -47,7 +47,7 @@ report("keys", [
     value: nsPerOpBatched((n) =>
       Effect.runSync(Effect.gen(function*() {
         for (let i = 0; i < n; i++) consume(Option.isNone(yield* verify(malformed)) ? 1 : 0)
-      })), QUICK ? 50_000 : 200_000),
+      })), QUICK ? 30_000 : 100_000),
     unit: "ns"
   }
 ])

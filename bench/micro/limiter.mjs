@@ -37,7 +37,7 @@ const admitInFiber = (n) =>
     consume(x)
   }))
 
-const n = QUICK ? 200_000 : 1_000_000
+const n = QUICK ? 100_000 : 300_000
 report("limiter", [
   {
     id: "decide-one",
