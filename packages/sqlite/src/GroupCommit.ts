@@ -42,7 +42,8 @@ export class Database extends Context.Tag("@petstore/sqlite/Database")<
     readonly read: <A, E>(query: Effect.Effect<A, E>) => Effect.Effect<A, Unavailable<E>>
     /**
      * Runs `write` inside the next batch's transaction and answers once that transaction is
-     * committed. A failure of `write` rolls back only its own statements.
+     * committed. A failure of `write` rolls back only its own statements. `write` is SQL only:
+     * it must not call `read` or `write` (the lock is held) and may run twice.
      */
     readonly write: <A, E>(write: Effect.Effect<A, E>) => Effect.Effect<A, Unavailable<E>>
     /** Batches committed and writes in them so far (for the measurements in docs/storage.md). */
@@ -86,30 +87,31 @@ export const make = (options: GroupCommitOptions) =>
 
     const settle = (item: PendingWrite, exit: Exit.Exit<unknown, unknown>) => Deferred.done(item.done, exit)
 
-    const runBatch = (batch: ReadonlyArray<PendingWrite>) =>
+    // Runs `items` as one transaction and hands each write its outcome. Answers false, having
+    // answered nobody, when one of several writes failed and the transaction was rolled back.
+    const commitAndSettle = (items: ReadonlyArray<PendingWrite>) =>
       Effect.gen(function*() {
-        const outcome = yield* Effect.exit(transaction(batch))
+        const outcome = yield* Effect.exit(transaction(items))
         if (Exit.isFailure(outcome)) {
           // BEGIN or COMMIT failed (disk, lock): nothing of the batch is kept, every write fails.
-          return yield* Effect.forEach(batch, (item) => settle(item, outcome), { discard: true })
+          yield* Effect.forEach(items, (item) => settle(item, outcome), { discard: true })
+          return true
         }
-        if (outcome.value.committed) {
+        const { committed, exits } = outcome.value
+        if (!committed && items.length > 1) return false
+        if (committed) {
           batches++
-          writes += batch.length
-          return yield* Effect.forEach(batch, (item, i) => settle(item, outcome.value.exits[i]!), { discard: true })
+          writes += items.length
         }
+        yield* Effect.forEach(items, (item, i) => settle(item, exits[i]!), { discard: true })
+        return true
+      })
+
+    const runBatch = (batch: ReadonlyArray<PendingWrite>) =>
+      Effect.gen(function*() {
+        if (yield* commitAndSettle(batch)) return
         // A write failed and the batch was rolled back: each write again, alone, so it fails alone.
-        for (const item of batch) {
-          const alone = yield* Effect.exit(transaction([item]))
-          if (Exit.isFailure(alone)) yield* settle(item, alone)
-          else {
-            if (alone.value.committed) {
-              batches++
-              writes++
-            }
-            yield* settle(item, alone.value.exits[0]!)
-          }
-        }
+        for (const item of batch) yield* commitAndSettle([item])
       }).pipe(lock.withPermits(1), Effect.uninterruptible)
 
     const writer = Effect.forever(
