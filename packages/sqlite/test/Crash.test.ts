@@ -9,80 +9,13 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import Sqlite3 from "better-sqlite3"
 import { Accounts, SecureRandom } from "@petstore/core"
 import * as Sqlite from "../src/index.js"
-
-const BIN = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../http-node/dist/bin.js")
-
-interface Server {
-  readonly process: ChildProcess
-  readonly url: string
-  readonly output: () => string
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Polls `check` every `everyMs` until it returns a value, at most `tries` times. */
-const pollUntil = async <A>(what: string, check: () => Promise<A | undefined> | A | undefined, tries: number, everyMs: number) => {
-  for (let i = 0; i < tries; i++) {
-    const value = await check()
-    if (value !== undefined) return value
-    await sleep(everyMs)
-  }
-  throw new Error(`gave up waiting for ${what} after ${tries} tries`)
-}
-
-/** A port nothing listens on right now (the configuration does not accept 0). */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = Net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as Net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
-
-/** Starts the server on a free port; tries again (a few times) if another process took the port first. */
-const start = async (filename: string): Promise<Server> => {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnce(filename)
-    } catch (error) {
-      if (attempt >= 3 || !/already in use/.test(String(error))) throw error
-    }
-  }
-}
-
-const startOnce = async (filename: string): Promise<Server> => {
-  if (!Fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run \`pnpm build\` before this test`)
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("PETSTORE_")) env[k] = v
-  const child = spawn(process.execPath, [BIN, "serve"], {
-    env: { ...env, PORT: String(await freePort()), HOST: "127.0.0.1", PETSTORE_DATABASE: filename, PETSTORE_STORE: "sqlite" },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout!.on("data", (chunk) => (output += String(chunk)))
-  child.stderr!.on("data", (chunk) => (output += String(chunk)))
-  const url = await pollUntil("the server to listen", () => {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`)
-    return /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output)?.[1]
-  }, 600, 100)
-  return { process: child, url, output: () => output }
-}
-
-const exited = (child: ChildProcess) =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => child.once("exit", () => resolve()))
+import { exited, pollUntil, start } from "./support/ServerProcess.js"
 
 /** An account with limits far above what the test sends, created on the file before the server starts. */
 const createAccount = (filename: string) =>

@@ -1,0 +1,92 @@
+/**
+ * The real `petstore` binary (packages/http-node/dist/bin.js, built by `pnpm build`) as a child
+ * process: the server on a given database file, and one-shot CLI commands. Waits are bounded polls.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const BIN = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../http-node/dist/bin.js")
+
+export interface Server {
+  readonly process: ChildProcess
+  readonly url: string
+  readonly output: () => string
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls `check` every `everyMs` until it returns a value, at most `tries` times. */
+export const pollUntil = async <A>(what: string, check: () => Promise<A | undefined> | A | undefined, tries: number, everyMs: number) => {
+  for (let i = 0; i < tries; i++) {
+    const value = await check()
+    if (value !== undefined) return value
+    await sleep(everyMs)
+  }
+  throw new Error(`gave up waiting for ${what} after ${tries} tries`)
+}
+
+/** A port nothing listens on right now (the configuration does not accept 0). */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = Net.createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const port = (probe.address() as Net.AddressInfo).port
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** Starts the server on a free port; tries again (a few times) if another process took the port first. */
+export const start = async (filename: string): Promise<Server> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(filename)
+    } catch (error) {
+      if (attempt >= 3 || !/already in use/.test(String(error))) throw error
+    }
+  }
+}
+
+/** The environment without any PETSTORE_ setting of the machine, plus the database file. */
+const environment = (filename: string): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("PETSTORE_")) env[k] = v
+  return { ...env, PETSTORE_DATABASE: filename, PETSTORE_STORE: "sqlite" }
+}
+
+const requireBuilt = () => {
+  if (!Fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run \`pnpm build\` before this test`)
+}
+
+/** Runs one CLI command on the database file; resolves with its exit code and output. */
+export const cli = (filename: string, args: ReadonlyArray<string>) =>
+  new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) => {
+    requireBuilt()
+    execFile(process.execPath, [BIN, ...args], { env: environment(filename), timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
+  })
+
+const startOnce = async (filename: string): Promise<Server> => {
+  requireBuilt()
+  const child = spawn(process.execPath, [BIN, "serve"], {
+    env: { ...environment(filename), PORT: String(await freePort()), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += String(chunk)))
+  child.stderr!.on("data", (chunk) => (output += String(chunk)))
+  const url = await pollUntil("the server to listen", () => {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`)
+    return /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output)?.[1]
+  }, 600, 100)
+  return { process: child, url, output: () => output }
+}
+
+export const exited = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once("exit", () => resolve()))
+
