@@ -18,6 +18,8 @@ export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly messag
 /** Where the commands get their services; `Main.services` unless a test or embedder says otherwise. */
 export interface CliOptions {
   readonly services: (config: ServerConfig) => Main.ServicesLayer
+  /** The accounts service alone for the account and key commands (default: from `services`). */
+  readonly accounts?: ((config: ServerConfig) => Layer.Layer<Accounts.Accounts, unknown>) | undefined
 }
 
 const IN_MEMORY_WARNING =
@@ -65,8 +67,11 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
 /** @category constructors */
 export const make = (options: CliOptions) => {
   /** The services for one command, opened for its duration; opening failures are one line. */
-  const open = (conf: ServerConfig) =>
-    Layer.mapError(options.services(conf), (error) => new CliFailure({ message: `cannot open the store: ${describe(error)}` }))
+  const open = (conf: ServerConfig): Layer.Layer<Accounts.Accounts, CliFailure> =>
+    Layer.mapError(
+      options.accounts === undefined ? options.services(conf) : options.accounts(conf),
+      (error) => new CliFailure({ message: `cannot open the store: ${describe(error)}` })
+    )
 
   const withAccounts = <A, E>(f: (accounts: Accounts.Accounts["Type"]) => Effect.Effect<A, E>) =>
     Effect.flatMap(config, (conf) => Effect.flatMap(Accounts.Accounts, f).pipe(Effect.provide(open(conf))))
@@ -263,4 +268,4 @@ const checkExpiresAt = adminRule<string>("createKey", "expiresAt", "--expires-at
 const checkGraceSeconds = adminRule<number>("rotateKey", "graceSeconds", "--grace-seconds")
 
 /** The `petstore` command line on the stores `Main.services` chooses. */
-export const cli = make({ services: Main.services })
+export const cli = make({ services: Main.services, accounts: Main.accountServices })

@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { Accounts, MessageProcessor, Petstore } from "@petstore/core"
+import { Accounts, AccountStore, MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
 import * as Sqlite from "@petstore/sqlite"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
 import { PUBLIC_PREFIX } from "./Api.js"
@@ -77,6 +77,20 @@ export const services = (config: ServerConfig): ServicesLayer =>
   config.store === undefined || config.store._tag === "memory"
     ? memoryServices(config)
     : sqliteServices(config, config.store.filename)
+
+/**
+ * Only the accounts service, on the same stores as `services`: what the command line's account and
+ * key commands need, without the message worker or the limiter's write-behind.
+ */
+export const accountServices = (config: ServerConfig): Layer.Layer<Accounts.Accounts, unknown> => {
+  const stores = config.store === undefined || config.store._tag === "memory"
+    ? AccountStore.AccountStore.layerMemory
+    : Sqlite.layer({ filename: config.store.filename })
+  return Accounts.Accounts.layer({ environment: config.environment }).pipe(
+    Layer.provide(stores),
+    Layer.provide(SecureRandom.SecureRandom.Live)
+  )
+}
 
 /** Runs the server until interrupted (SIGINT/SIGTERM under `NodeRuntime.runMain`). */
 export const serve = (config: ServerConfig, servicesLayer: ServicesLayer = services(config)) =>
