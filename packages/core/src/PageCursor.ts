@@ -46,11 +46,19 @@ export const make = (secret: Uint8Array): CursorSigner["Type"] => {
   if (secret.length < 16) throw new Error("cursor secret must be at least 16 bytes")
   const key = Buffer.from(secret)
   const invalid = (reason: string) => Either.left(new InvalidCursor({ reason }))
+  // A cursor is a pure function of its position; pages end at the same positions again and again,
+  // so signatures are kept (bounded) instead of recomputing an HMAC for every page served.
+  const issued = new Map<string, string>()
   return {
     encode: ({ afterId, status }) => {
       const payload = `${afterId.toString(36)}.${Option.match(status, { onNone: () => 0, onSome: (s) => STATUS_CODES.indexOf(s) + 1 })}`
-      const body = Buffer.from(payload).toString("base64url")
-      return `${body}.${sign(key, payload)}`
+      let token = issued.get(payload)
+      if (token === undefined) {
+        token = `${Buffer.from(payload).toString("base64url")}.${sign(key, payload)}`
+        if (issued.size >= 4096) issued.clear()
+        issued.set(payload, token)
+      }
+      return token
     },
     decode: (token) => {
       const dot = token.indexOf(".")

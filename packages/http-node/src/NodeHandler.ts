@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { Effect, Exit, Runtime } from "effect"
+import { Effect, Exit, Runtime, RuntimeFlags } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { App } from "./App.js"
 import type { AppRequest, BodyResult } from "./AppRequest.js"
@@ -52,10 +52,37 @@ const write = (response: ServerResponse, result: AppResponse): void => {
   response.end(body)
 }
 
+/**
+ * Responses finished during one turn of the event loop are written together at its end: the
+ * sockets' writes then come in one burst instead of interleaving with request parsing, which
+ * measurably lowers CPU per request under load (see docs/performance.md). A lone request waits at
+ * most until the end of the current turn.
+ */
+const makeWriter = () => {
+  let queue: Array<ServerResponse | AppResponse> = []
+  let scheduled = false
+  const flush = () => {
+    const batch = queue
+    queue = []
+    scheduled = false
+    for (let i = 0; i < batch.length; i += 2) write(batch[i] as ServerResponse, batch[i + 1] as AppResponse)
+  }
+  return (response: ServerResponse, result: AppResponse) => {
+    queue.push(response, result)
+    if (!scheduled) {
+      scheduled = true
+      setImmediate(flush)
+    }
+  }
+}
+
 /** Builds the listener on the current runtime (its services, clock and logger serve every request). */
 export const make: Effect.Effect<NodeHandler, never, App> = Effect.gen(function*() {
   const app = yield* App
-  const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+  // Fiber metrics are never read by this server; counting them costs every request.
+  const runtime = Runtime.disableRuntimeFlag(yield* Effect.runtime<never>(), RuntimeFlags.RuntimeMetrics)
+  const runFork = Runtime.runFork(runtime)
+  const enqueue = makeWriter()
   return (request, response) => {
     const appRequest: AppRequest = {
       method: request.method ?? "GET",
@@ -68,8 +95,8 @@ export const make: Effect.Effect<NodeHandler, never, App> = Effect.gen(function*
       readBody: (limit) => readBody(request, limit)
     }
     runFork(app.handle(appRequest)).addObserver((exit) => {
-      if (Exit.isSuccess(exit)) return write(response, exit.value)
-      write(response, { status: 500, headers: { "Content-Type": "application/json" }, body: INTERNAL_ERROR })
+      if (Exit.isSuccess(exit)) return enqueue(response, exit.value)
+      enqueue(response, { status: 500, headers: { "Content-Type": "application/json" }, body: INTERNAL_ERROR })
     })
   }
 })
