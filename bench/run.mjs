@@ -6,7 +6,7 @@
 //   pnpm bench --quick         2 rounds × 2 s, quick micro-benchmarks; prints the report, writes nothing
 //   options: --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
 //            --targets raw,fastify,memory,durable,commit1 --no-micro --no-load --write --no-write
-//            --variant NAME=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
+//            --variant NAME[@sqlite]=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
 //            --json FILE (also write the raw measurements as JSON)
 //            --wait-quiet S (wait up to S seconds for other processes to leave the CPUs; default 180, quick 0)
 import { execFileSync, spawn } from "node:child_process"
@@ -148,15 +148,17 @@ const runLoad = async () => {
   let list = Targets.targets({ durable, commitPerRequest, root: ROOT })
   if (settings.only !== undefined) list = list.filter((t) => settings.only.includes(t.id))
   for (const v of settings.variants) {
-    const [id, spec] = [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]
+    const [name, spec] = [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]
+    const [id, store = "memory"] = name.split("@")
     const [bin, flags] = spec.split(":")
+    const cwd = mkdtempSync(join(tmpdir(), `petstore-bench-${id}-`))
     list.push({
       id,
-      label: `prototype ${id}`,
+      label: `prototype ${id} (${store})`,
       role: "prototype",
       argv: [...(flags ? flags.split(",") : []), resolve(bin), "serve"],
-      env: { PETSTORE_STORE: "memory" },
-      cwd: mkdtempSync(join(tmpdir(), `petstore-bench-${id}-`)),
+      env: { PETSTORE_STORE: store, PETSTORE_DATABASE: join(cwd, "petstore.db") },
+      cwd,
       kind: "app",
       scenarios: ["get", "post"]
     })
