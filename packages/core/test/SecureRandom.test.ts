@@ -28,6 +28,15 @@ describe("SecureRandom", () => {
       expect(new Set(a).size).toBeGreaterThan(4)
     }))
 
+  it.effect("seeded is one stream: two draws of 4 bytes are one draw of 8", () =>
+    Effect.gen(function*() {
+      const twice = yield* Effect.flatMap(SecureRandom, (r) => Effect.zipWith(r.bytes(4), r.bytes(4), (a, b) => [...a, ...b])).pipe(
+        Effect.provide(SecureRandom.seeded(5))
+      )
+      const once = yield* Effect.flatMap(SecureRandom, (r) => r.bytes(8)).pipe(Effect.provide(SecureRandom.seeded(5)))
+      expect(twice).toEqual([...once])
+    }))
+
   it.effect("seeded(0) does not get stuck at zero", () =>
     Effect.map(Effect.flatMap(SecureRandom, (r) => r.bytes(8)), (b) => expect([...b].some((x) => x !== 0)).toBe(true)).pipe(
       Effect.provide(SecureRandom.seeded(0))

@@ -137,7 +137,7 @@ describe("fault injection: the conformance suite fails on each broken variant", 
         expect(report.failure!.message).toMatch(caught)
         // Shrunk and printed: the failing requests as curl commands.
         expect(report.failure!.curl).toContain("curl -sS")
-        console.log(`--- ${name}\n${text.split("\n").slice(0, 8).join("\n")}`)
+        console.log(`--- ${name}\n${text.split("\n").slice(0, 6).join("\n")}`)
       } finally {
         await server.close()
       }
