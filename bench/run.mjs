@@ -266,6 +266,10 @@ const runMicro = async () => {
     log(`micro: ${file}`)
     const args = ["--expose-gc", join(ROOT, "bench/micro", file), ...(quick ? ["--quick"] : [])]
     const cmd = SERVER_CPU === undefined ? [process.execPath, ...args] : ["taskset", "-c", String(SERVER_CPU), process.execPath, ...args]
+    const busy0 = Proc.machineBusySeconds()
+    const children0 = Proc.reapedChildrenCpuSeconds()
+    const self0 = process.cpuUsage()
+    const wall0 = performance.now()
     const child = spawn(cmd[0], cmd.slice(1), { cwd: join(ROOT, "bench"), stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let err = ""
@@ -277,7 +281,9 @@ const runMicro = async () => {
       groups.push({ group: file, error: `exit ${code}: ${err.trim().split("\n").slice(-3).join(" ")}` })
       continue
     }
-    groups.push(JSON.parse(line.slice("BENCH_MICRO ".length)))
+    const self = process.cpuUsage(self0)
+    const other = Proc.machineBusySeconds() - busy0 - (Proc.reapedChildrenCpuSeconds() - children0) - (self.user + self.system) / 1e6
+    groups.push({ ...JSON.parse(line.slice("BENCH_MICRO ".length)), otherCores: Math.max(0, other) / ((performance.now() - wall0) / 1000) })
   }
   return groups
 }

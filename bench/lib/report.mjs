@@ -107,7 +107,8 @@ const microTable = (micro) => {
     }
     for (const r of g.results) {
       const value = r.unit === "ns" ? `${f(r.value)} ns` : r.unit === "B" ? `${f(r.value)} B` : `${f(r.value, 1)} ${r.unit}`
-      lines.push(`| ${g.group} | ${r.label} | ${value} | ${r.note ?? ""} |`)
+      const noisy = g.otherCores > 0.3 ? `other processes used ${g.otherCores.toFixed(2)} cores meanwhile` : ""
+      lines.push(`| ${g.group} | ${r.label} | ${value} | ${[r.note, noisy].filter(Boolean).join("; ")} |`)
     }
   }
   return lines.join("\n") + "\n"
