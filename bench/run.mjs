@@ -146,7 +146,12 @@ const runLoad = async () => {
   const durable = Targets.durableSupport(ROOT)
   const commitPerRequest = durable.available ? await Targets.commitPerRequestSupport(ROOT) : { available: false, reason: "no durable store" }
   let list = Targets.targets({ durable, commitPerRequest, root: ROOT })
-  if (settings.only !== undefined) list = list.filter((t) => settings.only.includes(t.id))
+  if (settings.only !== undefined) {
+    for (const t of list.filter((t) => !settings.only.includes(t.id))) {
+      for (const dir of new Set([t.dataDir, t.cwd])) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+    }
+    list = list.filter((t) => settings.only.includes(t.id))
+  }
   for (const v of settings.variants) {
     const [name, spec] = [v.slice(0, v.indexOf("=")), v.slice(v.indexOf("=") + 1)]
     const [id, store = "memory"] = name.split("@")
@@ -181,6 +186,7 @@ const runLoad = async () => {
         await Targets.stop(r, { signal: "SIGKILL" })
         running.splice(running.indexOf(r), 1)
       }
+      for (const dir of new Set([target.dataDir, target.cwd])) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
     }
   }
   const responses = {}
