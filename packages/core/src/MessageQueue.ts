@@ -77,8 +77,11 @@ export const make = (options: MessageQueueOptions) =>
 
     const attempt = (m: StoredMessage) =>
       Effect.gen(function*() {
+        // The processor's own work stays interruptible, so the lease timeout (and shutdown) can cut a
+        // hung attempt; recording the outcome around it does not.
         const outcome = yield* processor.process({ id: m.id, accountId: m.accountId, message: m.message, attempt: m.attempts })
           .pipe(
+            Effect.interruptible,
             Effect.timeoutFail({
               duration: Duration.millis(options.leaseMillis),
               onTimeout: () => ({ reason: "processing took longer than the lease" })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Exit, Layer, Option, Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Option, Schedule, Scope } from "effect"
 import { MessageProcessor } from "../src/MessageProcessor.js"
 import { MessageQueue } from "../src/MessageQueue.js"
 import { MessageStore, makeMemory } from "../src/MessageStore.js"
@@ -35,5 +35,32 @@ describe("MessageQueue shutdown", () => {
       expect(states.every(Option.isSome)).toBe(true)
       // At most the message in hand finished; the rest are still queued for the next start.
       expect(states.filter((s) => Option.getOrNull(s) === "queued").length).toBeGreaterThanOrEqual(4)
+    }))
+
+  it.live("a processor that never returns is cut at the lease, retried, and failed after the budget; closing does not hang", () =>
+    Effect.gen(function*() {
+      const store = makeMemory()
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        MessageQueue.layer({ concurrency: 1, leaseMillis: 30, maxAttempts: 2, backoffBaseMillis: 1, drainMillis: 50 }).pipe(
+          Layer.provide(Layer.mergeAll(
+            Layer.succeed(MessageStore, store),
+            Layer.succeed(MessageProcessor, { process: () => Effect.never }),
+            SecureRandom.Live
+          ))
+        ),
+        scope
+      )
+      const queue = Context.get(context, MessageQueue)
+      const { id } = yield* queue.submit("acc", "stuck")
+      const final = yield* queue.get("acc", id).pipe(
+        Effect.flatMap((m) => (m.status === "failed" ? Effect.succeed(m) : Effect.fail("not yet" as const))),
+        Effect.retry(Schedule.spaced("10 millis")),
+        Effect.timeout("5 seconds")
+      )
+      expect(final.status).toBe("failed")
+      const stored = yield* store.find(id)
+      expect(Option.map(stored, (m) => m.attempts)).toEqual(Option.some(2))
+      yield* Scope.close(scope, Exit.void)
     }))
 })

@@ -138,9 +138,12 @@ export interface RouteTable<Ctx, Err> {
   readonly allowed: (url: string) => string | undefined
 }
 
+// Paths match exactly as declared: `/v1/PETS` and `/v1/pets/` are other (unknown) routes.
+const EXACT = { caseSensitive: true, ignoreTrailingSlash: false } as const
+
 /** @category constructors */
 export const table = <Ctx, Err>(routes: ReadonlyArray<CompiledRoute<Ctx, Err>>): RouteTable<Ctx, Err> => {
-  const router = FindMyWay.make<CompiledRoute<Ctx, Err>>()
+  const router = FindMyWay.make<CompiledRoute<Ctx, Err>>(EXACT)
   const byPath = new Map<string, Set<string>>()
   for (const route of routes) {
     const methods = route.method === "GET" ? ["GET", "HEAD"] : [route.method]
@@ -149,10 +152,21 @@ export const table = <Ctx, Err>(routes: ReadonlyArray<CompiledRoute<Ctx, Err>>):
     for (const m of methods) set.add(m)
     byPath.set(route.path, set)
   }
-  const methods = FindMyWay.make<string>()
+  const methods = FindMyWay.make<string>(EXACT)
   for (const [path, set] of byPath) methods.all(path as FindMyWay.PathInput, [...set].join(", "))
+  // An empty segment never names a resource: `/v1/pets/` is not `/v1/pets/{petId}` with an empty id.
+  const hasEmptyParam = (params: Record<string, string | undefined>) => {
+    for (const key in params) if (!params[key]) return true
+    return false
+  }
   return {
-    find: (method, url) => router.find(method, url),
-    allowed: (url) => methods.find("GET", url)?.handler
+    find: (method, url) => {
+      const found = router.find(method, url)
+      return found === undefined || hasEmptyParam(found.params) ? undefined : found
+    },
+    allowed: (url) => {
+      const found = methods.find("GET", url)
+      return found === undefined || hasEmptyParam(found.params) ? undefined : found.handler
+    }
   }
 }

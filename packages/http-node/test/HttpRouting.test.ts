@@ -55,6 +55,17 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP routing", (it) =>
       expectError(yield* server.request("POST", "/v1/nothing", { key, json: {} }), 404, "not_found")
     }))
 
+  it.effect("paths match exactly: other letter case or a trailing slash is an unknown route (404)", () =>
+    Effect.gen(function*() {
+      const { key, server } = yield* account
+      const created = yield* server.post("/v1/pets", { name: "Rex", categoryId: 1 }, key)
+      expect(created.status).toBe(201)
+      for (const path of ["/v1/PETS", "/V1/pets", "/v1/Pets", "/v1/pets/", "/v1/pets/1/", "/v1/messages/"]) {
+        expectError(yield* server.get(path, key), 404, "not_found")
+      }
+      expect((yield* server.get("/v1/pets", key)).status).toBe(200)
+    }))
+
   it.effect("`GET /store/orders` is named by the interface but not served: 404", () =>
     Effect.gen(function*() {
       const { key, server } = yield* account

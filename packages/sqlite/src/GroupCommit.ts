@@ -117,6 +117,11 @@ export const make = (options: GroupCommitOptions) =>
     const writer = Effect.forever(
       Effect.gen(function*() {
         const first = yield* Queue.take(queue)
+        // Let the event loop read the other sockets that are ready before committing: their writes
+        // join this batch instead of each waiting for a synchronous fsync of its own.
+        yield* Effect.async<void>((resume) => {
+          setImmediate(() => resume(Effect.void))
+        })
         const rest = yield* Queue.takeUpTo(queue, options.maxBatch - 1)
         yield* runBatch([first, ...rest])
       })
