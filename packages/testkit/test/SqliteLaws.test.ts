@@ -3,7 +3,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { accountStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit"
-import * as Sqlite from "../src/index.js"
+import * as Sqlite from "@petstore/sqlite"
 
 // Every build is a new, empty database: in memory, or a new file (WAL, synchronous=FULL) in a temp folder.
 const inMemory = Sqlite.layer({ filename: ":memory:" })
