@@ -25,11 +25,16 @@ const toPet = (row: PetRow): Pet.Pet => ({
   status: row.status
 })
 
+const FULL_PAGES_KEPT = 4096
+
 /** @category constructors */
 export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, SqlClient.SqlClient | Database> = Effect
   .gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const db = yield* Database
+  // Pets are never changed or deleted and a later insert always gets a higher id (see above), so a
+  // full page (as many rows as asked) can never change again: it is kept and served from memory.
+  const fullPages = new Map<string, ReadonlyArray<Pet.Pet>>()
   return PetRepository.PetRepository.of({
     insert: (draft) =>
       db.write(
@@ -42,12 +47,23 @@ export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Sql
           status: draft.status
         }))
       ),
-    listAfter: ({ afterId, limit, status }) =>
-      db.read(
+    listAfter: ({ afterId, limit, status }) => {
+      const key = `${afterId}.${Option.getOrElse(status, () => "")}.${limit}`
+      const cached = fullPages.get(key)
+      if (cached !== undefined) return Effect.succeed(cached)
+      return db.read(
         Option.isSome(status)
           ? sql<PetRow>`SELECT id, name, category_id, status FROM pets WHERE status = ${status.value} AND id > ${afterId} ORDER BY id LIMIT ${limit}`
           : sql<PetRow>`SELECT id, name, category_id, status FROM pets WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`
-      ).pipe(Effect.map((rows) => rows.map(toPet))),
+      ).pipe(Effect.map((rows) => {
+        const pets = rows.map(toPet)
+        if (pets.length === limit) {
+          if (fullPages.size >= FULL_PAGES_KEPT) fullPages.clear()
+          fullPages.set(key, pets)
+        }
+        return pets
+      }))
+    },
     findById: (id) =>
       db.read(sql<PetRow>`SELECT id, name, category_id, status FROM pets WHERE id = ${id}`).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPet))
