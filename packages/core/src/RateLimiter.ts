@@ -53,9 +53,38 @@ export class RateLimiter extends Context.Tag("@petstore/core/RateLimiter")<
 
 const SWEEP_INTERVAL_MS = 60_000
 
+/** An account's usage as kept between decisions: the bucket and the daily quota, flattened. */
+interface UsageRecord {
+  units: number
+  at: number
+  day: number
+  used: number
+}
+
+const view = (r: UsageRecord): LimitDecision.AccountUsage => ({
+  bucket: { units: r.units, at: r.at },
+  quota: { day: r.day, used: r.used }
+})
+
+const toRecord = (u: LimitDecision.AccountUsage): UsageRecord => ({
+  units: u.bucket.units,
+  at: u.bucket.at,
+  day: u.quota.day,
+  used: u.quota.used
+})
+
+const store = (r: UsageRecord, u: LimitDecision.AccountUsage): void => {
+  r.units = u.bucket.units
+  r.at = u.bucket.at
+  r.day = u.quota.day
+  r.used = u.quota.used
+}
+
 /** @category constructors */
 export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => {
-  const usage = new Map<string, LimitDecision.AccountUsage>()
+  // One flat, mutable record per active account (the pure decision works on immutable views of it):
+  // four numbers and a map entry, which keeps a million active accounts well under 128 MB.
+  const usage = new Map<string, UsageRecord>()
   const standings = new Map<string, BanPolicy.KeyStanding>()
   const addresses = new Map<string, TokenBucket.TokenBucketState>()
   // Daily counts loaded at start-up, applied at each account's first request (its limits are known then).
@@ -91,10 +120,12 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
   return {
     admit: ({ accountId, keyId, limits }) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
-        const before = usage.get(accountId) ?? firstUsage(accountId, limits, now)
+        const record = usage.get(accountId)
+        const before = record === undefined ? firstUsage(accountId, limits, now) : view(record)
         const standing = standings.get(keyId) ?? BanPolicy.CLEAN
         const next = LimitDecision.decide(limits, before, standing, now, 1, options.ban)
-        usage.set(accountId, next.usage)
+        if (record === undefined) usage.set(accountId, toRecord(next.usage))
+        else store(record, next.usage)
         if (next.usage.quota !== before.quota) dirtyQuotas.add(accountId)
         if (next.standing !== standing) {
           standings.set(keyId, next.standing)
@@ -112,7 +143,10 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
         return next.decision
       }),
     takeChanges: Effect.sync(() => {
-      const quotas = [...dirtyQuotas].map((id) => [id, usage.get(id)!.quota] as const)
+      const quotas = [...dirtyQuotas].map((id) => {
+        const r = usage.get(id)!
+        return [id, { day: r.day, used: r.used }] as const
+      })
       const changed = [...dirtyStandings].map((id) => [id, standings.get(id) ?? BanPolicy.CLEAN] as const)
       dirtyQuotas.clear()
       dirtyStandings.clear()
@@ -123,7 +157,7 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
         for (const [accountId, quota] of state.quotas) {
           const current = usage.get(accountId)
           if (current === undefined) restoredQuotas.set(accountId, quota)
-          else usage.set(accountId, { bucket: current.bucket, quota })
+          else store(current, { bucket: { units: current.units, at: current.at }, quota })
         }
         for (const [keyId, standing] of state.standings) standings.set(keyId, standing)
       })
