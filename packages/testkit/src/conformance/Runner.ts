@@ -124,12 +124,10 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     })
     let lastFailure: { message: string; curl: string } | undefined
     let requests = 0
-    let sequences = 0
     const commands = fc.commands(commandArbitraries({ admin: options.adminToken !== undefined }), {
       maxCommands: options.maxCommands ?? 40
     })
     const property = fc.asyncProperty(commands, async (cmds) => {
-      sequences++
       try {
         await fc.asyncModelRun(async () => {
           await session.startSequence()
@@ -153,39 +151,30 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     })
     const durationMs = Date.now() - started
     const answers = Object.fromEntries([...session.answers].sort(([a], [b]) => a.localeCompare(b)))
-    if (!details.failed || lastFailure === undefined) {
-      if (details.failed) {
-        return {
-          ok: false,
-          runs: details.numRuns,
-          seed,
-          durationMs,
-          requests,
-          warnings,
-          answers,
-          failure: { message: String(details.errorInstance), commands: "", curl: "", shrinks: details.numShrinks }
-        }
-      }
-      log(`${details.numRuns} sequences, ${requests} requests, ${(durationMs / 1000).toFixed(1)} s`)
-      return { ok: true, runs: details.numRuns, seed, durationMs, requests, warnings, answers }
-    }
-    const counterexample = details.counterexample?.[0]
-    void sequences
-    return {
-      ok: false,
+    const report = (failure?: NonNullable<ConformanceReport["failure"]>): ConformanceReport => ({
+      ok: failure === undefined,
       runs: details.numRuns,
       seed,
       durationMs,
       requests,
       warnings,
       answers,
-      failure: {
-        message: lastFailure.message,
-        commands: counterexample === undefined ? "" : String(counterexample),
-        curl: lastFailure.curl,
-        shrinks: details.numShrinks
-      }
+      ...(failure === undefined ? {} : { failure })
+    })
+    if (!details.failed) {
+      log(`${details.numRuns} sequences, ${requests} requests, ${(durationMs / 1000).toFixed(1)} s`)
+      return report()
     }
+    if (lastFailure === undefined) {
+      return report({ message: String(details.errorInstance), commands: "", curl: "", shrinks: details.numShrinks })
+    }
+    const counterexample = details.counterexample?.[0]
+    return report({
+      message: lastFailure.message,
+      commands: counterexample === undefined ? "" : String(counterexample),
+      curl: lastFailure.curl,
+      shrinks: details.numShrinks
+    })
 
     function failed(message: string): ConformanceReport {
       return {
