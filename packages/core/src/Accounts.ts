@@ -137,14 +137,17 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
         }),
       verify: (token) => {
         if (!ApiKey.isWellFormed(token)) return Effect.succeedNone
-        return Effect.gen(function*() {
-          const key = yield* store.findKeyByHash(ApiKey.hash(token))
-          if (Option.isNone(key)) return Option.none()
-          const now = yield* Clock.currentTimeMillis
-          if (keyState(key.value, now) !== "active") return Option.none()
-          const account = yield* store.findAccount(key.value.accountId)
-          return Option.map(account, (a): Principal => ({ accountId: a.id, keyId: key.value.id, limits: a.limits }))
-        })
+        // A flatMap chain rather than a generator: this runs on every request.
+        return Effect.flatMap(store.findKeyByHash(ApiKey.hash(token)), (key) =>
+          Option.isNone(key)
+            ? Effect.succeedNone
+            : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              keyState(key.value, now) !== "active"
+                ? Effect.succeedNone
+                : Effect.map(
+                  store.findAccount(key.value.accountId),
+                  Option.map((a): Principal => ({ accountId: a.id, keyId: key.value.id, limits: a.limits }))
+                )))
       },
       listKeys: (accountId) =>
         Effect.gen(function*() {

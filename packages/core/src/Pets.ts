@@ -42,23 +42,23 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
       return Pets.of({
         create: (input) =>
           repo.insert({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }),
-        list: ({ cursor, limit, status }) =>
-          Effect.gen(function*() {
-            let afterId = 0
-            if (Option.isSome(cursor)) {
-              const position = cursors.decode(cursor.value)
-              if (Either.isLeft(position)) return yield* position.left
-              if (!Option.getEquivalence<string>((a, b) => a === b)(position.right.status, status)) {
-                return yield* new InvalidCursor({ reason: "cursor was issued for a different status filter" })
-              }
-              afterId = position.right.afterId
+        list: ({ cursor, limit, status }) => {
+          let afterId = 0
+          if (Option.isSome(cursor)) {
+            const position = cursors.decode(cursor.value)
+            if (Either.isLeft(position)) return Effect.fail(position.left)
+            if (!Option.getEquivalence<string>((a, b) => a === b)(position.right.status, status)) {
+              return Effect.fail(new InvalidCursor({ reason: "cursor was issued for a different status filter" }))
             }
-            // One extra row tells whether a next page exists, so a page with a next link is always full.
-            const rows = yield* repo.listAfter({ afterId, status, limit: limit + 1 })
+            afterId = position.right.afterId
+          }
+          // One extra row tells whether a next page exists, so a page with a next link is always full.
+          return Effect.map(repo.listAfter({ afterId, status, limit: limit + 1 }), (rows): Page => {
             if (rows.length <= limit) return { pets: rows, next: Option.none() }
             const pets = rows.slice(0, limit)
             return { pets, next: Option.some(cursors.encode({ afterId: pets[pets.length - 1]!.id, status })) }
-          }),
+          })
+        },
         get: (id) =>
           Effect.flatMap(repo.findById(id), Option.match({
             onNone: () => Effect.fail(new PetNotFound({ id })),

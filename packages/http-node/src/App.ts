@@ -212,26 +212,29 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         return json(route.successStatus, route.successStatus === 204 ? undefined : JSON.stringify(reply.value), headers)
       })
 
+    // Written as plain flatMap chains: on the hot path they cost measurably less than a generator.
     const servePublic = (request: AppRequest) => {
       const headers: ResponseHeaders = {}
-      return Effect.gen(function*() {
-        const token = bearerToken(request.header("authorization"))
-        const principal = token === undefined ? Option.none() : yield* accounts.verify(token)
-        const now = yield* Clock.currentTimeMillis
-        if (Option.isNone(principal)) {
-          const decision = yield* limiter.admitFailedAuth(clientAddress(request))
-          RateLimitHeaders.write(headers, decision, now)
-          if (decision.verdict !== "allowed") return failure(FAILED_AUTH_LIMITED, headers)
-          headers["WWW-Authenticate"] = token === undefined
-            ? "Bearer realm=\"petstore\""
-            : "Bearer realm=\"petstore\", error=\"invalid_token\""
-          return failure(ErrorResponse.STATIC.unauthorized, headers)
-        }
-        const decision = yield* limiter.admit(principal.value)
-        RateLimitHeaders.write(headers, decision, now)
-        if (decision.verdict !== "allowed") return failure(REJECTION[decision.verdict], headers)
-        return yield* serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
-      }).pipe(recover(headers))
+      const token = bearerToken(request.header("authorization"))
+      const verified = token === undefined ? Effect.succeedNone : accounts.verify(token)
+      return Effect.flatMap(verified, (principal) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<AppResponse, unknown> => {
+          if (Option.isNone(principal)) {
+            return Effect.map(limiter.admitFailedAuth(clientAddress(request)), (decision) => {
+              RateLimitHeaders.write(headers, decision, now)
+              if (decision.verdict !== "allowed") return failure(FAILED_AUTH_LIMITED, headers)
+              headers["WWW-Authenticate"] = token === undefined
+                ? "Bearer realm=\"petstore\""
+                : "Bearer realm=\"petstore\", error=\"invalid_token\""
+              return failure(ErrorResponse.STATIC.unauthorized, headers)
+            })
+          }
+          return Effect.flatMap(limiter.admit(principal.value), (decision) => {
+            RateLimitHeaders.write(headers, decision, now)
+            if (decision.verdict !== "allowed") return Effect.succeed(failure(REJECTION[decision.verdict], headers))
+            return serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
+          })
+        })).pipe(recover(headers))
     }
 
     const adminAuthorized = (request: AppRequest): boolean => {
