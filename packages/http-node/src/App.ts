@@ -21,6 +21,8 @@ import * as Operations from "./Operations.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as Routes from "./Routes.js"
 
+type FindResult<Ctx> = NonNullable<ReturnType<Routes.RouteTable<Ctx, ErrorResponse.OperationError>["find"]>>
+
 /** Largest accepted request body. */
 export const BODY_LIMIT = 64 * 1024
 
@@ -146,6 +148,41 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       return hops[Math.max(0, hops.length - options.trustProxy)] ?? peer
     }
 
+    /** Validation and the operation, once the route and the body are known. */
+    const operate = <Ctx>(
+      found: FindResult<Ctx>,
+      payload: unknown,
+      headers: ResponseHeaders,
+      context: (path: string) => Ctx
+    ): Effect.Effect<AppResponse> => {
+      const route = found.handler
+      const input: Record<string, unknown> = {}
+      if (route.decodePath !== undefined) {
+        const path = route.decodePath(found.params)
+        if (Either.isLeft(path)) return Effect.succeed(failure(ErrorResponse.make("invalid_request", path.left.message), headers))
+        input.path = path.right
+      }
+      if (route.decodeQuery !== undefined) {
+        const query = route.decodeQuery(found.searchParams)
+        if (Either.isLeft(query)) return Effect.succeed(failure(ErrorResponse.make("invalid_request", query.left.message), headers))
+        input.urlParams = query.right
+      }
+      if (route.decodePayload !== undefined) {
+        const decoded = route.decodePayload(payload)
+        if (Either.isLeft(decoded)) {
+          return Effect.succeed(failure(ErrorResponse.make("invalid_request", decoded.left.message), headers))
+        }
+        input.payload = decoded.right
+      }
+      return Effect.match(route.handler(input, context(route.path)), {
+        onFailure: (error) => failure(ErrorResponse.fromOperationError(error), headers),
+        onSuccess: (reply) => {
+          if (reply.headers !== undefined) Object.assign(headers, reply.headers)
+          return json(route.successStatus, route.successStatus === 204 ? undefined : JSON.stringify(reply.value), headers)
+        }
+      })
+    }
+
     /** Routing, body, validation and the operation, shared by the public and the admin API. */
     const serve = <Ctx extends { readonly path: string }>(
       request: AppRequest,
@@ -153,64 +190,41 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       headers: ResponseHeaders,
       context: (path: string) => Ctx,
       emptyBodyIsObject: boolean
-    ) =>
-      Effect.gen(function*() {
-        const found = routes.find(request.method, request.url)
-        if (found === undefined) {
-          const allow = routes.allowed(request.url) ?? staticAllowed(request.url)
-          if (allow === undefined) return failure(ErrorResponse.STATIC.routeNotFound, headers)
-          headers["Allow"] = allow
-          return failure(
-            ErrorResponse.make("method_not_allowed", `${request.method} is not allowed here; allowed: ${allow}.`),
-            headers
+    ): Effect.Effect<AppResponse> => {
+      const found = routes.find(request.method, request.url)
+      if (found === undefined) {
+        const allow = routes.allowed(request.url) ?? staticAllowed(request.url)
+        if (allow === undefined) return Effect.succeed(failure(ErrorResponse.STATIC.routeNotFound, headers))
+        headers["Allow"] = allow
+        return Effect.succeed(failure(
+          ErrorResponse.make("method_not_allowed", `${request.method} is not allowed here; allowed: ${allow}.`),
+          headers
+        ))
+      }
+      const extra = routeHeaders[found.handler.name]
+      if (extra !== undefined) Object.assign(headers, extra)
+      if (!found.handler.hasPayload) return operate(found, undefined, headers, context)
+
+      return Effect.flatMap(request.readBody(BODY_LIMIT), (body) => {
+        if (body._tag === "TooLarge") {
+          headers["Connection"] = "close"
+          return Effect.succeed(failure(ErrorResponse.STATIC.payloadTooLarge, headers))
+        }
+        if (body.bytes.length === 0 && emptyBodyIsObject) return operate(found, {}, headers, context)
+        if (!isJson(request.header("content-type"))) {
+          return Effect.succeed(failure(ErrorResponse.STATIC.unsupportedMediaType, headers))
+        }
+        let payload: unknown
+        try {
+          payload = JSON.parse(utf8.decode(body.bytes))
+        } catch (e) {
+          return Effect.succeed(
+            failure(ErrorResponse.make("invalid_json", `The body is not valid JSON: ${(e as Error).message}`), headers)
           )
         }
-        const route = found.handler
-        const extra = routeHeaders[route.name]
-        if (extra !== undefined) Object.assign(headers, extra)
-
-        let payload: unknown = undefined
-        if (route.hasPayload) {
-          const body = yield* request.readBody(BODY_LIMIT)
-          if (body._tag === "TooLarge") {
-            headers["Connection"] = "close"
-            return failure(ErrorResponse.STATIC.payloadTooLarge, headers)
-          }
-          if (body.bytes.length === 0 && emptyBodyIsObject) {
-            payload = {}
-          } else {
-            if (!isJson(request.header("content-type"))) return failure(ErrorResponse.STATIC.unsupportedMediaType, headers)
-            try {
-              payload = JSON.parse(utf8.decode(body.bytes))
-            } catch (e) {
-              return failure(ErrorResponse.make("invalid_json", `The body is not valid JSON: ${(e as Error).message}`), headers)
-            }
-          }
-        }
-
-        const input: Record<string, unknown> = {}
-        if (route.decodePath !== undefined) {
-          const path = route.decodePath(found.params)
-          if (Either.isLeft(path)) return failure(ErrorResponse.make("invalid_request", path.left.message), headers)
-          input.path = path.right
-        }
-        if (route.decodeQuery !== undefined) {
-          const query = route.decodeQuery(found.searchParams)
-          if (Either.isLeft(query)) return failure(ErrorResponse.make("invalid_request", query.left.message), headers)
-          input.urlParams = query.right
-        }
-        if (route.decodePayload !== undefined) {
-          const decoded = route.decodePayload(payload)
-          if (Either.isLeft(decoded)) return failure(ErrorResponse.make("invalid_request", decoded.left.message), headers)
-          input.payload = decoded.right
-        }
-
-        const outcome = yield* Effect.either(route.handler(input, context(route.path)))
-        if (Either.isLeft(outcome)) return failure(ErrorResponse.fromOperationError(outcome.left), headers)
-        const reply = outcome.right
-        if (reply.headers !== undefined) Object.assign(headers, reply.headers)
-        return json(route.successStatus, route.successStatus === 204 ? undefined : JSON.stringify(reply.value), headers)
+        return operate(found, payload, headers, context)
       })
+    }
 
     // Written as plain flatMap chains: on the hot path they cost measurably less than a generator.
     const servePublic = (request: AppRequest) => {
