@@ -69,23 +69,26 @@ export const sqliteServices = (config: ServerConfig, filename: string): Services
     Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
   )
 
-/**
- * The services the configuration asks for: the one place that chooses the stores, shared by the
- * server and the command line.
- */
+/** The SQLite file the configuration asks for, or none for the in-memory store: the one place that chooses. */
+const databaseFile = (config: ServerConfig): Option.Option<string> =>
+  config.store === undefined || config.store._tag === "memory" ? Option.none() : Option.some(config.store.filename)
+
+/** The services the configuration asks for, shared by the server and the command line. */
 export const services = (config: ServerConfig): ServicesLayer =>
-  config.store === undefined || config.store._tag === "memory"
-    ? memoryServices(config)
-    : sqliteServices(config, config.store.filename)
+  Option.match(databaseFile(config), {
+    onNone: () => memoryServices(config),
+    onSome: (filename) => sqliteServices(config, filename)
+  })
 
 /**
  * Only the accounts service, on the same stores as `services`: what the command line's account and
  * key commands need, without the message worker or the limiter's write-behind.
  */
 export const accountServices = (config: ServerConfig): Layer.Layer<Accounts.Accounts, unknown> => {
-  const stores = config.store === undefined || config.store._tag === "memory"
-    ? AccountStore.AccountStore.layerMemory
-    : Sqlite.layer({ filename: config.store.filename })
+  const stores = Option.match(databaseFile(config), {
+    onNone: () => AccountStore.AccountStore.layerMemory,
+    onSome: (filename) => Sqlite.layer({ filename })
+  })
   return Accounts.Accounts.layer({ environment: config.environment }).pipe(
     Layer.provide(stores),
     Layer.provide(SecureRandom.SecureRandom.Live)
