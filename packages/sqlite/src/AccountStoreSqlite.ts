@@ -11,9 +11,9 @@
  *
  * @since 1.0.0
  */
-import { SqlClient, type SqlError } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { AccountStore, Errors, type Plan } from "@petstore/core"
+import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
 export interface AccountStoreSqliteOptions {
@@ -64,9 +64,9 @@ const toKey = (row: KeyRow): AccountStore.KeyRecord => ({
 /** @category constructors */
 export const make = (
   options: AccountStoreSqliteOptions
-): Effect.Effect<AccountStore.AccountStore["Type"], Errors.StoreUnavailable, SqlClient.SqlClient | Database> =>
+): Effect.Effect<AccountStore.AccountStore["Type"], Errors.StoreUnavailable, Connection | Database> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const connection = yield* Connection
     const db = yield* Database
 
     const accounts = new Map<string, AccountStore.Account>()
@@ -79,17 +79,37 @@ export const make = (
     }
     const afterKeyWrite = <A, E>(write: Effect.Effect<A, E>) => Effect.ensuring(write, Effect.sync(invalidateKeys))
 
-    const KEY_COLUMNS = sql.literal("id, account_id, hash, prefix, created_at, expires_at, revoked_at")
+    const KEY_COLUMNS = "id, account_id, hash, prefix, created_at, expires_at, revoked_at"
+    const insertAccountRow = connection.prepare(
+      "INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?)"
+    )
+    const insertKeyRow = connection.prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+    // The account check and the insert are one statement, so no other write can come between.
+    const insertKeyOfAccount = connection.prepare(
+      `INSERT INTO api_keys (${KEY_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?
+       WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?) RETURNING id`
+    )
+    const accountById = connection.prepare("SELECT id, plan, per_minute, per_day, created_at FROM accounts WHERE id = ?")
+    const accountCount = connection.prepare("SELECT count(*) AS n FROM accounts").pluck()
+    const keyById = connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`)
+    const keyByHash = connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`)
+    const keysOfAccount = connection.prepare(
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, id`
+    )
+    const revoke = connection.prepare(
+      "UPDATE api_keys SET revoked_at = min(coalesce(revoked_at, @at), @at) WHERE id = @id RETURNING id"
+    )
+    const expire = connection.prepare(
+      "UPDATE api_keys SET expires_at = min(coalesce(expires_at, @at), @at) WHERE id = @id RETURNING id"
+    )
+    const dataVersionOf = connection.prepare("PRAGMA data_version").pluck()
 
-    const insertKeyRow = (key: AccountStore.KeyRecord) =>
-      sql`INSERT INTO api_keys (id, account_id, hash, prefix, created_at, expires_at, revoked_at)
-          VALUES (${key.id}, ${key.accountId}, ${key.hash}, ${key.prefix}, ${key.createdAt}, ${key.expiresAt}, ${key.revokedAt})`
+    const keyValues = (key: AccountStore.KeyRecord) =>
+      [key.id, key.accountId, key.hash, key.prefix, key.createdAt, key.expiresAt, key.revokedAt] as const
 
     // Another process's commits show as a change of data_version on this connection. It is looked
     // at when a cached key is about to be used and the last look is `pollMillis` old: no timer runs.
-    const dataVersion = db.read(sql<{ data_version: number }>`PRAGMA data_version`).pipe(
-      Effect.map((rows) => rows[0]!.data_version)
-    )
+    const dataVersion = db.read(() => dataVersionOf.get() as number)
     let seenVersion = yield* dataVersion
     let lookedAt = yield* Clock.currentTimeMillis
     const noticeOtherWriters = Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -105,37 +125,27 @@ export const make = (
 
     return AccountStore.AccountStore.of({
       insertAccount: (account, firstKey) =>
-        afterKeyWrite(db.write(Effect.zipRight(
-          sql`INSERT INTO accounts (id, plan, per_minute, per_day, created_at)
-              VALUES (${account.id}, ${account.plan}, ${account.limits.perMinute}, ${account.limits.perDay}, ${account.createdAt})`,
-          Effect.asVoid(insertKeyRow(firstKey))
-        ))),
+        afterKeyWrite(db.write(() => {
+          insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
+          insertKeyRow.run(...keyValues(firstKey))
+        })),
       findAccount: (id) =>
         Effect.suspend(() => {
           const cached = accounts.get(id)
           if (cached !== undefined) return Effect.succeedSome(cached)
-          return db.read(
-            sql<AccountRow>`SELECT id, plan, per_minute, per_day, created_at FROM accounts WHERE id = ${id}`
-          ).pipe(Effect.map((rows) => {
-            const found = Option.map(Option.fromNullable(rows[0]), toAccount)
+          return db.read(() => {
+            const found = Option.map(Option.fromNullable(accountById.get(id) as AccountRow | undefined), toAccount)
             if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
             return found
-          }))
+          })
         }),
-      countAccounts: db.read(sql<{ n: number }>`SELECT count(*) AS n FROM accounts`).pipe(Effect.map((rows) => rows[0]!.n)),
+      countAccounts: db.read(() => accountCount.get() as number),
       insertKey: (key) =>
-        afterKeyWrite(db.write(
-          // The account check and the insert are one statement, so no other write can come between.
-          Effect.flatMap(
-            sql<{ id: string }>`INSERT INTO api_keys (id, account_id, hash, prefix, created_at, expires_at, revoked_at)
-                SELECT ${key.id}, ${key.accountId}, ${key.hash}, ${key.prefix}, ${key.createdAt}, ${key.expiresAt}, ${key.revokedAt}
-                WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ${key.accountId})
-                RETURNING id`,
-            (rows) => rows.length === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
-          )
+        afterKeyWrite(Effect.flatMap(
+          db.write(() => insertKeyOfAccount.all(...keyValues(key), key.accountId).length),
+          (inserted) => inserted === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         )),
-      findKey: (id) =>
-        db.read(sql<KeyRow>`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ${id}`).pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toKey))),
+      findKey: (id) => db.read(() => Option.map(Option.fromNullable(keyById.get(id) as KeyRow | undefined), toKey)),
       findKeyByHash: (hash) =>
         Effect.zipRight(
           noticeOtherWriters,
@@ -143,35 +153,31 @@ export const make = (
             const cached = keysByHash.get(hash)
             if (cached !== undefined) return Effect.succeedSome(cached)
             const before = generation
-            return db.read(sql<KeyRow>`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ${hash}`).pipe(Effect.map((rows) => {
-              const found = Option.map(Option.fromNullable(rows[0]), toKey)
+            return db.read(() => {
+              const found = Option.map(Option.fromNullable(keyByHash.get(hash) as KeyRow | undefined), toKey)
               if (Option.isSome(found) && generation === before) {
                 if (keysByHash.size >= MAX_CACHED) keysByHash.clear()
                 keysByHash.set(hash, found.value)
               }
               return found
-            }))
+            })
           })
         ),
-      listKeys: (accountId) =>
-        db.read(sql<KeyRow>`SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, id`).pipe(
-          Effect.map((rows) => rows.map(toKey))
-        ),
+      listKeys: (accountId) => db.read(() => (keysOfAccount.all(accountId) as Array<KeyRow>).map(toKey)),
       revokeKey: (id, at) =>
-        afterKeyWrite(db.write(
-          Effect.flatMap(
-            sql<{ id: string }>`UPDATE api_keys SET revoked_at = min(coalesce(revoked_at, ${at}), ${at}) WHERE id = ${id} RETURNING id`,
-            (rows) => rows.length === 0 ? Effect.fail(new Errors.KeyNotFound({ id })) : Effect.void
-          )
+        afterKeyWrite(Effect.flatMap(
+          db.write(() => revoke.all({ at, id }).length),
+          (updated) => updated === 0 ? Effect.fail(new Errors.KeyNotFound({ id })) : Effect.void
         )),
       rotateKey: (oldId, oldExpiresAt, newKey) =>
-        afterKeyWrite(db.write(
-          Effect.flatMap(
-            sql<{ id: string }>`UPDATE api_keys SET expires_at = min(coalesce(expires_at, ${oldExpiresAt}), ${oldExpiresAt})
-                WHERE id = ${oldId} RETURNING id`,
-            (rows): Effect.Effect<void, Errors.KeyNotFound | SqlError.SqlError> =>
-              rows.length === 0 ? Effect.fail(new Errors.KeyNotFound({ id: oldId })) : Effect.asVoid(insertKeyRow(newKey))
-          )
+        afterKeyWrite(Effect.flatMap(
+          db.write(() => {
+            // The new key only when the old one exists: the check and both writes are one transaction.
+            if (expire.all({ at: oldExpiresAt, id: oldId }).length === 0) return false
+            insertKeyRow.run(...keyValues(newKey))
+            return true
+          }),
+          (rotated) => rotated ? Effect.void : Effect.fail(new Errors.KeyNotFound({ id: oldId }))
         ))
     })
   })
@@ -179,5 +185,5 @@ export const make = (
 /** @category layers */
 export const layer = (
   options: Partial<AccountStoreSqliteOptions> = {}
-): Layer.Layer<AccountStore.AccountStore, Errors.StoreUnavailable, SqlClient.SqlClient | Database> =>
+): Layer.Layer<AccountStore.AccountStore, Errors.StoreUnavailable, Connection | Database> =>
   Layer.effect(AccountStore.AccountStore, make({ ...DEFAULT_OPTIONS, ...options }))

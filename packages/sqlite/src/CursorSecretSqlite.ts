@@ -4,9 +4,9 @@
  *
  * @since 1.0.0
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { type Errors, PageCursor, SecureRandom } from "@petstore/core"
+import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
 const SECRET_NAME = "cursor-hmac"
@@ -18,19 +18,21 @@ const SECRET_NAME = "cursor-hmac"
 export const loadOrCreate: Effect.Effect<
   Uint8Array,
   Errors.StoreUnavailable,
-  SqlClient.SqlClient | Database | SecureRandom.SecureRandom
+  Connection | Database | SecureRandom.SecureRandom
 > = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+  const connection = yield* Connection
   const db = yield* Database
+  const insert = connection.prepare("INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)")
+  const select = connection.prepare("SELECT value FROM secrets WHERE name = ?").pluck()
   const fresh = yield* Effect.flatMap(SecureRandom.SecureRandom, (random) => random.bytes(32))
-  yield* db.write(sql`INSERT OR IGNORE INTO secrets (name, value) VALUES (${SECRET_NAME}, ${fresh})`)
-  const rows = yield* db.read(sql<{ value: Uint8Array }>`SELECT value FROM secrets WHERE name = ${SECRET_NAME}`)
-  return new Uint8Array(rows[0]!.value)
+  yield* db.write(() => insert.run(SECRET_NAME, Buffer.from(fresh)))
+  const stored = yield* db.read(() => select.get(SECRET_NAME) as Uint8Array)
+  return new Uint8Array(stored)
 })
 
 /** @category layers */
 export const layer: Layer.Layer<
   PageCursor.CursorSigner,
   Errors.StoreUnavailable,
-  SqlClient.SqlClient | Database | SecureRandom.SecureRandom
+  Connection | Database | SecureRandom.SecureRandom
 > = Layer.effect(PageCursor.CursorSigner, Effect.map(loadOrCreate, PageCursor.make))

@@ -1,51 +1,56 @@
 /**
- * All access to the one connection. Writes are queued and a single writer runs what is waiting as
- * one transaction (group commit): one fsync acknowledges a whole batch, so durable writes are not
- * capped at one fsync per request. A write's result is handed back only after COMMIT returned,
- * that is, once it is on disk. When a write of a batch fails, the batch is rolled back and its
- * writes run again one transaction each, so a failing write fails alone (writes are SQL only: one
- * may run twice, the first run undone). Reads take the same lock, so a reader never sees a batch
- * before it is committed (on one connection, uncommitted rows are visible to every statement).
+ * All access to the one connection. Writes are queued and run together as one transaction (group
+ * commit): one fsync acknowledges a whole batch, so durable writes are not capped at one fsync per
+ * request. A write's result is handed back only after COMMIT returned, that is, once it is on disk.
+ *
+ * A write is a synchronous function of prepared statements (better-sqlite3 runs SQL in the calling
+ * turn). The first write queued schedules the batch for the end of that turn of the event loop
+ * (`setImmediate`); while more writes keep arriving, it waits a few more turns (`gatherTurns`), so
+ * the writes of every request that arrives meanwhile share one commit.
+ * A batch runs BEGIN … COMMIT without yielding, so no read can ever see a write before its commit
+ * and reads need no lock. When a write of a batch throws, the batch is rolled back and its writes run
+ * again one transaction each, so a failing write fails alone (writes are SQL only: one may run
+ * twice, the first run undone).
  *
  * @since 1.0.0
  */
-import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Deferred, Effect, Exit, Fiber, Layer, Queue } from "effect"
+import { Context, Effect, Exit, Layer } from "effect"
 import { Errors } from "@petstore/core"
+import { Connection } from "./Connection.js"
 
 export interface GroupCommitOptions {
   /** The most writes committed together; 1 turns grouping off (one transaction per write). */
   readonly maxBatch: number
+  /**
+   * While writes keep arriving, the commit waits up to this many more turns of the event loop for
+   * them (each turn reads the sockets that became readable), so requests that arrive a moment apart
+   * share one fsync. It commits at once when a turn brought no new write, so a lone write waits one
+   * turn, not a timer. 0 commits what arrived in the first turn.
+   */
+  readonly gatherTurns: number
 }
 
-export const DEFAULT_OPTIONS: GroupCommitOptions = { maxBatch: 256 }
+export const DEFAULT_OPTIONS: GroupCommitOptions = { maxBatch: 256, gatherTurns: 3 }
 
-/** A failure of SQLite (not of the caller's logic) becomes the core's `StoreUnavailable`. */
-const isSqlError = (e: unknown): e is SqlError.SqlError =>
-  typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError"
-
-type Unavailable<E> = Exclude<E, SqlError.SqlError> | Errors.StoreUnavailable
-
-const toUnavailable = <E>(e: E): Unavailable<E> =>
-  isSqlError(e) ? new Errors.StoreUnavailable({ cause: e }) : (e as Exclude<E, SqlError.SqlError>)
+const unavailable = (cause: unknown) => new Errors.StoreUnavailable({ cause })
 
 interface PendingWrite {
-  readonly write: Effect.Effect<unknown, unknown>
-  readonly done: Deferred.Deferred<unknown, unknown>
+  readonly write: () => unknown
+  readonly resume: (exit: Exit.Exit<unknown, Errors.StoreUnavailable>) => void
 }
 
 /** @category services */
 export class Database extends Context.Tag("@petstore/sqlite/Database")<
   Database,
   {
-    /** Runs statements between batches, never inside one. */
-    readonly read: <A, E>(query: Effect.Effect<A, E>) => Effect.Effect<A, Unavailable<E>>
+    /** Runs a query now; it sees only committed writes. */
+    readonly read: <A>(query: () => A) => Effect.Effect<A, Errors.StoreUnavailable>
     /**
      * Runs `write` inside the next batch's transaction and answers once that transaction is
-     * committed. A failure of `write` rolls back only its own statements. `write` is SQL only:
-     * it must not call `read` or `write` (the lock is held) and may run twice.
+     * committed. When `write` throws, only its own statements are rolled back. `write` is SQL only
+     * (it may run twice) and must not call `read` or `write`.
      */
-    readonly write: <A, E>(write: Effect.Effect<A, E>) => Effect.Effect<A, Unavailable<E>>
+    readonly write: <A>(write: () => A) => Effect.Effect<A, Errors.StoreUnavailable>
     /** Batches committed and writes in them so far (for the measurements in docs/storage.md). */
     readonly stats: Effect.Effect<{ readonly batches: number; readonly writes: number }>
   }
@@ -57,104 +62,108 @@ export class Database extends Context.Tag("@petstore/sqlite/Database")<
 /** @category constructors */
 export const make = (options: GroupCommitOptions) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const lock = yield* Effect.makeSemaphore(1)
-    const queue = yield* Queue.unbounded<PendingWrite>()
+    const connection = yield* Connection
+    const begin = connection.prepare("BEGIN IMMEDIATE")
+    const commit = connection.prepare("COMMIT")
+    const rollback = connection.prepare("ROLLBACK")
+    const maxBatch = Math.max(1, Math.floor(options.maxBatch))
+    const gatherTurns = Math.max(0, Math.floor(options.gatherTurns))
+    let pending: Array<PendingWrite> = []
+    let scheduled = false
+    // Writes seen at the last turn while gathering, and how many turns this batch waited.
+    let seen = 0
+    let waited = 0
     let closed = false
     let batches = 0
     let writes = 0
 
-    const statement = (text: string) => sql.unsafe(text)
+    const undo = () => {
+      try {
+        rollback.run()
+      } catch {
+        // No transaction left to roll back (SQLite already ended it after the error).
+      }
+    }
 
-    // Runs `items` in one transaction. Succeeds with their exits when all succeeded and COMMIT
-    // returned; when one failed, everything was rolled back and it says which did.
-    const transaction = (items: ReadonlyArray<PendingWrite>) =>
-      Effect.gen(function*() {
+    const failAll = (batch: ReadonlyArray<PendingWrite>, cause: unknown) => {
+      const exit = Exit.fail(unavailable(cause))
+      for (const item of batch) item.resume(exit)
+    }
+
+    // One transaction for `batch`, each write told its outcome once COMMIT returned.
+    const runBatch = (batch: ReadonlyArray<PendingWrite>): void => {
+      try {
         // IMMEDIATE takes the write lock now, waiting (busy timeout) for another process's write.
-        yield* statement("BEGIN IMMEDIATE")
-        const exits: Array<Exit.Exit<unknown, unknown>> = []
-        for (const item of items) {
-          const exit = yield* Effect.exit(item.write)
-          exits.push(exit)
-          if (Exit.isFailure(exit)) {
-            yield* statement("ROLLBACK")
-            return { committed: false as const, exits }
-          }
+        begin.run()
+      } catch (cause) {
+        return failAll(batch, cause)
+      }
+      const results = new Array<unknown>(batch.length)
+      for (let i = 0; i < batch.length; i++) {
+        try {
+          results[i] = batch[i]!.write()
+        } catch (cause) {
+          undo()
+          if (batch.length === 1) return failAll(batch, cause)
+          // Each write again, alone, so the one that throws fails alone.
+          for (const item of batch) runBatch([item])
+          return
         }
-        yield* statement("COMMIT")
-        return { committed: true as const, exits }
-      }).pipe(Effect.tapErrorCause(() => Effect.ignore(statement("ROLLBACK"))))
+      }
+      try {
+        commit.run()
+      } catch (cause) {
+        // COMMIT failed (disk full, I/O error): nothing of the batch is kept, every write fails.
+        undo()
+        return failAll(batch, cause)
+      }
+      batches++
+      writes += batch.length
+      for (let i = 0; i < batch.length; i++) batch[i]!.resume(Exit.succeed(results[i]))
+    }
 
-    const settle = (item: PendingWrite, exit: Exit.Exit<unknown, unknown>) => Deferred.done(item.done, exit)
+    const flush = () => {
+      scheduled = false
+      if (pending.length === 0) return
+      if (!closed && waited < gatherTurns && pending.length < maxBatch && pending.length > seen) {
+        // Writes arrived since the last look: give the sockets one more turn to add theirs.
+        seen = pending.length
+        waited++
+        return schedule()
+      }
+      seen = 0
+      waited = 0
+      const batch = pending.length <= maxBatch ? pending : pending.slice(0, maxBatch)
+      pending = pending.length <= maxBatch ? [] : pending.slice(maxBatch)
+      // More than one batch waiting: the next runs in the next turn, after reads that are waiting.
+      if (pending.length > 0) schedule()
+      runBatch(batch)
+    }
 
-    // Runs `items` as one transaction and hands each write its outcome. Answers false, having
-    // answered nobody, when one of several writes failed and the transaction was rolled back.
-    const commitAndSettle = (items: ReadonlyArray<PendingWrite>) =>
-      Effect.gen(function*() {
-        const outcome = yield* Effect.exit(transaction(items))
-        if (Exit.isFailure(outcome)) {
-          // BEGIN or COMMIT failed (disk, lock): nothing of the batch is kept, every write fails.
-          yield* Effect.forEach(items, (item) => settle(item, outcome), { discard: true })
-          return true
-        }
-        const { committed, exits } = outcome.value
-        if (!committed && items.length > 1) return false
-        if (committed) {
-          batches++
-          writes += items.length
-        }
-        yield* Effect.forEach(items, (item, i) => settle(item, exits[i]!), { discard: true })
-        return true
-      })
-
-    const runBatch = (batch: ReadonlyArray<PendingWrite>) =>
-      Effect.gen(function*() {
-        if (yield* commitAndSettle(batch)) return
-        // A write failed and the batch was rolled back: each write again, alone, so it fails alone.
-        for (const item of batch) yield* commitAndSettle([item])
-      }).pipe(lock.withPermits(1), Effect.uninterruptible)
-
-    const writer = Effect.forever(
-      Effect.gen(function*() {
-        const first = yield* Queue.take(queue)
-        // Let the event loop read the other sockets that are ready before committing: their writes
-        // join this batch instead of each waiting for a synchronous fsync of its own.
-        yield* Effect.async<void>((resume) => {
-          setImmediate(() => resume(Effect.void))
-        })
-        const rest = yield* Queue.takeUpTo(queue, options.maxBatch - 1)
-        yield* runBatch([first, ...rest])
-      })
-    )
-    const fiber = yield* Effect.forkDaemon(writer)
+    const schedule = () => {
+      if (scheduled) return
+      scheduled = true
+      setImmediate(flush)
+    }
 
     // Stores built on this layer are closed first; what they still queued is committed, then nothing more.
     yield* Effect.addFinalizer(() =>
-      Effect.gen(function*() {
+      Effect.sync(() => {
         closed = true
-        yield* Fiber.interrupt(fiber)
-        while (true) {
-          const left = yield* Queue.takeUpTo(queue, options.maxBatch)
-          if (left.length === 0) break
-          yield* runBatch([...left])
-        }
+        while (pending.length > 0) flush()
       })
     )
 
-    const closedError = Effect.fail(new Errors.StoreUnavailable({ cause: "the database is closed" }))
+    const closedError = Exit.fail(unavailable("the database is closed"))
 
     return Database.of({
-      read: <A, E>(query: Effect.Effect<A, E>) =>
-        lock.withPermits(1)(query).pipe(Effect.mapError(toUnavailable<E>)),
-      write: <A, E>(write: Effect.Effect<A, E>) =>
-        Effect.suspend(() => {
-          if (closed) return closedError
-          return Effect.flatMap(Deferred.make<unknown, unknown>(), (done) =>
-            Queue.offer(queue, { write, done }).pipe(Effect.zipRight(Deferred.await(done))))
-        }).pipe(
-          Effect.mapError((e) => toUnavailable(e as E)),
-          Effect.map((a) => a as A)
-        ),
+      read: <A>(query: () => A) => Effect.try({ try: query, catch: unavailable }),
+      write: <A>(write: () => A) =>
+        Effect.async<A, Errors.StoreUnavailable>((resume) => {
+          if (closed) return resume(closedError)
+          pending.push({ write, resume: resume as PendingWrite["resume"] })
+          schedule()
+        }),
       stats: Effect.sync(() => ({ batches, writes }))
     })
   })

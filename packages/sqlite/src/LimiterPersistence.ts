@@ -8,9 +8,9 @@
  *
  * @since 1.0.0
  */
-import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Fiber, Layer, type Scope } from "effect"
 import { BanPolicy, DailyQuota, type Errors, RateLimiter } from "@petstore/core"
+import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
 export interface LimiterPersistenceOptions {
@@ -43,24 +43,39 @@ interface StandingRow {
 /** @category constructors */
 export const make = (
   options: LimiterPersistenceOptions
-): Effect.Effect<void, Errors.StoreUnavailable, SqlClient.SqlClient | Database | RateLimiter.RateLimiter | Scope.Scope> =>
+): Effect.Effect<void, Errors.StoreUnavailable, Connection | Database | RateLimiter.RateLimiter | Scope.Scope> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const connection = yield* Connection
     const db = yield* Database
     const limiter = yield* RateLimiter.RateLimiter
+    const dropOldQuotas = connection.prepare("DELETE FROM limiter_quotas WHERE day < ?")
+    const dropOldStandings = connection.prepare(
+      "DELETE FROM limiter_standings WHERE banned_until <= ? AND wait_until <= ?"
+    )
+    const allQuotas = connection.prepare("SELECT account_id, day, used FROM limiter_quotas")
+    const allStandings = connection.prepare(
+      "SELECT key_id, wait_until, strikes, banned_until, bans, last_ban_at FROM limiter_standings"
+    )
+    const saveQuota = connection.prepare(
+      `INSERT INTO limiter_quotas (account_id, day, used) VALUES (?, ?, ?)
+       ON CONFLICT (account_id) DO UPDATE SET day = excluded.day, used = excluded.used`
+    )
+    const saveStanding = connection.prepare(
+      `INSERT INTO limiter_standings (key_id, wait_until, strikes, banned_until, bans, last_ban_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key_id) DO UPDATE SET wait_until = excluded.wait_until, strikes = excluded.strikes,
+         banned_until = excluded.banned_until, bans = excluded.bans, last_ban_at = excluded.last_ban_at`
+    )
 
     // Load what still matters today, dropping the rest.
     const now = yield* Clock.currentTimeMillis
     const today = DailyQuota.dayOf(now)
-    yield* db.write(Effect.zipRight(
-      sql`DELETE FROM limiter_quotas WHERE day < ${today}`,
-      sql`DELETE FROM limiter_standings
-          WHERE banned_until <= ${now - options.forgetAfterMillis} AND wait_until <= ${now}`
-    ))
-    const quotas = yield* db.read(sql<QuotaRow>`SELECT account_id, day, used FROM limiter_quotas`)
-    const standings = yield* db.read(
-      sql<StandingRow>`SELECT key_id, wait_until, strikes, banned_until, bans, last_ban_at FROM limiter_standings`
-    )
+    yield* db.write(() => {
+      dropOldQuotas.run(today)
+      dropOldStandings.run(now - options.forgetAfterMillis, now)
+    })
+    const quotas = yield* db.read(() => allQuotas.all() as Array<QuotaRow>)
+    const standings = yield* db.read(() => allStandings.all() as Array<StandingRow>)
     yield* limiter.restore({
       quotas: quotas.map((r) => [r.account_id, { day: r.day, used: r.used }] as const),
       standings: standings.map((r) =>
@@ -85,18 +100,10 @@ export const make = (
       if (pendingQuotas.size === 0 && pendingStandings.size === 0) return
       const quotas = [...pendingQuotas]
       const standings = [...pendingStandings]
-      yield* db.write(Effect.zipRight(
-        Effect.forEach(quotas, ([id, q]) =>
-          sql`INSERT INTO limiter_quotas (account_id, day, used) VALUES (${id}, ${q.day}, ${q.used})
-              ON CONFLICT (account_id) DO UPDATE SET day = excluded.day, used = excluded.used`, { discard: true }),
-        Effect.forEach(standings, ([id, s]) =>
-          sql`INSERT INTO limiter_standings (key_id, wait_until, strikes, banned_until, bans, last_ban_at)
-              VALUES (${id}, ${s.waitUntil}, ${s.strikes}, ${s.bannedUntil}, ${s.bans}, ${s.lastBanAt})
-              ON CONFLICT (key_id) DO UPDATE SET wait_until = excluded.wait_until, strikes = excluded.strikes,
-                banned_until = excluded.banned_until, bans = excluded.bans, last_ban_at = excluded.last_ban_at`, {
-          discard: true
-        })
-      ))
+      yield* db.write(() => {
+        for (const [id, q] of quotas) saveQuota.run(id, q.day, q.used)
+        for (const [id, s] of standings) saveStanding.run(id, s.waitUntil, s.strikes, s.bannedUntil, s.bans, s.lastBanAt)
+      })
       // Keep what changed again while the write was in flight.
       for (const [id, q] of quotas) if (pendingQuotas.get(id) === q) pendingQuotas.delete(id)
       for (const [id, s] of standings) if (pendingStandings.get(id) === s) pendingStandings.delete(id)
@@ -124,5 +131,5 @@ export const make = (
  */
 export const layer = (
   options: Partial<LimiterPersistenceOptions> = {}
-): Layer.Layer<never, Errors.StoreUnavailable, SqlClient.SqlClient | Database | RateLimiter.RateLimiter> =>
+): Layer.Layer<never, Errors.StoreUnavailable, Connection | Database | RateLimiter.RateLimiter> =>
   Layer.scopedDiscard(make({ ...DEFAULT_OPTIONS, ...options }))

@@ -6,9 +6,9 @@
  *
  * @since 1.0.0
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { type Message, MessageStore } from "@petstore/core"
+import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
 interface MessageRow {
@@ -37,57 +37,67 @@ const toStored = (row: MessageRow): MessageStore.StoredMessage => ({
   lastError: row.last_error
 })
 
+const COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
+
 /** @category constructors */
-export const make: Effect.Effect<MessageStore.MessageStore["Type"], never, SqlClient.SqlClient | Database> = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+export const make: Effect.Effect<MessageStore.MessageStore["Type"], never, Connection | Database> = Effect.gen(function*() {
+  const connection = yield* Connection
   const db = yield* Database
-  const COLUMNS = sql.literal(
-    "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
+  const insert = connection.prepare(`INSERT INTO messages (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const byId = connection.prepare(`SELECT ${COLUMNS} FROM messages WHERE id = ?`)
+  const claim = connection.prepare(
+    `UPDATE messages
+     SET status = 'processing', attempts = attempts + 1, lease_until = @leaseUntil, updated_at = @now
+     WHERE seq = (
+       SELECT seq FROM messages INDEXED BY messages_pending
+       WHERE status IN ('queued', 'processing')
+         AND ((status = 'queued' AND available_at <= @now) OR (status = 'processing' AND lease_until <= @now))
+       ORDER BY seq LIMIT 1)
+     RETURNING ${COLUMNS}`
   )
+  const delivered = connection.prepare(
+    "UPDATE messages SET status = 'delivered', updated_at = ?, lease_until = 0, last_error = NULL WHERE id = ?"
+  )
+  const retry = connection.prepare(
+    "UPDATE messages SET status = 'queued', updated_at = ?, available_at = ?, lease_until = 0, last_error = ? WHERE id = ?"
+  )
+  const failed = connection.prepare(
+    "UPDATE messages SET status = 'failed', updated_at = ?, lease_until = 0, last_error = ? WHERE id = ?"
+  )
+  const nextClaim = connection.prepare(
+    `SELECT min(CASE WHEN status = 'queued' THEN available_at ELSE lease_until END)
+     FROM messages INDEXED BY messages_pending WHERE status IN ('queued', 'processing')`
+  ).pluck()
+
+  const stored = (row: unknown) => Option.map(Option.fromNullable(row as MessageRow | undefined), toStored)
 
   return MessageStore.MessageStore.of({
     insert: (m) =>
-      db.write(
-        sql`INSERT INTO messages (id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error)
-            VALUES (${m.id}, ${m.accountId}, ${m.message}, ${m.status}, ${m.createdAt}, ${m.updatedAt}, ${m.attempts}, ${m.availableAt}, ${m.leaseUntil}, ${m.lastError})`
-      ).pipe(Effect.asVoid),
-    find: (id) =>
-      db.read(sql<MessageRow>`SELECT ${COLUMNS} FROM messages WHERE id = ${id}`).pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStored))
+      db.write(() =>
+        void insert.run(
+          m.id,
+          m.accountId,
+          m.message,
+          m.status,
+          m.createdAt,
+          m.updatedAt,
+          m.attempts,
+          m.availableAt,
+          m.leaseUntil,
+          m.lastError
+        )
       ),
-    claim: (now, leaseMillis) =>
-      db.write(
-        sql<MessageRow>`UPDATE messages
-            SET status = 'processing', attempts = attempts + 1, lease_until = ${now + leaseMillis}, updated_at = ${now}
-            WHERE seq = (
-              SELECT seq FROM messages INDEXED BY messages_pending
-              WHERE status IN ('queued', 'processing')
-                AND ((status = 'queued' AND available_at <= ${now}) OR (status = 'processing' AND lease_until <= ${now}))
-              ORDER BY seq LIMIT 1)
-            RETURNING ${COLUMNS}`
-      ).pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStored))),
-    markDelivered: (id, now) =>
-      db.write(
-        sql`UPDATE messages SET status = 'delivered', updated_at = ${now}, lease_until = 0, last_error = NULL WHERE id = ${id}`
-      ).pipe(Effect.asVoid),
-    markRetry: (id, now, availableAt, error) =>
-      db.write(
-        sql`UPDATE messages SET status = 'queued', updated_at = ${now}, available_at = ${availableAt}, lease_until = 0, last_error = ${error}
-            WHERE id = ${id}`
-      ).pipe(Effect.asVoid),
-    markFailed: (id, now, error) =>
-      db.write(
-        sql`UPDATE messages SET status = 'failed', updated_at = ${now}, lease_until = 0, last_error = ${error} WHERE id = ${id}`
-      ).pipe(Effect.asVoid),
-    nextClaimAt: db.read(
-      sql<{ next: number | null }>`SELECT min(CASE WHEN status = 'queued' THEN available_at ELSE lease_until END) AS next
-          FROM messages INDEXED BY messages_pending WHERE status IN ('queued', 'processing')`
-    ).pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.next ?? null)))
+    find: (id) => db.read(() => stored(byId.get(id))),
+    claim: (now, leaseMillis) => db.write(() => stored(claim.get({ now, leaseUntil: now + leaseMillis }))),
+    markDelivered: (id, now) => db.write(() => void delivered.run(now, id)),
+    markRetry: (id, now, availableAt, error) => db.write(() => void retry.run(now, availableAt, error, id)),
+    markFailed: (id, now, error) => db.write(() => void failed.run(now, error, id)),
+    nextClaimAt: db.read(() => Option.fromNullable(nextClaim.get() as number | null | undefined))
   })
 })
 
 /** @category layers */
-export const layer: Layer.Layer<MessageStore.MessageStore, never, SqlClient.SqlClient | Database> = Layer.effect(
+export const layer: Layer.Layer<MessageStore.MessageStore, never, Connection | Database> = Layer.effect(
   MessageStore.MessageStore,
   make
 )

@@ -9,9 +9,8 @@
  *
  * @since 1.0.0
  */
-import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer } from "effect"
-import { DatabaseOpenError, explain } from "./SqliteClient.js"
+import { Connection, DatabaseOpenError, explain } from "./Connection.js"
 
 export interface Migration {
   readonly id: number
@@ -107,52 +106,80 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
 ]
 
 /** The schema version of a database (0 for a new one). */
-export const currentVersion = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const table = yield* sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
-  if (table[0]!.n === 0) return 0
-  const rows = yield* sql<{ v: number | null }>`SELECT max(id) AS v FROM schema_migrations`
-  return rows[0]!.v ?? 0
-})
+export const versionOf = (connection: Connection["Type"]): number => {
+  const table = connection.prepare(
+    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+  ).pluck().get() as number
+  if (table === 0) return 0
+  return (connection.prepare("SELECT max(id) FROM schema_migrations").pluck().get() as number | null) ?? 0
+}
+
+/** The schema version of the database. */
+export const currentVersion: Effect.Effect<number, DatabaseOpenError, Connection> = Effect.flatMap(
+  Connection,
+  (connection) =>
+    Effect.try({
+      try: () => versionOf(connection),
+      catch: (cause) =>
+        new DatabaseOpenError({ filename: connection.filename, message: explain(connection.filename, cause), cause })
+    })
+)
+
+class Refused {
+  constructor(readonly error: DatabaseOpenError) {}
+}
 
 /**
  * Brings the database to the last of `migrations` (all of them by default; tests pass a prefix to
  * make an "older version" database). Returns the ids applied.
  */
-export const migrate = (filename: string, migrations: ReadonlyArray<Migration> = MIGRATIONS) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const latest = migrations.reduce((max, m) => Math.max(max, m.id), 0)
-    yield* sql.unsafe("BEGIN IMMEDIATE")
-    const applied = yield* Effect.gen(function*() {
-      yield* sql.unsafe(
-        `CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`
-      )
-      const version = yield* currentVersion
-      if (version > latest) {
-        return yield* new DatabaseOpenError({
-          filename,
-          message: `database ${JSON.stringify(filename)} has schema version ${version}, newer than this program knows (${latest}); run a newer version of the program`
-        })
-      }
-      const pending = migrations.filter((m) => m.id > version)
-      const now = yield* Clock.currentTimeMillis
-      for (const m of pending) {
-        for (const statement of m.statements) yield* sql.unsafe(statement)
-        yield* sql`INSERT INTO schema_migrations (id, name, applied_at) VALUES (${m.id}, ${m.name}, ${now})`
-      }
-      return pending.map((m) => m.id)
-    }).pipe(Effect.tapErrorCause(() => Effect.ignore(sql.unsafe("ROLLBACK"))))
-    yield* sql.unsafe("COMMIT")
-    return applied
-  }).pipe(
-    Effect.mapError((error) =>
-      error._tag === "DatabaseOpenError"
-        ? error
-        : new DatabaseOpenError({ filename, message: explain(filename, error), cause: error })
-    )
-  )
+export const migrate = (
+  filename: string,
+  migrations: ReadonlyArray<Migration> = MIGRATIONS
+): Effect.Effect<ReadonlyArray<number>, DatabaseOpenError, Connection> =>
+  Effect.flatMap(Connection, (connection) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.try({
+        try: () => {
+          const latest = migrations.reduce((max, m) => Math.max(max, m.id), 0)
+          connection.exec("BEGIN IMMEDIATE")
+          try {
+            connection.exec(
+              "CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied_at INTEGER NOT NULL)"
+            )
+            const version = versionOf(connection)
+            if (version > latest) {
+              throw new Refused(
+                new DatabaseOpenError({
+                  filename,
+                  message: `database ${JSON.stringify(filename)} has schema version ${version}, newer than this program knows (${latest}); run a newer version of the program`
+                })
+              )
+            }
+            const pending = migrations.filter((m) => m.id > version)
+            const record = connection.prepare("INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)")
+            for (const m of pending) {
+              for (const statement of m.statements) connection.exec(statement)
+              record.run(m.id, m.name, now)
+            }
+            connection.exec("COMMIT")
+            return pending.map((m) => m.id)
+          } catch (error) {
+            try {
+              connection.exec("ROLLBACK")
+            } catch {
+              // SQLite already ended the transaction.
+            }
+            throw error
+          }
+        },
+        catch: (error) =>
+          error instanceof Refused
+            ? error.error
+            : new DatabaseOpenError({ filename, message: explain(filename, error), cause: error })
+      })
+    ))
 
 /** Runs the migrations when the layer is built. */
-export const layer = (filename: string): Layer.Layer<never, DatabaseOpenError, SqlClient.SqlClient> =>
+export const layer = (filename: string): Layer.Layer<never, DatabaseOpenError, Connection> =>
   Layer.effectDiscard(migrate(filename))

@@ -6,9 +6,9 @@
  *
  * @since 1.0.0
  */
-import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { type Pet, PetRepository } from "@petstore/core"
+import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
 interface PetRow {
@@ -28,51 +28,48 @@ const toPet = (row: PetRow): Pet.Pet => ({
 const FULL_PAGES_KEPT = 4096
 
 /** @category constructors */
-export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, SqlClient.SqlClient | Database> = Effect
+export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Connection | Database> = Effect
   .gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const db = yield* Database
-  // Pets are never changed or deleted and a later insert always gets a higher id (see above), so a
-  // full page (as many rows as asked) can never change again: it is kept and served from memory.
-  const fullPages = new Map<string, ReadonlyArray<Pet.Pet>>()
-  return PetRepository.PetRepository.of({
-    insert: (draft) =>
-      db.write(
-        sql<{ id: number }>`INSERT INTO pets (name, category_id, status) VALUES (${draft.name}, ${draft.categoryId}, ${draft.status}) RETURNING id`
-      ).pipe(
-        Effect.map(([row]): Pet.Pet => ({
-          id: row!.id as Pet.PetId,
-          name: draft.name,
-          categoryId: draft.categoryId,
-          status: draft.status
-        }))
-      ),
-    listAfter: ({ afterId, limit, status }) => {
-      const key = `${afterId}.${Option.getOrElse(status, () => "")}.${limit}`
-      const cached = fullPages.get(key)
-      if (cached !== undefined) return Effect.succeed(cached)
-      return db.read(
-        Option.isSome(status)
-          ? sql<PetRow>`SELECT id, name, category_id, status FROM pets WHERE status = ${status.value} AND id > ${afterId} ORDER BY id LIMIT ${limit}`
-          : sql<PetRow>`SELECT id, name, category_id, status FROM pets WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`
-      ).pipe(Effect.map((rows) => {
-        const pets = rows.map(toPet)
-        if (pets.length === limit) {
-          if (fullPages.size >= FULL_PAGES_KEPT) fullPages.clear()
-          fullPages.set(key, pets)
-        }
-        return pets
-      }))
-    },
-    findById: (id) =>
-      db.read(sql<PetRow>`SELECT id, name, category_id, status FROM pets WHERE id = ${id}`).pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPet))
-      )
+    const connection = yield* Connection
+    const db = yield* Database
+    const insert = connection.prepare("INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id")
+      .pluck()
+    const page = connection.prepare("SELECT id, name, category_id, status FROM pets WHERE id > ? ORDER BY id LIMIT ?")
+    const pageByStatus = connection.prepare(
+      "SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?"
+    )
+    const byId = connection.prepare("SELECT id, name, category_id, status FROM pets WHERE id = ?")
+    // Pets are never changed or deleted and a later insert always gets a higher id (see above), so a
+    // full page (as many rows as asked) can never change again: it is kept and served from memory.
+    const fullPages = new Map<string, ReadonlyArray<Pet.Pet>>()
+    return PetRepository.PetRepository.of({
+      insert: (draft) =>
+        Effect.map(
+          db.write(() => insert.get(draft.name, draft.categoryId, draft.status) as number),
+          (id): Pet.Pet => ({ id: id as Pet.PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status })
+        ),
+      listAfter: ({ afterId, limit, status }) => {
+        const key = `${afterId}.${Option.getOrElse(status, () => "")}.${limit}`
+        const cached = fullPages.get(key)
+        if (cached !== undefined) return Effect.succeed(cached)
+        return db.read(() => {
+          const rows = (Option.isSome(status) ? pageByStatus.all(status.value, afterId, limit) : page.all(afterId, limit)) as
+            Array<PetRow>
+          const pets = rows.map(toPet)
+          if (pets.length === limit) {
+            if (fullPages.size >= FULL_PAGES_KEPT) fullPages.clear()
+            fullPages.set(key, pets)
+          }
+          return pets
+        })
+      },
+      findById: (id) =>
+        db.read(() => Option.map(Option.fromNullable(byId.get(id) as PetRow | undefined), toPet))
+    })
   })
-})
 
 /** @category layers */
-export const layer: Layer.Layer<PetRepository.PetRepository, never, SqlClient.SqlClient | Database> = Layer.effect(
+export const layer: Layer.Layer<PetRepository.PetRepository, never, Connection | Database> = Layer.effect(
   PetRepository.PetRepository,
   make
 )

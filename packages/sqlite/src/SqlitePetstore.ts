@@ -3,8 +3,6 @@
  *
  * @since 1.0.0
  */
-import type { SqlClient } from "@effect/sql"
-import type { SqliteClient as NodeSqliteClient } from "@effect/sql-sqlite-node"
 import { Layer } from "effect"
 import { type Errors, type MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
 import * as AccountStoreSqlite from "./AccountStoreSqlite.js"
@@ -14,9 +12,9 @@ import * as LimiterPersistence from "./LimiterPersistence.js"
 import * as MessageStoreSqlite from "./MessageStoreSqlite.js"
 import * as Migrations from "./Migrations.js"
 import * as PetRepositorySqlite from "./PetRepositorySqlite.js"
-import * as SqliteClient from "./SqliteClient.js"
+import * as Connection from "./Connection.js"
 
-export interface SqliteStoreOptions extends SqliteClient.SqliteOptions {
+export interface SqliteStoreOptions extends Connection.SqliteOptions {
   readonly groupCommit?: Partial<GroupCommitOptions> | undefined
   readonly accountStore?: Partial<AccountStoreSqlite.AccountStoreSqliteOptions> | undefined
 }
@@ -28,15 +26,15 @@ export interface SqlitePetstoreOptions extends SqliteStoreOptions {
 
 /** A store that fails while it is being set up: the file became unusable right after it opened. */
 const openError = (filename: string) => (error: Errors.StoreUnavailable) =>
-  new SqliteClient.DatabaseOpenError({ filename, message: SqliteClient.explain(filename, error.cause), cause: error })
+  new Connection.DatabaseOpenError({ filename, message: Connection.explain(filename, error.cause), cause: error })
 
 /** The connection with its schema up to date, and the group-commit access to it. */
 export const layerDatabase = (
   options: SqliteStoreOptions
-): Layer.Layer<Database | SqlClient.SqlClient | NodeSqliteClient.SqliteClient, SqliteClient.DatabaseOpenError> =>
+): Layer.Layer<Database | Connection.Connection, Connection.DatabaseOpenError> =>
   Database.layer(options.groupCommit).pipe(
     Layer.provideMerge(Migrations.layer(options.filename)),
-    Layer.provideMerge(SqliteClient.layer(options))
+    Layer.provideMerge(Connection.layer(options))
   )
 
 /**
@@ -48,8 +46,8 @@ export const layerDatabase = (
 export const layer = (
   options: SqliteStoreOptions
 ): Layer.Layer<
-  Petstore.Stores | Database | SqlClient.SqlClient | NodeSqliteClient.SqliteClient,
-  SqliteClient.DatabaseOpenError
+  Petstore.Stores | Database | Connection.Connection,
+  Connection.DatabaseOpenError
 > =>
   Layer.mergeAll(
     PetRepositorySqlite.layer,
@@ -67,8 +65,8 @@ export const layer = (
 export const layerPetstore = (
   options: SqlitePetstoreOptions
 ): Layer.Layer<
-  Petstore.Services | Petstore.Stores | Database | SqlClient.SqlClient,
-  SqliteClient.DatabaseOpenError,
+  Petstore.Services | Petstore.Stores | Database | Connection.Connection,
+  Connection.DatabaseOpenError,
   MessageProcessor.MessageProcessor
 > =>
   LimiterPersistence.layer(options.limiter).pipe(

@@ -4,14 +4,14 @@
  * @since 1.0.0
  */
 export * as AccountStoreSqlite from "./AccountStoreSqlite.js"
+export * as Connection from "./Connection.js"
 export * as CursorSecretSqlite from "./CursorSecretSqlite.js"
 export * as GroupCommit from "./GroupCommit.js"
 export * as LimiterPersistence from "./LimiterPersistence.js"
 export * as MessageStoreSqlite from "./MessageStoreSqlite.js"
 export * as Migrations from "./Migrations.js"
 export * as PetRepositorySqlite from "./PetRepositorySqlite.js"
-export * as SqliteClient from "./SqliteClient.js"
 export * as SqlitePetstore from "./SqlitePetstore.js"
 
-export { DatabaseOpenError } from "./SqliteClient.js"
+export { DatabaseOpenError } from "./Connection.js"
 export { layer, layerPetstore } from "./SqlitePetstore.js"

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
-import { Deferred, Effect, Fiber, Layer, Option, Redacted, TestClock } from "effect"
+import { Context, Effect, Layer, Option, Redacted, TestClock } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -48,62 +47,90 @@ describe("GroupCommit", () => {
   it.live("a failing write in a batch fails alone: its statements are undone, the others commit", () =>
     Effect.gen(function*() {
       const db = yield* Sqlite.GroupCommit.Database
-      const sql = yield* SqlClient.SqlClient
-      const insert = (name: string, status: string) =>
-        sql`INSERT INTO pets (name, category_id, status) VALUES (${name}, 1, ${status})`
+      const connection = yield* Sqlite.Connection.Connection
+      const insert = connection.prepare("INSERT INTO pets (name, category_id, status) VALUES (?, 1, ?)")
+      const names = connection.prepare("SELECT name FROM pets ORDER BY id").pluck()
       const results = yield* Effect.all([
-        db.write(insert("first", "sold")),
-        // Breaks a CHECK constraint: an SQL failure, reported as StoreUnavailable.
-        db.write(Effect.zipRight(insert("half", "sold"), insert("broken", "lost"))),
-        // Fails on its own terms after writing: its write is undone, its error is its own.
-        db.write(Effect.zipRight(insert("regretted", "sold"), Effect.fail("changed my mind" as const))),
-        db.write(insert("last", "pending"))
+        db.write(() => insert.run("first", "sold")),
+        // Breaks a CHECK constraint after a first insert: an SQL failure, reported as StoreUnavailable.
+        db.write(() => {
+          insert.run("half", "sold")
+          insert.run("broken", "lost")
+        }),
+        // Throws on its own terms after writing: its write is undone, its error is its cause.
+        db.write(() => {
+          insert.run("regretted", "sold")
+          throw new Error("changed my mind")
+        }),
+        db.write(() => insert.run("last", "pending"))
       ].map(Effect.either), { concurrency: "unbounded" })
       expect(results.map((r) => r._tag)).toStrictEqual(["Right", "Left", "Left", "Right"])
       expect(results[1]).toMatchObject({ left: { _tag: "StoreUnavailable" } })
-      expect(results[2]).toMatchObject({ left: "changed my mind" })
-      const names = yield* db.read(sql<{ name: string }>`SELECT name FROM pets ORDER BY id`)
-      expect(names.map((r) => r.name)).toStrictEqual(["first", "last"])
+      expect(results[2]).toMatchObject({ left: { _tag: "StoreUnavailable", cause: new Error("changed my mind") } })
+      expect(yield* db.read(() => names.all())).toStrictEqual(["first", "last"])
     }).pipe(Effect.provide(stores(freshFile()))))
 
-  it.live("a read waits for the batch in progress: it never sees a write before its commit", () =>
+  it.live("a queued write is not visible before its commit, and is once its Effect answered", () =>
+    Effect.gen(function*() {
+      const repo = yield* PetRepository.PetRepository
+      const list = repo.listAfter({ afterId: 0, limit: 10, status: Option.none() })
+      const writer = yield* Effect.fork(repo.insert(draft(1)))
+      // The write is queued for the end of this turn of the event loop: a read now sees nothing.
+      expect(yield* list).toStrictEqual([])
+      const pet = yield* writer.await.pipe(Effect.flatten)
+      expect(yield* list).toStrictEqual([pet])
+    }).pipe(Effect.provide(stores(freshFile()))))
+
+  it.live("more writes than maxBatch: every one is committed, in batches no larger than maxBatch", () =>
     Effect.gen(function*() {
       const repo = yield* PetRepository.PetRepository
       const db = yield* Sqlite.GroupCommit.Database
-      const sql = yield* SqlClient.SqlClient
-      const inserted = yield* Deferred.make<void>()
-      const gate = yield* Deferred.make<void>()
-      // A write that stays inside its transaction, after its insert, until the gate opens.
-      const writer = yield* Effect.fork(db.write(
-        sql`INSERT INTO pets (name, category_id, status) VALUES ('in flight', 1, 'sold')`.pipe(
-          Effect.zipRight(Deferred.succeed(inserted, undefined)),
-          Effect.zipRight(Deferred.await(gate))
-        )
+      const pets = yield* Effect.forEach(Array.from({ length: 50 }, (_, i) => draft(i)), (d) => repo.insert(d), {
+        concurrency: "unbounded"
+      })
+      const stats = yield* db.stats
+      expect(new Set(pets.map((p) => p.id)).size).toBe(50)
+      expect(stats.writes).toBeGreaterThanOrEqual(50)
+      expect(stats.batches).toBeGreaterThanOrEqual(Math.ceil(50 / 8))
+    }).pipe(Effect.provide(stores(freshFile(), { maxBatch: 8 }))))
+
+  it.live("writes still queued when the layer closes are committed before the connection closes", () =>
+    Effect.gen(function*() {
+      const filename = freshFile()
+      yield* Effect.scoped(Effect.gen(function*() {
+        const context = yield* Layer.build(stores(filename))
+        const repo = Context.get(context, PetRepository.PetRepository)
+        // Queued, never awaited: the layer closes in this same turn.
+        for (let i = 0; i < 5; i++) yield* Effect.fork(repo.insert(draft(i)))
+        yield* Effect.yieldNow()
+      }))
+      const pets = yield* Effect.scoped(Effect.flatMap(
+        Layer.build(stores(filename)),
+        (context) =>
+          Effect.provide(
+            Effect.flatMap(PetRepository.PetRepository, (repo) => repo.listAfter({ afterId: 0, limit: 10, status: Option.none() })),
+            context
+          )
       ))
-      yield* Deferred.await(inserted)
-      const reader = yield* Effect.fork(repo.listAfter({ afterId: 0, limit: 10, status: Option.none() }))
-      for (let i = 0; i < 100; i++) yield* Effect.yieldNow()
-      expect(Option.isNone(yield* Fiber.poll(reader))).toBe(true)
-      yield* Deferred.succeed(gate, undefined)
-      yield* Fiber.join(writer)
-      expect((yield* Fiber.join(reader)).map((p) => p.name)).toStrictEqual(["in flight"])
-    }).pipe(Effect.provide(stores(freshFile()))))
+      expect(pets.map((p) => p.name)).toStrictEqual([0, 1, 2, 3, 4].map((i) => draft(i).name))
+    }))
 
   it.live("paging while pets are inserted concurrently neither skips nor repeats a pet, nor shows one never acknowledged", () =>
     Effect.gen(function*() {
       const repo = yield* PetRepository.PetRepository
       const db = yield* Sqlite.GroupCommit.Database
-      const sql = yield* SqlClient.SqlClient
+      const connection = yield* Sqlite.Connection.Connection
+      const insertUndone = connection.prepare("INSERT INTO pets (name, category_id, status) VALUES ('undone', 1, 'sold')")
       const inserted: Array<number> = []
       let writersDone = false
       // Every third write is undone after its insert: its id is handed to the next write of the
       // batch, so a reader that could look inside an open batch would see a pet that never existed.
       const writeOrUndo = (i: number) =>
         i % 3 === 2
-          ? Effect.ignore(db.write(Effect.zipRight(
-            sql`INSERT INTO pets (name, category_id, status) VALUES ('undone', 1, 'sold')`,
-            Effect.fail("undone")
-          )))
+          ? Effect.ignore(db.write(() => {
+            insertUndone.run()
+            throw new Error("undone")
+          }))
           : Effect.map(repo.insert(draft(i)), (p) => void inserted.push(p.id))
       const writers = Effect.forEach(
         Array.from({ length: 64 }, (_, w) => w),

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -18,7 +17,7 @@ const run = <A, E>(
   f: Effect.Effect<
     A,
     E,
-    Accounts.Accounts | Pets.Pets | MessageQueue.MessageQueue | RateLimiter.RateLimiter | PageCursor.CursorSigner | SqlClient.SqlClient
+    Accounts.Accounts | Pets.Pets | MessageQueue.MessageQueue | RateLimiter.RateLimiter | PageCursor.CursorSigner | Sqlite.Connection.Connection
   >
 ) =>
   Effect.scoped(
@@ -136,10 +135,10 @@ describe("SQLite: schema versions", () => {
       const filename = freshFile()
       // Version 2 of the schema (pets, accounts, keys), with data in it.
       yield* Effect.scoped(Effect.gen(function*() {
-        const context = yield* Layer.build(Sqlite.SqliteClient.layer({ filename }))
-        const sql = yield* Effect.provide(SqlClient.SqlClient, context)
+        const context = yield* Layer.build(Sqlite.Connection.layer({ filename }))
+        const connection = Context.get(context, Sqlite.Connection.Connection)
         yield* Effect.provide(Sqlite.Migrations.migrate(filename, Sqlite.Migrations.MIGRATIONS.slice(0, 2)), context)
-        yield* Effect.orDie(sql`INSERT INTO pets (name, category_id, status) VALUES ('old', 1, 'sold')`)
+        connection.prepare("INSERT INTO pets (name, category_id, status) VALUES ('old', 1, 'sold')").run()
       }))
       yield* run(
         filename,
@@ -149,9 +148,9 @@ describe("SQLite: schema versions", () => {
           expect(yield* pets.get(1 as never)).toStrictEqual({ id: 1, name: "old", categoryId: 1, status: "sold" })
           const message = yield* queue.submit("acc_x", "new table works")
           expect(message.status).toBe("queued")
-          const sql = yield* SqlClient.SqlClient
-          const versions = yield* Effect.orDie(sql<{ id: number }>`SELECT id FROM schema_migrations ORDER BY id`)
-          expect(versions.map((v) => v.id)).toStrictEqual(Sqlite.Migrations.MIGRATIONS.map((m) => m.id))
+          const connection = yield* Sqlite.Connection.Connection
+          const versions = connection.prepare("SELECT id FROM schema_migrations ORDER BY id").pluck().all()
+          expect(versions).toStrictEqual(Sqlite.Migrations.MIGRATIONS.map((m) => m.id))
         })
       )
     }))
