@@ -33,23 +33,41 @@ export interface DurableLimiterState {
   readonly standings: ReadonlyArray<readonly [keyId: string, standing: BanPolicy.KeyStanding]>
 }
 
+/**
+ * The decisions themselves, synchronous, at a time the caller read from its Clock. A request path
+ * that already read the clock (the HTTP adapter reads it once per request) calls these directly.
+ */
+export interface Decisions {
+  /** Decides (and, when allowed, consumes) one request of an authenticated key at `now` (epoch ms). */
+  readonly unsafeAdmit: (subject: Subject, now: number) => LimitDecision.Decision
+  /** Decides (and consumes) one failed authentication from a client address at `now` (epoch ms). */
+  readonly unsafeAdmitFailedAuth: (address: string, now: number) => LimitDecision.Decision
+  /** Daily counts and standings changed since the last call, for write-behind persistence. */
+  readonly takeChanges: Effect.Effect<DurableLimiterState>
+  /** Loads persisted daily counts and standings (at start-up, before traffic). */
+  readonly restore: (state: DurableLimiterState) => Effect.Effect<void>
+}
+
 /** @category services */
 export class RateLimiter extends Context.Tag("@petstore/core/RateLimiter")<
   RateLimiter,
-  {
-    /** Decides (and, when allowed, consumes) one request of an authenticated key. */
+  Decisions & {
+    /** `unsafeAdmit` at the Clock's current time. */
     readonly admit: (subject: Subject) => Effect.Effect<LimitDecision.Decision>
-    /** Decides (and consumes) one failed authentication from a client address. */
+    /** `unsafeAdmitFailedAuth` at the Clock's current time. */
     readonly admitFailedAuth: (address: string) => Effect.Effect<LimitDecision.Decision>
-    /** Daily counts and standings changed since the last call, for write-behind persistence. */
-    readonly takeChanges: Effect.Effect<DurableLimiterState>
-    /** Loads persisted daily counts and standings (at start-up, before traffic). */
-    readonly restore: (state: DurableLimiterState) => Effect.Effect<void>
   }
 >() {
   static readonly layerMemory = (options: Partial<RateLimiterOptions> = {}) =>
     Layer.sync(RateLimiter, () => makeMemory({ ...DEFAULT_OPTIONS, ...options }))
 }
+
+/** The service from its decisions: the Effect forms read the Clock and decide at that time. */
+export const fromDecisions = (decisions: Decisions): RateLimiter["Type"] => ({
+  ...decisions,
+  admit: (subject) => Effect.map(Clock.currentTimeMillis, (now) => decisions.unsafeAdmit(subject, now)),
+  admitFailedAuth: (address) => Effect.map(Clock.currentTimeMillis, (now) => decisions.unsafeAdmitFailedAuth(address, now))
+})
 
 const SWEEP_INTERVAL_MS = 60_000
 
@@ -117,31 +135,29 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
     return { bucket: fresh.bucket, quota }
   }
 
-  return {
-    admit: ({ accountId, keyId, limits }) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const record = usage.get(accountId)
-        const before = record === undefined ? firstUsage(accountId, limits, now) : view(record)
-        const standing = standings.get(keyId) ?? BanPolicy.CLEAN
-        const next = LimitDecision.decide(limits, before, standing, now, 1, options.ban)
-        if (record === undefined) usage.set(accountId, toRecord(next.usage))
-        else store(record, next.usage)
-        if (next.usage.quota !== before.quota) dirtyQuotas.add(accountId)
-        if (next.standing !== standing) {
-          standings.set(keyId, next.standing)
-          if (next.standing.bannedUntil !== standing.bannedUntil) dirtyStandings.add(keyId)
-        }
-        sweep(now)
-        return next.decision
-      }),
-    admitFailedAuth: (address) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const before = addresses.get(address) ?? TokenBucket.full(options.failedAuthPerMinute, now)
-        const next = LimitDecision.decideAddress(options.failedAuthPerMinute, before, now)
-        addresses.set(address, next.bucket)
-        sweep(now)
-        return next.decision
-      }),
+  return fromDecisions({
+    unsafeAdmit: ({ accountId, keyId, limits }, now) => {
+      const record = usage.get(accountId)
+      const before = record === undefined ? firstUsage(accountId, limits, now) : view(record)
+      const standing = standings.get(keyId) ?? BanPolicy.CLEAN
+      const next = LimitDecision.decide(limits, before, standing, now, 1, options.ban)
+      if (record === undefined) usage.set(accountId, toRecord(next.usage))
+      else store(record, next.usage)
+      if (next.usage.quota !== before.quota) dirtyQuotas.add(accountId)
+      if (next.standing !== standing) {
+        standings.set(keyId, next.standing)
+        if (next.standing.bannedUntil !== standing.bannedUntil) dirtyStandings.add(keyId)
+      }
+      sweep(now)
+      return next.decision
+    },
+    unsafeAdmitFailedAuth: (address, now) => {
+      const before = addresses.get(address) ?? TokenBucket.full(options.failedAuthPerMinute, now)
+      const next = LimitDecision.decideAddress(options.failedAuthPerMinute, before, now)
+      addresses.set(address, next.bucket)
+      sweep(now)
+      return next.decision
+    },
     takeChanges: Effect.sync(() => {
       const quotas = [...dirtyQuotas].map((id) => {
         const r = usage.get(id)!
@@ -161,5 +177,5 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
         }
         for (const [keyId, standing] of state.standings) standings.set(keyId, standing)
       })
-  }
+  })
 }

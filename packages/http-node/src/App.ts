@@ -234,20 +234,19 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       return Effect.flatMap(verified, (principal) =>
         Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<AppResponse, unknown> => {
           if (Option.isNone(principal)) {
-            return Effect.map(limiter.admitFailedAuth(clientAddress(request)), (decision) => {
-              RateLimitHeaders.write(headers, decision, now)
-              if (decision.verdict !== "allowed") return failure(FAILED_AUTH_LIMITED, headers)
-              headers["WWW-Authenticate"] = token === undefined
-                ? "Bearer realm=\"petstore\""
-                : "Bearer realm=\"petstore\", error=\"invalid_token\""
-              return failure(ErrorResponse.STATIC.unauthorized, headers)
-            })
-          }
-          return Effect.flatMap(limiter.admit(principal.value), (decision) => {
+            const decision = limiter.unsafeAdmitFailedAuth(clientAddress(request), now)
             RateLimitHeaders.write(headers, decision, now)
-            if (decision.verdict !== "allowed") return Effect.succeed(failure(REJECTION[decision.verdict], headers))
-            return serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
-          })
+            if (decision.verdict !== "allowed") return Effect.succeed(failure(FAILED_AUTH_LIMITED, headers))
+            headers["WWW-Authenticate"] = token === undefined
+              ? "Bearer realm=\"petstore\""
+              : "Bearer realm=\"petstore\", error=\"invalid_token\""
+            return Effect.succeed(failure(ErrorResponse.STATIC.unauthorized, headers))
+          }
+          // The limiter decides at the time read above: one clock reading per request.
+          const decision = limiter.unsafeAdmit(principal.value, now)
+          RateLimitHeaders.write(headers, decision, now)
+          if (decision.verdict !== "allowed") return Effect.succeed(failure(REJECTION[decision.verdict], headers))
+          return serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
         })).pipe(recover(headers))
     }
 

@@ -6,7 +6,6 @@
 import { BanPolicy, LimitDecision, RateLimiter, TokenBucket } from "@petstore/core"
 import type { AppResponse } from "@petstore/http-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect } from "effect"
 import { formatReport, runConformance } from "../src/index.js"
 import { ADMIN_TOKEN, type ServerVariant, startServer } from "./support/InProcessServer.js"
 
@@ -21,48 +20,51 @@ const errorResponse = (response: AppResponse.AppResponse, status: number, code: 
 /** Admits the first request refused after a run of admitted ones: a bucket that holds one token too many. */
 const offByOneLimit = (real: Limiter): Limiter => {
   const lastAllowed = new Map<string, boolean>()
-  return {
+  return RateLimiter.fromDecisions({
     ...real,
-    admit: (subject) =>
-      Effect.map(real.admit(subject), (decision) => {
-        const previous = lastAllowed.get(subject.accountId) ?? true
-        if (decision.verdict === "rate_limited" && previous) {
-          lastAllowed.set(subject.accountId, false)
-          return { ...decision, verdict: "allowed" as const, retryAfterMillis: 0 }
-        }
-        lastAllowed.set(subject.accountId, decision.verdict === "allowed")
-        return decision
-      })
-  }
+    unsafeAdmit: (subject, now) => {
+      const decision = real.unsafeAdmit(subject, now)
+      const previous = lastAllowed.get(subject.accountId) ?? true
+      if (decision.verdict === "rate_limited" && previous) {
+        lastAllowed.set(subject.accountId, false)
+        return { ...decision, verdict: "allowed" as const, retryAfterMillis: 0 }
+      }
+      lastAllowed.set(subject.accountId, decision.verdict === "allowed")
+      return decision
+    }
+  })
 }
 
 /** The limiter's own state, with the bug that a refused request still takes a token. */
 const consumingOnReject = (real: Limiter): Limiter => {
   const usage = new Map<string, LimitDecision.AccountUsage>()
   const standings = new Map<string, BanPolicy.KeyStanding>()
-  return {
+  return RateLimiter.fromDecisions({
     ...real,
-    admit: ({ accountId, keyId, limits }) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const before = usage.get(accountId) ?? LimitDecision.freshUsage(limits, now)
-        const next = LimitDecision.decide(limits, before, standings.get(keyId) ?? BanPolicy.CLEAN, now, 1, BanPolicy.DEFAULT_OPTIONS)
-        const after = next.decision.verdict === "rate_limited"
-          ? { ...next.usage, bucket: TokenBucket.take(next.usage.bucket, 1) }
-          : next.usage
-        usage.set(accountId, after)
-        standings.set(keyId, next.standing)
-        return next.decision
-      })
-  }
+    unsafeAdmit: ({ accountId, keyId, limits }, now) => {
+      const before = usage.get(accountId) ?? LimitDecision.freshUsage(limits, now)
+      const next = LimitDecision.decide(limits, before, standings.get(keyId) ?? BanPolicy.CLEAN, now, 1, BanPolicy.DEFAULT_OPTIONS)
+      const after = next.decision.verdict === "rate_limited"
+        ? { ...next.usage, bucket: TokenBucket.take(next.usage.bucket, 1) }
+        : next.usage
+      usage.set(accountId, after)
+      standings.set(keyId, next.standing)
+      return next.decision
+    }
+  })
 }
 
 /** Never bans: a key that keeps sending while told to wait only ever gets rate_limited. */
-const neverBans = (real: Limiter): Limiter => ({
-  ...real,
-  admit: (subject) =>
-    Effect.map(real.admit(subject), (decision) =>
-      decision.verdict === "key_banned" ? { ...decision, verdict: "rate_limited" as const, retryAfterMillis: 1_000 } : decision)
-})
+const neverBans = (real: Limiter): Limiter =>
+  RateLimiter.fromDecisions({
+    ...real,
+    unsafeAdmit: (subject, now) => {
+      const decision = real.unsafeAdmit(subject, now)
+      return decision.verdict === "key_banned"
+        ? { ...decision, verdict: "rate_limited" as const, retryAfterMillis: 1_000 }
+        : decision
+    }
+  })
 
 const VARIANTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerVariant; readonly caught: RegExp }> = [
   {
