@@ -9,6 +9,9 @@ import { CursorSigner } from "./PageCursor.js"
 import { DEFAULT_PET_STATUS, type NewPet, type Pet, type PetId, type PetStatus } from "./Pet.js"
 import { PetRepository } from "./PetRepository.js"
 
+/** How many full pages are kept in memory (the cache starts over beyond). */
+const FULL_PAGES_KEPT = 4096
+
 /** `limit` bounds of `GET /pets`. */
 export const PAGE_LIMIT = { min: 1, max: 100, default: 20 } as const
 
@@ -39,6 +42,10 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
     Effect.gen(function*() {
       const repo = yield* PetRepository
       const cursors = yield* CursorSigner
+      // Pets never change, and a pet created later always gets a higher id (the repository's
+      // contract), so a full page (one with a next cursor) can never change again: it is kept and
+      // the same Page object is answered again, which also lets an adapter keep its encoding.
+      const fullPages = new Map<string, Page>()
       return Pets.of({
         create: (input) =>
           repo.insert({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }),
@@ -52,11 +59,17 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
             }
             afterId = position.right.afterId
           }
+          const key = `${afterId}.${Option.isSome(status) ? status.value : ""}.${limit}`
+          const kept = fullPages.get(key)
+          if (kept !== undefined) return Effect.succeed(kept)
           // One extra row tells whether a next page exists, so a page with a next link is always full.
           return Effect.map(repo.listAfter({ afterId, status, limit: limit + 1 }), (rows): Page => {
             if (rows.length <= limit) return { pets: rows, next: Option.none() }
             const pets = rows.slice(0, limit)
-            return { pets, next: Option.some(cursors.encode({ afterId: pets[pets.length - 1]!.id, status })) }
+            const page: Page = { pets, next: Option.some(cursors.encode({ afterId: pets[pets.length - 1]!.id, status })) }
+            if (fullPages.size >= FULL_PAGES_KEPT) fullPages.clear()
+            fullPages.set(key, page)
+            return page
           })
         },
         get: (id) =>

@@ -178,7 +178,11 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         onFailure: (error) => failure(ErrorResponse.fromOperationError(error), headers),
         onSuccess: (reply) => {
           if (reply.headers !== undefined) Object.assign(headers, reply.headers)
-          return json(route.successStatus, route.successStatus === 204 ? undefined : JSON.stringify(reply.value), headers)
+          return json(
+            route.successStatus,
+            route.successStatus === 204 ? undefined : reply.encoded ?? JSON.stringify(reply.value),
+            headers
+          )
         }
       })
     }

@@ -46,10 +46,10 @@ const write = (response: ServerResponse, result: AppResponse): void => {
     response.end()
     return
   }
-  const body = Buffer.from(result.body)
-  result.headers["Content-Length"] = String(body.length)
+  // A string body goes out with the header block in one write (node joins them), encoded once.
+  result.headers["Content-Length"] = String(Buffer.byteLength(result.body))
   response.writeHead(result.status, result.headers)
-  response.end(body)
+  response.end(result.body)
 }
 
 /**

@@ -24,15 +24,27 @@ export const getPetLifecycleHeaders = (listPath: string): ResponseHeaders => ({
 /** @category handlers */
 export const animals = Effect.gen(function*() {
   const pets = yield* Pets.Pets
+  // A full page never changes and the service answers it as the same object (see Pets), so its
+  // reply (JSON body and Link) is built once; the entry goes when the service lets the page go.
+  const fullPageReplies = new WeakMap<Pets.Page, Reply<ReadonlyArray<Pet.Pet>> & { readonly path: string }>()
   const handlers: GroupHandlers<typeof AnimalsGroup> = {
     listPets: ({ urlParams }, { path }) => {
       const limit = urlParams.limit ?? Pets.PAGE_LIMIT.default
       return Effect.map(
         pets.list({ limit, status: Option.fromNullable(urlParams.status), cursor: Option.fromNullable(urlParams.cursor) }),
-        (page) => ({
-          value: page.pets,
-          headers: Option.isSome(page.next) ? { Link: nextLink(path, limit, urlParams.status, page.next.value) } : undefined
-        })
+        (page) => {
+          if (Option.isNone(page.next)) return { value: page.pets }
+          const kept = fullPageReplies.get(page)
+          if (kept !== undefined && kept.path === path) return kept
+          const reply = {
+            path,
+            value: page.pets,
+            encoded: JSON.stringify(page.pets),
+            headers: { Link: nextLink(path, limit, urlParams.status, page.next.value) }
+          }
+          fullPageReplies.set(page, reply)
+          return reply
+        }
       )
     },
     createPet: ({ payload }, { path }) =>

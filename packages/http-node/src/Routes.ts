@@ -16,6 +16,8 @@ import type { OperationError } from "./ErrorResponse.js"
 export interface Reply<A> {
   readonly value: A
   readonly headers?: ResponseHeaders | undefined
+  /** `value` already encoded as JSON, when the handler keeps the encoding of a value that never changes. */
+  readonly encoded?: string | undefined
 }
 
 /** Where a request is being served: the route's path template and the authenticated principal. */

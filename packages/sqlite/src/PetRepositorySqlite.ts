@@ -25,8 +25,6 @@ const toPet = (row: PetRow): Pet.Pet => ({
   status: row.status
 })
 
-const FULL_PAGES_KEPT = 4096
-
 /** @category constructors */
 export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Connection | Database> = Effect
   .gen(function*() {
@@ -39,30 +37,18 @@ export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Con
       "SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?"
     )
     const byId = connection.prepare("SELECT id, name, category_id, status FROM pets WHERE id = ?")
-    // Pets are never changed or deleted and a later insert always gets a higher id (see above), so a
-    // full page (as many rows as asked) can never change again: it is kept and served from memory.
-    const fullPages = new Map<string, ReadonlyArray<Pet.Pet>>()
     return PetRepository.PetRepository.of({
       insert: (draft) =>
         Effect.map(
           db.write(() => insert.get(draft.name, draft.categoryId, draft.status) as number),
           (id): Pet.Pet => ({ id: id as Pet.PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status })
         ),
-      listAfter: ({ afterId, limit, status }) => {
-        const key = `${afterId}.${Option.getOrElse(status, () => "")}.${limit}`
-        const cached = fullPages.get(key)
-        if (cached !== undefined) return Effect.succeed(cached)
-        return db.read(() => {
-          const rows = (Option.isSome(status) ? pageByStatus.all(status.value, afterId, limit) : page.all(afterId, limit)) as
-            Array<PetRow>
-          const pets = rows.map(toPet)
-          if (pets.length === limit) {
-            if (fullPages.size >= FULL_PAGES_KEPT) fullPages.clear()
-            fullPages.set(key, pets)
-          }
-          return pets
-        })
-      },
+      // Full pages are kept by the Pets service (they never change), so this runs for the others.
+      listAfter: ({ afterId, limit, status }) =>
+        db.read(() =>
+          ((Option.isSome(status) ? pageByStatus.all(status.value, afterId, limit) : page.all(afterId, limit)) as Array<PetRow>)
+            .map(toPet)
+        ),
       findById: (id) =>
         db.read(() => Option.map(Option.fromNullable(byId.get(id) as PetRow | undefined), toPet))
     })

@@ -207,6 +207,31 @@ export const petsServiceLaws = <E>(
       runs
     )
 
+    property(
+      "a page asked again after more creates is the same page when it was full, and grows only at the end otherwise",
+      [newPets(12), newPets(8), limit, statusFilter],
+      ([initial, later, size, filter]) =>
+        withPets((pets) =>
+          Effect.gen(function*() {
+            yield* createAll(pets, initial)
+            const before = yield* pageAll(pets, { limit: size, status: filter }, () => Effect.void)
+            yield* createAll(pets, later)
+            let cursor = Option.none<string>()
+            for (const page of before) {
+              const again = yield* pets.list({ limit: size, status: filter, cursor })
+              if (Option.isSome(page.next)) {
+                expect(again.pets.map(plain)).toStrictEqual(page.pets.map(plain))
+                expect(again.next).toStrictEqual(page.next)
+              } else {
+                expect(again.pets.slice(0, page.pets.length).map(plain)).toStrictEqual(page.pets.map(plain))
+              }
+              cursor = page.next
+            }
+          })
+        ),
+      runs
+    )
+
     property("an altered cursor fails with InvalidCursor", [statusFilter, alteration], ([filter, edit]) =>
       withCursor(filter, (pets, cursor) =>
         Effect.gen(function*() {
