@@ -63,6 +63,8 @@ export class Accounts extends Context.Tag("@petstore/core/Accounts")<
     ) => Effect.Effect<IssuedKey, AccountNotFound | StoreUnavailable>
     /** The principal of an active key; `None` for anything else (unknown, malformed, revoked, expired). */
     readonly verify: (token: string) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
+    /** `verify` at `now` (epoch ms), for a request that already read the Clock. */
+    readonly verifyAt: (token: string, now: number) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyMetadata>, AccountNotFound | StoreUnavailable>
     /** Revocation is effective at once. */
     readonly revoke: (keyId: string) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
@@ -113,6 +115,18 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
           ? Effect.succeed(key.value)
           : Effect.fail(new KeyNotFound({ id })))
 
+    // A flatMap chain rather than a generator: this runs on every request.
+    const verifyAt = (token: string, now: number): Effect.Effect<Option.Option<Principal>, StoreUnavailable> => {
+      if (!ApiKey.isWellFormed(token)) return Effect.succeedNone
+      return Effect.flatMap(store.findKeyByHash(ApiKey.hash(token)), (key) =>
+        Option.isNone(key) || keyState(key.value, now) !== "active"
+          ? Effect.succeedNone
+          : Effect.map(
+            store.findAccount(key.value.accountId),
+            Option.map((a): Principal => ({ accountId: a.id, keyId: key.value.id, limits: a.limits }))
+          ))
+    }
+
     return Accounts.of({
       create: ({ limits, plan }) =>
         Effect.gen(function*() {
@@ -135,20 +149,8 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
           yield* store.insertKey(key.record)
           return key.issued
         }),
-      verify: (token) => {
-        if (!ApiKey.isWellFormed(token)) return Effect.succeedNone
-        // A flatMap chain rather than a generator: this runs on every request.
-        return Effect.flatMap(store.findKeyByHash(ApiKey.hash(token)), (key) =>
-          Option.isNone(key)
-            ? Effect.succeedNone
-            : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-              keyState(key.value, now) !== "active"
-                ? Effect.succeedNone
-                : Effect.map(
-                  store.findAccount(key.value.accountId),
-                  Option.map((a): Principal => ({ accountId: a.id, keyId: key.value.id, limits: a.limits }))
-                )))
-      },
+      verify: (token) => Effect.flatMap(Clock.currentTimeMillis, (now) => verifyAt(token, now)),
+      verifyAt,
       listKeys: (accountId) =>
         Effect.gen(function*() {
           yield* findAccount(accountId)

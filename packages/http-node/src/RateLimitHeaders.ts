@@ -7,18 +7,36 @@
 import type { LimitDecision } from "@petstore/core"
 import type { ResponseHeaders } from "./AppResponse.js"
 
-const policyCache = new Map<string, string>()
+// The policy text depends only on the limits (name and quota; the window follows from the name),
+// so it is built once per plan shape, found one map level per limit without building a key.
+interface PolicyNode {
+  text?: string
+  readonly next: Map<number, PolicyNode>
+}
+const policies: PolicyNode = { next: new Map() }
+let policiesKept = 0
 
-// The policy text depends only on the limits' numbers, so it is built once per plan shape.
 const policy = (limits: ReadonlyArray<LimitDecision.LimitStatus>): string => {
-  let key = ""
-  for (const l of limits) key += `${l.name}:${l.quota};`
-  let text = policyCache.get(key)
-  if (text === undefined) {
-    text = limits.map((l) => `"${l.name}";q=${l.quota};w=${l.windowSeconds}`).join(", ")
-    if (policyCache.size < 10_000) policyCache.set(key, text)
+  let node = policies
+  for (const l of limits) {
+    const id = l.quota * 2 + (l.name === "day" ? 1 : 0)
+    let child = node.next.get(id)
+    if (child === undefined) {
+      if (policiesKept >= 10_000) {
+        policies.next.clear()
+        policiesKept = 0
+        return policy(limits)
+      }
+      child = { next: new Map() }
+      node.next.set(id, child)
+    }
+    node = child
   }
-  return text
+  if (node.text === undefined) {
+    node.text = limits.map((l) => `"${l.name}";q=${l.quota};w=${l.windowSeconds}`).join(", ")
+    policiesKept++
+  }
+  return node.text
 }
 
 /** Seconds, rounded up, never below `min`. */

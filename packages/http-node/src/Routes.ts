@@ -83,22 +83,41 @@ const decoder = (schema: AnySchema, location: string): Decoder => {
   return (input) => Either.mapLeft(decode(input), (e) => ({ _tag: "DecodeFailure", message: describeIssues(location, e) }))
 }
 
-/** Query parameters the endpoint declares; a repeated declared parameter is refused before decoding. */
+/** Above this many remembered queries the memo starts over (queries with cursors are mostly unique). */
+const QUERIES_KEPT = 1024
+
+/**
+ * Query parameters the endpoint declares; a repeated declared parameter is refused before decoding.
+ * Decoding is a pure function of the declared parameters' values, so its result is remembered by
+ * them: the usual queries (`limit=20`, a status filter) are decoded once.
+ */
 const queryDecoder = (schema: AnySchema): Decoder => {
   const declared = SchemaAST.getPropertySignatures(schema.ast).map((p) => String(p.name))
   const decode = decoder(schema, "query parameter")
+  const decoded = new Map<string, ReturnType<Decoder>>()
   return (input) => {
     const params = input as Record<string, string | ReadonlyArray<string>>
     const picked: Record<string, string> = {}
+    let key = ""
     for (const name of declared) {
       const value = params[name]
-      if (value === undefined) continue
+      if (value === undefined) {
+        key += "\u0001"
+        continue
+      }
       if (typeof value !== "string") {
         return Either.left({ _tag: "DecodeFailure", message: `query parameter ${name}: must be given at most once` })
       }
       picked[name] = value
+      key += value + "\u0000"
     }
-    return decode(picked)
+    let result = decoded.get(key)
+    if (result === undefined) {
+      result = decode(picked)
+      if (decoded.size >= QUERIES_KEPT) decoded.clear()
+      decoded.set(key, result)
+    }
+    return result
   }
 }
 
