@@ -36,6 +36,14 @@ export class AccountStore extends Context.Tag("@petstore/core/AccountStore")<
     readonly insertKey: (key: KeyRecord) => Effect.Effect<void, AccountNotFound | StoreUnavailable>
     readonly findKey: (id: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
     readonly findKeyByHash: (hash: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
+    /**
+     * `findKeyByHash` answered synchronously at `now` (epoch ms, the caller's Clock reading), when
+     * the store can: `undefined` when it cannot answer at once (it must wait for I/O, or failed);
+     * the caller then uses `findKeyByHash`. When it answers, it answers what `findKeyByHash` would.
+     */
+    readonly unsafeFindKeyByHash: (hash: string, now: number) => Option.Option<KeyRecord> | undefined
+    /** `findAccount` answered synchronously when the store can, like `unsafeFindKeyByHash`. */
+    readonly unsafeFindAccount: (id: string) => Option.Option<Account> | undefined
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyRecord>, StoreUnavailable>
     /** Sets `revokedAt` (keeps the earliest if already revoked). */
     readonly revokeKey: (id: string, at: number) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
@@ -66,6 +74,7 @@ export const makeMemory = (): AccountStore["Type"] => {
         put(firstKey)
       }),
     findAccount: (id) => Effect.sync(() => Option.fromNullable(accounts.get(id))),
+    unsafeFindAccount: (id) => Option.fromNullable(accounts.get(id)),
     countAccounts: Effect.sync(() => accounts.size),
     insertKey: (key) =>
       accounts.has(key.accountId)
@@ -73,6 +82,7 @@ export const makeMemory = (): AccountStore["Type"] => {
         : Effect.fail(new AccountNotFound({ id: key.accountId })),
     findKey: (id) => Effect.sync(() => Option.fromNullable(keys.get(id))),
     findKeyByHash: (hash) => Effect.sync(() => Option.fromNullable(byHash.get(hash))),
+    unsafeFindKeyByHash: (hash) => Option.fromNullable(byHash.get(hash)),
     listKeys: (accountId) =>
       Effect.sync(() => [...keys.values()].filter((k) => k.accountId === accountId)),
     revokeKey: (id, at) =>

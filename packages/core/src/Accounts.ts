@@ -65,6 +65,11 @@ export class Accounts extends Context.Tag("@petstore/core/Accounts")<
     readonly verify: (token: string) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
     /** `verify` at `now` (epoch ms), for a request that already read the Clock. */
     readonly verifyAt: (token: string, now: number) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
+    /**
+     * `verifyAt` answered synchronously when the store can answer at once (see
+     * `AccountStore.unsafeFindKeyByHash`); `undefined` when it cannot, and `verifyAt` must be used.
+     */
+    readonly unsafeVerifyAt: (token: string, now: number) => Option.Option<Principal> | undefined
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyMetadata>, AccountNotFound | StoreUnavailable>
     /** Revocation is effective at once. */
     readonly revoke: (keyId: string) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
@@ -115,16 +120,28 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
           ? Effect.succeed(key.value)
           : Effect.fail(new KeyNotFound({ id })))
 
+    const principalOf = (key: KeyRecord) => (account: Account): Principal => ({
+      accountId: account.id,
+      keyId: key.id,
+      limits: account.limits
+    })
+
     // A flatMap chain rather than a generator: this runs on every request.
     const verifyAt = (token: string, now: number): Effect.Effect<Option.Option<Principal>, StoreUnavailable> => {
       if (!ApiKey.isWellFormed(token)) return Effect.succeedNone
       return Effect.flatMap(store.findKeyByHash(ApiKey.hash(token)), (key) =>
         Option.isNone(key) || keyState(key.value, now) !== "active"
           ? Effect.succeedNone
-          : Effect.map(
-            store.findAccount(key.value.accountId),
-            Option.map((a): Principal => ({ accountId: a.id, keyId: key.value.id, limits: a.limits }))
-          ))
+          : Effect.map(store.findAccount(key.value.accountId), Option.map(principalOf(key.value))))
+    }
+
+    const unsafeVerifyAt = (token: string, now: number): Option.Option<Principal> | undefined => {
+      if (!ApiKey.isWellFormed(token)) return Option.none()
+      const key = store.unsafeFindKeyByHash(ApiKey.hash(token), now)
+      if (key === undefined) return undefined
+      if (Option.isNone(key) || keyState(key.value, now) !== "active") return Option.none()
+      const account = store.unsafeFindAccount(key.value.accountId)
+      return account === undefined ? undefined : Option.map(account, principalOf(key.value))
     }
 
     return Accounts.of({
@@ -151,6 +168,7 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
         }),
       verify: (token) => Effect.flatMap(Clock.currentTimeMillis, (now) => verifyAt(token, now)),
       verifyAt,
+      unsafeVerifyAt,
       listKeys: (accountId) =>
         Effect.gen(function*() {
           yield* findAccount(accountId)

@@ -7,7 +7,7 @@
  * @since 1.0.0
  */
 import { Accounts, type LimitDecision, type MessageQueue, type Pets, RateLimiter } from "@petstore/core"
-import { Cause, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { Cause, Context, Effect, Either, Exit, Layer, Option, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import * as Admin from "./Admin.js"
 import { AdminApi } from "./AdminApi.js"
@@ -20,6 +20,7 @@ import * as OpenApiDocument from "./OpenApiDocument.js"
 import * as Operations from "./Operations.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as Routes from "./Routes.js"
+import * as Sync from "./Sync.js"
 
 type FindResult<Ctx> = NonNullable<ReturnType<Routes.RouteTable<Ctx, ErrorResponse.OperationError>["find"]>>
 
@@ -142,6 +143,21 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         Effect.orDie
       )
 
+    /**
+     * Runs the steps of a request that may answer at once: an answer that is already there is kept
+     * as it is (no fiber needed); anything else, including a defect thrown by a step run at once,
+     * goes through `recover`.
+     */
+    const guarded = (headers: ResponseHeaders, steps: () => Effect.Effect<AppResponse, unknown>): Effect.Effect<AppResponse> => {
+      let answer: Effect.Effect<AppResponse, unknown>
+      try {
+        answer = steps()
+      } catch (defect) {
+        answer = Effect.die(defect)
+      }
+      return Exit.isExit(answer) && Exit.isSuccess(answer) ? answer as Exit.Exit<AppResponse> : recover(headers)(answer)
+    }
+
     const clientAddress = (request: AppRequest): string => {
       const peer = request.remoteAddress ?? "unknown"
       if (options.trustProxy === 0) return peer
@@ -177,7 +193,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         }
         input.payload = decoded.right
       }
-      return Effect.match(route.handler(input, context(route.path)), {
+      return Sync.match(route.handler(input, context(route.path)), {
         onFailure: (error) => failure(ErrorResponse.fromOperationError(error), headers),
         onSuccess: (reply) => {
           if (reply.headers !== undefined) Object.assign(headers, reply.headers)
@@ -241,8 +257,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       const headers: ResponseHeaders = {}
       const token = bearerToken(request.header("authorization"))
       const now = clock.unsafeCurrentTimeMillis()
-      const verified = token === undefined ? Effect.succeedNone : accounts.verifyAt(token, now)
-      return Effect.flatMap(verified, (principal): Effect.Effect<AppResponse, unknown> => {
+      const admitted = (principal: Option.Option<Accounts.Principal>): Effect.Effect<AppResponse, unknown> => {
         if (Option.isNone(principal)) {
           const decision = limiter.unsafeAdmitFailedAuth(clientAddress(request), now)
           RateLimitHeaders.write(headers, decision, now)
@@ -257,7 +272,13 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         RateLimitHeaders.write(headers, decision, now)
         if (decision.verdict !== "allowed") return Effect.succeed(failure(REJECTION[decision.verdict], headers))
         return serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
-      }).pipe(recover(headers))
+      }
+      return guarded(headers, () => {
+        if (token === undefined) return admitted(Option.none())
+        // A key the store can check at once (in memory, or a synchronous read) needs no fiber.
+        const quick = accounts.unsafeVerifyAt(token, now)
+        return quick !== undefined ? admitted(quick) : Effect.flatMap(accounts.verifyAt(token, now), admitted)
+      })
     }
 
     const adminAuthorized = (request: AppRequest): boolean => {
@@ -274,7 +295,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         return Effect.succeed(failure(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" }))
       }
       const headers: ResponseHeaders = { "Cache-Control": "no-store" }
-      return serve(request, adminRoutes, headers, (path) => ({ path }), true).pipe(recover(headers))
+      return guarded(headers, () => serve(request, adminRoutes, headers, (path) => ({ path }), true))
     }
 
     const handle = (request: AppRequest): Effect.Effect<AppResponse> => {

@@ -83,6 +83,11 @@ export const make: Effect.Effect<NodeHandler, never, App> = Effect.gen(function*
   const runtime = Runtime.disableRuntimeFlag(yield* Effect.runtime<never>(), RuntimeFlags.RuntimeMetrics)
   const runFork = Runtime.runFork(runtime)
   const enqueue = makeWriter()
+  const reply = (response: ServerResponse, exit: Exit.Exit<AppResponse>) =>
+    enqueue(
+      response,
+      Exit.isSuccess(exit) ? exit.value : { status: 500, headers: { "Content-Type": "application/json" }, body: INTERNAL_ERROR }
+    )
   return (request, response) => {
     const appRequest: AppRequest = {
       method: request.method ?? "GET",
@@ -94,9 +99,9 @@ export const make: Effect.Effect<NodeHandler, never, App> = Effect.gen(function*
       remoteAddress: request.socket.remoteAddress,
       readBody: (limit) => readBody(request, limit)
     }
-    runFork(app.handle(appRequest)).addObserver((exit) => {
-      if (Exit.isSuccess(exit)) return enqueue(response, exit.value)
-      enqueue(response, { status: 500, headers: { "Content-Type": "application/json" }, body: INTERNAL_ERROR })
-    })
+    const answer = app.handle(appRequest)
+    // Already answered (every step of the request answered at once): no fiber to run.
+    if (Exit.isExit(answer)) return reply(response, answer as Exit.Exit<AppResponse>)
+    runFork(answer).addObserver((exit) => reply(response, exit))
   }
 })

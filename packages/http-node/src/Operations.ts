@@ -9,6 +9,7 @@ import type { AnimalsGroup, messagesGroup } from "./Api.js"
 import type { ResponseHeaders } from "./AppResponse.js"
 import { Gone, type OperationError } from "./ErrorResponse.js"
 import type { GroupHandlers, Reply } from "./Routes.js"
+import * as Sync from "./Sync.js"
 
 /** The `Link` to the next page: a path-absolute reference carrying the query that produced the page. */
 export const nextLink = (path: string, limit: number, status: string | undefined, cursor: string): string =>
@@ -30,7 +31,7 @@ export const animals = Effect.gen(function*() {
   const handlers: GroupHandlers<typeof AnimalsGroup> = {
     listPets: ({ urlParams }, { path }) => {
       const limit = urlParams.limit ?? Pets.PAGE_LIMIT.default
-      return Effect.map(
+      return Sync.map(
         pets.list({ limit, status: Option.fromNullable(urlParams.status), cursor: Option.fromNullable(urlParams.cursor) }),
         (page) => {
           if (Option.isNone(page.next)) return { value: page.pets }

@@ -71,12 +71,8 @@ export const make = (
 
     const accounts = new Map<string, AccountStore.Account>()
     const keysByHash = new Map<string, AccountStore.KeyRecord>()
-    // Bumped by every invalidation: a read that began before one must not refill the cache after it.
-    let generation = 0
-    const invalidateKeys = () => {
-      generation++
-      keysByHash.clear()
-    }
+    // Lookups are synchronous, so none is in flight across an invalidation: dropping the cache is enough.
+    const invalidateKeys = () => keysByHash.clear()
     const afterKeyWrite = <A, E>(write: Effect.Effect<A, E>) => Effect.ensuring(write, Effect.sync(invalidateKeys))
 
     const KEY_COLUMNS = "id, account_id, hash, prefix, created_at, expires_at, revoked_at"
@@ -109,19 +105,44 @@ export const make = (
 
     // Another process's commits show as a change of data_version on this connection. It is looked
     // at when a cached key is about to be used and the last look is `pollMillis` old: no timer runs.
-    const dataVersion = db.read(() => dataVersionOf.get() as number)
-    let seenVersion = yield* dataVersion
+    let seenVersion = yield* db.read(() => dataVersionOf.get() as number)
     let lookedAt = yield* Clock.currentTimeMillis
-    const noticeOtherWriters = Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      if (now - lookedAt < options.pollMillis && now >= lookedAt) return Effect.void
+    const noticeOtherWriters = (now: number) => {
+      if (now - lookedAt < options.pollMillis && now >= lookedAt) return
       lookedAt = now
-      return Effect.map(dataVersion, (version) => {
-        if (version !== seenVersion) {
-          seenVersion = version
-          invalidateKeys()
-        }
-      })
-    })
+      const version = dataVersionOf.get() as number
+      if (version !== seenVersion) {
+        seenVersion = version
+        invalidateKeys()
+      }
+    }
+
+    // The lookups, synchronous (better-sqlite3); they throw what SQLite throws.
+    const keyByHashAt = (hash: string, now: number): Option.Option<AccountStore.KeyRecord> => {
+      noticeOtherWriters(now)
+      const cached = keysByHash.get(hash)
+      if (cached !== undefined) return Option.some(cached)
+      const found = Option.map(Option.fromNullable(keyByHash.get(hash) as KeyRow | undefined), toKey)
+      if (Option.isSome(found)) {
+        if (keysByHash.size >= MAX_CACHED) keysByHash.clear()
+        keysByHash.set(hash, found.value)
+      }
+      return found
+    }
+    const accountOf = (id: string): Option.Option<AccountStore.Account> => {
+      const cached = accounts.get(id)
+      if (cached !== undefined) return Option.some(cached)
+      const found = Option.map(Option.fromNullable(accountById.get(id) as AccountRow | undefined), toAccount)
+      if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
+      return found
+    }
+    const orUndefined = <A>(f: () => A): A | undefined => {
+      try {
+        return f()
+      } catch {
+        return undefined
+      }
+    }
 
     return AccountStore.AccountStore.of({
       insertAccount: (account, firstKey) =>
@@ -129,16 +150,8 @@ export const make = (
           insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
           insertKeyRow.run(...keyValues(firstKey))
         })),
-      findAccount: (id) =>
-        Effect.suspend(() => {
-          const cached = accounts.get(id)
-          if (cached !== undefined) return Effect.succeedSome(cached)
-          return db.read(() => {
-            const found = Option.map(Option.fromNullable(accountById.get(id) as AccountRow | undefined), toAccount)
-            if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
-            return found
-          })
-        }),
+      findAccount: (id) => db.read(() => accountOf(id)),
+      unsafeFindAccount: (id) => orUndefined(() => accountOf(id)),
       countAccounts: db.read(() => accountCount.get() as number),
       insertKey: (key) =>
         afterKeyWrite(Effect.flatMap(
@@ -146,23 +159,8 @@ export const make = (
           (inserted) => inserted === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         )),
       findKey: (id) => db.read(() => Option.map(Option.fromNullable(keyById.get(id) as KeyRow | undefined), toKey)),
-      findKeyByHash: (hash) =>
-        Effect.zipRight(
-          noticeOtherWriters,
-          Effect.suspend(() => {
-            const cached = keysByHash.get(hash)
-            if (cached !== undefined) return Effect.succeedSome(cached)
-            const before = generation
-            return db.read(() => {
-              const found = Option.map(Option.fromNullable(keyByHash.get(hash) as KeyRow | undefined), toKey)
-              if (Option.isSome(found) && generation === before) {
-                if (keysByHash.size >= MAX_CACHED) keysByHash.clear()
-                keysByHash.set(hash, found.value)
-              }
-              return found
-            })
-          })
-        ),
+      findKeyByHash: (hash) => Effect.flatMap(Clock.currentTimeMillis, (now) => db.read(() => keyByHashAt(hash, now))),
+      unsafeFindKeyByHash: (hash, now) => orUndefined(() => keyByHashAt(hash, now)),
       listKeys: (accountId) => db.read(() => (keysOfAccount.all(accountId) as Array<KeyRow>).map(toKey)),
       revokeKey: (id, at) =>
         afterKeyWrite(Effect.flatMap(

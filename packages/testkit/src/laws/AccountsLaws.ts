@@ -5,7 +5,7 @@
  * @since 1.0.0
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Effect, FastCheck as fc, Layer, Option, Redacted, TestClock } from "effect"
+import { Arbitrary, Clock, Effect, FastCheck as fc, Layer, Option, Redacted, TestClock } from "effect"
 import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, numRuns, property, stringsIn } from "./internal/support.js"
@@ -54,7 +54,14 @@ const miss = (key: string, edit: NearMiss): string => {
   }
 }
 
-const accepts = (accounts: Service, token: string) => Effect.map(accounts.verify(token), Option.isSome)
+/** Whether `token` is accepted now; the synchronous `unsafeVerifyAt`, when it answers, must agree with `verify`. */
+const accepts = (accounts: Service, token: string) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.map(accounts.verify(token), (verified) => {
+      const atOnce = accounts.unsafeVerifyAt(token, now)
+      if (atOnce !== undefined) expect(atOnce).toStrictEqual(verified)
+      return Option.isSome(verified)
+    }))
 
 /**
  * Registers the laws of the `Accounts` service running on the `AccountStore` that `layer` provides.
