@@ -41,6 +41,8 @@ export interface TestServerOptions {
   readonly frozenAt?: number
   /** Replaces the in-memory pet store (to make it fail, for instance). */
   readonly petRepository?: PetRepository.PetRepository["Type"]
+  /** Replaces the in-memory account store (one that answers only after waiting, for instance). */
+  readonly accountStore?: AccountStore.AccountStore["Type"]
   /** Silences the server's logs (for tests that provoke logged errors). */
   readonly quiet?: boolean
 }
@@ -230,12 +232,16 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         rateLimiter: options.rateLimiter,
         messageQueue: options.messageQueue
       }
-      const services = options.petRepository === undefined
+      const services = options.petRepository === undefined && options.accountStore === undefined
         ? Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor))
         : Petstore.layer(petstoreOptions).pipe(
           Layer.provide(Layer.mergeAll(
-            Layer.succeed(PetRepository.PetRepository, options.petRepository),
-            AccountStore.AccountStore.layerMemory,
+            options.petRepository === undefined
+              ? PetRepository.PetRepository.layerMemory
+              : Layer.succeed(PetRepository.PetRepository, options.petRepository),
+            options.accountStore === undefined
+              ? AccountStore.AccountStore.layerMemory
+              : Layer.succeed(AccountStore.AccountStore, options.accountStore),
             MessageStore.MessageStore.layerMemory,
             PageCursor.CursorSigner.random.pipe(Layer.provide(SecureRandom.SecureRandom.Live)),
             processor,
