@@ -228,7 +228,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       if (extra !== undefined) Object.assign(headers, extra)
       if (!found.handler.hasPayload) return operate(found, undefined, headers, context)
 
-      return Effect.flatMap(request.readBody(BODY_LIMIT), (body) => {
+      return Sync.flatMap(request.readBody(BODY_LIMIT), (body): Effect.Effect<AppResponse> => {
         if (body._tag === "TooLarge") {
           headers["Connection"] = "close"
           return Effect.succeed(failure(ErrorResponse.STATIC.payloadTooLarge, headers))

@@ -18,6 +18,9 @@ export interface AppRequest {
   readonly header: (name: string) => string | undefined
   /** The socket peer's address. */
   readonly remoteAddress: string | undefined
-  /** Reads the body up to `limit` bytes. */
+  /**
+   * The body, up to `limit` bytes. A server may have read it already (node:http reads up to
+   * `BODY_LIMIT` before handing the request in), and then answers at once.
+   */
   readonly readBody: (limit: number) => Effect.Effect<BodyResult>
 }

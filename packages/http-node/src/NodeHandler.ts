@@ -6,36 +6,42 @@
  */
 import { Effect, Exit, Runtime, RuntimeFlags } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { App } from "./App.js"
+import { App, BODY_LIMIT } from "./App.js"
 import type { AppRequest, BodyResult } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
 
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
 
 const TOO_LARGE: BodyResult = { _tag: "TooLarge" }
+const NO_BODY: Exit.Exit<BodyResult> = Exit.succeed({ _tag: "Body", bytes: new Uint8Array(0) })
+
+/** Whether the request says a body follows (a length above 0, or a transfer coding). */
+const declaresBody = (request: IncomingMessage): boolean => {
+  const length = request.headers["content-length"]
+  return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
+}
 
 /** Reads at most `limit` bytes; a declared or actual larger body is not read further. */
-const readBody = (request: IncomingMessage, limit: number): Effect.Effect<BodyResult> =>
-  Effect.async<BodyResult>((resume) => {
-    const declared = request.headers["content-length"]
-    if (declared !== undefined && Number(declared) > limit) return resume(Effect.succeed(TOO_LARGE))
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let done = false
-    const finish = (result: BodyResult) => {
-      if (done) return
-      done = true
-      request.off("data", onData).off("end", onEnd).off("error", onEnd).off("aborted", onEnd)
-      resume(Effect.succeed(result))
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) return finish(TOO_LARGE)
-      chunks.push(chunk)
-    }
-    const onEnd = () => finish({ _tag: "Body", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) })
-    request.on("data", onData).on("end", onEnd).on("error", onEnd).on("aborted", onEnd)
-  })
+const collectBody = (request: IncomingMessage, limit: number, done: (result: BodyResult) => void): void => {
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && Number(declared) > limit) return done(TOO_LARGE)
+  const chunks: Array<Buffer> = []
+  let size = 0
+  let finished = false
+  const finish = (result: BodyResult) => {
+    if (finished) return
+    finished = true
+    request.off("data", onData).off("end", onEnd).off("error", onEnd).off("aborted", onEnd)
+    done(result)
+  }
+  const onData = (chunk: Buffer) => {
+    size += chunk.length
+    if (size > limit) return finish(TOO_LARGE)
+    chunks.push(chunk)
+  }
+  const onEnd = () => finish({ _tag: "Body", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) })
+  request.on("data", onData).on("end", onEnd).on("error", onEnd).on("aborted", onEnd)
+}
 
 const INTERNAL_ERROR = JSON.stringify({ code: "internal_error", message: "An unexpected error occurred.", status: 500 })
 
@@ -88,7 +94,7 @@ export const make: Effect.Effect<NodeHandler, never, App> = Effect.gen(function*
       response,
       Exit.isSuccess(exit) ? exit.value : { status: 500, headers: { "Content-Type": "application/json" }, body: INTERNAL_ERROR }
     )
-  return (request, response) => {
+  const serve = (request: IncomingMessage, response: ServerResponse, body: Exit.Exit<BodyResult>) => {
     const appRequest: AppRequest = {
       method: request.method ?? "GET",
       url: request.url ?? "/",
@@ -97,11 +103,17 @@ export const make: Effect.Effect<NodeHandler, never, App> = Effect.gen(function*
         return Array.isArray(value) ? value.join(", ") : value
       },
       remoteAddress: request.socket.remoteAddress,
-      readBody: (limit) => readBody(request, limit)
+      readBody: () => body
     }
     const answer = app.handle(appRequest)
     // Already answered (every step of the request answered at once): no fiber to run.
     if (Exit.isExit(answer)) return reply(response, answer as Exit.Exit<AppResponse>)
     runFork(answer).addObserver((exit) => reply(response, exit))
+  }
+  // The body (up to the application's limit) is read before the request is handed in, so the
+  // request's steps can answer at once; the application still decides, in its order, what it means.
+  return (request, response) => {
+    if (!declaresBody(request)) return serve(request, response, NO_BODY)
+    collectBody(request, BODY_LIMIT, (body) => serve(request, response, Exit.succeed(body)))
   }
 })

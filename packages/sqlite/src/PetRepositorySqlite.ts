@@ -30,8 +30,7 @@ export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Con
   .gen(function*() {
     const connection = yield* Connection
     const db = yield* Database
-    const insert = connection.prepare("INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?) RETURNING id")
-      .pluck()
+    const insert = connection.prepare("INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)")
     const page = connection.prepare("SELECT id, name, category_id, status FROM pets WHERE id > ? ORDER BY id LIMIT ?")
     const pageByStatus = connection.prepare(
       "SELECT id, name, category_id, status FROM pets WHERE status = ? AND id > ? ORDER BY id LIMIT ?"
@@ -40,7 +39,7 @@ export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Con
     return PetRepository.PetRepository.of({
       insert: (draft) =>
         Effect.map(
-          db.write(() => insert.get(draft.name, draft.categoryId, draft.status) as number),
+          db.write(() => Number(insert.run(draft.name, draft.categoryId, draft.status).lastInsertRowid)),
           (id): Pet.Pet => ({ id: id as Pet.PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status })
         ),
       // Full pages are kept by the Pets service (they never change), so this runs for the others.
