@@ -71,12 +71,16 @@ export const fromDecisions = (decisions: Decisions): RateLimiter["Type"] => ({
 
 const SWEEP_INTERVAL_MS = 60_000
 
-/** An account's usage as kept between decisions: the bucket and the daily quota, flattened. */
+/**
+ * An account's usage as kept between decisions: the bucket and the daily quota, flattened, and
+ * whether its daily count changed since the write-behind last took the changes.
+ */
 interface UsageRecord {
   units: number
   at: number
   day: number
   used: number
+  changed: boolean
 }
 
 const view = (r: UsageRecord): LimitDecision.AccountUsage => ({
@@ -88,7 +92,8 @@ const toRecord = (u: LimitDecision.AccountUsage): UsageRecord => ({
   units: u.bucket.units,
   at: u.bucket.at,
   day: u.quota.day,
-  used: u.quota.used
+  used: u.quota.used,
+  changed: false
 })
 
 const store = (r: UsageRecord, u: LimitDecision.AccountUsage): void => {
@@ -107,7 +112,9 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
   const addresses = new Map<string, TokenBucket.TokenBucketState>()
   // Daily counts loaded at start-up, applied at each account's first request (its limits are known then).
   const restoredQuotas = new Map<string, DailyQuota.DailyQuotaState>()
-  const dirtyQuotas = new Set<string>()
+  // Accounts whose record is marked `changed`, each once: a flag on the record instead of a set
+  // lookup on every decision.
+  let changedAccounts: Array<string> = []
   const dirtyStandings = new Set<string>()
   let lastSweep = 0
 
@@ -137,13 +144,16 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
 
   return fromDecisions({
     unsafeAdmit: ({ accountId, keyId, limits }, now) => {
-      const record = usage.get(accountId)
+      let record = usage.get(accountId)
       const before = record === undefined ? firstUsage(accountId, limits, now) : view(record)
       const standing = standings.get(keyId) ?? BanPolicy.CLEAN
       const next = LimitDecision.decide(limits, before, standing, now, 1, options.ban)
-      if (record === undefined) usage.set(accountId, toRecord(next.usage))
+      if (record === undefined) usage.set(accountId, record = toRecord(next.usage))
       else store(record, next.usage)
-      if (next.usage.quota !== before.quota) dirtyQuotas.add(accountId)
+      if (next.usage.quota !== before.quota && !record.changed) {
+        record.changed = true
+        changedAccounts.push(accountId)
+      }
       if (next.standing !== standing) {
         standings.set(keyId, next.standing)
         if (next.standing.bannedUntil !== standing.bannedUntil) dirtyStandings.add(keyId)
@@ -159,12 +169,13 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
       return next.decision
     },
     takeChanges: Effect.sync(() => {
-      const quotas = [...dirtyQuotas].map((id) => {
+      const quotas = changedAccounts.map((id) => {
         const r = usage.get(id)!
+        r.changed = false
         return [id, { day: r.day, used: r.used }] as const
       })
       const changed = [...dirtyStandings].map((id) => [id, standings.get(id) ?? BanPolicy.CLEAN] as const)
-      dirtyQuotas.clear()
+      changedAccounts = []
       dirtyStandings.clear()
       return { quotas, standings: changed }
     }),
