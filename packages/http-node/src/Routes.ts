@@ -102,14 +102,15 @@ const queryDecoder = (schema: AnySchema): Decoder => {
     for (const name of declared) {
       const value = params[name]
       if (value === undefined) {
-        key += "\u0001"
+        key += "-"
         continue
       }
       if (typeof value !== "string") {
         return Either.left({ _tag: "DecodeFailure", message: `query parameter ${name}: must be given at most once` })
       }
       picked[name] = value
-      key += value + "\u0000"
+      // Length-prefixed, so no two tuples of values share a key whatever characters they hold.
+      key += `${value.length}:${value}`
     }
     let result = decoded.get(key)
     if (result === undefined) {

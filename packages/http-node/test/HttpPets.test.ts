@@ -348,6 +348,17 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: listPets", 
       )
       expectStatus(yield* server.get(`/v1/pets?limit=5&status=sold&cursor=${encodeURIComponent(soldCursor)}`, key), 200)
     }))
+
+  it.scoped("each query is judged on its own values: queries whose values differ only in where a character falls get their own answers", () =>
+    Effect.gen(function*() {
+      const { key, server } = yield* freshServer()
+      yield* seed(server, key, 3)
+      // The same characters split differently between `status` and `cursor` (decoding is remembered per query).
+      expectInvalid(yield* server.get("/v1/pets?status=available%00&cursor=%00x", key), "status")
+      expectError(yield* server.get("/v1/pets?status=available&cursor=%00%00x", key), 400, "invalid_cursor")
+      expectInvalid(yield* server.get("/v1/pets?limit=2%00&status=sold", key), "limit")
+      expectStatus(yield* server.get("/v1/pets?limit=2&status=sold", key), 200)
+    }))
 })
 
 layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: getPet (deprecated)", (it) => {
