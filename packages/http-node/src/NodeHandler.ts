@@ -21,26 +21,32 @@ const declaresBody = (request: IncomingMessage): boolean => {
   return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
 }
 
-/** Reads at most `limit` bytes; a declared or actual larger body is not read further. */
+/**
+ * Reads at most `limit` bytes; a declared or actual larger body is not read further. A request
+ * whose body never arrived whole (the client went away, or the request timed out) is dropped:
+ * `done` is not called, so a cut-off body is never taken for a complete one.
+ */
 const collectBody = (request: IncomingMessage, limit: number, done: (result: BodyResult) => void): void => {
   const declared = request.headers["content-length"]
   if (declared !== undefined && Number(declared) > limit) return done(TOO_LARGE)
   const chunks: Array<Buffer> = []
   let size = 0
   let finished = false
-  const finish = (result: BodyResult) => {
+  const finish = (result: BodyResult | undefined) => {
     if (finished) return
     finished = true
-    request.off("data", onData).off("end", onEnd).off("error", onEnd).off("aborted", onEnd)
-    done(result)
+    request.off("data", onData).off("end", onEnd).off("error", onCut).off("aborted", onCut)
+    if (result !== undefined) done(result)
   }
   const onData = (chunk: Buffer) => {
     size += chunk.length
     if (size > limit) return finish(TOO_LARGE)
     chunks.push(chunk)
   }
-  const onEnd = () => finish({ _tag: "Body", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) })
-  request.on("data", onData).on("end", onEnd).on("error", onEnd).on("aborted", onEnd)
+  const onEnd = () =>
+    finish(request.complete ? { _tag: "Body", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) } : undefined)
+  const onCut = () => finish(undefined)
+  request.on("data", onData).on("end", onEnd).on("error", onCut).on("aborted", onCut)
 }
 
 const INTERNAL_ERROR = JSON.stringify({ code: "internal_error", message: "An unexpected error occurred.", status: 500 })
@@ -105,7 +111,12 @@ export const make: Effect.Effect<NodeHandler, never, App> = Effect.gen(function*
       remoteAddress: request.socket.remoteAddress,
       readBody: () => body
     }
-    const answer = app.handle(appRequest)
+    let answer: Effect.Effect<AppResponse>
+    try {
+      answer = app.handle(appRequest)
+    } catch (defect) {
+      answer = Effect.die(defect)
+    }
     // Already answered (every step of the request answered at once): no fiber to run.
     if (Exit.isExit(answer)) return reply(response, answer as Exit.Exit<AppResponse>)
     runFork(answer).addObserver((exit) => reply(response, exit))

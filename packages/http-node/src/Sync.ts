@@ -3,11 +3,12 @@
  * and `Effect.fail` build one): when a step's effect is one, these run the next step at once
  * instead of describing it, so a request whose every step answers at once (a verified key in
  * memory, the limiter, a kept page) is answered without a fiber. Any other effect gets the usual
- * `Effect` combinator, so the result is the same either way.
+ * `Effect` combinator, so the result is the same either way. Run at once, a step that throws
+ * throws to the caller (the application turns that into a defect, see `App`).
  *
  * @since 1.0.0
  */
-import { Cause, Effect, Either, Exit } from "effect"
+import { Cause, Chunk, Effect, Either, Exit } from "effect"
 
 /** `Effect.flatMap`, applied at once when `self` is already answered. */
 export const flatMap = <A, E, R, B, E2, R2>(
@@ -34,6 +35,8 @@ export const match = <A, E, R, B, C>(
   if (!Exit.isExit(self)) return Effect.match(self, options)
   const exit = self as Exit.Exit<A, E>
   if (Exit.isSuccess(exit)) return Exit.succeed(options.onSuccess(exit.value))
+  // As `Effect.match`: a defect wins over failures (which then count as defects too).
+  if (Chunk.isNonEmpty(Cause.defects(exit.cause))) return Exit.failCause(Cause.flatMap(exit.cause, Cause.die))
   return Either.match(Cause.failureOrCause(exit.cause), {
     onLeft: (error) => Exit.succeed(options.onFailure(error)),
     onRight: (cause) => Exit.failCause(cause)

@@ -243,3 +243,28 @@ it.scoped("an unexpected failure → 500 `internal_error` that leaks nothing, wi
     // the server keeps serving
     expectStatus(yield* server.post("/v1/messages", { message: "still here" }, key), 202)
   }))
+
+it.scopedLive("a POST whose body never arrives whole (the client goes away) creates nothing, even when the part sent is valid JSON", () =>
+  Effect.gen(function*() {
+    const server = yield* TestServer.start()
+    const { key } = yield* server.admin.createAccount()
+    const { hostname, port } = new URL(server.url)
+    const partial = JSON.stringify({ name: "Cut", categoryId: 1 })
+    yield* Effect.async<void>((resume) => {
+      const socket = Net.connect(Number(port), hostname, () => {
+        // Declares 100 bytes, sends a complete JSON object of fewer, then hangs up.
+        socket.write(
+          `POST /v1/pets HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${key}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n${partial}`,
+          () => setTimeout(() => socket.destroy(), 50)
+        )
+      })
+      socket.on("error", () => {})
+      socket.on("close", () => resume(Effect.void))
+    })
+    yield* Effect.sleep("100 millis")
+    expect(expectStatus(yield* server.get("/v1/pets", key), 200).body).toStrictEqual([])
+    // A whole body on a new connection is created as usual.
+    yield* server.createPet(key, { name: "Whole", categoryId: 1 })
+    expect(expectStatus(yield* server.get("/v1/pets", key), 200).body).toHaveLength(1)
+  }))

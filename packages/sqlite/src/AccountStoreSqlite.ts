@@ -73,7 +73,15 @@ export const make = (
     const keysByHash = new Map<string, AccountStore.KeyRecord>()
     // Lookups are synchronous, so none is in flight across an invalidation: dropping the cache is enough.
     const invalidateKeys = () => keysByHash.clear()
-    const afterKeyWrite = <A, E>(write: Effect.Effect<A, E>) => Effect.ensuring(write, Effect.sync(invalidateKeys))
+    // A write of keys drops the cache inside its transaction: the batch runs to COMMIT without
+    // yielding, so no lookup can cache the old row between the change and its commit, even when
+    // the caller stops waiting (interruption) before the commit.
+    const keyWrite = <A>(write: () => A) =>
+      db.write(() => {
+        const result = write()
+        invalidateKeys()
+        return result
+      })
 
     const KEY_COLUMNS = "id, account_id, hash, prefix, created_at, expires_at, revoked_at"
     const insertAccountRow = connection.prepare(
@@ -109,8 +117,8 @@ export const make = (
     let lookedAt = yield* Clock.currentTimeMillis
     const noticeOtherWriters = (now: number) => {
       if (now - lookedAt < options.pollMillis && now >= lookedAt) return
-      lookedAt = now
       const version = dataVersionOf.get() as number
+      lookedAt = now
       if (version !== seenVersion) {
         seenVersion = version
         invalidateKeys()
@@ -146,37 +154,37 @@ export const make = (
 
     return AccountStore.AccountStore.of({
       insertAccount: (account, firstKey) =>
-        afterKeyWrite(db.write(() => {
+        keyWrite(() => {
           insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
           insertKeyRow.run(...keyValues(firstKey))
-        })),
+        }),
       findAccount: (id) => db.read(() => accountOf(id)),
       unsafeFindAccount: (id) => orUndefined(() => accountOf(id)),
       countAccounts: db.read(() => accountCount.get() as number),
       insertKey: (key) =>
-        afterKeyWrite(Effect.flatMap(
-          db.write(() => insertKeyOfAccount.all(...keyValues(key), key.accountId).length),
+        Effect.flatMap(
+          keyWrite(() => insertKeyOfAccount.all(...keyValues(key), key.accountId).length),
           (inserted) => inserted === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
-        )),
+        ),
       findKey: (id) => db.read(() => Option.map(Option.fromNullable(keyById.get(id) as KeyRow | undefined), toKey)),
       findKeyByHash: (hash) => Effect.flatMap(Clock.currentTimeMillis, (now) => db.read(() => keyByHashAt(hash, now))),
       unsafeFindKeyByHash: (hash, now) => orUndefined(() => keyByHashAt(hash, now)),
       listKeys: (accountId) => db.read(() => (keysOfAccount.all(accountId) as Array<KeyRow>).map(toKey)),
       revokeKey: (id, at) =>
-        afterKeyWrite(Effect.flatMap(
-          db.write(() => revoke.all({ at, id }).length),
+        Effect.flatMap(
+          keyWrite(() => revoke.all({ at, id }).length),
           (updated) => updated === 0 ? Effect.fail(new Errors.KeyNotFound({ id })) : Effect.void
-        )),
+        ),
       rotateKey: (oldId, oldExpiresAt, newKey) =>
-        afterKeyWrite(Effect.flatMap(
-          db.write(() => {
+        Effect.flatMap(
+          keyWrite(() => {
             // The new key only when the old one exists: the check and both writes are one transaction.
             if (expire.all({ at: oldExpiresAt, id: oldId }).length === 0) return false
             insertKeyRow.run(...keyValues(newKey))
             return true
           }),
           (rotated) => rotated ? Effect.void : Effect.fail(new Errors.KeyNotFound({ id: oldId }))
-        ))
+        )
     })
   })
 

@@ -1,8 +1,8 @@
 /**
  * The one SQLite connection of a process, on better-sqlite3: opened on `filename` (its folder
  * created if missing), in WAL mode with `synchronous=FULL`, so a committed transaction is on disk
- * when the commit returns. Statements are prepared once and reused; stores prepare theirs when they
- * are built, so a request runs SQL without parsing it. Anything that prevents opening becomes a
+ * when the commit returns. Stores prepare their statements once, when they are built, so a request
+ * runs SQL without parsing it. Anything that prevents opening becomes a
  * `DatabaseOpenError` with a sentence a person can act on.
  *
  * better-sqlite3 is synchronous: a statement runs to completion in the calling turn of the event
@@ -85,7 +85,10 @@ export class Connection extends Context.Tag("@petstore/sqlite/Connection")<
   Connection,
   {
     readonly filename: string
-    /** The statement for `source`, prepared on first use and reused (throws on invalid SQL). */
+    /**
+     * A new prepared statement for `source` (throws on invalid SQL). Stores prepare theirs once,
+     * when they are built; each gets its own, so modes such as `pluck()` are never shared.
+     */
     readonly prepare: (source: string) => Statement
     /** Runs `source` (one or more statements without parameters). */
     readonly exec: (source: string) => void
@@ -121,18 +124,10 @@ export const make = (options: SqliteOptions) =>
       }),
       (db) => Effect.sync(() => db.close())
     ),
-    (db) => {
-      const statements = new Map<string, Statement>()
-      return Connection.of({
+    (db) =>
+      Connection.of({
         filename: options.filename,
-        prepare: (source) => {
-          let statement = statements.get(source)
-          if (statement === undefined) {
-            statement = db.prepare(source)
-            statements.set(source, statement)
-          }
-          return statement
-        },
+        prepare: (source) => db.prepare(source),
         exec: (source) => void db.exec(source),
         backup: (destination) =>
           Effect.tryPromise({
@@ -140,7 +135,6 @@ export const make = (options: SqliteOptions) =>
             catch: (cause) => new DatabaseOpenError({ filename: destination, message: explain(destination, cause), cause })
           }).pipe(Effect.asVoid)
       })
-    }
   )
 
 /**

@@ -85,9 +85,18 @@ export const make = (options: GroupCommitOptions) =>
       }
     }
 
+    // Tells each writer its outcome; one writer's callback failing must not keep the others waiting.
+    const tell = (item: PendingWrite, exit: Exit.Exit<unknown, Errors.StoreUnavailable>) => {
+      try {
+        item.resume(exit)
+      } catch {
+        // Effect's resume only schedules the fiber; nothing is left to tell this writer.
+      }
+    }
+
     const failAll = (batch: ReadonlyArray<PendingWrite>, cause: unknown) => {
       const exit = Exit.fail(unavailable(cause))
-      for (const item of batch) item.resume(exit)
+      for (const item of batch) tell(item, exit)
     }
 
     // One transaction for `batch`, each write told its outcome once COMMIT returned.
@@ -119,7 +128,7 @@ export const make = (options: GroupCommitOptions) =>
       }
       batches++
       writes += batch.length
-      for (let i = 0; i < batch.length; i++) batch[i]!.resume(Exit.succeed(results[i]))
+      for (let i = 0; i < batch.length; i++) tell(batch[i]!, Exit.succeed(results[i]))
     }
 
     const flush = () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, Option, Redacted, TestClock } from "effect"
+import { Context, Effect, Fiber, Layer, Option, Redacted, TestClock } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -187,4 +187,21 @@ describe("AccountStore on SQLite with another process on the same file", () => {
       yield* server.revoke(other.id)
       expect(Option.isNone(yield* server.verify(Redacted.value(other.key)))).toBe(true)
     }))
+
+  it.live("a revocation whose caller stopped waiting still takes effect once committed: no stale key stays cached", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const accounts = yield* accountsOn(freshFile())
+      const { key } = yield* accounts.create({ plan: "free" })
+      const token = Redacted.value(key.key)
+      expect(Option.isSome(yield* accounts.verify(token))).toBe(true)
+      // The revocation is queued, then its caller is interrupted before the batch commits.
+      const revoking = yield* Effect.fork(accounts.revoke(key.id))
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(revoking)
+      // A lookup before the commit may still see (and cache) the key as it was ...
+      yield* accounts.verify(token)
+      // ... but once the batch has committed, the key is refused.
+      yield* Effect.sleep("20 millis")
+      expect(Option.isNone(yield* accounts.verify(token))).toBe(true)
+    })))
 })
