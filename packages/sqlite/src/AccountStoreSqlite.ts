@@ -2,7 +2,8 @@
  * `AccountStore` on SQLite (key hashes only). Verifying a key is on every request's path, so keys
  * found by hash and accounts are kept in memory:
  * - accounts never change once stored, so a cached account is always right;
- * - keys change (revoke, rotate) through this store, which drops the cache after its commit, or
+ * - keys change (revoke, rotate) through this store, which drops the cache in the same
+ *   synchronous step as its commit, or
  *   through another process on the same file (the CLI): `PRAGMA data_version`, which moves when
  *   another connection commits, is read again before a key lookup once the last reading is
  *   `pollMillis` old, and the cache is dropped when it moved. A key revoked elsewhere is refused
