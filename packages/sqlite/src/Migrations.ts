@@ -106,24 +106,13 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
 ]
 
 /** The schema version of a database (0 for a new one). */
-export const versionOf = (connection: Connection["Type"]): number => {
+const versionOf = (connection: Connection["Type"]): number => {
   const table = connection.prepare(
     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
   ).pluck().get() as number
   if (table === 0) return 0
   return (connection.prepare("SELECT max(id) FROM schema_migrations").pluck().get() as number | null) ?? 0
 }
-
-/** The schema version of the database. */
-export const currentVersion: Effect.Effect<number, DatabaseOpenError, Connection> = Effect.flatMap(
-  Connection,
-  (connection) =>
-    Effect.try({
-      try: () => versionOf(connection),
-      catch: (cause) =>
-        new DatabaseOpenError({ filename: connection.filename, message: explain(connection.filename, cause), cause })
-    })
-)
 
 class Refused {
   constructor(readonly error: DatabaseOpenError) {}
