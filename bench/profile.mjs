@@ -91,7 +91,7 @@ const main = async () => {
   const scenario = option("scenario", "get")
   const seconds = Number(option("duration", 10))
   const out = option("out", mkdtempSync(join(tmpdir(), "petstore-profile-")))
-  const server = resolve(option("server", join(ROOT, "packages/http-node/dist/bin.js")))
+  const server = resolve(option("server", join(ROOT, "packages/server/dist/bin.js")))
   const store = option("store", "memory")
   const cwd = mkdtempSync(join(tmpdir(), "petstore-profile-run-"))
   const target = {

@@ -179,7 +179,7 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
 
   out.push("## Method\n")
   out.push([
-    "- Each target is a separate node process started by `bench/run.mjs`, in an empty directory of its own (ours: `node packages/http-node/dist/bin.js serve`, the production entry point, with `PETSTORE_ADMIN_TOKEN`; `PETSTORE_STORE=memory` for the in-memory rows, `PETSTORE_STORE=sqlite` and `PETSTORE_DATABASE` on a fresh file for the durable ones). All stay up for the whole run; only the one under load is busy.",
+    "- Each target is a separate node process started by `bench/run.mjs`, in an empty directory of its own (ours: `node packages/server/dist/bin.js serve`, the production entry point, with `PETSTORE_ADMIN_TOKEN`; `PETSTORE_STORE=memory` for the in-memory rows, `PETSTORE_STORE=sqlite` and `PETSTORE_DATABASE` on a fresh file for the durable ones). All stay up for the whole run; only the one under load is busy.",
     "- Set-up (not measured): 100 pets are created through `POST /v1/pets`; before every measured run a fresh account (plan enterprise, 1 000 000/min, 10⁹/day) is created through the admin API, so no request is ever limited (failed requests are counted and shown).",
     `- Warm-up: ${settings.warmup} s per target and scenario. Then ${settings.rounds} rounds; in each, every target gets ${settings.seconds} s of each scenario, back to back; the order of targets and scenarios reverses every round.`,
     "- req/s = completed requests ÷ the load generator's duration. Latency percentiles come from the load generator (closed loop, so they are service times under 50 concurrent connections, not open-loop latencies).",

@@ -13,7 +13,7 @@ const RAW_KEY = `psk_live_${"0".repeat(32)}` // raw ignores the header; sent so 
 export const durableSupport = (root) => {
   if (!existsSync(join(root, "packages/sqlite/package.json"))) return { available: false, reason: "packages/sqlite does not exist yet" }
   if (!existsSync(join(root, "packages/sqlite/dist/index.js"))) return { available: false, reason: "packages/sqlite is not built (no dist/index.js)" }
-  const dist = join(root, "packages/http-node/dist")
+  const dist = join(root, "packages/server/dist")
   const reads = existsSync(dist) && readdirSync(dist).some((f) => f.endsWith(".js") && readFileSync(join(dist, f), "utf8").includes("PETSTORE_DATABASE"))
   if (!reads) return { available: false, reason: "the server does not read PETSTORE_DATABASE yet (Main.services)" }
   return { available: true }
@@ -58,7 +58,7 @@ export const targets = ({ durable, commitPerRequest, root }) => {
       id: "memory",
       label: "ours, in-memory store",
       role: "ours",
-      argv: [join(root, "packages/http-node/dist/bin.js"), "serve"],
+      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
       env: { PETSTORE_STORE: "memory" },
       cwd: mkdtempSync(join(tmpdir(), "petstore-bench-memory-")),
       kind: "app",
@@ -71,7 +71,7 @@ export const targets = ({ durable, commitPerRequest, root }) => {
       id: "durable",
       label: "ours, durable SQLite store",
       role: "ours",
-      argv: [join(root, "packages/http-node/dist/bin.js"), "serve"],
+      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
       env: { PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: join(dir, "petstore.db") },
       cwd: dir,
       dataDir: dir,

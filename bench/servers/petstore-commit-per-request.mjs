@@ -3,7 +3,7 @@
 // transaction, one fsync, per write). This is the "one commit per request" that the durable POST
 // target is measured against: same code path, only the batching differs.
 import { MessageProcessor } from "@petstore/core"
-import { Config, Main } from "@petstore/http-node"
+import { Config, Main } from "@petstore/server"
 import * as Sqlite from "@petstore/sqlite"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 

@@ -3,7 +3,7 @@
  * the server's `100 Continue` proves it has the request, and the body is sent only once the
  * server is shutting down (it refuses new connections). No test waits for a fixed time.
  *
- * - The real process (`dist/bin.js serve`, run `pnpm build` first): SIGTERM lets every in-flight
+ * - The real process (`packages/server/dist/bin.js serve`, run `pnpm build` first): SIGTERM lets every in-flight
  *   request finish with its answer, then the process exits 0.
  * - In process, the same shutdown (closing the server's scope, which is what SIGTERM does) drains
  *   the message queue: messages still queued when it starts are processed before it ends.
@@ -22,7 +22,7 @@ import { describe, expect } from "vitest"
 import { App } from "../src/App.js"
 import * as Server from "../src/Server.js"
 
-const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+const BIN = fileURLToPath(new URL("../../server/dist/bin.js", import.meta.url))
 
 interface Answer {
   readonly status: number

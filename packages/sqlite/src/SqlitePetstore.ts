@@ -4,11 +4,11 @@
  * @since 1.0.0
  */
 import { Layer } from "effect"
-import { type Errors, type MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
+import { type Errors, LimiterPersistence, type MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
 import * as AccountStoreSqlite from "./AccountStoreSqlite.js"
 import * as CursorSecretSqlite from "./CursorSecretSqlite.js"
 import { Database, type GroupCommitOptions } from "./GroupCommit.js"
-import * as LimiterPersistence from "./LimiterPersistence.js"
+import * as LimiterStateStoreSqlite from "./LimiterStateStoreSqlite.js"
 import * as MessageStoreSqlite from "./MessageStoreSqlite.js"
 import * as Migrations from "./Migrations.js"
 import * as PetRepositorySqlite from "./PetRepositorySqlite.js"
@@ -70,6 +70,7 @@ export const layerPetstore = (
   MessageProcessor.MessageProcessor
 > =>
   LimiterPersistence.layer(options.limiter).pipe(
+    Layer.provide(LimiterStateStoreSqlite.layer),
     Layer.mapError(openError(options.filename)),
     Layer.provideMerge(Petstore.layer(options.petstore).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
     Layer.provideMerge(layer(options))

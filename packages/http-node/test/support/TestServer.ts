@@ -1,5 +1,5 @@
 /**
- * A real server for HTTP tests: the standalone server's layer (`Main.layer`) over in-memory stores,
+ * A real server for HTTP tests: the application (`App.layer`) served by `Server.layer` over in-memory stores,
  * listening on an ephemeral port of 127.0.0.1, with the admin API enabled, and a clock the test
  * drives. Requests go through `fetch`, so every byte crosses node:http.
  *
@@ -21,8 +21,8 @@ import {
   SecureRandom
 } from "@petstore/core"
 import { Clock, Context, type Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
-import type { ServerConfig } from "../../src/Config.js"
-import * as Main from "../../src/Main.js"
+import { App } from "../../src/App.js"
+import * as Server from "../../src/Server.js"
 import { ServerAddress } from "../../src/Server.js"
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789"
@@ -214,16 +214,13 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
       const clock = new ControlledClock()
       if (options.frozenAt !== undefined) clock.freeze(options.frozenAt)
       const adminToken = options.adminToken === null ? undefined : options.adminToken ?? ADMIN_TOKEN
-      const config: ServerConfig = {
-        port: 0,
-        host: "127.0.0.1",
-        adminToken: Option.map(Option.fromNullable(adminToken), Redacted.make),
-        publicUrl: "http://127.0.0.1/v1",
-        stagingUrl: Option.none(),
+      const config = {
         environment: options.environment ?? "production",
         quickstartBasePath: options.quickstartBasePath ?? "/v1",
-        trustProxy: options.trustProxy ?? 0
-      }
+        adminToken: Option.map(Option.fromNullable(adminToken), Redacted.make),
+        trustProxy: options.trustProxy ?? 0,
+        servers: [{ url: "http://127.0.0.1", description: "Production" }]
+      } as const
       const processor = options.messageProcessor === undefined
         ? MessageProcessor.MessageProcessor.layerRecordOnly
         : Layer.succeed(MessageProcessor.MessageProcessor, options.messageProcessor)
@@ -249,7 +246,11 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
           ))
         )
       // Everything built here (request handler, limiter, message worker) reads time from `clock`.
-      const context = yield* Layer.build(Main.layer(config, services)).pipe(
+      const served = Server.layer({ port: 0, host: "127.0.0.1" }).pipe(
+        Layer.provideMerge(App.layer(config)),
+        Layer.provideMerge(services)
+      )
+      const context = yield* Layer.build(served).pipe(
         Effect.withClock(clock),
         options.quiet === true ? Logger.withMinimumLogLevel(LogLevel.None) : (self) => self,
         Effect.orDie

@@ -1,5 +1,5 @@
 /**
- * The real `petstore` binary (packages/http-node/dist/bin.js, built by `pnpm build`) as a child
+ * The real `petstore` binary (packages/server/dist/bin.js, built by `pnpm build`) as a child
  * process: the server on a given database file, and one-shot CLI commands. Waits are bounded polls.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
@@ -8,7 +8,7 @@ import * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
-export const BIN = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../http-node/dist/bin.js")
+export const BIN = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../server/dist/bin.js")
 
 export interface Server {
   readonly process: ChildProcess

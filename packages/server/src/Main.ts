@@ -7,10 +7,8 @@
 import { Accounts, AccountStore, MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
 import * as Sqlite from "@petstore/sqlite"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
-import { PUBLIC_PREFIX } from "./Api.js"
-import { App } from "./App.js"
+import { Api, App as AppModule, Server } from "@petstore/http-node"
 import { type ServerConfig } from "./Config.js"
-import * as Server from "./Server.js"
 
 /** The services of a standalone server, on the stores `services` chooses (or any passed in). */
 export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
@@ -20,13 +18,13 @@ export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
  * (as the routes do), so it is taken off the base URL here.
  */
 export const serverUrl = (baseUrl: string): string =>
-  baseUrl.endsWith(PUBLIC_PREFIX) ? baseUrl.slice(0, -PUBLIC_PREFIX.length) || "/" : baseUrl
+  baseUrl.endsWith(Api.PUBLIC_PREFIX) ? baseUrl.slice(0, -Api.PUBLIC_PREFIX.length) || "/" : baseUrl
 
 /** The application and its server, for a given configuration and services. */
 export const layer = (config: ServerConfig, services: ServicesLayer) =>
   Server.layer({ port: config.port, host: config.host }).pipe(
     Layer.provideMerge(
-      App.layer({
+      AppModule.App.layer({
         quickstartBasePath: config.quickstartBasePath,
         adminToken: config.adminToken,
         trustProxy: config.trustProxy,
@@ -104,7 +102,7 @@ export const serve = (config: ServerConfig, servicesLayer: ServicesLayer = servi
       if (Option.isNone(config.adminToken)) {
         yield* createDemoAccount.pipe(Effect.provide(context))
       }
-      yield* Effect.log(`Pet Store Service listening on ${address.url}${PUBLIC_PREFIX} (API reference: ${address.url}/docs)`)
+      yield* Effect.log(`Pet Store Service listening on ${address.url}${Api.PUBLIC_PREFIX} (API reference: ${address.url}/docs)`)
       return yield* Effect.never
     })
   )

@@ -8,7 +8,7 @@
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import { Accounts, type Errors, type Plan } from "@petstore/core"
 import { Cause, ConfigError, Console, Data, Effect, Either, Layer, Option, ParseResult, Redacted, Schema } from "effect"
-import { AdminGroup } from "./AdminApi.js"
+import { AdminApi } from "@petstore/http-node"
 import { ServerConfig } from "./Config.js"
 import * as Main from "./Main.js"
 
@@ -252,7 +252,7 @@ const planLimits = (
  */
 const adminRule = <A>(endpoint: "createKey" | "rotateKey", field: string, flag: string) => {
   const decode = Schema.decodeUnknownEither(
-    Option.getOrThrow(AdminGroup.endpoints[endpoint].payloadSchema as unknown as Option.Option<Schema.Schema<unknown>>)
+    Option.getOrThrow(AdminApi.AdminGroup.endpoints[endpoint].payloadSchema as unknown as Option.Option<Schema.Schema<unknown>>)
   )
   return (value: A): Effect.Effect<A, CliFailure> =>
     Either.match(decode({ [field]: value }), {

@@ -1,0 +1,54 @@
+/**
+ * Where the rate limiter's durable state is kept between runs: daily counts per account and key
+ * standings (bans). Store adapters (SQLite, PostgreSQL) implement it; `LimiterPersistence` writes
+ * the limiter's changes behind through it and reads them back at start.
+ *
+ * @since 1.0.0
+ */
+import { Context, Effect, Layer } from "effect"
+import type { StoreUnavailable } from "./Errors.js"
+import type { DurableLimiterState } from "./RateLimiter.js"
+
+/** @category services */
+export class LimiterStateStore extends Context.Tag("@petstore/core/LimiterStateStore")<
+  LimiterStateStore,
+  {
+    /**
+     * Forgets what no longer matters (daily counts of days before `today`, standings with no wait
+     * or ban after `now` whose last ban ended before `forgetBefore`) and returns the rest.
+     */
+    readonly load: (today: number, now: number, forgetBefore: number) => Effect.Effect<DurableLimiterState, StoreUnavailable>
+    /**
+     * Keeps `changes` in one atomic write. A store shared by several instances keeps, per account and
+     * day, the highest count any of them saved, so a restart never resets a used quota.
+     */
+    readonly save: (changes: DurableLimiterState) => Effect.Effect<void, StoreUnavailable>
+  }
+>() {
+  /** In process memory (tests): what was saved is loaded, as a durable store would. */
+  static readonly layerMemory = Layer.sync(LimiterStateStore, () => makeMemory())
+}
+
+/** @category constructors */
+export const makeMemory = (): LimiterStateStore["Type"] => {
+  const quotas = new Map<string, { readonly day: number; readonly used: number }>()
+  const standings = new Map<string, DurableLimiterState["standings"][number][1]>()
+  return {
+    load: (today, now, forgetBefore) =>
+      Effect.sync(() => {
+        for (const [id, q] of quotas) if (q.day < today) quotas.delete(id)
+        for (const [id, s] of standings) {
+          if (s.bannedUntil <= forgetBefore && s.waitUntil <= now) standings.delete(id)
+        }
+        return { quotas: [...quotas], standings: [...standings] }
+      }),
+    save: (changes) =>
+      Effect.sync(() => {
+        for (const [id, q] of changes.quotas) {
+          const old = quotas.get(id)
+          if (old === undefined || q.day > old.day || (q.day === old.day && q.used > old.used)) quotas.set(id, q)
+        }
+        for (const [id, s] of changes.standings) standings.set(id, s)
+      })
+  }
+}

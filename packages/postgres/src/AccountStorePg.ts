@@ -1,0 +1,211 @@
+/**
+ * `AccountStore` on PostgreSQL (key hashes only), shared by every instance. Verifying a key is on
+ * every request's path, so keys found by hash and accounts are kept in memory:
+ * - accounts never change once stored, so a cached account is always right;
+ * - a key changed by this instance (revoke, rotate) is dropped from its cache once the change
+ *   committed: refused here at once;
+ * - a key changed by another instance: every change sends `NOTIFY petstore_keys` with the key's hash
+ *   in its own transaction, and every instance LISTENs and drops that key (milliseconds). Should
+ *   notifications be lost (the listening connection down), a cached key is also never used after
+ *   `keyCacheMillis` (1 s): that is the published bound for a revocation to reach every instance.
+ * Unknown hashes are not cached, so a key created anywhere works at once.
+ *
+ * @since 1.0.0
+ */
+import { Clock, Effect, Layer, Option, type Scope } from "effect"
+import { AccountStore, Errors, type Plan } from "@petstore/core"
+import { Database } from "./Database.js"
+
+export interface AccountStorePgOptions {
+  /** The longest a cached key is used without reading it again (the bound on missed notifications). */
+  readonly keyCacheMillis: number
+}
+
+export const DEFAULT_OPTIONS: AccountStorePgOptions = { keyCacheMillis: 1_000 }
+
+/** The channel key changes are announced on; the payload is the key's hash. */
+export const KEY_CHANNEL = "petstore_keys"
+
+/** Above this many cached entries the cache starts over (it only saves reads). */
+const MAX_CACHED = 100_000
+
+interface AccountRow {
+  readonly id: string
+  readonly plan: Plan.Plan
+  readonly per_minute: number
+  readonly per_day: number
+  readonly created_at: number
+}
+
+interface KeyRow {
+  readonly id: string
+  readonly account_id: string
+  readonly hash: string
+  readonly prefix: string
+  readonly created_at: number
+  readonly expires_at: number | null
+  readonly revoked_at: number | null
+}
+
+const toAccount = (row: AccountRow): AccountStore.Account => ({
+  id: row.id,
+  plan: row.plan,
+  limits: { perMinute: row.per_minute, perDay: row.per_day },
+  createdAt: row.created_at
+})
+
+const toKey = (row: KeyRow): AccountStore.KeyRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  hash: row.hash,
+  prefix: row.prefix,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at
+})
+
+interface CachedKey {
+  readonly key: AccountStore.KeyRecord
+  readonly at: number
+}
+
+/** @category constructors */
+export const make = (
+  options: AccountStorePgOptions
+): Effect.Effect<AccountStore.AccountStore["Type"], Errors.StoreUnavailable, Database | Scope.Scope> =>
+  Effect.gen(function*() {
+    const db = yield* Database
+    const accounts = new Map<string, AccountStore.Account>()
+    const keysByHash = new Map<string, CachedKey>()
+    // Moves at every invalidation: a lookup that was in flight across one does not cache what it read.
+    let generation = 0
+    const forget = (hash: string | undefined) => {
+      generation++
+      if (hash === undefined) keysByHash.clear()
+      else keysByHash.delete(hash)
+    }
+
+    // Every (re)connection of the listener starts from an empty cache: notifications may have been missed.
+    const listener = yield* db.run((sql) => sql.listen(KEY_CHANNEL, (hash) => forget(hash), () => forget(undefined)))
+    yield* Effect.addFinalizer(() => Effect.promise(() => listener.unlisten()).pipe(Effect.timeout("2 seconds"), Effect.ignore))
+
+    const fresh = (cached: CachedKey | undefined, now: number): cached is CachedKey =>
+      cached !== undefined && now - cached.at < options.keyCacheMillis && now >= cached.at
+
+    const lookUpKey = (hash: string, now: number) => {
+      const before = generation
+      return Effect.map(
+        db.run((sql) => sql<Array<KeyRow>>`SELECT * FROM api_keys WHERE hash = ${hash}`),
+        (rows) => {
+          const found = Option.map(Option.fromNullable(rows[0]), toKey)
+          if (Option.isSome(found) && generation === before) {
+            if (keysByHash.size >= MAX_CACHED) keysByHash.clear()
+            keysByHash.set(hash, { key: found.value, at: now })
+          }
+          return found
+        }
+      )
+    }
+    const lookUpAccount = (id: string) =>
+      Effect.map(
+        db.run((sql) => sql<Array<AccountRow>>`SELECT * FROM accounts WHERE id = ${id}`),
+        (rows) => {
+          const found = Option.map(Option.fromNullable(rows[0]), toAccount)
+          if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
+          return found
+        }
+      )
+
+    const insertKeyRow = (sql: Database["Type"]["sql"], key: AccountStore.KeyRecord) =>
+      sql`INSERT INTO api_keys (id, account_id, hash, prefix, created_at, expires_at, revoked_at)
+          VALUES (${key.id}, ${key.accountId}, ${key.hash}, ${key.prefix}, ${key.createdAt}, ${key.expiresAt}, ${key.revokedAt})`
+
+    /** A key change: the statement returns the hashes it changed and announces them in its transaction. */
+    const changeKey = (statement: (sql: Database["Type"]["sql"]) => Promise<ReadonlyArray<{ hash: string }>>) =>
+      Effect.map(db.run(statement), (rows) => {
+        for (const row of rows) forget(row.hash)
+        return rows.length
+      })
+
+    return AccountStore.AccountStore.of({
+      insertAccount: (account, firstKey) =>
+        db.run((sql) =>
+          sql.begin(async (tx) => {
+            await tx`INSERT INTO accounts (id, plan, per_minute, per_day, created_at)
+              VALUES (${account.id}, ${account.plan}, ${account.limits.perMinute}, ${account.limits.perDay}, ${account.createdAt})`
+            await insertKeyRow(tx as never, firstKey)
+          })
+        ).pipe(Effect.asVoid),
+      findAccount: (id) => {
+        const cached = accounts.get(id)
+        return cached !== undefined ? Effect.succeed(Option.some(cached)) : lookUpAccount(id)
+      },
+      unsafeFindAccount: (id) => {
+        const cached = accounts.get(id)
+        return cached === undefined ? undefined : Option.some(cached)
+      },
+      countAccounts: Effect.map(db.run((sql) => sql<Array<{ n: number }>>`SELECT count(*)::int8 AS n FROM accounts`), (rows) => rows[0]!.n),
+      insertKey: (key) =>
+        Effect.flatMap(
+          db.run((sql) =>
+            sql`INSERT INTO api_keys (id, account_id, hash, prefix, created_at, expires_at, revoked_at)
+              SELECT ${key.id}, ${key.accountId}, ${key.hash}, ${key.prefix}, ${key.createdAt}, ${key.expiresAt}, ${key.revokedAt}
+              WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ${key.accountId}) RETURNING id`
+          ),
+          (rows) => rows.length === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
+        ),
+      findKey: (id) =>
+        Effect.map(
+          db.run((sql) => sql<Array<KeyRow>>`SELECT * FROM api_keys WHERE id = ${id}`),
+          (rows) => Option.map(Option.fromNullable(rows[0]), toKey)
+        ),
+      findKeyByHash: (hash) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const cached = keysByHash.get(hash)
+          return fresh(cached, now) ? Effect.succeed(Option.some(cached.key)) : lookUpKey(hash, now)
+        }),
+      unsafeFindKeyByHash: (hash, now) => {
+        const cached = keysByHash.get(hash)
+        return fresh(cached, now) ? Option.some(cached.key) : undefined
+      },
+      listKeys: (accountId) =>
+        Effect.map(
+          db.run((sql) => sql<Array<KeyRow>>`SELECT * FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, id`),
+          (rows) => rows.map(toKey)
+        ),
+      revokeKey: (id, at) =>
+        Effect.flatMap(
+          changeKey((sql) =>
+            sql<Array<{ hash: string }>>`
+              WITH changed AS (
+                UPDATE api_keys SET revoked_at = LEAST(coalesce(revoked_at, ${at}), ${at}) WHERE id = ${id} RETURNING hash
+              )
+              SELECT hash, pg_notify(${KEY_CHANNEL}, hash) FROM changed`
+          ),
+          (changed) => changed === 0 ? Effect.fail(new Errors.KeyNotFound({ id })) : Effect.void
+        ),
+      rotateKey: (oldId, oldExpiresAt, newKey) =>
+        Effect.flatMap(
+          changeKey((sql) =>
+            sql.begin(async (tx) => {
+              // The new key only when the old one exists: the check and both writes are one transaction.
+              const changed = await tx<Array<{ hash: string }>>`
+                WITH changed AS (
+                  UPDATE api_keys SET expires_at = LEAST(coalesce(expires_at, ${oldExpiresAt}), ${oldExpiresAt})
+                  WHERE id = ${oldId} RETURNING hash
+                )
+                SELECT hash, pg_notify(${KEY_CHANNEL}, hash) FROM changed`
+              if (changed.length > 0) await insertKeyRow(tx as never, newKey)
+              return changed
+            })
+          ),
+          (changed) => changed === 0 ? Effect.fail(new Errors.KeyNotFound({ id: oldId })) : Effect.void
+        )
+    })
+  })
+
+/** @category layers */
+export const layer = (
+  options: Partial<AccountStorePgOptions> = {}
+): Layer.Layer<AccountStore.AccountStore, Errors.StoreUnavailable, Database> =>
+  Layer.scoped(AccountStore.AccountStore, make({ ...DEFAULT_OPTIONS, ...options }))

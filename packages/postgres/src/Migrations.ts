@@ -1,0 +1,161 @@
+/**
+ * The schema, as numbered migrations applied at start (and by `petstore migrate`).
+ *
+ * - Several instances starting at once apply each migration exactly once: the whole run holds a
+ *   transaction-level advisory lock, so the others wait, then find nothing left to do.
+ * - A migration and its record commit together: a failure leaves the database as it was.
+ * - Migrations are additive (new tables, columns with defaults, indexes), so an instance of the
+ *   previous version keeps serving while a newer one migrates (rolling deploys). A migration that
+ *   is not additive says so with `requiresProgram`: the oldest schema version a program must know
+ *   to work with the database once it is applied. An instance that knows less refuses to start,
+ *   with a message that says why; a database merely newer than the instance is served.
+ *
+ * @since 1.0.0
+ */
+import { Effect, Layer } from "effect"
+import { Database, DatabaseOpenError } from "./Database.js"
+
+export interface Migration {
+  readonly id: number
+  readonly name: string
+  readonly statements: ReadonlyArray<string>
+  /** Set only when older programs cannot work with the schema once this is applied (default: additive). */
+  readonly requiresProgram?: number | undefined
+}
+
+/** The advisory lock that serializes migration runs (any constant shared by every instance). */
+const MIGRATION_LOCK = 0x7065_7401
+
+/** Never edit a released migration: add a new one. */
+export const MIGRATIONS: ReadonlyArray<Migration> = [
+  {
+    id: 1,
+    name: "initial",
+    statements: [
+      `CREATE TABLE pets (
+        id bigint PRIMARY KEY,
+        name text NOT NULL,
+        category_id bigint NOT NULL,
+        status text NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+      )`,
+      `CREATE INDEX pets_by_status ON pets (status, id)`,
+      // The last pet id handed out. Inserts take ids from this row, whose lock they hold until they
+      // commit, so ids become visible in the order they were handed out (see PetRepositoryPg).
+      `CREATE TABLE pet_ids (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), last bigint NOT NULL)`,
+      `INSERT INTO pet_ids (only_row, last) VALUES (true, 0)`,
+      `CREATE TABLE accounts (
+        id text PRIMARY KEY,
+        plan text NOT NULL,
+        per_minute integer NOT NULL,
+        per_day integer NOT NULL,
+        created_at bigint NOT NULL
+      )`,
+      // Only the SHA-256 of a key and its display prefix are ever stored.
+      `CREATE TABLE api_keys (
+        id text PRIMARY KEY,
+        account_id text NOT NULL REFERENCES accounts (id),
+        hash text NOT NULL UNIQUE,
+        prefix text NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint,
+        revoked_at bigint
+      )`,
+      `CREATE INDEX api_keys_by_account ON api_keys (account_id)`,
+      // \`seq\` is the submission order claims follow; \`id\` is the public identifier.
+      `CREATE TABLE messages (
+        seq bigserial PRIMARY KEY,
+        id text NOT NULL UNIQUE,
+        account_id text NOT NULL,
+        message text NOT NULL,
+        status text NOT NULL CHECK (status IN ('queued', 'processing', 'delivered', 'failed')),
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        attempts integer NOT NULL,
+        available_at bigint NOT NULL,
+        lease_until bigint NOT NULL,
+        last_error text
+      )`,
+      // Only pending messages are indexed, so a claim scans the work left, not the history.
+      `CREATE INDEX messages_pending ON messages (seq) WHERE status IN ('queued', 'processing')`,
+      `CREATE TABLE limiter_quotas (account_id text PRIMARY KEY, day integer NOT NULL, used integer NOT NULL)`,
+      `CREATE TABLE limiter_standings (
+        key_id text PRIMARY KEY,
+        wait_until bigint NOT NULL,
+        strikes integer NOT NULL,
+        banned_until bigint NOT NULL,
+        bans integer NOT NULL,
+        last_ban_at bigint NOT NULL
+      )`,
+      `CREATE TABLE secrets (name text PRIMARY KEY, value bytea NOT NULL)`
+    ]
+  }
+]
+
+/** What a run found and did. */
+export interface MigrationReport {
+  /** The schema version before the run. */
+  readonly from: number
+  /** The migrations this run applied (empty when another instance had applied them). */
+  readonly applied: ReadonlyArray<number>
+  /** The schema version after the run (may be above what this program knows, when compatible). */
+  readonly version: number
+}
+
+interface VersionRow {
+  readonly version: number | null
+  readonly requires: number | null
+}
+
+/** Whether the database's schema can be used by a program that knows up to `known`; why not if not. */
+export const compatibility = (version: number, requires: number, known: number): string | undefined =>
+  requires > known
+    ? `database schema version ${version} needs a program that knows schema version ${requires} or later; this program knows up to ${known}: run a newer version of the program`
+    : undefined
+
+/**
+ * Brings the database to the last of `migrations` (all of them by default; tests pass a prefix to
+ * make an "older version" database), or refuses a schema this program cannot work with.
+ */
+export const migrate = (
+  migrations: ReadonlyArray<Migration> = MIGRATIONS
+): Effect.Effect<MigrationReport, DatabaseOpenError, Database> =>
+  Effect.flatMap(Database, (db) => {
+    const known = migrations.reduce((max, m) => Math.max(max, m.id), 0)
+    return db.run((sql) =>
+      sql.begin(async (tx) => {
+        await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
+        await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+          id integer PRIMARY KEY,
+          name text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now(),
+          requires_program integer NOT NULL
+        )`
+        const [row] = await tx<Array<VersionRow>>`
+          SELECT max(id) AS version, max(requires_program) AS requires FROM schema_migrations`
+        const from = row?.version ?? 0
+        const refused = compatibility(from, row?.requires ?? 0, known)
+        if (refused !== undefined) return { refused } as const
+        const applied: Array<number> = []
+        let requires = row?.requires ?? 0
+        for (const m of migrations.filter((m) => m.id > from).sort((a, b) => a.id - b.id)) {
+          for (const statement of m.statements) await tx.unsafe(statement)
+          requires = Math.max(requires, m.requiresProgram ?? 1)
+          await tx`INSERT INTO schema_migrations (id, name, requires_program) VALUES (${m.id}, ${m.name}, ${requires})`
+          applied.push(m.id)
+        }
+        return { from, applied, version: Math.max(from, known) } as const
+      })
+    ).pipe(
+      Effect.mapError((error) =>
+        new DatabaseOpenError({ url: db.where, message: String((error.cause as Error).message ?? error.cause), cause: error })
+      ),
+      Effect.flatMap((result) =>
+        "refused" in result
+          ? Effect.fail(new DatabaseOpenError({ url: db.where, message: `PostgreSQL at ${db.where}: ${result.refused}` }))
+          : Effect.succeed(result)
+      )
+    )
+  })
+
+/** Runs the migrations when the layer is built. */
+export const layer: Layer.Layer<never, DatabaseOpenError, Database> = Layer.effectDiscard(migrate())

@@ -1,0 +1,92 @@
+/**
+ * `PetRepository` on PostgreSQL, shared by every instance.
+ *
+ * Keyset pagination (`id > cursor`) is exact only if a pet never becomes visible behind a cursor a
+ * reader already passed. Ids from a sequence break that: a transaction can take id 4, another id 5
+ * and commit first, and a reader that saw 5 has paged past 4 before 4 appears. Here ids come from
+ * the one row of `pet_ids`, taken by the insert statement itself (`UPDATE … RETURNING` in a data-
+ * modifying CTE), and that row stays locked until the statement commits: inserts from every
+ * connection and instance commit one after the other, each with ids above every id already visible.
+ * So once a page was served past an id, no lower id can appear later, and a full page never changes
+ * (which lets the Pets service keep it). The cost is that pet inserts are serialized across all
+ * instances; each instance sends its concurrent inserts as one statement (`WriteBatcher`), so the
+ * serialized unit is a batch, not a pet.
+ *
+ * @since 1.0.0
+ */
+import { Effect, Layer, Option } from "effect"
+import { type Pet, PetRepository } from "@petstore/core"
+import { Database } from "./Database.js"
+import * as WriteBatcher from "./WriteBatcher.js"
+
+interface PetRow {
+  readonly id: number
+  readonly name: string
+  readonly category_id: number
+  readonly status: Pet.PetStatus
+}
+
+const toPet = (row: PetRow): Pet.Pet => ({
+  id: row.id as Pet.PetId,
+  name: row.name,
+  categoryId: row.category_id as Pet.CategoryId,
+  status: row.status
+})
+
+/** @category constructors */
+export const make = (
+  options: Partial<WriteBatcher.WriteBatcherOptions> = {}
+): Effect.Effect<PetRepository.PetRepository["Type"], never, Database> =>
+  Effect.map(Database, (db) => {
+    // One statement per batch: take `n` ids from the counter (locking its row until commit) and
+    // insert the batch under them, in the batch's order.
+    const inserts = WriteBatcher.make<PetRepository.PetDraft, Pet.Pet>(
+      (drafts) =>
+        Effect.map(
+          db.run((sql) =>
+            sql<Array<{ first: number }>>`
+              WITH taken AS (UPDATE pet_ids SET last = last + ${drafts.length} RETURNING last - ${drafts.length} AS before),
+              inserted AS (
+                INSERT INTO pets (id, name, category_id, status)
+                SELECT taken.before + d.n, d.name, d.category_id, d.status
+                FROM taken, unnest(${drafts.map((d) => d.name)}::text[], ${drafts.map((d) => d.categoryId)}::int8[],
+                  ${drafts.map((d) => d.status)}::text[]) WITH ORDINALITY AS d(name, category_id, status, n)
+              )
+              SELECT before + 1 AS first FROM taken`
+          ),
+          ([row]) =>
+            drafts.map((d, i): Pet.Pet => ({
+              id: (row!.first + i) as Pet.PetId,
+              name: d.name,
+              categoryId: d.categoryId,
+              status: d.status
+            }))
+        ),
+      options
+    )
+    return PetRepository.PetRepository.of({
+      insert: inserts.write,
+      // Full pages are kept by the Pets service (they never change), so this runs for the others.
+      listAfter: ({ afterId, limit, status }) =>
+        Effect.map(
+          db.run((sql) =>
+            Option.isSome(status)
+              ? sql<Array<PetRow>>`SELECT id, name, category_id, status FROM pets
+                  WHERE status = ${status.value} AND id > ${afterId} ORDER BY id LIMIT ${limit}`
+              : sql<Array<PetRow>>`SELECT id, name, category_id, status FROM pets
+                  WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`
+          ),
+          (rows) => rows.map(toPet)
+        ),
+      findById: (id) =>
+        Effect.map(
+          db.run((sql) => sql<Array<PetRow>>`SELECT id, name, category_id, status FROM pets WHERE id = ${id}`),
+          (rows) => Option.map(Option.fromNullable(rows[0]), toPet)
+        )
+    })
+  })
+
+/** @category layers */
+export const layer = (
+  options: Partial<WriteBatcher.WriteBatcherOptions> = {}
+): Layer.Layer<PetRepository.PetRepository, never, Database> => Layer.effect(PetRepository.PetRepository, make(options))

@@ -1,0 +1,65 @@
+/**
+ * The PostgreSQL stores together, and the whole pet store on them.
+ *
+ * @since 1.0.0
+ */
+import { Layer } from "effect"
+import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
+import * as AccountStorePg from "./AccountStorePg.js"
+import * as CursorSecretPg from "./CursorSecretPg.js"
+import { type Database, DatabaseOpenError, layer as layerPool, type PostgresOptions, redact } from "./Database.js"
+import * as LimiterStateStorePg from "./LimiterStateStorePg.js"
+import * as MessageStorePg from "./MessageStorePg.js"
+import * as Migrations from "./Migrations.js"
+import * as PetRepositoryPg from "./PetRepositoryPg.js"
+import type { WriteBatcherOptions } from "./WriteBatcher.js"
+
+export interface PostgresStoreOptions extends PostgresOptions {
+  /** Group commit of pet and message inserts. */
+  readonly batching?: Partial<WriteBatcherOptions> | undefined
+  readonly accountStore?: Partial<AccountStorePg.AccountStorePgOptions> | undefined
+}
+
+export interface PostgresPetstoreOptions extends PostgresStoreOptions {
+  readonly petstore?: Petstore.PetstoreOptions | undefined
+  readonly limiter?: Partial<LimiterPersistence.LimiterPersistenceOptions> | undefined
+}
+
+const openError = (where: string) => (error: Errors.StoreUnavailable) =>
+  new DatabaseOpenError({ url: where, message: error.cause instanceof Error ? error.cause.message : String(error.cause), cause: error })
+
+/** The pool with the schema up to date. */
+export const layerDatabase = (options: PostgresOptions): Layer.Layer<Database, DatabaseOpenError> =>
+  Layer.provideMerge(Migrations.layer, layerPool(options))
+
+/**
+ * Every core store on one PostgreSQL database: pets, accounts and keys, messages, the page-cursor
+ * secret, and the limiter's durable state.
+ *
+ * @category layers
+ */
+export const layer = (
+  options: PostgresStoreOptions
+): Layer.Layer<Petstore.Stores | LimiterStateStore.LimiterStateStore | Database, DatabaseOpenError> =>
+  Layer.mergeAll(
+    PetRepositoryPg.layer(options.batching),
+    AccountStorePg.layer(options.accountStore),
+    MessageStorePg.layer(options.batching),
+    LimiterStateStorePg.layer,
+    CursorSecretPg.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
+  ).pipe(Layer.mapError(openError(redact(options.url))), Layer.provideMerge(layerDatabase(options)))
+
+/**
+ * The pet store's services on PostgreSQL, with the rate limiter's daily counts and bans written
+ * behind. The message processor is the embedding application's.
+ *
+ * @category layers
+ */
+export const layerPetstore = (
+  options: PostgresPetstoreOptions
+): Layer.Layer<Petstore.Services | Petstore.Stores | Database, DatabaseOpenError, MessageProcessor.MessageProcessor> =>
+  LimiterPersistence.layer(options.limiter).pipe(
+    Layer.mapError(openError(redact(options.url))),
+    Layer.provideMerge(Petstore.layer(options.petstore).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
+    Layer.provideMerge(layer(options))
+  )

@@ -1,0 +1,79 @@
+/**
+ * Group commit for PostgreSQL: the writes of one kind that arrive while earlier ones are on their
+ * way are sent together as one statement (one round trip, one commit, one WAL flush). A write's
+ * result is handed back only once its statement committed. At most `maxInFlight` statements of a
+ * batcher are in flight; the writes that arrive meanwhile wait and form the next batch, so under
+ * load batches grow by themselves and a lone write waits for nothing but the end of its turn of
+ * the event loop.
+ *
+ * A failed statement fails every write of its batch: the statement is atomic, so none of them
+ * was written.
+ *
+ * @since 1.0.0
+ */
+import { Effect, Exit } from "effect"
+import type { Errors } from "@petstore/core"
+
+export interface WriteBatcherOptions {
+  /** The most writes sent in one statement. */
+  readonly maxBatch: number
+  /** Statements of this batcher in flight at once. */
+  readonly maxInFlight: number
+}
+
+export const DEFAULT_OPTIONS: WriteBatcherOptions = { maxBatch: 512, maxInFlight: 2 }
+
+interface Pending<I, O> {
+  readonly item: I
+  readonly resume: (exit: Exit.Exit<O, Errors.StoreUnavailable>) => void
+}
+
+export interface WriteBatcher<I, O> {
+  /** Queues `item`; succeeds with its result once the batch holding it committed. */
+  readonly write: (item: I) => Effect.Effect<O, Errors.StoreUnavailable>
+}
+
+/**
+ * A batcher over `commit`, which writes a batch in one statement and answers one result per item,
+ * in the items' order.
+ *
+ * @category constructors
+ */
+export const make = <I, O>(
+  commit: (items: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>, Errors.StoreUnavailable>,
+  options: Partial<WriteBatcherOptions> = {}
+): WriteBatcher<I, O> => {
+  const { maxBatch, maxInFlight } = { ...DEFAULT_OPTIONS, ...options }
+  let queue: Array<Pending<I, O>> = []
+  let inFlight = 0
+  let scheduled = false
+
+  const send = (): void => {
+    scheduled = false
+    while (queue.length > 0 && inFlight < maxInFlight) {
+      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch)
+      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch)
+      inFlight++
+      Effect.runCallback(commit(batch.map((p) => p.item)), {
+        onExit: (exit) => {
+          inFlight--
+          if (Exit.isSuccess(exit)) batch.forEach((p, i) => p.resume(Exit.succeed(exit.value[i]!)))
+          else batch.forEach((p) => p.resume(exit as Exit.Exit<never, Errors.StoreUnavailable>))
+          if (queue.length > 0 && !scheduled) schedule()
+        }
+      })
+    }
+  }
+  const schedule = () => {
+    scheduled = true
+    setImmediate(send)
+  }
+
+  return {
+    write: (item) =>
+      Effect.async<O, Errors.StoreUnavailable>((resume) => {
+        queue.push({ item, resume })
+        if (!scheduled && inFlight < maxInFlight) schedule()
+      })
+  }
+}

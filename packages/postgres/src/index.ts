@@ -1,0 +1,17 @@
+/**
+ * Shared stores for the pet store on PostgreSQL, for one instance or several at once.
+ *
+ * @since 1.0.0
+ */
+export * as AccountStorePg from "./AccountStorePg.js"
+export * as CursorSecretPg from "./CursorSecretPg.js"
+export * as Database from "./Database.js"
+export * as LimiterStateStorePg from "./LimiterStateStorePg.js"
+export * as MessageStorePg from "./MessageStorePg.js"
+export * as Migrations from "./Migrations.js"
+export * as PetRepositoryPg from "./PetRepositoryPg.js"
+export * as PostgresPetstore from "./PostgresPetstore.js"
+export * as WriteBatcher from "./WriteBatcher.js"
+
+export { DatabaseOpenError, isUrl, redact } from "./Database.js"
+export { layer, layerPetstore } from "./PostgresPetstore.js"

@@ -1,0 +1,20 @@
+import { describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { accountStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit"
+import * as Postgres from "@petstore/postgres"
+import * as TestDatabase from "./support/TestDatabase.js"
+
+const database = await TestDatabase.make()
+
+if ("skip" in database) {
+  describe.skip(`PostgreSQL laws (${database.skip})`, () => it("skipped", () => {}))
+} else {
+  // Every build is a new, empty schema of this file's database, with a small pool.
+  const fresh = Layer.unwrapEffect(
+    Effect.map(Effect.promise(() => database.freshUrl()), (url) => Postgres.layer({ url, poolSize: 4 }))
+  )
+  petRepositoryLaws("postgres", fresh, { numRuns: 10 })
+  accountStoreLaws("postgres", fresh, { numRuns: 10 })
+  messageStoreLaws("postgres", fresh, { numRuns: 10 })
+  serviceLaws("postgres", { pets: fresh, accounts: fresh, messages: fresh }, { numRuns: 5 })
+}

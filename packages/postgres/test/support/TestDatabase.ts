@@ -1,0 +1,69 @@
+/**
+ * A PostgreSQL database of the test run's own: `PETSTORE_TEST_POSTGRES_URL` when set, else the local
+ * server (127.0.0.1:5432, user postgres). Each test file makes a database of its own and drops it
+ * at the end; each store built from `freshUrl` gets a new schema in it, so law suites start empty.
+ * Where no PostgreSQL can be reached the tests are skipped with the reason, except under `CI=true`,
+ * where that is a failure.
+ */
+import { afterAll } from "@effect/vitest"
+import postgres from "postgres"
+
+export const SERVER_URL = process.env.PETSTORE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+const withDatabase = (url: string, database: string, params: Record<string, string> = {}): string => {
+  const u = new URL(url)
+  u.pathname = `/${database}`
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v)
+  return u.toString()
+}
+
+/** Why PostgreSQL cannot be used here, or undefined when it can. */
+const probe = async (): Promise<string | undefined> => {
+  const sql = postgres(SERVER_URL, { max: 1, connect_timeout: 3, onnotice: () => {} })
+  try {
+    await sql`SELECT 1`
+    return undefined
+  } catch (error) {
+    return `PostgreSQL at ${new URL(SERVER_URL).host} cannot be reached (${(error as Error).message}); set PETSTORE_TEST_POSTGRES_URL`
+  } finally {
+    await sql.end({ timeout: 1 })
+  }
+}
+
+export interface TestDatabase {
+  /** The URL of this file's database. */
+  readonly url: string
+  /** A URL whose connections work in a new, empty schema of this file's database. */
+  readonly freshUrl: () => Promise<string>
+}
+
+/**
+ * This file's database, or the reason there is none (the caller skips with it). Call at the top of
+ * a test file with `await`; the database is dropped after the file's tests.
+ */
+export const make = async (): Promise<TestDatabase | { readonly skip: string }> => {
+  const unreachable = await probe()
+  if (unreachable !== undefined) {
+    if (process.env.CI === "true") throw new Error(`CI=true and ${unreachable}`)
+    return { skip: unreachable }
+  }
+  const name = `petstore_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+  const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} })
+  await admin.unsafe(`CREATE DATABASE ${name}`)
+  const url = withDatabase(SERVER_URL, name)
+  const inDatabase = postgres(url, { max: 1, onnotice: () => {} })
+  let schemas = 0
+  afterAll(async () => {
+    await inDatabase.end({ timeout: 1 })
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end({ timeout: 1 })
+  })
+  return {
+    url,
+    freshUrl: async () => {
+      const schema = `s${++schemas}`
+      await inDatabase.unsafe(`CREATE SCHEMA ${schema}`)
+      return withDatabase(SERVER_URL, name, { search_path: schema })
+    }
+  }
+}

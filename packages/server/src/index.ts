@@ -1,0 +1,8 @@
+/**
+ * The standalone server: configuration, the choice of stores, the `petstore` command line.
+ *
+ * @since 1.0.0
+ */
+export * as Cli from "./Cli.js"
+export * as Config from "./Config.js"
+export * as Main from "./Main.js"

@@ -1,0 +1,84 @@
+/**
+ * `LimiterStateStore` on SQLite: the rate limiter's daily counts and key standings, written behind
+ * by the core's `LimiterPersistence` in one group-committed transaction per flush.
+ *
+ * @since 1.0.0
+ */
+import { Effect, Layer } from "effect"
+import { LimiterStateStore } from "@petstore/core"
+import { Connection } from "./Connection.js"
+import { Database } from "./GroupCommit.js"
+
+interface QuotaRow {
+  readonly account_id: string
+  readonly day: number
+  readonly used: number
+}
+
+interface StandingRow {
+  readonly key_id: string
+  readonly wait_until: number
+  readonly strikes: number
+  readonly banned_until: number
+  readonly bans: number
+  readonly last_ban_at: number
+}
+
+/** @category constructors */
+export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], never, Connection | Database> = Effect.gen(
+  function*() {
+    const connection = yield* Connection
+    const db = yield* Database
+    const dropOldQuotas = connection.prepare("DELETE FROM limiter_quotas WHERE day < ?")
+    const dropOldStandings = connection.prepare(
+      "DELETE FROM limiter_standings WHERE banned_until <= ? AND wait_until <= ?"
+    )
+    const allQuotas = connection.prepare("SELECT account_id, day, used FROM limiter_quotas")
+    const allStandings = connection.prepare(
+      "SELECT key_id, wait_until, strikes, banned_until, bans, last_ban_at FROM limiter_standings"
+    )
+    // One process owns the file, so the newest count is the right one.
+    const saveQuota = connection.prepare(
+      `INSERT INTO limiter_quotas (account_id, day, used) VALUES (?, ?, ?)
+       ON CONFLICT (account_id) DO UPDATE SET day = excluded.day, used = excluded.used`
+    )
+    const saveStanding = connection.prepare(
+      `INSERT INTO limiter_standings (key_id, wait_until, strikes, banned_until, bans, last_ban_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key_id) DO UPDATE SET wait_until = excluded.wait_until, strikes = excluded.strikes,
+         banned_until = excluded.banned_until, bans = excluded.bans, last_ban_at = excluded.last_ban_at`
+    )
+    return LimiterStateStore.LimiterStateStore.of({
+      load: (today, now, forgetBefore) =>
+        Effect.zipRight(
+          db.write(() => {
+            dropOldQuotas.run(today)
+            dropOldStandings.run(forgetBefore, now)
+          }),
+          db.read(() => ({
+            quotas: (allQuotas.all() as Array<QuotaRow>).map((r) => [r.account_id, { day: r.day, used: r.used }] as const),
+            standings: (allStandings.all() as Array<StandingRow>).map((r) =>
+              [r.key_id, {
+                waitUntil: r.wait_until,
+                strikes: r.strikes,
+                bannedUntil: r.banned_until,
+                bans: r.bans,
+                lastBanAt: r.last_ban_at
+              }] as const
+            )
+          }))
+        ),
+      save: ({ quotas, standings }) =>
+        db.write(() => {
+          for (const [id, q] of quotas) saveQuota.run(id, q.day, q.used)
+          for (const [id, s] of standings) saveStanding.run(id, s.waitUntil, s.strikes, s.bannedUntil, s.bans, s.lastBanAt)
+        })
+    })
+  }
+)
+
+/** @category layers */
+export const layer: Layer.Layer<LimiterStateStore.LimiterStateStore, never, Connection | Database> = Layer.effect(
+  LimiterStateStore.LimiterStateStore,
+  make
+)
