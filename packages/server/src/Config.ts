@@ -6,12 +6,16 @@
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
 
 /**
- * Where the data lives: a SQLite file (`:memory:` for a database that ends with the process), or
- * plain process memory.
+ * Where the data lives: a SQLite file (`:memory:` for a database that ends with the process), a
+ * PostgreSQL database shared by any number of instances, or plain process memory.
  */
 export type StoreConfig =
   | { readonly _tag: "sqlite"; readonly filename: string }
+  | { readonly _tag: "postgres"; readonly url: Redacted.Redacted<string>; readonly poolSize: number }
   | { readonly _tag: "memory" }
+
+/** Whether a `PETSTORE_DATABASE` value names a PostgreSQL database rather than a SQLite file. */
+export const isPostgresUrl = (value: string): boolean => /^postgres(ql)?:\/\//i.test(value.trim())
 
 export interface ServerConfig {
   readonly port: number
@@ -25,8 +29,9 @@ export interface ServerConfig {
   /** How many proxies in front of the server append to `X-Forwarded-For` (0: trust none). */
   readonly trustProxy: number
   /**
-   * The stores (`PETSTORE_STORE`, `PETSTORE_DATABASE`); from the environment the default is SQLite
-   * at ./data/petstore.db. A configuration built in code without it runs in memory.
+   * The stores (`PETSTORE_STORE`, `PETSTORE_DATABASE`, `PETSTORE_DATABASE_POOL_SIZE`); from the
+   * environment the default is SQLite at ./data/petstore.db. A configuration built in code without
+   * it runs in memory.
    */
   readonly store?: StoreConfig | undefined
 }
@@ -68,14 +73,39 @@ const trustProxy = Config.string("PETSTORE_TRUST_PROXY").pipe(
   Config.withDefault(0)
 )
 
+// The value is read as a secret: a PostgreSQL URL may hold a password, so it is never printed.
+const database = Config.redacted("PETSTORE_DATABASE").pipe(
+  Config.validate({
+    message: "must be a file path, :memory:, or a postgres:// or postgresql:// URL",
+    validation: (r) => {
+      const s = Redacted.value(r).trim()
+      if (s.length === 0) return false
+      if (!isPostgresUrl(s)) return true
+      try {
+        return new URL(s).hostname !== "" || new URL(s).searchParams.has("host")
+      } catch {
+        return false
+      }
+    }
+  }),
+  Config.withDefault(Redacted.make("./data/petstore.db"))
+)
+
 const store = Config.all({
   kind: Config.literal("sqlite", "memory")("PETSTORE_STORE").pipe(Config.withDefault("sqlite" as const)),
-  filename: Config.string("PETSTORE_DATABASE").pipe(
-    Config.validate({ message: "must be a file path or :memory:", validation: (s) => s.trim().length > 0 }),
-    Config.withDefault("./data/petstore.db")
+  database,
+  poolSize: Config.integer("PETSTORE_DATABASE_POOL_SIZE").pipe(
+    Config.validate({ message: "must be a whole number from 1 to 1000", validation: (n) => n >= 1 && n <= 1000 }),
+    Config.withDefault(10)
   )
 }).pipe(
-  Config.map(({ filename, kind }): StoreConfig => kind === "memory" ? { _tag: "memory" } : { _tag: "sqlite", filename })
+  Config.map(({ database, kind, poolSize }): StoreConfig =>
+    kind === "memory"
+      ? { _tag: "memory" }
+      : isPostgresUrl(Redacted.value(database))
+      ? { _tag: "postgres", url: database, poolSize }
+      : { _tag: "sqlite", filename: Redacted.value(database) }
+  )
 )
 
 /** @category config */

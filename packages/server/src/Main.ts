@@ -1,10 +1,12 @@
 /**
  * The standalone server: configuration → stores → services → application → HTTP, with a demo
- * account on an empty store when no admin token is configured.
+ * account on an empty store when no admin token is configured. The one place that chooses the
+ * stores: memory, one SQLite file, or PostgreSQL.
  *
  * @since 1.0.0
  */
 import { Accounts, AccountStore, MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
+import * as Postgres from "@petstore/postgres"
 import * as Sqlite from "@petstore/sqlite"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
 import { Api, App as AppModule, Server } from "@petstore/http-node"
@@ -67,26 +69,53 @@ export const sqliteServices = (config: ServerConfig, filename: string): Services
     Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
   )
 
-/** The SQLite file the configuration asks for, or none for the in-memory store: the one place that chooses. */
-const databaseFile = (config: ServerConfig): Option.Option<string> =>
-  config.store === undefined || config.store._tag === "memory" ? Option.none() : Option.some(config.store.filename)
+/**
+ * Services on PostgreSQL, shared by every instance on the same database. The rate limiter stays in
+ * each process (its daily counts and bans saved in PostgreSQL), so with several instances each one
+ * applies the plan's limits on its own: that is said once at start.
+ */
+export const postgresServices = (config: ServerConfig, store: PostgresStore): ServicesLayer =>
+  Postgres.layerPetstore(postgresOptions(store, { petstore: { environment: config.environment } })).pipe(
+    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly),
+    Layer.tap(() =>
+      Effect.logWarning(
+        "the rate limiter keeps its state in this process: with several instances on this database, each applies the plan's limits on its own"
+      )
+    )
+  )
 
-/** The services the configuration asks for, shared by the server and the command line. */
-export const services = (config: ServerConfig): ServicesLayer =>
-  Option.match(databaseFile(config), {
-    onNone: () => memoryServices(config),
-    onSome: (filename) => sqliteServices(config, filename)
-  })
+type PostgresStore = Extract<NonNullable<ServerConfig["store"]>, { readonly _tag: "postgres" }>
+
+const postgresOptions = <A extends object>(store: PostgresStore, rest: A) => ({
+  url: Redacted.value(store.url),
+  poolSize: store.poolSize,
+  ...rest
+})
+
+/** The services the configuration asks for, shared by the server and the command line: the one place that chooses. */
+export const services = (config: ServerConfig): ServicesLayer => {
+  const store = config.store ?? { _tag: "memory" }
+  switch (store._tag) {
+    case "memory":
+      return memoryServices(config)
+    case "sqlite":
+      return sqliteServices(config, store.filename)
+    case "postgres":
+      return postgresServices(config, store)
+  }
+}
 
 /**
  * Only the accounts service, on the same stores as `services`: what the command line's account and
  * key commands need, without the message worker or the limiter's write-behind.
  */
 export const accountServices = (config: ServerConfig): Layer.Layer<Accounts.Accounts, unknown> => {
-  const stores = Option.match(databaseFile(config), {
-    onNone: () => AccountStore.AccountStore.layerMemory,
-    onSome: (filename) => Sqlite.layer({ filename })
-  })
+  const store = config.store ?? { _tag: "memory" }
+  const stores: Layer.Layer<AccountStore.AccountStore, unknown> = store._tag === "memory"
+    ? AccountStore.AccountStore.layerMemory
+    : store._tag === "sqlite"
+    ? Sqlite.layer({ filename: store.filename })
+    : Postgres.layer(postgresOptions(store, {}))
   return Accounts.Accounts.layer({ environment: config.environment }).pipe(
     Layer.provide(stores),
     Layer.provide(SecureRandom.SecureRandom.Live)
