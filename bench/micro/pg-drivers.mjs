@@ -14,16 +14,20 @@
 //   page     keyset page: WHERE status=$1 AND id>$2 ORDER BY id LIMIT 21
 //   batch64  one INSERT … SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[]) of 64 rows
 // The table is reset to its 10,000 seeded rows before any block that follows a write block.
-// Reported: median over rounds of throughput, p50/p99 latency (per-op hrtime), and the Node
-// process's CPU time per op (process.cpuUsage); batch64 throughput and CPU are per row.
-// The extra driver `pg-unnamed` (pg without statement names, what @effect/sql-pg sends) can be
-// added with --drivers to separate the cost of Effect from the cost of unnamed statements.
+// Reported: median over rounds of throughput, p50/p99 latency (per-op hrtime), the Node process's
+// CPU time per op (process.cpuUsage), the CPU time per op of the PostgreSQL backends serving the
+// bench database (/proc, when the server is local), and how many cores other processes kept busy
+// meanwhile (noise). batch64 throughput and CPU are per row.
+// Extra variants for --drivers: `pg-unnamed` (pg without statement names, what @effect/sql-pg
+// sends: separates the cost of Effect from that of unnamed statements) and `postgres-nopipe`
+// (postgres.js without pipelining, see makePostgresJs).
 import { PgClient } from "@effect/sql-pg"
 import { ManagedRuntime, Redacted } from "effect"
 import os from "node:os"
 import { parseArgs } from "node:util"
 import pg from "pg"
 import postgres from "postgres"
+import * as Proc from "../lib/proc.mjs"
 
 const { values: opts } = parseArgs({
   options: {
@@ -96,11 +100,17 @@ const pgTypes = {
   getTypeParser: (oid, format) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))
 }
 
-// --- drivers: each returns { name, ops: { workload: () => Promise }, close } ---------------------------
-const makePostgresJs = async () => {
+// --- drivers: each make() resolves to { ops: { [workload]: () => Promise }, close } ----------------------
+// postgres.js pipelines queries onto busy connections when more than `max` are in flight (up to
+// max_pipeline each, default 100). In 3.4.9 that path costs O(queries so far): its connection Queue's
+// remove() scans an array that grows by one slot per query (src/queue.js + move() in src/index.js),
+// so CPU per query keeps rising under sustained load. `postgres-nopipe` (max_pipeline: 0) queues
+// excess queries in the pool instead, as pg does.
+const makePostgresJs = (pipeline) => async () => {
   const sql = postgres(DB_URL, {
     max: POOL,
     prepare: true, // the default: named statements, cached per connection by query text
+    ...(pipeline ? {} : { max_pipeline: 0 }),
     onnotice: () => {},
     types: { int8: { to: 20, from: [20], parse: (x) => Number(x), serialize: (x) => String(x) } }
   })
@@ -185,7 +195,8 @@ const makeEffect = async () => {
 }
 
 const DRIVERS = {
-  postgres: { label: "postgres.js 3.4", make: makePostgresJs },
+  postgres: { label: "postgres.js 3.4", make: makePostgresJs(true) },
+  "postgres-nopipe": { label: "postgres.js 3.4 (max_pipeline 0)", make: makePostgresJs(false) },
   pg: { label: "pg 8 (named prepared)", make: makePg(true) },
   "pg-unnamed": { label: "pg 8 (unnamed)", make: makePg(false) },
   effect: { label: "@effect/sql-pg 0.53", make: makeEffect }
@@ -194,7 +205,24 @@ const DRIVERS = {
 // --- measurement ------------------------------------------------------------------------------------------
 let stopAll = false
 
-/** Runs `op` in CONCURRENCY loops for `seconds`; returns ops, elapsed ns, CPU µs and per-op latencies (ns). */
+// CPU seconds of the PostgreSQL backends connected to the bench database (NaN if not readable).
+let backendPids = []
+const backendCpuSeconds = () => {
+  let sum = 0
+  for (const pid of backendPids) {
+    try {
+      sum += Proc.cpuSeconds(pid)
+    } catch {
+      return Number.NaN
+    }
+  }
+  return sum
+}
+
+/**
+ * Runs `op` in CONCURRENCY loops for `seconds`; returns ops, elapsed ns, per-op latencies (ns), this
+ * process's CPU µs, the database backends' CPU µs and the other processes' CPU µs.
+ */
 const measure = async (op, seconds) => {
   let stop = false
   let ops = 0
@@ -208,6 +236,8 @@ const measure = async (op, seconds) => {
     }
   }
   const timer = setTimeout(() => (stop = true), seconds * 1000)
+  const machine0 = Proc.machineBusySeconds()
+  const db0 = backendCpuSeconds()
   const cpu0 = process.cpuUsage()
   const start = process.hrtime.bigint()
   try {
@@ -218,7 +248,10 @@ const measure = async (op, seconds) => {
   }
   const elapsed = Number(process.hrtime.bigint() - start)
   const cpu = process.cpuUsage(cpu0)
-  return { ops, elapsed, cpuUs: cpu.user + cpu.system, lat }
+  const cpuUs = cpu.user + cpu.system
+  const dbUs = (backendCpuSeconds() - db0) * 1e6
+  const otherUs = (Proc.machineBusySeconds() - machine0) * 1e6 - cpuUs - dbUs
+  return { ops, elapsed, lat, cpuUs, dbUs, otherUs }
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]
@@ -313,7 +346,7 @@ const main = async () => {
   for (const workload of WORKLOADS) for (const name of names) await measure(drivers[name].ops[workload], 1)
   await reset()
 
-  const results = {} // `${workload}/${driver}` → [{ opsPerSec, p50, p99, cpuPerOp }]
+  const results = {} // `${workload}/${driver}` → one entry per round
   let dirty = false
   for (let round = 0; round < ROUNDS && !stopAll; round++) {
     const order = names.map((_, i) => names[(i + round) % names.length])
@@ -322,7 +355,8 @@ const main = async () => {
         if (stopAll) break
         if (dirty) await reset()
         const op = drivers[name].ops[workload]
-        await measure(op, WARMUP)
+        await measure(op, WARMUP) // also (re)opens the pool's connections
+        backendPids = (await local.query("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [DB])).rows.map((r) => r.pid)
         const m = await measure(op, SECONDS)
         if (WRITES.has(workload)) dirty = true
         const perOp = workload === "batch64" ? BATCH : 1 // batch64: throughput and CPU per row
@@ -331,11 +365,13 @@ const main = async () => {
           opsPerSec: (m.ops * perOp) / (m.elapsed / 1e9),
           p50: percentile(lat, 0.5) / 1e6,
           p99: percentile(lat, 0.99) / 1e6,
-          cpuPerOp: m.cpuUs / (m.ops * perOp)
+          cpuPerOp: m.cpuUs / (m.ops * perOp),
+          dbPerOp: m.dbUs / (m.ops * perOp),
+          otherCores: Math.max(0, m.otherUs) / (m.elapsed / 1e3)
         }
         ;(results[`${workload}/${name}`] ??= []).push(r)
         log(
-          `round ${round + 1}/${ROUNDS} ${workload.padEnd(7)} ${name.padEnd(10)} ${r.opsPerSec.toFixed(0).padStart(8)}/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  cpu ${r.cpuPerOp.toFixed(1)} µs`
+          `round ${round + 1}/${ROUNDS} ${workload.padEnd(7)} ${name.padEnd(15)} ${r.opsPerSec.toFixed(0).padStart(8)}/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  cpu ${r.cpuPerOp.toFixed(1)} µs  db ${r.dbPerOp.toFixed(1)} µs  other ${r.otherCores.toFixed(2)} cores`
         )
       }
     }
@@ -343,32 +379,32 @@ const main = async () => {
   if (stopAll) return
 
   // --- report: medians over rounds, ratios to the best driver of each workload ---
+  const all = Object.values(results).flat()
   const lines = [
-    `PostgreSQL drivers, ${ROUNDS} rounds × ${SECONDS} s per workload and driver, concurrency ${CONCURRENCY}, pool ${POOL}; ` +
-    `Node ${process.version}, PostgreSQL ${info.v} (synchronous_commit=${info.sc}), ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}).`,
-    "Medians over rounds. batch64: throughput and CPU per row (64 rows per statement), latency per statement. " +
-    "CPU = this Node process's user+system time / op (PostgreSQL's own CPU not included). x best = ratio to the best driver: throughput higher is better, CPU lower is better.",
+    `PostgreSQL drivers: ${ROUNDS} rounds × ${SECONDS} s per workload and driver, concurrency ${CONCURRENCY}, pool ${POOL}; ` +
+    `Node ${process.version}, PostgreSQL ${info.v} (synchronous_commit=${info.sc}), ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}); ` +
+    `other processes kept ${median(all.map((r) => r.otherCores)).toFixed(2)} cores busy (median of blocks).`,
     "",
-    "| workload | driver | throughput /s | tput x best | p50 ms | p99 ms | CPU µs/op | CPU x best |",
-    "|---|---|--:|--:|--:|--:|--:|--:|"
+    "Medians over rounds. batch64: throughput and CPU per row (64 rows per statement), latency per statement. " +
+    "Node CPU = this process's user+system time per op; PG CPU = the database backends' time per op. " +
+    "x best = ratio to the best driver (throughput: higher is better; CPU: lower is better). " +
+    "drift = Node CPU/op of the last round / the first (above 1: the driver gets slower as it runs).",
+    "",
+    "| workload | driver | throughput /s | x best | p50 ms | p99 ms | Node CPU µs/op | x best | PG CPU µs/op | drift |",
+    "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
   ]
   for (const workload of WORKLOADS) {
     const rows = names.map((n) => {
       const rs = results[`${workload}/${n}`]
-      return {
-        n,
-        ops: median(rs.map((r) => r.opsPerSec)),
-        p50: median(rs.map((r) => r.p50)),
-        p99: median(rs.map((r) => r.p99)),
-        cpu: median(rs.map((r) => r.cpuPerOp))
-      }
+      const of = (k) => median(rs.map((r) => r[k]))
+      return { n, ops: of("opsPerSec"), p50: of("p50"), p99: of("p99"), cpu: of("cpuPerOp"), db: of("dbPerOp"), drift: rs.at(-1).cpuPerOp / rs[0].cpuPerOp }
     })
     const bestOps = Math.max(...rows.map((r) => r.ops))
     const bestCpu = Math.min(...rows.map((r) => r.cpu))
     for (const r of rows) {
-      lines.push(
-        `| ${workload} | ${DRIVERS[r.n].label} | ${r.ops.toFixed(0)} | ${(r.ops / bestOps).toFixed(2)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpu.toFixed(1)} | ${(r.cpu / bestCpu).toFixed(2)} |`
-      )
+      const cells = [workload, DRIVERS[r.n].label, r.ops.toFixed(0), (r.ops / bestOps).toFixed(2), r.p50.toFixed(2), r.p99.toFixed(2),
+        r.cpu.toFixed(1), (r.cpu / bestCpu).toFixed(2), Number.isNaN(r.db) ? "n/a" : r.db.toFixed(1), r.drift.toFixed(2)]
+      lines.push(`| ${cells.join(" | ")} |`)
     }
   }
   console.log(lines.join("\n"))

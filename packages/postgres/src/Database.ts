@@ -30,6 +30,8 @@ export interface PostgresOptions {
 export const DEFAULT_POOL_SIZE = 10
 export const DEFAULT_QUERY_TIMEOUT_MILLIS = 4_000
 export const DEFAULT_CONNECT_TIMEOUT_MILLIS = 3_000
+/** How long administrative work (migrations, an import) may take. */
+export const ADMIN_TIMEOUT = Duration.minutes(30)
 
 /** The database cannot be used: unreachable, refused, schema too new ... `message` says why, with no password. */
 export class DatabaseOpenError extends Data.TaggedError("DatabaseOpenError")<{
@@ -100,7 +102,10 @@ export class Database extends Context.Tag("@petstore/postgres/Database")<
      * Runs `query` against the pool: any failure, or no answer within the query timeout, is
      * `StoreUnavailable` (a transaction that failed was rolled back by PostgreSQL: nothing half-written).
      */
-    readonly run: <A>(query: (sql: Sql) => Promise<A>) => Effect.Effect<A, Errors.StoreUnavailable>
+    readonly run: <A>(
+      query: (sql: Sql) => Promise<A>,
+      timeout?: Duration.DurationInput
+    ) => Effect.Effect<A, Errors.StoreUnavailable>
   }
 >() {}
 
@@ -130,11 +135,11 @@ export const make = (options: PostgresOptions) =>
       return Database.of({
         where,
         sql,
-        run: (query) =>
+        run: (query, within = timeout) =>
           Effect.tryPromise({ try: () => query(sql), catch: unavailable }).pipe(
             Effect.timeoutFail({
-              duration: timeout,
-              onTimeout: () => unavailable(new Error(`no answer within ${Duration.format(timeout)}`))
+              duration: within,
+              onTimeout: () => unavailable(new Error(`no answer within ${Duration.format(within)}`))
             })
           )
       })

@@ -13,7 +13,7 @@
  * @since 1.0.0
  */
 import { Effect, Layer } from "effect"
-import { Database, DatabaseOpenError } from "./Database.js"
+import { ADMIN_TIMEOUT, Database, DatabaseOpenError } from "./Database.js"
 
 export interface Migration {
   readonly id: number
@@ -144,7 +144,7 @@ export const migrate = (
           applied.push(m.id)
         }
         return { from, applied, version: Math.max(from, known) } as const
-      })
+      }), ADMIN_TIMEOUT
     ).pipe(
       Effect.mapError((error) =>
         new DatabaseOpenError({ url: db.where, message: String((error.cause as Error).message ?? error.cause), cause: error })

@@ -11,6 +11,7 @@ import { Cause, ConfigError, Console, Data, Effect, Either, Layer, Option, Parse
 import { AdminApi } from "@petstore/http-node"
 import { ServerConfig } from "./Config.js"
 import * as Main from "./Main.js"
+import * as StoreAdmin from "./StoreAdmin.js"
 
 /** A command failed for a reason the user can act on; `message` is the whole explanation. */
 export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
@@ -196,10 +197,38 @@ export const make = (options: CliOptions) => {
       })
   ).pipe(Command.withDescription("Replace a key with a new one; the old one keeps working for --grace-seconds."))
 
+  const migrate = Command.make("migrate", {}, () =>
+    Effect.flatMap(config, (conf) =>
+      StoreAdmin.migrate(conf).pipe(
+        Effect.flatMap((lines) => Console.log(lines.join("\n"))),
+        Effect.mapError((error) => new CliFailure({ message: error.message }))
+      ))).pipe(
+      Command.withDescription(
+        "Bring the configured store's schema up to date (the server also does it at start); safe to run while other instances serve."
+      )
+    )
+
+  const importSqlite = Command.make(
+    "import-sqlite",
+    { file: Args.file({ name: "SQLITE_FILE", exists: "yes" }).pipe(Args.withDescription("The SQLite file to copy from.")) },
+    ({ file }) =>
+      Effect.flatMap(config, (conf) =>
+        StoreAdmin.importSqlite(conf, file).pipe(
+          Effect.flatMap((lines) => Console.log(lines.join("\n"))),
+          Effect.mapError((error) => new CliFailure({ message: error.message }))
+        ))
+  ).pipe(
+    Command.withDescription(
+      "Copy everything a SQLite file holds (accounts, keys, pets with their ids, messages, limiter state) into the empty PostgreSQL database PETSTORE_DATABASE names."
+    )
+  )
+
   const petstore = Command.make("petstore").pipe(
     Command.withDescription("Pet Store Service"),
     Command.withSubcommands([
       serve,
+      migrate,
+      importSqlite,
       Command.make("accounts").pipe(Command.withDescription("Manage accounts."), Command.withSubcommands([createAccount])),
       Command.make("keys").pipe(
         Command.withDescription("Manage API keys."),

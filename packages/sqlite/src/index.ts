@@ -6,6 +6,7 @@
 export * as AccountStoreSqlite from "./AccountStoreSqlite.js"
 export * as Connection from "./Connection.js"
 export * as CursorSecretSqlite from "./CursorSecretSqlite.js"
+export * as Export from "./Export.js"
 export * as GroupCommit from "./GroupCommit.js"
 export * as LimiterStateStoreSqlite from "./LimiterStateStoreSqlite.js"
 export * as MessageStoreSqlite from "./MessageStoreSqlite.js"

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { cli, exited, pollUntil, start } from "./support/ServerProcess.js"
+import { cli, exited, pollUntil, sqliteFile, start } from "./support/ServerProcess.js"
 
 const field = (output: string, label: string) => {
   const value = new RegExp(`^${label}: (\\S+)$`, "m").exec(output)?.[1]
@@ -18,29 +18,29 @@ const field = (output: string, label: string) => {
 describe("CLI while the server runs on the same file", () => {
   it("accounts create and keys create|list|revoke act on the running server", async () => {
     const filename = Path.join(Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-cli-")), "petstore.db")
-    const server = await start(filename)
+    const server = await start(sqliteFile(filename))
     try {
       const status = async (key: string) =>
         (await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status
 
-      const created = await cli(filename, ["accounts", "create", "--plan", "pro"])
+      const created = await cli(sqliteFile(filename), ["accounts", "create", "--plan", "pro"])
       expect(created.code).toBe(0)
       const account = field(created.stdout, "account")
       const firstKey = field(created.stdout, "key")
       expect(await status(firstKey)).toBe(200)
 
-      const issued = await cli(filename, ["keys", "create", "--account", account])
+      const issued = await cli(sqliteFile(filename), ["keys", "create", "--account", account])
       expect(issued.code).toBe(0)
       const secondId = field(issued.stdout, "key id")
       const secondKey = field(issued.stdout, "key")
       expect(await status(secondKey)).toBe(200)
 
-      const listed = await cli(filename, ["keys", "list", "--account", account])
+      const listed = await cli(sqliteFile(filename), ["keys", "list", "--account", account])
       expect(listed.code).toBe(0)
       expect(listed.stdout).toContain(secondId)
       expect(listed.stdout).not.toContain(secondKey)
 
-      const revoked = await cli(filename, ["keys", "revoke", secondId])
+      const revoked = await cli(sqliteFile(filename), ["keys", "revoke", secondId])
       expect(revoked.code).toBe(0)
       const since = Date.now()
       await pollUntil("the server to refuse the revoked key", async () => ((await status(secondKey)) === 401 ? true : undefined), 100, 50)

@@ -1,6 +1,7 @@
 /**
  * The real `petstore` binary (packages/server/dist/bin.js, built by `pnpm build`) as a child
- * process: the server on a given database file, and one-shot CLI commands. Waits are bounded polls.
+ * process: servers on a given store (a SQLite file or a PostgreSQL URL), and one-shot CLI commands.
+ * Waits are bounded polls.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -8,7 +9,7 @@ import * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
-export const BIN = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../server/dist/bin.js")
+export const BIN = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../dist/bin.js")
 
 export interface Server {
   readonly process: ChildProcess
@@ -29,7 +30,7 @@ export const pollUntil = async <A>(what: string, check: () => Promise<A | undefi
 }
 
 /** A port nothing listens on right now (the configuration does not accept 0). */
-const freePort = () =>
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const probe = Net.createServer()
     probe.once("error", reject)
@@ -39,40 +40,46 @@ const freePort = () =>
     })
   })
 
-/** Starts the server on a free port; tries again (a few times) if another process took the port first. */
-export const start = async (filename: string): Promise<Server> => {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnce(filename)
-    } catch (error) {
-      if (attempt >= 3 || !/already in use/.test(String(error))) throw error
-    }
-  }
-}
+/** Settings of a server or command: the store (`PETSTORE_DATABASE`) and any other variable. */
+export type Settings = Readonly<Record<string, string>>
 
-/** The environment without any PETSTORE_ setting of the machine, plus the database file. */
-const environment = (filename: string): Record<string, string> => {
+/** The settings for a SQLite file. */
+export const sqliteFile = (filename: string): Settings => ({ PETSTORE_DATABASE: filename, PETSTORE_STORE: "sqlite" })
+
+/** The environment without any PETSTORE_ setting of the machine, plus `settings`. */
+const environment = (settings: Settings): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("PETSTORE_")) env[k] = v
-  return { ...env, PETSTORE_DATABASE: filename, PETSTORE_STORE: "sqlite" }
+  return { ...env, ...settings }
 }
 
 const requireBuilt = () => {
   if (!Fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run \`pnpm build\` before this test`)
 }
 
-/** Runs one CLI command on the database file; resolves with its exit code and output. */
-export const cli = (filename: string, args: ReadonlyArray<string>) =>
+/** Runs one CLI command; resolves with its exit code and output. */
+export const cli = (settings: Settings, args: ReadonlyArray<string>) =>
   new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) => {
     requireBuilt()
-    execFile(process.execPath, [BIN, ...args], { env: environment(filename), timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [BIN, ...args], { env: environment(settings), timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
   })
 
-const startOnce = async (filename: string): Promise<Server> => {
+/** Starts a server on a free port; tries again (a few times) if another process took the port first. */
+export const start = async (settings: Settings): Promise<Server> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(settings)
+    } catch (error) {
+      if (attempt >= 3 || !/already in use/.test(String(error))) throw error
+    }
+  }
+}
+
+const startOnce = async (settings: Settings): Promise<Server> => {
   requireBuilt()
   const child = spawn(process.execPath, [BIN, "serve"], {
-    env: { ...environment(filename), PORT: String(await freePort()), HOST: "127.0.0.1" },
+    env: { ...environment(settings), PORT: String(await freePort()), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
@@ -90,3 +97,8 @@ export const exited = (child: ChildProcess) =>
     ? Promise.resolve()
     : new Promise<void>((resolve) => child.once("exit", () => resolve()))
 
+/** Stops a server (SIGTERM) and waits for it to exit. */
+export const stop = async (server: Server) => {
+  if (server.process.exitCode === null && server.process.signalCode === null) server.process.kill("SIGTERM")
+  await exited(server.process)
+}

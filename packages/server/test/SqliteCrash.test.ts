@@ -14,8 +14,8 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import Sqlite3 from "better-sqlite3"
 import { Accounts, SecureRandom } from "@petstore/core"
-import * as Sqlite from "../src/index.js"
-import { exited, pollUntil, start } from "./support/ServerProcess.js"
+import * as Sqlite from "@petstore/sqlite"
+import { exited, pollUntil, sqliteFile, start } from "./support/ServerProcess.js"
 
 /** An account with limits far above what the test sends, created on the file before the server starts. */
 const createAccount = (filename: string) =>
@@ -40,7 +40,7 @@ describe("crash safety (SIGKILL under load)", () => {
     const key = await createAccount(filename)
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
 
-    const first = await start(filename)
+    const first = await start(sqliteFile(filename))
     const ackedPets = new Map<string, number>() // name → id
     const ackedMessages = new Map<string, string>() // text → id
     const sentPets = new Set<string>()
@@ -83,7 +83,7 @@ describe("crash safety (SIGKILL under load)", () => {
     if (failure !== undefined) throw failure
     expect(first.process.signalCode).toBe("SIGKILL")
 
-    const second = await start(filename)
+    const second = await start(sqliteFile(filename))
     try {
       // Every pet, by following the next links: ids strictly increase (no repeats, nothing skipped).
       const listed: Array<{ id: number; name: string }> = []
