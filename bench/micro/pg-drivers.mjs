@@ -17,7 +17,8 @@
 // Reported: median over rounds of throughput, p50/p99 latency (per-op hrtime), the Node process's
 // CPU time per op (process.cpuUsage), the CPU time per op of the PostgreSQL backends serving the
 // bench database (/proc, when the server is local), and how many cores other processes kept busy
-// meanwhile (noise). batch64 throughput and CPU are per row.
+// meanwhile (noise; PostgreSQL's background processes count there). batch64 throughput and CPU are
+// per row.
 // Extra variants for --drivers: `pg-unnamed` (pg without statement names, what @effect/sql-pg
 // sends: separates the cost of Effect from that of unnamed statements) and `postgres-nopipe`
 // (postgres.js without pipelining, see makePostgresJs).
@@ -100,15 +101,16 @@ const pgTypes = {
   getTypeParser: (oid, format) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))
 }
 
-// --- drivers: each make() resolves to { ops: { [workload]: () => Promise }, close } ----------------------
+// --- drivers: make(applicationName) resolves to { ops: { [workload]: () => Promise }, close } -----------
 // postgres.js pipelines queries onto busy connections when more than `max` are in flight (up to
 // max_pipeline each, default 100). In 3.4.9 that path costs O(queries so far): its connection Queue's
 // remove() scans an array that grows by one slot per query (src/queue.js + move() in src/index.js),
 // so CPU per query keeps rising under sustained load. `postgres-nopipe` (max_pipeline: 0) queues
 // excess queries in the pool instead, as pg does.
-const makePostgresJs = (pipeline) => async () => {
+const makePostgresJs = (pipeline) => async (app) => {
   const sql = postgres(DB_URL, {
     max: POOL,
+    connection: { application_name: app },
     prepare: true, // the default: named statements, cached per connection by query text
     ...(pipeline ? {} : { max_pipeline: 0 }),
     onnotice: () => {},
@@ -136,8 +138,8 @@ const makePostgresJs = (pipeline) => async () => {
   }
 }
 
-const makePg = (named) => async () => {
-  const pool = new pg.Pool({ connectionString: DB_URL, max: POOL, types: pgTypes })
+const makePg = (named) => async (app) => {
+  const pool = new pg.Pool({ connectionString: DB_URL, max: POOL, types: pgTypes, application_name: app })
   pool.on("error", () => {}) // idle-client errors (e.g. the forced DROP DATABASE at the end)
   // A `name` makes pg prepare the statement once per connection and then only Bind/Execute it.
   const q = named
@@ -159,9 +161,9 @@ const makePg = (named) => async () => {
 
 // Every op is its own fiber run by the ManagedRuntime (as the server forks one fiber per request), so
 // the cost includes building the Statement, its span, Effect.scoped and the pool acquire/release.
-const makeEffect = async () => {
+const makeEffect = async (app) => {
   const runtime = ManagedRuntime.make(
-    PgClient.layer({ url: Redacted.make(DB_URL), maxConnections: POOL, types: pgTypes })
+    PgClient.layer({ url: Redacted.make(DB_URL), maxConnections: POOL, types: pgTypes, applicationName: app })
   )
   const sql = await runtime.runPromise(PgClient.PgClient)
   const run = (effect) => runtime.runPromise(effect)
@@ -205,17 +207,24 @@ const DRIVERS = {
 // --- measurement ------------------------------------------------------------------------------------------
 let stopAll = false
 
-// CPU seconds of the PostgreSQL backends connected to the bench database (NaN if not readable).
+// CPU seconds of the PostgreSQL backends serving the measured driver, per pid (gone or unreadable
+// pids are left out; none readable, e.g. a remote server, gives NaN).
 let backendPids = []
-const backendCpuSeconds = () => {
-  let sum = 0
+const backendCpu = () => {
+  const cpu = new Map()
   for (const pid of backendPids) {
     try {
-      sum += Proc.cpuSeconds(pid)
+      cpu.set(pid, Proc.cpuSeconds(pid))
     } catch {
-      return Number.NaN
+      // the connection closed, or /proc is not the server's
     }
   }
+  return cpu
+}
+const backendCpuDelta = (before, after) => {
+  if (before.size === 0) return Number.NaN
+  let sum = 0
+  for (const [pid, s] of after) if (before.has(pid)) sum += s - before.get(pid)
   return sum
 }
 
@@ -237,7 +246,7 @@ const measure = async (op, seconds) => {
   }
   const timer = setTimeout(() => (stop = true), seconds * 1000)
   const machine0 = Proc.machineBusySeconds()
-  const db0 = backendCpuSeconds()
+  const db0 = backendCpu()
   const cpu0 = process.cpuUsage()
   const start = process.hrtime.bigint()
   try {
@@ -249,8 +258,8 @@ const measure = async (op, seconds) => {
   const elapsed = Number(process.hrtime.bigint() - start)
   const cpu = process.cpuUsage(cpu0)
   const cpuUs = cpu.user + cpu.system
-  const dbUs = (backendCpuSeconds() - db0) * 1e6
-  const otherUs = (Proc.machineBusySeconds() - machine0) * 1e6 - cpuUs - dbUs
+  const dbUs = backendCpuDelta(db0, backendCpu()) * 1e6
+  const otherUs = (Proc.machineBusySeconds() - machine0) * 1e6 - cpuUs - (Number.isNaN(dbUs) ? 0 : dbUs)
   return { ops, elapsed, lat, cpuUs, dbUs, otherUs }
 }
 
@@ -338,7 +347,7 @@ const main = async () => {
 
   const drivers = {}
   for (const n of names) {
-    drivers[n] = await DRIVERS[n].make()
+    drivers[n] = await DRIVERS[n].make(`pg-drivers-bench:${n}`)
     open.push(drivers[n])
   }
 
@@ -356,7 +365,8 @@ const main = async () => {
         if (dirty) await reset()
         const op = drivers[name].ops[workload]
         await measure(op, WARMUP) // also (re)opens the pool's connections
-        backendPids = (await local.query("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [DB])).rows.map((r) => r.pid)
+        const backends = await local.query("SELECT pid FROM pg_stat_activity WHERE application_name = $1", [`pg-drivers-bench:${name}`])
+        backendPids = backends.rows.map((r) => r.pid)
         const m = await measure(op, SECONDS)
         if (WRITES.has(workload)) dirty = true
         const perOp = workload === "batch64" ? BATCH : 1 // batch64: throughput and CPU per row

@@ -76,7 +76,7 @@ const trustProxy = Config.string("PETSTORE_TRUST_PROXY").pipe(
 // The value is read as a secret: a PostgreSQL URL may hold a password, so it is never printed.
 const database = Config.redacted("PETSTORE_DATABASE").pipe(
   Config.validate({
-    message: "must be a file path, :memory:, or a postgres:// or postgresql:// URL",
+    message: "PETSTORE_DATABASE must be a file path, :memory:, or a postgres:// or postgresql:// URL with a host",
     validation: (r) => {
       const s = Redacted.value(r).trim()
       if (s.length === 0) return false
@@ -95,7 +95,7 @@ const store = Config.all({
   kind: Config.literal("sqlite", "memory")("PETSTORE_STORE").pipe(Config.withDefault("sqlite" as const)),
   database,
   poolSize: Config.integer("PETSTORE_DATABASE_POOL_SIZE").pipe(
-    Config.validate({ message: "must be a whole number from 1 to 1000", validation: (n) => n >= 1 && n <= 1000 }),
+    Config.validate({ message: "PETSTORE_DATABASE_POOL_SIZE must be a whole number from 1 to 1000", validation: (n) => n >= 1 && n <= 1000 }),
     Config.withDefault(10)
   )
 }).pipe(

@@ -1,0 +1,105 @@
+/**
+ * The `petstore` command on PostgreSQL: `migrate`, moving a SQLite file's data into PostgreSQL with
+ * `import-sqlite` (then serving it), and messages that never print the database password.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import postgres from "postgres"
+import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
+import { ADMIN_TOKEN, createAccount, get, listAll, post, request } from "./support/Http.js"
+import { cli, pollUntil, sqliteFile, start, stop } from "./support/ServerProcess.js"
+
+const database = await TestDatabase.make()
+
+describe("PostgreSQL settings", () => {
+  it("no message prints the password of the database URL", async () => {
+    const secret = "sekret-Pa55word"
+    for (const url of [`postgres://petstore:${secret}@127.0.0.1:1/petstore`, `postgresql://petstore:${secret}@127.0.0.1:1/x?sslmode=disable`]) {
+      const outcome = await cli({ PETSTORE_DATABASE: url }, ["serve"])
+      expect(outcome.code).not.toBe(0)
+      expect(outcome.stderr).toMatch(/refuses connections/)
+      expect(outcome.stderr).toContain("***")
+      expect(outcome.stdout + outcome.stderr).not.toContain(secret)
+    }
+    const malformed = await cli({ PETSTORE_DATABASE: `postgres://:${secret}@` }, ["serve"])
+    expect(malformed.code).not.toBe(0)
+    expect(malformed.stderr).toMatch(/PETSTORE_DATABASE/)
+    expect(malformed.stdout + malformed.stderr).not.toContain(secret)
+  })
+})
+
+if ("skip" in database) {
+  describe.skip(`petstore on PostgreSQL (${database.skip})`, () => it("skipped", () => {}))
+} else {
+  describe("petstore on PostgreSQL", () => {
+    it("migrate brings a new database to the current schema, then finds nothing to do", async () => {
+      const url = await database.freshUrl()
+      const first = await cli({ PETSTORE_DATABASE: url }, ["migrate"])
+      expect(first.stderr).toBe("")
+      expect(first.code).toBe(0)
+      expect(first.stdout).toMatch(/schema version 0 → 1 \(applied 1\)/)
+      const again = await cli({ PETSTORE_DATABASE: url }, ["migrate"])
+      expect(again.stdout).toMatch(/schema version 1, already up to date/)
+    })
+
+    it("import-sqlite moves a SQLite file's data into PostgreSQL: the same keys, pets with their ids, messages, cursors and daily counts", async () => {
+      const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-import-"))
+      try {
+        const filename = Path.join(folder, "petstore.db")
+        // Data made the way users make it: through a server on the SQLite file.
+        const old = await start({ ...sqliteFile(filename), PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN })
+        const account = await createAccount(old.url)
+        const free = await createAccount(old.url, { plan: "free" })
+        const pets = []
+        for (let i = 0; i < 25; i++) {
+          pets.push((await post(old.url, "/v1/pets", account.key, { name: `imported ${i}`, categoryId: 1 + (i % 3), status: i % 2 === 0 ? "sold" : "available" })).body)
+        }
+        const message = (await post(old.url, "/v1/messages", account.key, { message: "moved" })).body
+        const firstPage = await get(old.url, "/v1/pets?limit=10&status=sold", account.key)
+        const cursorPath = /<([^>]+)>; rel="next"/.exec(firstPage.headers.get("link") ?? "")![1]!
+        for (let i = 0; i < 7; i++) expect((await get(old.url, "/v1/pets?limit=1", free.key)).status).toBe(200)
+        const revoked = await createAccount(old.url)
+        expect((await request(`${old.url}/admin/v1/keys/${revoked.keyId}`, { method: "DELETE", key: ADMIN_TOKEN })).status).toBe(204)
+        await pollUntil("the message to be delivered", async () => ((await get(old.url, `/v1/messages/${message.id}`, account.key)).body.status === "delivered" ? true : undefined), 100, 50)
+        await stop(old)
+
+        const url = await database.freshUrl()
+        const imported = await cli({ PETSTORE_DATABASE: url }, ["import-sqlite", filename])
+        expect(imported.stderr).toBe("")
+        expect(imported.code).toBe(0)
+        expect(imported.stdout).toMatch(/3 accounts, 3 keys, 25 pets, 1 messages/)
+        expect(imported.stdout).toMatch(/, the cursor secret/)
+
+        const sql = postgres(url, { max: 1, onnotice: () => {} })
+        const [quota] = await sql`SELECT used FROM limiter_quotas WHERE account_id = ${free.accountId}`
+        await sql.end()
+        expect(Number(quota!.used)).toBe(7)
+
+        const server = await start({ PETSTORE_DATABASE: url, PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN })
+        try {
+          expect(await listAll(server.url, account.key)).toStrictEqual(pets)
+          expect((await get(server.url, `/v1/pets/${pets[3].id}`, account.key)).body).toStrictEqual(pets[3])
+          const rest = await get(server.url, cursorPath, account.key)
+          expect(rest.status).toBe(200)
+          expect(rest.body).toStrictEqual(pets.filter((p) => p.status === "sold").slice(10, 20))
+          expect((await get(server.url, `/v1/messages/${message.id}`, account.key)).body).toMatchObject({ id: message.id, status: "delivered" })
+          expect((await get(server.url, "/v1/pets?limit=1", revoked.key)).status).toBe(401)
+          // New pets continue after the imported ids.
+          const next = await post(server.url, "/v1/pets", account.key, { name: "after import", categoryId: 1 })
+          expect(next.body.id).toBe(pets.at(-1).id + 1)
+        } finally {
+          await stop(server)
+        }
+
+        // A second import into a database that holds data is refused, and changes nothing.
+        const twice = await cli({ PETSTORE_DATABASE: url }, ["import-sqlite", filename])
+        expect(twice.code).not.toBe(0)
+        expect(twice.stderr).toMatch(/already holds accounts, pets, messages; import only into an empty database/)
+      } finally {
+        Fs.rmSync(folder, { recursive: true, force: true })
+      }
+    }, 90_000)
+  })
+}
