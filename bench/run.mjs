@@ -5,7 +5,7 @@
 //   pnpm bench                 full run (5 rounds × 5 s per target and scenario, ~6 min), writes docs/performance.md
 //   pnpm bench --quick         2 rounds × 2 s, quick micro-benchmarks; prints the report, writes nothing
 //   options: --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
-//            --targets raw,fastify,memory,durable,commit1 --no-micro --no-load --write --no-write
+//            --targets raw,fastify,memory,durable,commit1,sqlite1,postgres,fastify-pg --no-micro --no-load --write --no-write
 //            --variant NAME[@sqlite]=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
 //            --json FILE (also write the raw measurements as JSON)
 //            --wait-quiet S (wait up to S seconds for other processes to leave the CPUs; default 180, quick 0)
@@ -16,6 +16,7 @@ import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { PAGE_LIMIT, POST_BODY } from "./fixture.mjs"
 import * as Loader from "./lib/loader.mjs"
+import * as Pg from "./lib/pg.mjs"
 import * as Proc from "./lib/proc.mjs"
 import * as Report from "./lib/report.mjs"
 import * as Targets from "./lib/targets.mjs"
@@ -86,12 +87,17 @@ const median = (xs) => {
   return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
-// --- cleanup: never leave a server running --------------------------------------------------------
+// --- cleanup: never leave a server running, nor a bench database behind ----------------------------
 const running = []
+const databases = new Set() // PostgreSQL databases this run created and has not dropped yet
 const killAll = () => {
   for (const r of running) if (r.exited() === null) r.child.kill("SIGKILL")
 }
-process.on("exit", killAll)
+process.on("exit", () => {
+  killAll()
+  // A failed or interrupted run: drop what is left synchronously (a child process; no event loop here).
+  Pg.dropSync([...databases])
+})
 for (const sig of ["SIGINT", "SIGTERM"]) {
   process.on(sig, () => {
     killAll()
@@ -108,6 +114,7 @@ const SCENARIOS = [
 /** One measured load run of a target: loader result plus server CPU and the machine's other load. */
 const measure = async (target, scenario, seconds) => {
   const key = await Targets.newKey(target)
+  const db0 = target.database === undefined ? undefined : await Pg.backendCpu(target.database)
   const cpu0 = Proc.cpuSeconds(target.pid)
   const loader0 = Proc.reapedChildrenCpuSeconds()
   const busy0 = Proc.machineBusySeconds()
@@ -128,12 +135,15 @@ const measure = async (target, scenario, seconds) => {
   const loader = Proc.reapedChildrenCpuSeconds() - loader0
   const self = process.cpuUsage(self0)
   const busy = Proc.machineBusySeconds() - busy0
-  const other = Math.max(0, busy - server - loader - (self.user + self.system) / 1e6)
+  // PostgreSQL's backends for the target's database: its database work, not other load.
+  const database = target.database === undefined ? Number.NaN : Pg.backendCpuDelta(db0, await Pg.backendCpu(target.database))
+  const other = Math.max(0, busy - server - loader - (self.user + self.system) / 1e6 - (Number.isFinite(database) ? database : 0))
   return {
     rps: r.requests / r.seconds,
     p50: r.p50,
     p99: r.p99,
     cpuPerRequestMicros: (server / r.requests) * 1e6,
+    dbCpuPerRequestMicros: (database / r.requests) * 1e6,
     serverCores: server / wall,
     loaderCores: loader / wall,
     otherCores: other / wall,
@@ -142,10 +152,33 @@ const measure = async (target, scenario, seconds) => {
   }
 }
 
+const selected = (id) => settings.only === undefined || settings.only.includes(id)
+
+/** Creates the target's fresh PostgreSQL database, when it has one. */
+const createDatabase = async (target) => {
+  if (target.database === undefined) return
+  databases.add(target.database)
+  await Pg.create(target.database)
+}
+
+/** Drops the target's PostgreSQL database, when it has one (a failure is reported, not thrown). */
+const dropDatabase = async (target) => {
+  if (target.database === undefined || !databases.has(target.database)) return
+  try {
+    await Pg.drop(target.database)
+    databases.delete(target.database)
+  } catch (e) {
+    log(`could not drop database ${target.database} (retried at exit): ${e.message}`)
+  }
+}
+
 const runLoad = async () => {
   const durable = Targets.durableSupport(ROOT)
   const commitPerRequest = durable.available ? await Targets.commitPerRequestSupport(ROOT) : { available: false, reason: "no durable store" }
-  let list = Targets.targets({ durable, commitPerRequest, root: ROOT })
+  const postgres = selected("postgres") || selected("fastify-pg")
+    ? await Targets.postgresSupport(ROOT)
+    : { available: false, server: false, reason: "not selected" }
+  let list = Targets.targets({ durable, commitPerRequest, postgres, root: ROOT })
   if (settings.only !== undefined) {
     for (const t of list.filter((t) => !settings.only.includes(t.id))) {
       for (const dir of new Set([t.dataDir, t.cwd])) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
@@ -171,10 +204,16 @@ const runLoad = async () => {
   const unavailable = []
   if (!durable.available) unavailable.push({ id: "durable", reason: durable.reason })
   if (durable.available && !commitPerRequest.available) unavailable.push({ id: "sqlite1", reason: commitPerRequest.reason })
+  if (!postgres.server) unavailable.push({ id: "postgres", reason: postgres.reason })
+  if (!postgres.available) unavailable.push({ id: "fastify-pg", reason: postgres.reason })
+  // Only the targets asked for (`--targets`) are reported missing.
+  for (const u of [...unavailable]) if (!selected(u.id)) unavailable.splice(unavailable.indexOf(u), 1)
+  for (const u of unavailable) log(`${u.id} not measured: ${u.reason}`)
 
   for (const target of list) {
     log(`starting ${target.id} (${target.label})`)
     try {
+      await createDatabase(target)
       const r = await Targets.start(target, { cpu: SERVER_CPU, root: ROOT })
       running.push(r)
       await Targets.seed(r)
@@ -186,6 +225,7 @@ const runLoad = async () => {
         await Targets.stop(r, { signal: "SIGKILL" })
         running.splice(running.indexOf(r), 1)
       }
+      await dropDatabase(target)
       for (const dir of new Set([target.dataDir, target.cwd])) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
     }
   }
@@ -209,8 +249,9 @@ const runLoad = async () => {
         const m = await measure(r, s, settings.seconds)
         rounds.push({ round, scenario: s.id, target: r.id, ...m })
         log(
-          `round ${round + 1}/${settings.rounds} ${s.id.padEnd(4)} ${r.id.padEnd(8)} ${m.rps.toFixed(0).padStart(6)} req/s` +
+          `round ${round + 1}/${settings.rounds} ${s.id.padEnd(4)} ${r.id.padEnd(10)} ${m.rps.toFixed(0).padStart(6)} req/s` +
             `  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  cpu ${m.cpuPerRequestMicros.toFixed(1)} µs/req` +
+            (Number.isFinite(m.dbCpuPerRequestMicros) ? ` + PostgreSQL ${m.dbCpuPerRequestMicros.toFixed(1)} µs/req` : "") +
             `  other load ${(m.otherCores * 100).toFixed(0)}% of a core${m.failed > 0 ? `  FAILED ${m.failed}` : ""}`
         )
       }
@@ -226,6 +267,7 @@ const runLoad = async () => {
   for (const r of [...running]) {
     const exit = await Targets.stop(r)
     if (exit.code !== 0 && exit.signal !== "SIGTERM") log(`${r.id} exited with ${JSON.stringify(exit)}:\n${r.log().slice(-2000)}`)
+    await dropDatabase(r)
     for (const dir of new Set([r.dataDir, r.cwd])) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   }
   running.length = 0
@@ -246,12 +288,13 @@ const runLoad = async () => {
         p50: median(mine.map((m) => m.p50)),
         p99: median(mine.map((m) => m.p99)),
         cpuPerRequestMicros: median(mine.map((m) => m.cpuPerRequestMicros)),
+        dbCpuPerRequestMicros: median(mine.map((m) => m.dbCpuPerRequestMicros)),
         otherCores: median(mine.map((m) => m.otherCores)),
         loaderCores: median(mine.map((m) => m.loaderCores)),
         serverCores: median(mine.map((m) => m.serverCores)),
         failed: mine.reduce((a, m) => a + m.failed, 0),
         peakRss: peakRss[id],
-        vs: Object.fromEntries(["raw", "fastify", "memory", "commit1", "sqlite1"].map((peer) => [peer, {
+        vs: Object.fromEntries(["raw", "fastify", "memory", "durable", "commit1", "sqlite1", "postgres", "fastify-pg"].map((peer) => [peer, {
           rps: ratioTo(peer, "rps"),
           p50: ratioTo(peer, "p50"),
           p99: ratioTo(peer, "p99"),
@@ -261,7 +304,7 @@ const runLoad = async () => {
       }
     }
   }
-  return { labels: Object.fromEntries(list.map((t) => [t.id, t])), unavailable, rounds, summary, responses, files }
+  return { labels: Object.fromEntries(list.map((t) => [t.id, t])), unavailable, rounds, summary, responses, files, postgres: postgres.settings }
 }
 
 // --- micro-benchmarks ---------------------------------------------------------------------------------

@@ -35,6 +35,33 @@ export const goals = (load, micro) => {
       ? durableMissing?.reason ?? ""
       : `against our server with group commit off (maxBatch 1)${Number.isFinite(postDur.vs.sqlite1.rps) ? `; ${ratio(postDur.vs.sqlite1.rps)} a bare better-sqlite3 server committing each POST` : commitMissing ? `; ${commitMissing.reason}` : ""}`
   ))
+  const missing = (id) => load?.unavailable?.find((u) => u.id === id)?.reason
+  const postPg = s.post?.postgres
+  const pgPeer = postPg?.vs["fastify-pg"]
+  rows.push(row(
+    "POST, durable on PostgreSQL: ≥ 1.5× Fastify+pg req/s",
+    !Number.isFinite(pgPeer?.rps) ? "not measured" : ratio(pgPeer.rps),
+    !Number.isFinite(pgPeer?.rps) ? undefined : pgPeer.rps >= 1.5,
+    postPg === undefined
+      ? missing("postgres") ?? ""
+      : !Number.isFinite(pgPeer.rps)
+      ? missing("fastify-pg") ?? "Fastify+pg not in this run"
+      : `against \`peers/fastify-pg.mjs\` (pg Pool of 10, BEGIN; INSERT … RETURNING; COMMIT per POST); p99 ${ratio(pgPeer.p99)} its p99` +
+        (Number.isFinite(postPg.vs.durable.rps) ? `; ${ratio(postPg.vs.durable.rps)} our durable SQLite POST` : "")
+  ))
+  const getPg = s.get?.postgres
+  rows.push(row(
+    "GET on PostgreSQL: ≥ 0.9× our durable SQLite GET req/s",
+    !Number.isFinite(getPg?.vs.durable.rps) ? "not measured" : ratio(getPg.vs.durable.rps),
+    !Number.isFinite(getPg?.vs.durable.rps) ? undefined : getPg.vs.durable.rps >= 0.9,
+    getPg === undefined
+      ? missing("postgres") ?? ""
+      : [
+        !Number.isFinite(getPg.vs.durable.rps) ? missing("durable") ?? "durable SQLite not in this run" : `p99 ${ratio(getPg.vs.durable.p99)} SQLite's`,
+        Number.isFinite(getPg.vs["fastify-pg"].rps) ? `${ratio(getPg.vs["fastify-pg"].rps)} Fastify+pg` : "",
+        Number.isFinite(getPg.vs.memory.rps) ? `${ratio(getPg.vs.memory.rps)} in-memory` : ""
+      ].filter(Boolean).join("; ")
+  ))
   const admit = microValue("limiter", "admit-request")
   const inFiber = microValue("limiter", "admit-in-fiber")
   rows.push(row(
@@ -57,10 +84,13 @@ const loadTable = (load, scenario) => {
   const rows = load.summary[scenario]
   if (rows === undefined || Object.keys(rows).length === 0) return "_not measured_\n"
   const withCommit = scenario === "post" && (rows.commit1 !== undefined || rows.sqlite1 !== undefined)
-  const withOurs = Object.keys(rows).some((id) => id !== "memory" && load.labels[id].role !== "ours" && load.labels[id].role.startsWith("BASELINE") === false) || rows.durable !== undefined
+  const withOurs = Object.keys(rows).some((id) => id !== "memory" && load.labels[id].role !== "ours" && load.labels[id].role.startsWith("BASELINE") === false) || rows.durable !== undefined || rows.postgres !== undefined
+  // The PostgreSQL rows: against the Fastify+pg peer and against our SQLite store.
+  const withPg = rows.postgres !== undefined || rows["fastify-pg"] !== undefined
   const head = [
     "target", "role", "req/s", "×raw", "×Fastify", ...(withOurs ? ["×in-memory"] : []), ...(withCommit ? ["×ours 1-commit", "×sqlite 1-commit"] : []),
-    "p50 ms", "p99 ms", "p99 ×Fastify", "CPU µs/req", "CPU ×raw", "CPU ×Fastify", "peak RSS MB", "RSS ×raw", "RSS ×Fastify"
+    ...(withPg ? ["×Fastify+pg", "×ours SQLite"] : []),
+    "p50 ms", "p99 ms", "p99 ×Fastify", "CPU µs/req", ...(withPg ? ["PostgreSQL CPU µs/req"] : []), "CPU ×raw", "CPU ×Fastify", "peak RSS MB", "RSS ×raw", "RSS ×Fastify"
   ]
   const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i < 2 ? "---" : "--:")).join("|")}|`]
   for (const [id, r] of Object.entries(rows)) {
@@ -73,10 +103,12 @@ const loadTable = (load, scenario) => {
       ratio(r.vs.fastify.rps),
       ...(withOurs ? [ratio(r.vs.memory.rps)] : []),
       ...(withCommit ? [ratio(r.vs.commit1.rps), ratio(r.vs.sqlite1.rps)] : []),
+      ...(withPg ? [ratio(r.vs["fastify-pg"].rps), ratio(r.vs.durable.rps)] : []),
       f(r.p50, 2),
       f(r.p99, 2),
       ratio(r.vs.fastify.p99),
       f(r.cpuPerRequestMicros, 1),
+      ...(withPg ? [f(r.dbCpuPerRequestMicros, 1)] : []),
       ratio(r.vs.raw.cpuPerRequestMicros),
       ratio(r.vs.fastify.cpuPerRequestMicros),
       mb(r.peakRss),
@@ -159,13 +191,23 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
       "`bench/peers/fastify.mjs` is an idiomatic Fastify 5 build doing the same work as ours per request (key by SHA-256, per-account limit " +
       "with X-RateLimit headers via @fastify/rate-limit, JSON-schema validation, the same 20-pet page with a signed cursor)" +
       (load.labels.sqlite1 ? "; `bench/peers/sqlite-commit-per-request.mjs` is node:http + better-sqlite3 committing every POST on its own (WAL, synchronous=FULL)" : "") +
-      (load.labels.commit1 ? ". The comparison row `commit1` is our own server on the durable store with group commit off (`bench/servers/petstore-commit-per-request.mjs`, GroupCommit maxBatch 1)." : ".") + "\n")
+      (load.labels["fastify-pg"] ? "; `bench/peers/fastify-pg.mjs` is the same Fastify build with the pets in PostgreSQL through `pg` (Pool of 10, named prepared statements, each POST in its own transaction: BEGIN; INSERT … RETURNING; COMMIT; each GET a `WHERE id > $1 ORDER BY id LIMIT $2` query)" : "") +
+      (load.labels.commit1 ? ". The comparison row `commit1` is our own server on the durable store with group commit off (`bench/servers/petstore-commit-per-request.mjs`, GroupCommit maxBatch 1)." : ".") +
+      (load.postgres !== undefined && (load.labels.postgres || load.labels["fastify-pg"])
+        ? ` The PostgreSQL rows ran on ${load.postgres} (on this machine, sharing its CPUs with the server and the load generator), each target on a fresh database of its own, dropped at the end of the run; ours with a pool of 10 connections (\`PETSTORE_DATABASE_POOL_SIZE\`).`
+        : "") + "\n")
     const rb = Object.entries(load.responses).map(([id, r]) => `${id} ${r.headerBytes} B of headers + ${r.bodyBytes} B of body`)
     out.push(`Every GET target answered the same 20-pet body (checked byte for byte before the rounds). Response sizes: ${rb.join("; ")}.\n`)
     if (load.unavailable.length > 0) {
       out.push("Not measured in this run:\n")
       for (const u of load.unavailable) out.push(`- \`${u.id}\`: ${u.reason}`)
-      out.push("\nThe durable rows appear by themselves once `packages/sqlite` is built and the server reads `PETSTORE_DATABASE`.\n")
+      const ids = load.unavailable.map((u) => u.id)
+      out.push([
+        "",
+        ...(ids.some((id) => ["durable", "sqlite1"].includes(id)) ? ["The durable rows appear by themselves once `packages/sqlite` is built and the server reads `PETSTORE_DATABASE`."] : []),
+        ...(ids.some((id) => ["postgres", "fastify-pg"].includes(id)) ? ["The PostgreSQL rows appear by themselves once PostgreSQL answers at `BENCH_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`, with the right to create databases) and `packages/postgres` is built."] : []),
+        ""
+      ].join("\n"))
     }
   }
 
@@ -179,12 +221,12 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
 
   out.push("## Method\n")
   out.push([
-    "- Each target is a separate node process started by `bench/run.mjs`, in an empty directory of its own (ours: `node packages/server/dist/bin.js serve`, the production entry point, with `PETSTORE_ADMIN_TOKEN`; `PETSTORE_STORE=memory` for the in-memory rows, `PETSTORE_STORE=sqlite` and `PETSTORE_DATABASE` on a fresh file for the durable ones). All stay up for the whole run; only the one under load is busy.",
+    "- Each target is a separate node process started by `bench/run.mjs`, in an empty directory of its own (ours: `node packages/server/dist/bin.js serve`, the production entry point, with `PETSTORE_ADMIN_TOKEN`; `PETSTORE_STORE=memory` for the in-memory rows, `PETSTORE_STORE=sqlite` and `PETSTORE_DATABASE` on a fresh file for the durable ones, `PETSTORE_DATABASE=postgres://…` on a fresh database, `petstore_bench_<random>_<target>`, for the PostgreSQL ones; the server migrates it at start). All stay up for the whole run; only the one under load is busy.",
     "- Set-up (not measured): 100 pets are created through `POST /v1/pets`; before every measured run a fresh account (plan enterprise, 1 000 000/min, 10⁹/day) is created through the admin API, so no request is ever limited (failed requests are counted and shown).",
     `- Warm-up: ${settings.warmup} s per target and scenario. Then ${settings.rounds} rounds; in each, every target gets ${settings.seconds} s of each scenario, back to back; the order of targets and scenarios reverses every round.`,
     "- req/s = completed requests ÷ the load generator's duration. Latency percentiles come from the load generator (closed loop, so they are service times under 50 concurrent connections, not open-loop latencies).",
-    "- CPU per request = the server's utime + stime from `/proc/<pid>/stat` over the run ÷ requests (all its threads: JS, GC helpers, libuv). Peak RSS = `VmHWM` from `/proc/<pid>/status` at the end of the run (the peak over set-up, warm-up and all rounds).",
-    "- \"Other load\" = the machine's busy CPU time from `/proc/stat` minus the server's, the load generator's and the runner's: work of processes outside the bench. When it is high, absolute numbers drop; the per-round ratios are what to compare."
+    "- CPU per request = the server's utime + stime from `/proc/<pid>/stat` over the run ÷ requests (all its threads: JS, GC helpers, libuv). For the PostgreSQL targets, \"PostgreSQL CPU µs/req\" is the same for the database backends serving the target's connections (`pg_stat_activity` → `/proc/<pid>/stat`; PostgreSQL's shared WAL writer and checkpointer are not in it, and PostgreSQL is not pinned). Peak RSS = `VmHWM` from `/proc/<pid>/status` at the end of the run (the peak over set-up, warm-up and all rounds).",
+    "- \"Other load\" = the machine's busy CPU time from `/proc/stat` minus the server's, its PostgreSQL backends', the load generator's and the runner's: work of processes outside the bench. When it is high, absolute numbers drop; the per-round ratios are what to compare."
   ].join("\n") + "\n")
 
   if (load !== undefined) {

@@ -5,6 +5,7 @@ import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BENCH_LIMITS, draft, firstPage, PAGE_LIMIT, SEED_PETS } from "../fixture.mjs"
+import * as Pg from "./pg.mjs"
 
 export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef"
 const RAW_KEY = `psk_live_${"0".repeat(32)}` // raw ignores the header; sent so the request bytes match
@@ -33,10 +34,28 @@ export const commitPerRequestSupport = async (root) => {
 }
 
 /**
+ * Whether the PostgreSQL targets can run: `server` for ours (packages/postgres built and the server
+ * taking a postgres:// PETSTORE_DATABASE), `available` for any (PostgreSQL answers at
+ * BENCH_POSTGRES_URL). Never throws; the reasons go into the report.
+ */
+export const postgresSupport = async (root) => {
+  const db = await Pg.probe()
+  if (!db.available) return { available: false, server: false, reason: db.reason }
+  const settings = `PostgreSQL ${db.version} at ${db.url}, fsync=${db.fsync}, synchronous_commit=${db.synchronous_commit}`
+  if (!existsSync(join(root, "packages/postgres/dist/index.js"))) {
+    return { available: true, server: false, reason: "packages/postgres is not built (no dist/index.js)", settings }
+  }
+  const dist = join(root, "packages/server/dist")
+  const reads = existsSync(dist) && readdirSync(dist).some((f) => f.endsWith(".js") && readFileSync(join(dist, f), "utf8").includes("PETSTORE_DATABASE_POOL_SIZE"))
+  if (!reads) return { available: true, server: false, reason: "the server does not take a postgres:// PETSTORE_DATABASE yet", settings }
+  return { available: true, server: true, settings }
+}
+
+/**
  * The targets. `kind`: "app" targets authenticate and rate-limit (accounts come from their admin
  * API); "raw" ones answer without either. `scenarios`: where a target takes part.
  */
-export const targets = ({ durable, commitPerRequest, root }) => {
+export const targets = ({ durable, commitPerRequest, postgres = { available: false, server: false }, root }) => {
   const list = [
     {
       id: "raw",
@@ -104,6 +123,36 @@ export const targets = ({ durable, commitPerRequest, root }) => {
       dataDir: dir,
       kind: "raw",
       scenarios: ["post"]
+    })
+  }
+  // PostgreSQL: each target gets a database of its own, created by the runner just before the
+  // target starts (`database`) and dropped at the end of the run.
+  if (postgres.available && postgres.server) {
+    const database = Pg.databaseName("postgres")
+    list.push({
+      id: "postgres",
+      label: "ours, PostgreSQL store",
+      role: "ours",
+      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+      // PETSTORE_STORE=sqlite means "the durable store PETSTORE_DATABASE names": a postgres:// URL here.
+      env: { PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: Pg.databaseUrl(database), PETSTORE_DATABASE_POOL_SIZE: "10" },
+      cwd: mkdtempSync(join(tmpdir(), "petstore-bench-postgres-")),
+      database,
+      kind: "app",
+      scenarios: ["get", "post"]
+    })
+  }
+  if (postgres.available) {
+    const database = Pg.databaseName("fastify_pg")
+    list.push({
+      id: "fastify-pg",
+      label: "Fastify 5 + @fastify/rate-limit + pg, one transaction per POST",
+      role: "BASELINE (PostgreSQL peer)",
+      argv: ["bench/peers/fastify-pg.mjs"],
+      env: { BENCH_PG_URL: Pg.databaseUrl(database) },
+      database,
+      kind: "app",
+      scenarios: ["get", "post"]
     })
   }
   return list

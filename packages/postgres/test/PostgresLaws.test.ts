@@ -1,6 +1,6 @@
 import { describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { accountStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit"
+import { accountStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit"
 import * as Postgres from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -16,5 +16,6 @@ if ("skip" in database) {
   petRepositoryLaws("postgres", fresh, { numRuns: 10 })
   accountStoreLaws("postgres", fresh, { numRuns: 10 })
   messageStoreLaws("postgres", fresh, { numRuns: 10 })
+  limiterStateStoreLaws("postgres", fresh, { numRuns: 10 })
   serviceLaws("postgres", { pets: fresh, accounts: fresh, messages: fresh }, { numRuns: 5 })
 }

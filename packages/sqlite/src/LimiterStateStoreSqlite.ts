@@ -37,10 +37,12 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], ne
     const allStandings = connection.prepare(
       "SELECT key_id, wait_until, strikes, banned_until, bans, last_ban_at FROM limiter_standings"
     )
-    // One process owns the file, so the newest count is the right one.
+    // Per account and day the highest count saved is kept (as on a store shared by instances).
     const saveQuota = connection.prepare(
       `INSERT INTO limiter_quotas (account_id, day, used) VALUES (?, ?, ?)
-       ON CONFLICT (account_id) DO UPDATE SET day = excluded.day, used = excluded.used`
+       ON CONFLICT (account_id) DO UPDATE SET
+         used = CASE WHEN excluded.day > day THEN excluded.used WHEN excluded.day = day THEN max(used, excluded.used) ELSE used END,
+         day = max(day, excluded.day)`
     )
     const saveStanding = connection.prepare(
       `INSERT INTO limiter_standings (key_id, wait_until, strikes, banned_until, bans, last_ban_at)

@@ -4,6 +4,7 @@
 export * from "./laws/AccountsLaws.js"
 export * from "./laws/AccountStoreLaws.js"
 export * from "./laws/LawSuite.js"
+export * from "./laws/LimiterStateStoreLaws.js"
 export * from "./laws/MessageQueueLaws.js"
 export * from "./laws/MessageStoreLaws.js"
 export * from "./laws/PetRepositoryLaws.js"

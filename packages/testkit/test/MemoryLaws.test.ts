@@ -1,6 +1,7 @@
-import { AccountStore, MessageStore, PetRepository } from "@petstore/core"
+import { AccountStore, LimiterStateStore, MessageStore, PetRepository } from "@petstore/core"
 import {
   accountStoreLaws,
+  limiterStateStoreLaws,
   messageStoreLaws,
   petRepositoryLaws,
   serviceLaws
@@ -14,3 +15,4 @@ serviceLaws("memory", {
   accounts: AccountStore.AccountStore.layerMemory,
   messages: MessageStore.MessageStore.layerMemory
 })
+limiterStateStoreLaws("memory", LimiterStateStore.LimiterStateStore.layerMemory)

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { accountStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit"
+import { accountStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit"
 import * as Sqlite from "@petstore/sqlite"
 
 // Every build is a new, empty database: in memory, or a new file (WAL, synchronous=FULL) in a temp folder.
@@ -15,6 +15,7 @@ const onFile = Layer.unwrapEffect(Effect.sync(() => Sqlite.layer({ filename: Pat
 petRepositoryLaws("sqlite :memory:", inMemory)
 accountStoreLaws("sqlite :memory:", inMemory)
 messageStoreLaws("sqlite :memory:", inMemory)
+limiterStateStoreLaws("sqlite :memory:", Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: ":memory:" }))))
 serviceLaws("sqlite :memory:", { pets: inMemory, accounts: inMemory, messages: inMemory })
 
 // The same laws on real files (fewer runs: each write is an fsync).
