@@ -14,7 +14,7 @@
  */
 import { Clock, Effect, Layer, Option, type Scope } from "effect"
 import { AccountStore, Errors, type Plan } from "@petstore/core"
-import { Database } from "./Database.js"
+import { Database, queryOn, statement } from "./Database.js"
 
 export interface AccountStorePgOptions {
   /** The longest a cached key is used without reading it again (the bound on missed notifications). */
@@ -69,10 +69,40 @@ interface CachedKey {
   readonly at: number
 }
 
+const KEY_COLUMNS = "id, account_id, hash, prefix, created_at, expires_at, revoked_at"
+const INSERT_ACCOUNT = statement("INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES ($1, $2, $3, $4, $5)")
+const INSERT_KEY = statement(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`)
+// The account check and the insert are one statement.
+const INSERT_KEY_OF_ACCOUNT = statement(
+  `INSERT INTO api_keys (${KEY_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7
+   WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2) RETURNING id`
+)
+const ACCOUNT_BY_ID = statement("SELECT id, plan, per_minute, per_day, created_at FROM accounts WHERE id = $1")
+const ACCOUNT_COUNT = statement("SELECT count(*)::int8 AS n FROM accounts")
+const KEY_BY_ID = statement(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`)
+const KEY_BY_HASH = statement(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`)
+const KEYS_OF_ACCOUNT = statement(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at, id`)
+// A key change returns the hash it changed and announces it, in its own transaction.
+const REVOKE = statement(
+  `WITH changed AS (
+     UPDATE api_keys SET revoked_at = LEAST(coalesce(revoked_at, $2), $2) WHERE id = $1 RETURNING hash
+   )
+   SELECT hash, pg_notify('${KEY_CHANNEL}', hash) FROM changed`
+)
+const EXPIRE = statement(
+  `WITH changed AS (
+     UPDATE api_keys SET expires_at = LEAST(coalesce(expires_at, $2), $2) WHERE id = $1 RETURNING hash
+   )
+   SELECT hash, pg_notify('${KEY_CHANNEL}', hash) FROM changed`
+)
+
+const keyValues = (key: AccountStore.KeyRecord) =>
+  [key.id, key.accountId, key.hash, key.prefix, key.createdAt, key.expiresAt, key.revokedAt] as const
+
 /** @category constructors */
 export const make = (
   options: AccountStorePgOptions
-): Effect.Effect<AccountStore.AccountStore["Type"], Errors.StoreUnavailable, Database | Scope.Scope> =>
+): Effect.Effect<AccountStore.AccountStore["Type"], never, Database | Scope.Scope> =>
   Effect.gen(function*() {
     const db = yield* Database
     const accounts = new Map<string, AccountStore.Account>()
@@ -85,57 +115,42 @@ export const make = (
       else keysByHash.delete(hash)
     }
 
-    // Every (re)connection of the listener starts from an empty cache: notifications may have been missed.
-    const listener = yield* db.run((sql) => sql.listen(KEY_CHANNEL, (hash) => forget(hash), () => forget(undefined)))
-    yield* Effect.addFinalizer(() => Effect.promise(() => listener.unlisten()).pipe(Effect.timeout("2 seconds"), Effect.ignore))
+    // Every (re)start of the listener empties the cache: notifications may have been missed.
+    yield* db.listen(KEY_CHANNEL, (hash) => forget(hash), () => forget(undefined))
 
     const fresh = (cached: CachedKey | undefined, now: number): cached is CachedKey =>
       cached !== undefined && now - cached.at < options.keyCacheMillis && now >= cached.at
 
     const lookUpKey = (hash: string, now: number) => {
       const before = generation
-      return Effect.map(
-        db.run((sql) => sql<Array<KeyRow>>`SELECT * FROM api_keys WHERE hash = ${hash}`),
-        (rows) => {
-          const found = Option.map(Option.fromNullable(rows[0]), toKey)
-          if (Option.isSome(found) && generation === before) {
-            if (keysByHash.size >= MAX_CACHED) keysByHash.clear()
-            keysByHash.set(hash, { key: found.value, at: now })
-          }
-          return found
+      return Effect.map(db.query<KeyRow>(KEY_BY_HASH, [hash]), (rows) => {
+        const found = Option.map(Option.fromNullable(rows[0]), toKey)
+        if (Option.isSome(found) && generation === before) {
+          if (keysByHash.size >= MAX_CACHED) keysByHash.clear()
+          keysByHash.set(hash, { key: found.value, at: now })
         }
-      )
+        return found
+      })
     }
     const lookUpAccount = (id: string) =>
-      Effect.map(
-        db.run((sql) => sql<Array<AccountRow>>`SELECT * FROM accounts WHERE id = ${id}`),
-        (rows) => {
-          const found = Option.map(Option.fromNullable(rows[0]), toAccount)
-          if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
-          return found
-        }
-      )
-
-    const insertKeyRow = (sql: Database["Type"]["sql"], key: AccountStore.KeyRecord) =>
-      sql`INSERT INTO api_keys (id, account_id, hash, prefix, created_at, expires_at, revoked_at)
-          VALUES (${key.id}, ${key.accountId}, ${key.hash}, ${key.prefix}, ${key.createdAt}, ${key.expiresAt}, ${key.revokedAt})`
-
-    /** A key change: the statement returns the hashes it changed and announces them in its transaction. */
-    const changeKey = (statement: (sql: Database["Type"]["sql"]) => Promise<ReadonlyArray<{ hash: string }>>) =>
-      Effect.map(db.run(statement), (rows) => {
-        for (const row of rows) forget(row.hash)
-        return rows.length
+      Effect.map(db.query<AccountRow>(ACCOUNT_BY_ID, [id]), (rows) => {
+        const found = Option.map(Option.fromNullable(rows[0]), toAccount)
+        if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
+        return found
       })
+
+    /** Drops the changed keys from this instance's cache once their change committed. */
+    const forgetChanged = (rows: ReadonlyArray<{ readonly hash: string }>) => {
+      for (const row of rows) forget(row.hash)
+      return rows.length
+    }
 
     return AccountStore.AccountStore.of({
       insertAccount: (account, firstKey) =>
-        db.run((sql) =>
-          sql.begin(async (tx) => {
-            await tx`INSERT INTO accounts (id, plan, per_minute, per_day, created_at)
-              VALUES (${account.id}, ${account.plan}, ${account.limits.perMinute}, ${account.limits.perDay}, ${account.createdAt})`
-            await insertKeyRow(tx as never, firstKey)
-          })
-        ).pipe(Effect.asVoid),
+        db.transaction(async (client) => {
+          await queryOn(client, INSERT_ACCOUNT, [account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt])
+          await queryOn(client, INSERT_KEY, keyValues(firstKey))
+        }),
       findAccount: (id) => {
         const cached = accounts.get(id)
         return cached !== undefined ? Effect.succeed(Option.some(cached)) : lookUpAccount(id)
@@ -144,21 +159,13 @@ export const make = (
         const cached = accounts.get(id)
         return cached === undefined ? undefined : Option.some(cached)
       },
-      countAccounts: Effect.map(db.run((sql) => sql<Array<{ n: number }>>`SELECT count(*)::int8 AS n FROM accounts`), (rows) => rows[0]!.n),
+      countAccounts: Effect.map(db.query<{ n: number }>(ACCOUNT_COUNT, []), (rows) => rows[0]!.n),
       insertKey: (key) =>
         Effect.flatMap(
-          db.run((sql) =>
-            sql`INSERT INTO api_keys (id, account_id, hash, prefix, created_at, expires_at, revoked_at)
-              SELECT ${key.id}, ${key.accountId}, ${key.hash}, ${key.prefix}, ${key.createdAt}, ${key.expiresAt}, ${key.revokedAt}
-              WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ${key.accountId}) RETURNING id`
-          ),
+          db.query(INSERT_KEY_OF_ACCOUNT, keyValues(key)),
           (rows) => rows.length === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
-      findKey: (id) =>
-        Effect.map(
-          db.run((sql) => sql<Array<KeyRow>>`SELECT * FROM api_keys WHERE id = ${id}`),
-          (rows) => Option.map(Option.fromNullable(rows[0]), toKey)
-        ),
+      findKey: (id) => Effect.map(db.query<KeyRow>(KEY_BY_ID, [id]), (rows) => Option.map(Option.fromNullable(rows[0]), toKey)),
       findKeyByHash: (hash) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const cached = keysByHash.get(hash)
@@ -168,36 +175,22 @@ export const make = (
         const cached = keysByHash.get(hash)
         return fresh(cached, now) ? Option.some(cached.key) : undefined
       },
-      listKeys: (accountId) =>
-        Effect.map(
-          db.run((sql) => sql<Array<KeyRow>>`SELECT * FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, id`),
-          (rows) => rows.map(toKey)
-        ),
+      listKeys: (accountId) => Effect.map(db.query<KeyRow>(KEYS_OF_ACCOUNT, [accountId]), (rows) => rows.map(toKey)),
       revokeKey: (id, at) =>
         Effect.flatMap(
-          changeKey((sql) =>
-            sql<Array<{ hash: string }>>`
-              WITH changed AS (
-                UPDATE api_keys SET revoked_at = LEAST(coalesce(revoked_at, ${at}), ${at}) WHERE id = ${id} RETURNING hash
-              )
-              SELECT hash, pg_notify(${KEY_CHANNEL}, hash) FROM changed`
-          ),
+          Effect.map(db.query<{ hash: string }>(REVOKE, [id, at]), forgetChanged),
           (changed) => changed === 0 ? Effect.fail(new Errors.KeyNotFound({ id })) : Effect.void
         ),
       rotateKey: (oldId, oldExpiresAt, newKey) =>
         Effect.flatMap(
-          changeKey((sql) =>
-            sql.begin(async (tx) => {
+          Effect.map(
+            db.transaction(async (client) => {
               // The new key only when the old one exists: the check and both writes are one transaction.
-              const changed = await tx<Array<{ hash: string }>>`
-                WITH changed AS (
-                  UPDATE api_keys SET expires_at = LEAST(coalesce(expires_at, ${oldExpiresAt}), ${oldExpiresAt})
-                  WHERE id = ${oldId} RETURNING hash
-                )
-                SELECT hash, pg_notify(${KEY_CHANNEL}, hash) FROM changed`
-              if (changed.length > 0) await insertKeyRow(tx as never, newKey)
+              const changed = await queryOn<{ hash: string }>(client, EXPIRE, [oldId, oldExpiresAt])
+              if (changed.length > 0) await queryOn(client, INSERT_KEY, keyValues(newKey))
               return changed
-            })
+            }),
+            forgetChanged
           ),
           (changed) => changed === 0 ? Effect.fail(new Errors.KeyNotFound({ id: oldId })) : Effect.void
         )
@@ -207,5 +200,5 @@ export const make = (
 /** @category layers */
 export const layer = (
   options: Partial<AccountStorePgOptions> = {}
-): Layer.Layer<AccountStore.AccountStore, Errors.StoreUnavailable, Database> =>
+): Layer.Layer<AccountStore.AccountStore, never, Database> =>
   Layer.scoped(AccountStore.AccountStore, make({ ...DEFAULT_OPTIONS, ...options }))

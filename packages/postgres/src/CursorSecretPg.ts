@@ -6,23 +6,23 @@
  */
 import { Effect, Layer } from "effect"
 import { type Errors, PageCursor, SecureRandom } from "@petstore/core"
-import { Database } from "./Database.js"
+import { Database, statement } from "./Database.js"
 
-const SECRET_NAME = "cursor-hmac"
+export const SECRET_NAME = "cursor-hmac"
 
-/** The stored secret, created on first use; instances starting at once all end up with the first one stored. */
+// Inserted if absent, then read: instances starting at once all end up with the first one stored.
+const LOAD_OR_CREATE = statement(`
+  WITH inserted AS (
+    INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING value
+  )
+  SELECT value FROM inserted UNION ALL SELECT value FROM secrets WHERE name = $1`)
+
+/** The stored secret, created on first use. */
 export const loadOrCreate: Effect.Effect<Uint8Array, Errors.StoreUnavailable, Database | SecureRandom.SecureRandom> = Effect
   .gen(function*() {
     const db = yield* Database
     const fresh = yield* Effect.flatMap(SecureRandom.SecureRandom, (random) => random.bytes(32))
-    const rows = yield* db.run((sql) =>
-      sql<Array<{ value: Uint8Array }>>`
-        WITH inserted AS (
-          INSERT INTO secrets (name, value) VALUES (${SECRET_NAME}, ${Buffer.from(fresh)}) ON CONFLICT (name) DO NOTHING
-          RETURNING value
-        )
-        SELECT value FROM inserted UNION ALL SELECT value FROM secrets WHERE name = ${SECRET_NAME}`
-    )
+    const rows = yield* db.query<{ value: Buffer }>(LOAD_OR_CREATE, [SECRET_NAME, Buffer.from(fresh)])
     return new Uint8Array(rows[0]!.value)
   })
 

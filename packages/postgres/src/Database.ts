@@ -1,25 +1,26 @@
 /**
- * The connection pool of a process to PostgreSQL, on postgres.js: a bounded pool (`poolSize`),
- * statements prepared once per connection (postgres.js prepares every query text it sees and keeps
- * it), `int8` read as numbers (ids and epoch milliseconds stay below 2^53). Every call through `run`
+ * The connection pool of a process to PostgreSQL, on node-postgres (`pg`): a bounded pool
+ * (`poolSize`), every statement named and so prepared once per connection (`Statement`, made when a
+ * store is built), `int8` read as numbers (ids and epoch milliseconds stay below 2^53). Every call
  * fails with `StoreUnavailable` when PostgreSQL cannot be reached or does not answer within
  * `queryTimeoutMillis`, so a request never waits longer than that on the store; the pool connects
  * again by itself on the next call once PostgreSQL accepts connections.
  *
- * The URL carries everything postgres.js reads from it: credentials, `sslmode` (`disable`,
- * `prefer`, `require`, `verify-full`), `host=/path/to/socket` for a local socket, any server
- * parameter (`application_name`, `options`). No message ever prints the password: `redact`.
+ * The URL carries what node-postgres reads from it: credentials, `sslmode` (`disable`, `prefer`,
+ * `require`, `verify-full`, `no-verify`), `sslrootcert`, `host=/path/to/socket` for a local
+ * socket, `application_name`, `options=-c name=value`. No message ever prints the password: `redact`.
  *
  * @since 1.0.0
  */
-import { Context, Data, Duration, Effect, Layer } from "effect"
-import postgres from "postgres"
+import { Context, Data, Duration, Effect, Layer, type Scope } from "effect"
+import { createHash } from "node:crypto"
+import pg from "pg"
 import { Errors } from "@petstore/core"
 
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database?sslmode=…` (or `postgresql://`). */
   readonly url: string
-  /** Most connections this process opens (default 10). */
+  /** Most connections this process opens for queries (default 10); one more LISTENs. */
   readonly poolSize?: number | undefined
   /** Longest wait for an answer (or a connection) before a call fails with `StoreUnavailable` (default 4 s). */
   readonly queryTimeoutMillis?: number | undefined
@@ -60,23 +61,10 @@ export const errorCode = (error: unknown): string | undefined => {
   for (let e: unknown = error, depth = 0; e !== null && typeof e === "object" && depth < 8; depth++) {
     const code = (e as { code?: unknown }).code
     if (typeof code === "string") return code
-    e = (e as { cause?: unknown }).cause
+    const errors = (e as { errors?: unknown }).errors
+    e = Array.isArray(errors) && errors.length > 0 ? errors[0] : (e as { cause?: unknown }).cause
   }
   return undefined
-}
-
-/** A sentence for a failure to reach or use the database at `url` (never with its password). */
-export const explain = (url: string, error: unknown): string => {
-  const where = redact(url)
-  const code = errorCode(error) ?? ""
-  if (code === "ECONNREFUSED") return `PostgreSQL at ${where} refuses connections: is it running, and on that host and port?`
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `PostgreSQL at ${where}: the host name cannot be resolved`
-  if (code === "CONNECT_TIMEOUT" || code === "ETIMEDOUT") return `PostgreSQL at ${where} did not answer in time`
-  if (code === "3D000") return `PostgreSQL at ${where}: the database does not exist (create it first)`
-  if (code === "28P01" || code === "28000") return `PostgreSQL at ${where} refused the credentials`
-  const message = error instanceof Error ? error.message : String(error)
-  // A driver message may quote the connection string; never let a password through.
-  return `PostgreSQL at ${where} cannot be used: ${scrub(url, message)}`
 }
 
 const scrub = (url: string, text: string): string => {
@@ -88,8 +76,38 @@ const scrub = (url: string, text: string): string => {
   }
 }
 
-/** The postgres.js client (a pool). */
-export type Sql = postgres.Sql<Record<string, never>>
+/** A sentence for a failure to reach or use the database at `url` (never with its password). */
+export const explain = (url: string, error: unknown): string => {
+  const where = redact(url)
+  const code = errorCode(error) ?? ""
+  if (code === "ECONNREFUSED") return `PostgreSQL at ${where} refuses connections: is it running, and on that host and port?`
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `PostgreSQL at ${where}: the host name cannot be resolved`
+  if (code === "ETIMEDOUT" || /timeout/i.test(String((error as Error)?.message))) return `PostgreSQL at ${where} did not answer in time`
+  if (code === "3D000") return `PostgreSQL at ${where}: the database does not exist (create it first)`
+  if (code === "28P01" || code === "28000") return `PostgreSQL at ${where} refused the credentials`
+  const message = error instanceof Error ? error.message : String(error)
+  // A driver message may quote the connection string; never let a password through.
+  return `PostgreSQL at ${where} cannot be used: ${scrub(url, message)}`
+}
+
+/** A statement with a name: each connection prepares it the first time it runs it, then reuses it. */
+export interface Statement {
+  readonly name: string
+  readonly text: string
+}
+
+/** Names `text` (the same text always gets the same name, so no two statements collide). */
+export const statement = (text: string): Statement => ({
+  name: `petstore_${createHash("sha256").update(text).digest("hex").slice(0, 16)}`,
+  text
+})
+
+/** A connection of the pool, held for a transaction. */
+export type Client = pg.PoolClient
+
+/** Runs `statement` on `client` (inside a transaction). */
+export const queryOn = async <R>(client: pg.ClientBase, s: Statement, values: ReadonlyArray<unknown>): Promise<Array<R>> =>
+  (await client.query({ name: s.name, text: s.text, values: values as Array<unknown> })).rows as Array<R>
 
 /** @category services */
 export class Database extends Context.Tag("@petstore/postgres/Database")<
@@ -97,54 +115,123 @@ export class Database extends Context.Tag("@petstore/postgres/Database")<
   {
     /** The URL, with its password redacted. */
     readonly where: string
-    readonly sql: Sql
+    /** The rows of one prepared statement, run on any connection of the pool. */
+    readonly query: <R>(
+      statement: Statement,
+      values: ReadonlyArray<unknown>,
+      timeout?: Duration.DurationInput
+    ) => Effect.Effect<Array<R>, Errors.StoreUnavailable>
     /**
-     * Runs `query` against the pool: any failure, or no answer within the query timeout, is
-     * `StoreUnavailable` (a transaction that failed was rolled back by PostgreSQL: nothing half-written).
+     * `work` inside `BEGIN … COMMIT` on one connection; rolled back if it throws. Any failure, or no
+     * answer within the timeout, is `StoreUnavailable`: nothing half-written.
      */
-    readonly run: <A>(
-      query: (sql: Sql) => Promise<A>,
+    readonly transaction: <A>(
+      work: (client: Client) => Promise<A>,
       timeout?: Duration.DurationInput
     ) => Effect.Effect<A, Errors.StoreUnavailable>
+    /**
+     * Listens on `channel` for the life of the scope, on a connection of its own that is opened again
+     * whenever it is lost; `onListening` runs at each (re)start (notifications may have been missed).
+     */
+    readonly listen: (
+      channel: string,
+      onNotification: (payload: string) => void,
+      onListening: () => void
+    ) => Effect.Effect<void, never, Scope.Scope>
   }
 >() {}
 
-/** Opens the pool (no connection yet: postgres.js connects on first use). */
-export const open = (options: PostgresOptions): Sql =>
-  postgres(options.url, {
-    max: options.poolSize ?? DEFAULT_POOL_SIZE,
-    connect_timeout: Math.max(1, Math.ceil((options.connectTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MILLIS) / 1000)),
-    prepare: true,
-    // Ids and epoch milliseconds are int8; they are below 2^53, so they are read as numbers.
-    types: { bigint: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) } } as never,
-    onnotice: () => {},
-    connection: { application_name: "petstore" }
-  }) as unknown as Sql
+/** Node-postgres configuration for `options`; int8 as numbers on this pool only. */
+const clientConfig = (options: PostgresOptions): pg.ClientConfig => ({
+  connectionString: options.url,
+  connectionTimeoutMillis: options.connectTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MILLIS,
+  application_name: "petstore",
+  types: { getTypeParser: ((oid: number, format?: string) => oid === 20 ? Number : pg.types.getTypeParser(oid, format as never)) as never }
+})
 
 /** @category constructors */
-export const make = (options: PostgresOptions) =>
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.sync(() => open(options)),
-      (sql) => Effect.promise(() => sql.end({ timeout: 5 })).pipe(Effect.timeout("6 seconds"), Effect.ignore)
-    ),
-    (sql) => {
-      const where = redact(options.url)
-      const timeout = Duration.millis(options.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MILLIS)
-      const unavailable = (cause: unknown) => new Errors.StoreUnavailable({ cause: new Error(explain(options.url, cause)) })
-      return Database.of({
-        where,
-        sql,
-        run: (query, within = timeout) =>
-          Effect.tryPromise({ try: () => query(sql), catch: unavailable }).pipe(
-            Effect.timeoutFail({
-              duration: within,
-              onTimeout: () => unavailable(new Error(`no answer within ${Duration.format(within)}`))
-            })
-          )
+export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const where = redact(options.url)
+    const config = clientConfig(options)
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        // Prepared statements live as long as their connection: idle connections are kept.
+        const pool = new pg.Pool({ ...config, max: options.poolSize ?? DEFAULT_POOL_SIZE, idleTimeoutMillis: 0 })
+        // An idle connection that breaks (PostgreSQL restarted) is dropped by the pool; without a
+        // listener the error would end the process.
+        pool.on("error", () => {})
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+    )
+    const timeout = Duration.millis(options.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MILLIS)
+    const unavailable = (cause: unknown) => new Errors.StoreUnavailable({ cause: new Error(explain(options.url, cause)) })
+    const bounded = <A>(run: () => Promise<A>, within: Duration.DurationInput) =>
+      Effect.tryPromise({ try: run, catch: unavailable }).pipe(
+        Effect.timeoutFail({ duration: within, onTimeout: () => unavailable(new Error(`no answer within ${Duration.format(within)}`)) })
+      )
+
+    const listen: Database["Type"]["listen"] = (channel, onNotification, onListening) =>
+      Effect.gen(function*() {
+        let stopped = false
+        let current: pg.Client | undefined
+        let retry: NodeJS.Timeout | undefined
+        const open = () => {
+          if (stopped) return
+          const client = new pg.Client(config)
+          current = client
+          let ended = false
+          const reopen = () => {
+            if (ended) return
+            ended = true
+            client.removeAllListeners("notification")
+            client.end().catch(() => {})
+            onListening() // whatever was cached may have changed while no notification could arrive
+            if (!stopped) retry = setTimeout(open, 500)
+          }
+          client.on("error", reopen)
+          client.on("end", reopen)
+          client.on("notification", (n) => {
+            if (n.channel === channel) onNotification(n.payload ?? "")
+          })
+          client.connect()
+            .then(() => client.query(`LISTEN ${pg.escapeIdentifier(channel)}`))
+            .then(() => onListening(), reopen)
+        }
+        open()
+        yield* Effect.addFinalizer(() =>
+          Effect.promise(async () => {
+            stopped = true
+            clearTimeout(retry)
+            await current?.end().catch(() => {})
+          }).pipe(Effect.timeout("2 seconds"), Effect.ignore)
+        )
       })
-    }
-  )
+
+    return Database.of({
+      where,
+      query: <R>(s: Statement, values: ReadonlyArray<unknown>, within: Duration.DurationInput = timeout) =>
+        bounded(async () => (await pool.query({ name: s.name, text: s.text, values: values as Array<unknown> })).rows as Array<R>, within),
+      transaction: (work, within = timeout) =>
+        bounded(async () => {
+          const client = await pool.connect()
+          let broken = false
+          try {
+            await client.query("BEGIN")
+            const result = await work(client)
+            await client.query("COMMIT")
+            return result
+          } catch (error) {
+            await client.query("ROLLBACK").catch(() => (broken = true))
+            throw error
+          } finally {
+            client.release(broken)
+          }
+        }, within),
+      listen
+    })
+  })
 
 /**
  * The pool, closed when the layer is released. The first query is made here, so an unreachable
@@ -156,10 +243,11 @@ export const layer = (options: PostgresOptions): Layer.Layer<Database, DatabaseO
   Layer.scoped(
     Database,
     Effect.tap(make(options), (db) =>
-      db.run((sql) => sql`SELECT 1`).pipe(
+      db.query(statement("SELECT 1"), []).pipe(
         Effect.mapError((error) => new DatabaseOpenError({ url: db.where, message: messageOf(error), cause: error }))
       ))
   )
 
-const messageOf = (error: Errors.StoreUnavailable): string =>
+/** The sentence a `StoreUnavailable` of this module carries. */
+export const messageOf = (error: Errors.StoreUnavailable): string =>
   error.cause instanceof Error ? error.cause.message : String(error.cause)

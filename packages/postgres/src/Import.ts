@@ -8,31 +8,93 @@
  * @since 1.0.0
  */
 import { Data, Effect } from "effect"
-import type { Errors, StoreSnapshot } from "@petstore/core"
-import { ADMIN_TIMEOUT, Database, type Sql } from "./Database.js"
+import type { AccountStore, Errors, MessageStore, Pet, RateLimiter, StoreSnapshot } from "@petstore/core"
+import { SECRET_NAME } from "./CursorSecretPg.js"
+import { ADMIN_TIMEOUT, type Client, Database } from "./Database.js"
 
 /** The target database already holds data; nothing was written. */
 export class TargetNotEmpty extends Data.TaggedError("TargetNotEmpty")<{ readonly message: string }> {}
 
-/** Rows per INSERT statement (PostgreSQL takes at most 65,535 parameters in one statement). */
-const CHUNK = 1_000
-
-const chunks = <A>(rows: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK))
-  return out
+/** A table and how each of its columns is typed, for `INSERT … SELECT FROM unnest(…)`. */
+interface Table<A> {
+  readonly name: string
+  readonly columns: ReadonlyArray<readonly [column: string, type: string, value: (a: A) => unknown]>
 }
 
-const insertAll = async <A>(
-  tx: Sql,
-  table: string,
-  rows: ReadonlyArray<A>,
-  toRow: (a: A) => Record<string, unknown>
-) => {
-  for (const chunk of chunks(rows)) {
-    const records = chunk.map(toRow)
-    await tx`INSERT INTO ${tx(table)} ${tx(records as never, Object.keys(records[0]!) as never)}`
-  }
+/** Inserts every row of `rows` in one statement: one array parameter per column. */
+const insertAll = async <A>(client: Client, table: Table<A>, rows: ReadonlyArray<A>) => {
+  if (rows.length === 0) return
+  const names = table.columns.map(([c]) => c).join(", ")
+  const arrays = table.columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")
+  await client.query(
+    `INSERT INTO ${table.name} (${names}) SELECT * FROM unnest(${arrays})`,
+    table.columns.map(([, , value]) => rows.map(value))
+  )
+}
+
+const ACCOUNTS: Table<AccountStore.Account> = {
+  name: "accounts",
+  columns: [
+    ["id", "text", (a) => a.id],
+    ["plan", "text", (a) => a.plan],
+    ["per_minute", "int4", (a) => a.limits.perMinute],
+    ["per_day", "int4", (a) => a.limits.perDay],
+    ["created_at", "int8", (a) => a.createdAt]
+  ]
+}
+const KEYS: Table<AccountStore.KeyRecord> = {
+  name: "api_keys",
+  columns: [
+    ["id", "text", (k) => k.id],
+    ["account_id", "text", (k) => k.accountId],
+    ["hash", "text", (k) => k.hash],
+    ["prefix", "text", (k) => k.prefix],
+    ["created_at", "int8", (k) => k.createdAt],
+    ["expires_at", "int8", (k) => k.expiresAt],
+    ["revoked_at", "int8", (k) => k.revokedAt]
+  ]
+}
+const PETS: Table<Pet.Pet> = {
+  name: "pets",
+  columns: [
+    ["id", "int8", (p) => p.id],
+    ["name", "text", (p) => p.name],
+    ["category_id", "int8", (p) => p.categoryId],
+    ["status", "text", (p) => p.status]
+  ]
+}
+// Inserted in submission order, so `seq` keeps it.
+const MESSAGES: Table<MessageStore.StoredMessage> = {
+  name: "messages",
+  columns: [
+    ["id", "text", (m) => m.id],
+    ["account_id", "text", (m) => m.accountId],
+    ["message", "text", (m) => m.message],
+    ["status", "text", (m) => m.status],
+    ["created_at", "int8", (m) => m.createdAt],
+    ["updated_at", "int8", (m) => m.updatedAt],
+    ["attempts", "int4", (m) => m.attempts],
+    ["available_at", "int8", (m) => m.availableAt],
+    ["lease_until", "int8", (m) => m.leaseUntil],
+    ["last_error", "text", (m) => m.lastError]
+  ]
+}
+type QuotaEntry = RateLimiter.DurableLimiterState["quotas"][number]
+type StandingEntry = RateLimiter.DurableLimiterState["standings"][number]
+const QUOTAS: Table<QuotaEntry> = {
+  name: "limiter_quotas",
+  columns: [["account_id", "text", ([id]) => id], ["day", "int4", ([, q]) => q.day], ["used", "int4", ([, q]) => q.used]]
+}
+const STANDINGS: Table<StandingEntry> = {
+  name: "limiter_standings",
+  columns: [
+    ["key_id", "text", ([id]) => id],
+    ["wait_until", "int8", ([, s]) => s.waitUntil],
+    ["strikes", "int4", ([, s]) => s.strikes],
+    ["banned_until", "int8", ([, s]) => s.bannedUntil],
+    ["bans", "int4", ([, s]) => s.bans],
+    ["last_ban_at", "int8", ([, s]) => s.lastBanAt]
+  ]
 }
 
 class NotEmpty {
@@ -44,63 +106,30 @@ export const importSnapshot = (
   snapshot: StoreSnapshot.StoreSnapshot
 ): Effect.Effect<void, TargetNotEmpty | Errors.StoreUnavailable, Database> =>
   Effect.flatMap(Database, (db) =>
-    db.run((sql) =>
-      sql.begin(async (tx) => {
-        const t = tx as unknown as Sql
-        const [held] = await t<Array<{ accounts: boolean; pets: boolean; messages: boolean }>>`
-          SELECT EXISTS (SELECT 1 FROM accounts) AS accounts, EXISTS (SELECT 1 FROM pets) AS pets,
-            EXISTS (SELECT 1 FROM messages) AS messages`
-        const what = Object.entries(held!).filter(([, v]) => v).map(([k]) => k)
-        if (what.length > 0) return new NotEmpty(what.join(", "))
-        await insertAll(t, "accounts", snapshot.accounts, (a) => ({
-          id: a.id,
-          plan: a.plan,
-          per_minute: a.limits.perMinute,
-          per_day: a.limits.perDay,
-          created_at: a.createdAt
-        }))
-        await insertAll(t, "api_keys", snapshot.keys, (k) => ({
-          id: k.id,
-          account_id: k.accountId,
-          hash: k.hash,
-          prefix: k.prefix,
-          created_at: k.createdAt,
-          expires_at: k.expiresAt,
-          revoked_at: k.revokedAt
-        }))
-        await insertAll(t, "pets", snapshot.pets, (p) => ({ id: p.id, name: p.name, category_id: p.categoryId, status: p.status }))
-        await t`UPDATE pet_ids SET last = GREATEST(last, (SELECT coalesce(max(id), 0) FROM pets))`
-        // Inserted in submission order, so `seq` keeps it.
-        await insertAll(t, "messages", snapshot.messages, (m) => ({
-          id: m.id,
-          account_id: m.accountId,
-          message: m.message,
-          status: m.status,
-          created_at: m.createdAt,
-          updated_at: m.updatedAt,
-          attempts: m.attempts,
-          available_at: m.availableAt,
-          lease_until: m.leaseUntil,
-          last_error: m.lastError
-        }))
-        await t`DELETE FROM limiter_quotas`
-        await t`DELETE FROM limiter_standings`
-        await insertAll(t, "limiter_quotas", snapshot.limiter.quotas, ([id, q]) => ({ account_id: id, day: q.day, used: q.used }))
-        await insertAll(t, "limiter_standings", snapshot.limiter.standings, ([id, s]) => ({
-          key_id: id,
-          wait_until: s.waitUntil,
-          strikes: s.strikes,
-          banned_until: s.bannedUntil,
-          bans: s.bans,
-          last_ban_at: s.lastBanAt
-        }))
-        if (snapshot.cursorSecret !== undefined) {
-          await t`INSERT INTO secrets (name, value) VALUES ('cursor-hmac', ${Buffer.from(snapshot.cursorSecret)})
-                  ON CONFLICT (name) DO UPDATE SET value = excluded.value`
-        }
-        return undefined
-      }), ADMIN_TIMEOUT
-    ).pipe(
+    db.transaction(async (client) => {
+      const { rows: [held] } = await client.query<{ accounts: boolean; pets: boolean; messages: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM accounts) AS accounts, EXISTS (SELECT 1 FROM pets) AS pets,
+           EXISTS (SELECT 1 FROM messages) AS messages`
+      )
+      const what = Object.entries(held!).filter(([, v]) => v).map(([k]) => k)
+      if (what.length > 0) return new NotEmpty(what.join(", "))
+      await insertAll(client, ACCOUNTS, snapshot.accounts)
+      await insertAll(client, KEYS, snapshot.keys)
+      await insertAll(client, PETS, snapshot.pets)
+      await client.query("UPDATE pet_ids SET last = GREATEST(last, (SELECT coalesce(max(id), 0) FROM pets))")
+      await insertAll(client, MESSAGES, snapshot.messages)
+      await client.query("DELETE FROM limiter_quotas")
+      await client.query("DELETE FROM limiter_standings")
+      await insertAll(client, QUOTAS, snapshot.limiter.quotas)
+      await insertAll(client, STANDINGS, snapshot.limiter.standings)
+      if (snapshot.cursorSecret !== undefined) {
+        await client.query(
+          "INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+          [SECRET_NAME, Buffer.from(snapshot.cursorSecret)]
+        )
+      }
+      return undefined
+    }, ADMIN_TIMEOUT).pipe(
       Effect.flatMap((outcome) =>
         outcome instanceof NotEmpty
           ? Effect.fail(

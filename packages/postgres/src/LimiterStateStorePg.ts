@@ -9,7 +9,7 @@
  */
 import { Effect, Layer } from "effect"
 import { LimiterStateStore } from "@petstore/core"
-import { Database } from "./Database.js"
+import { Database, queryOn, statement } from "./Database.js"
 
 interface QuotaRow {
   readonly account_id: string
@@ -26,18 +26,41 @@ interface StandingRow {
   readonly last_ban_at: number
 }
 
+const DROP_OLD_QUOTAS = statement("DELETE FROM limiter_quotas WHERE day < $1")
+const DROP_OLD_STANDINGS = statement("DELETE FROM limiter_standings WHERE banned_until <= $1 AND wait_until <= $2")
+const ALL_QUOTAS = statement("SELECT account_id, day, used FROM limiter_quotas")
+const ALL_STANDINGS = statement("SELECT key_id, wait_until, strikes, banned_until, bans, last_ban_at FROM limiter_standings")
+// Per account and day the highest count any instance saved is kept.
+const SAVE_QUOTAS = statement(`
+  INSERT INTO limiter_quotas (account_id, day, used)
+  SELECT * FROM unnest($1::text[], $2::int4[], $3::int4[])
+  ON CONFLICT (account_id) DO UPDATE SET
+    used = CASE
+      WHEN excluded.day > limiter_quotas.day THEN excluded.used
+      WHEN excluded.day = limiter_quotas.day THEN GREATEST(limiter_quotas.used, excluded.used)
+      ELSE limiter_quotas.used END,
+    day = GREATEST(limiter_quotas.day, excluded.day)`)
+const SAVE_STANDINGS = statement(`
+  INSERT INTO limiter_standings (key_id, wait_until, strikes, banned_until, bans, last_ban_at)
+  SELECT * FROM unnest($1::text[], $2::int8[], $3::int4[], $4::int8[], $5::int4[], $6::int8[])
+  ON CONFLICT (key_id) DO UPDATE SET
+    wait_until = GREATEST(limiter_standings.wait_until, excluded.wait_until),
+    strikes = excluded.strikes,
+    banned_until = GREATEST(limiter_standings.banned_until, excluded.banned_until),
+    bans = GREATEST(limiter_standings.bans, excluded.bans),
+    last_ban_at = GREATEST(limiter_standings.last_ban_at, excluded.last_ban_at)`)
+
 /** @category constructors */
 export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], never, Database> = Effect.map(
   Database,
   (db) =>
     LimiterStateStore.LimiterStateStore.of({
       load: (today, now, forgetBefore) =>
-        db.run(async (sql) => {
-          await sql`DELETE FROM limiter_quotas WHERE day < ${today}`
-          await sql`DELETE FROM limiter_standings WHERE banned_until <= ${forgetBefore} AND wait_until <= ${now}`
-          const quotas = await sql<Array<QuotaRow>>`SELECT account_id, day, used FROM limiter_quotas`
-          const standings = await sql<Array<StandingRow>>`
-            SELECT key_id, wait_until, strikes, banned_until, bans, last_ban_at FROM limiter_standings`
+        db.transaction(async (client) => {
+          await queryOn(client, DROP_OLD_QUOTAS, [today])
+          await queryOn(client, DROP_OLD_STANDINGS, [forgetBefore, now])
+          const quotas = await queryOn<QuotaRow>(client, ALL_QUOTAS, [])
+          const standings = await queryOn<StandingRow>(client, ALL_STANDINGS, [])
           return {
             quotas: quotas.map((r) => [r.account_id, { day: r.day, used: r.used }] as const),
             standings: standings.map((r) =>
@@ -52,35 +75,21 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], ne
           }
         }),
       save: ({ quotas, standings }) =>
-        db.run((sql) =>
-          sql.begin(async (tx) => {
-            if (quotas.length > 0) {
-              await tx`
-                INSERT INTO limiter_quotas (account_id, day, used)
-                SELECT * FROM unnest(${quotas.map(([id]) => id)}::text[], ${quotas.map(([, q]) => q.day)}::int4[],
-                  ${quotas.map(([, q]) => q.used)}::int4[])
-                ON CONFLICT (account_id) DO UPDATE SET
-                  used = CASE
-                    WHEN excluded.day > limiter_quotas.day THEN excluded.used
-                    WHEN excluded.day = limiter_quotas.day THEN GREATEST(limiter_quotas.used, excluded.used)
-                    ELSE limiter_quotas.used END,
-                  day = GREATEST(limiter_quotas.day, excluded.day)`
-            }
-            if (standings.length > 0) {
-              await tx`
-                INSERT INTO limiter_standings (key_id, wait_until, strikes, banned_until, bans, last_ban_at)
-                SELECT * FROM unnest(${standings.map(([id]) => id)}::text[], ${standings.map(([, s]) => s.waitUntil)}::int8[],
-                  ${standings.map(([, s]) => s.strikes)}::int4[], ${standings.map(([, s]) => s.bannedUntil)}::int8[],
-                  ${standings.map(([, s]) => s.bans)}::int4[], ${standings.map(([, s]) => s.lastBanAt)}::int8[])
-                ON CONFLICT (key_id) DO UPDATE SET
-                  wait_until = GREATEST(limiter_standings.wait_until, excluded.wait_until),
-                  strikes = excluded.strikes,
-                  banned_until = GREATEST(limiter_standings.banned_until, excluded.banned_until),
-                  bans = GREATEST(limiter_standings.bans, excluded.bans),
-                  last_ban_at = GREATEST(limiter_standings.last_ban_at, excluded.last_ban_at)`
-            }
-          })
-        ).pipe(Effect.asVoid)
+        db.transaction(async (client) => {
+          if (quotas.length > 0) {
+            await queryOn(client, SAVE_QUOTAS, [quotas.map(([id]) => id), quotas.map(([, q]) => q.day), quotas.map(([, q]) => q.used)])
+          }
+          if (standings.length > 0) {
+            await queryOn(client, SAVE_STANDINGS, [
+              standings.map(([id]) => id),
+              standings.map(([, s]) => s.waitUntil),
+              standings.map(([, s]) => s.strikes),
+              standings.map(([, s]) => s.bannedUntil),
+              standings.map(([, s]) => s.bans),
+              standings.map(([, s]) => s.lastBanAt)
+            ])
+          }
+        })
     })
 )
 

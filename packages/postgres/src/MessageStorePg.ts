@@ -10,7 +10,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { type Message, MessageStore } from "@petstore/core"
-import { Database } from "./Database.js"
+import { Database, statement } from "./Database.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
 interface MessageRow {
@@ -41,6 +41,38 @@ const toStored = (row: MessageRow): MessageStore.StoredMessage => ({
 
 const stored = (rows: ReadonlyArray<MessageRow>) => Option.map(Option.fromNullable(rows[0]), toStored)
 
+const COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
+const INSERT_BATCH = statement(
+  `INSERT INTO messages (${COLUMNS})
+   SELECT ${COLUMNS} FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::int4[],
+     $8::int8[], $9::int8[], $10::text[]) WITH ORDINALITY AS m(${COLUMNS}, n)
+   ORDER BY n`
+)
+const BY_ID = statement(`SELECT ${COLUMNS} FROM messages WHERE id = $1`)
+// $1 now, $2 lease end.
+const CLAIM = statement(
+  `UPDATE messages
+   SET status = 'processing', attempts = attempts + 1, lease_until = $2, updated_at = $1
+   WHERE seq = (
+     SELECT seq FROM messages
+     WHERE status IN ('queued', 'processing')
+       AND ((status = 'queued' AND available_at <= $1) OR (status = 'processing' AND lease_until <= $1))
+     ORDER BY seq LIMIT 1
+     FOR UPDATE SKIP LOCKED)
+   RETURNING ${COLUMNS}`
+)
+const DELIVERED = statement(
+  "UPDATE messages SET status = 'delivered', updated_at = $2, lease_until = 0, last_error = NULL WHERE id = $1"
+)
+const RETRY = statement(
+  "UPDATE messages SET status = 'queued', updated_at = $2, available_at = $3, lease_until = 0, last_error = $4 WHERE id = $1"
+)
+const FAILED = statement("UPDATE messages SET status = 'failed', updated_at = $2, lease_until = 0, last_error = $3 WHERE id = $1")
+const NEXT_CLAIM = statement(
+  `SELECT min(CASE WHEN status = 'queued' THEN available_at ELSE lease_until END) AS at
+   FROM messages WHERE status IN ('queued', 'processing')`
+)
+
 /** @category constructors */
 export const make = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
@@ -49,74 +81,30 @@ export const make = (
     const inserts = WriteBatcher.make<MessageStore.StoredMessage, void>(
       (ms) =>
         Effect.as(
-          db.run((sql) =>
-            sql`INSERT INTO messages (id, account_id, message, status, created_at, updated_at, attempts, available_at,
-                  lease_until, last_error)
-                SELECT m.id, m.account_id, m.message, m.status, m.created_at, m.updated_at, m.attempts, m.available_at,
-                  m.lease_until, m.last_error
-                FROM unnest(${ms.map((m) => m.id)}::text[], ${ms.map((m) => m.accountId)}::text[],
-                  ${ms.map((m) => m.message)}::text[], ${ms.map((m) => m.status)}::text[],
-                  ${ms.map((m) => m.createdAt)}::int8[], ${ms.map((m) => m.updatedAt)}::int8[],
-                  ${ms.map((m) => m.attempts)}::int4[], ${ms.map((m) => m.availableAt)}::int8[],
-                  ${ms.map((m) => m.leaseUntil)}::int8[], ${ms.map((m) => m.lastError)}::text[])
-                WITH ORDINALITY AS m(id, account_id, message, status, created_at, updated_at, attempts, available_at,
-                  lease_until, last_error, n)
-                ORDER BY n`
-          ),
+          db.query(INSERT_BATCH, [
+            ms.map((m) => m.id),
+            ms.map((m) => m.accountId),
+            ms.map((m) => m.message),
+            ms.map((m) => m.status),
+            ms.map((m) => m.createdAt),
+            ms.map((m) => m.updatedAt),
+            ms.map((m) => m.attempts),
+            ms.map((m) => m.availableAt),
+            ms.map((m) => m.leaseUntil),
+            ms.map((m) => m.lastError)
+          ]),
           ms.map(() => undefined)
         ),
       options
     )
     return MessageStore.MessageStore.of({
       insert: inserts.write,
-      find: (id) =>
-        Effect.map(
-          db.run((sql) =>
-            sql<Array<MessageRow>>`SELECT id, account_id, message, status, created_at, updated_at, attempts,
-              available_at, lease_until, last_error FROM messages WHERE id = ${id}`
-          ),
-          stored
-        ),
-      claim: (now, leaseMillis) =>
-        Effect.map(
-          db.run((sql) =>
-            sql<Array<MessageRow>>`
-              UPDATE messages
-              SET status = 'processing', attempts = attempts + 1, lease_until = ${now + leaseMillis}, updated_at = ${now}
-              WHERE seq = (
-                SELECT seq FROM messages
-                WHERE status IN ('queued', 'processing')
-                  AND ((status = 'queued' AND available_at <= ${now}) OR (status = 'processing' AND lease_until <= ${now}))
-                ORDER BY seq LIMIT 1
-                FOR UPDATE SKIP LOCKED)
-              RETURNING id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until,
-                last_error`
-          ),
-          stored
-        ),
-      markDelivered: (id, now) =>
-        Effect.asVoid(db.run((sql) =>
-          sql`UPDATE messages SET status = 'delivered', updated_at = ${now}, lease_until = 0, last_error = NULL
-              WHERE id = ${id}`
-        )),
-      markRetry: (id, now, availableAt, error) =>
-        Effect.asVoid(db.run((sql) =>
-          sql`UPDATE messages SET status = 'queued', updated_at = ${now}, available_at = ${availableAt}, lease_until = 0,
-                last_error = ${error} WHERE id = ${id}`
-        )),
-      markFailed: (id, now, error) =>
-        Effect.asVoid(db.run((sql) =>
-          sql`UPDATE messages SET status = 'failed', updated_at = ${now}, lease_until = 0, last_error = ${error}
-              WHERE id = ${id}`
-        )),
-      nextClaimAt: Effect.map(
-        db.run((sql) =>
-          sql<Array<{ at: number | null }>>`
-            SELECT min(CASE WHEN status = 'queued' THEN available_at ELSE lease_until END) AS at
-            FROM messages WHERE status IN ('queued', 'processing')`
-        ),
-        (rows) => Option.fromNullable(rows[0]?.at)
-      )
+      find: (id) => Effect.map(db.query<MessageRow>(BY_ID, [id]), stored),
+      claim: (now, leaseMillis) => Effect.map(db.query<MessageRow>(CLAIM, [now, now + leaseMillis]), stored),
+      markDelivered: (id, now) => Effect.asVoid(db.query(DELIVERED, [id, now])),
+      markRetry: (id, now, availableAt, error) => Effect.asVoid(db.query(RETRY, [id, now, availableAt, error])),
+      markFailed: (id, now, error) => Effect.asVoid(db.query(FAILED, [id, now, error])),
+      nextClaimAt: Effect.map(db.query<{ at: number | null }>(NEXT_CLAIM, []), (rows) => Option.fromNullable(rows[0]?.at))
     })
   })
 

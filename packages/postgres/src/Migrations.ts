@@ -13,7 +13,7 @@
  * @since 1.0.0
  */
 import { Effect, Layer } from "effect"
-import { ADMIN_TIMEOUT, Database, DatabaseOpenError } from "./Database.js"
+import { ADMIN_TIMEOUT, Database, DatabaseOpenError, messageOf } from "./Database.js"
 
 export interface Migration {
   readonly id: number
@@ -121,34 +121,31 @@ export const migrate = (
 ): Effect.Effect<MigrationReport, DatabaseOpenError, Database> =>
   Effect.flatMap(Database, (db) => {
     const known = migrations.reduce((max, m) => Math.max(max, m.id), 0)
-    return db.run((sql) =>
-      sql.begin(async (tx) => {
-        await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
-        await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
-          id integer PRIMARY KEY,
-          name text NOT NULL,
-          applied_at timestamptz NOT NULL DEFAULT now(),
-          requires_program integer NOT NULL
-        )`
-        const [row] = await tx<Array<VersionRow>>`
-          SELECT max(id) AS version, max(requires_program) AS requires FROM schema_migrations`
-        const from = row?.version ?? 0
-        const refused = compatibility(from, row?.requires ?? 0, known)
-        if (refused !== undefined) return { refused } as const
-        const applied: Array<number> = []
-        let requires = row?.requires ?? 0
-        for (const m of migrations.filter((m) => m.id > from).sort((a, b) => a.id - b.id)) {
-          for (const statement of m.statements) await tx.unsafe(statement)
-          requires = Math.max(requires, m.requiresProgram ?? 1)
-          await tx`INSERT INTO schema_migrations (id, name, requires_program) VALUES (${m.id}, ${m.name}, ${requires})`
-          applied.push(m.id)
-        }
-        return { from, applied, version: Math.max(from, known) } as const
-      }), ADMIN_TIMEOUT
-    ).pipe(
-      Effect.mapError((error) =>
-        new DatabaseOpenError({ url: db.where, message: String((error.cause as Error).message ?? error.cause), cause: error })
-      ),
+    return db.transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK])
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        id integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now(),
+        requires_program integer NOT NULL
+      )`)
+      const { rows: [row] } = await client.query<VersionRow>(
+        "SELECT max(id) AS version, max(requires_program) AS requires FROM schema_migrations"
+      )
+      const from = row?.version ?? 0
+      const refused = compatibility(from, row?.requires ?? 0, known)
+      if (refused !== undefined) return { refused } as const
+      const applied: Array<number> = []
+      let requires = row?.requires ?? 0
+      for (const m of migrations.filter((m) => m.id > from).sort((a, b) => a.id - b.id)) {
+        for (const statement of m.statements) await client.query(statement)
+        requires = Math.max(requires, m.requiresProgram ?? 1)
+        await client.query("INSERT INTO schema_migrations (id, name, requires_program) VALUES ($1, $2, $3)", [m.id, m.name, requires])
+        applied.push(m.id)
+      }
+      return { from, applied, version: Math.max(from, known) } as const
+    }, ADMIN_TIMEOUT).pipe(
+      Effect.mapError((error) => new DatabaseOpenError({ url: db.where, message: messageOf(error), cause: error })),
       Effect.flatMap((result) =>
         "refused" in result
           ? Effect.fail(new DatabaseOpenError({ url: db.where, message: `PostgreSQL at ${db.where}: ${result.refused}` }))

@@ -16,7 +16,7 @@
  */
 import { Effect, Layer, Option } from "effect"
 import { type Pet, PetRepository } from "@petstore/core"
-import { Database } from "./Database.js"
+import { Database, statement } from "./Database.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
 interface PetRow {
@@ -33,27 +33,35 @@ const toPet = (row: PetRow): Pet.Pet => ({
   status: row.status
 })
 
+// One statement per batch: take `n` ids from the counter (locking its row until commit) and insert
+// the batch under them, in the batch's order. $1 names, $2 category ids, $3 statuses.
+const INSERT_BATCH = statement(`
+  WITH taken AS (UPDATE pet_ids SET last = last + cardinality($1::text[]) RETURNING last - cardinality($1::text[]) AS before),
+  inserted AS (
+    INSERT INTO pets (id, name, category_id, status)
+    SELECT taken.before + d.n, d.name, d.category_id, d.status
+    FROM taken, unnest($1::text[], $2::int8[], $3::text[]) WITH ORDINALITY AS d(name, category_id, status, n)
+  )
+  SELECT before + 1 AS first FROM taken`)
+const PAGE = statement("SELECT id, name, category_id, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2")
+const PAGE_BY_STATUS = statement(
+  "SELECT id, name, category_id, status FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3"
+)
+const BY_ID = statement("SELECT id, name, category_id, status FROM pets WHERE id = $1")
+
 /** @category constructors */
 export const make = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
 ): Effect.Effect<PetRepository.PetRepository["Type"], never, Database> =>
   Effect.map(Database, (db) => {
-    // One statement per batch: take `n` ids from the counter (locking its row until commit) and
-    // insert the batch under them, in the batch's order.
     const inserts = WriteBatcher.make<PetRepository.PetDraft, Pet.Pet>(
       (drafts) =>
         Effect.map(
-          db.run((sql) =>
-            sql<Array<{ first: number }>>`
-              WITH taken AS (UPDATE pet_ids SET last = last + ${drafts.length} RETURNING last - ${drafts.length} AS before),
-              inserted AS (
-                INSERT INTO pets (id, name, category_id, status)
-                SELECT taken.before + d.n, d.name, d.category_id, d.status
-                FROM taken, unnest(${drafts.map((d) => d.name)}::text[], ${drafts.map((d) => d.categoryId)}::int8[],
-                  ${drafts.map((d) => d.status)}::text[]) WITH ORDINALITY AS d(name, category_id, status, n)
-              )
-              SELECT before + 1 AS first FROM taken`
-          ),
+          db.query<{ first: number }>(INSERT_BATCH, [
+            drafts.map((d) => d.name),
+            drafts.map((d) => d.categoryId),
+            drafts.map((d) => d.status)
+          ]),
           ([row]) =>
             drafts.map((d, i): Pet.Pet => ({
               id: (row!.first + i) as Pet.PetId,
@@ -69,20 +77,12 @@ export const make = (
       // Full pages are kept by the Pets service (they never change), so this runs for the others.
       listAfter: ({ afterId, limit, status }) =>
         Effect.map(
-          db.run((sql) =>
-            Option.isSome(status)
-              ? sql<Array<PetRow>>`SELECT id, name, category_id, status FROM pets
-                  WHERE status = ${status.value} AND id > ${afterId} ORDER BY id LIMIT ${limit}`
-              : sql<Array<PetRow>>`SELECT id, name, category_id, status FROM pets
-                  WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`
-          ),
+          Option.isSome(status)
+            ? db.query<PetRow>(PAGE_BY_STATUS, [status.value, afterId, limit])
+            : db.query<PetRow>(PAGE, [afterId, limit]),
           (rows) => rows.map(toPet)
         ),
-      findById: (id) =>
-        Effect.map(
-          db.run((sql) => sql<Array<PetRow>>`SELECT id, name, category_id, status FROM pets WHERE id = ${id}`),
-          (rows) => Option.map(Option.fromNullable(rows[0]), toPet)
-        )
+      findById: (id) => Effect.map(db.query<PetRow>(BY_ID, [id]), (rows) => Option.map(Option.fromNullable(rows[0]), toPet))
     })
   })
 

@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
-import postgres from "postgres"
 import { PetRepository } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -29,8 +28,8 @@ if ("skip" in database) {
         return Exit.isSuccess(exit) ? exit.value.applied : []
       })
       expect(applied.sort()).toStrictEqual(Postgres.Migrations.MIGRATIONS.map((m) => m.id))
-      const sql = postgres(url, { max: 1, onnotice: () => {} })
-      const rows = await sql`SELECT id FROM schema_migrations`
+      const sql = TestDatabase.connect(url)
+      const rows = await sql.query("SELECT id FROM schema_migrations")
       await sql.end()
       expect(rows.length).toBe(Postgres.Migrations.MIGRATIONS.length)
     })

@@ -6,7 +6,6 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import postgres from "postgres"
 import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
 import { ADMIN_TOKEN, createAccount, get, listAll, post, request } from "./support/Http.js"
 import { cli, pollUntil, sqliteFile, start, stop } from "./support/ServerProcess.js"
@@ -72,8 +71,8 @@ if ("skip" in database) {
         expect(imported.stdout).toMatch(/3 accounts, 3 keys, 25 pets, 1 messages/)
         expect(imported.stdout).toMatch(/, the cursor secret/)
 
-        const sql = postgres(url, { max: 1, onnotice: () => {} })
-        const [quota] = await sql`SELECT used FROM limiter_quotas WHERE account_id = ${free.accountId}`
+        const sql = TestDatabase.connect(url)
+        const [quota] = await sql.query("SELECT used FROM limiter_quotas WHERE account_id = $1", [free.accountId])
         await sql.end()
         expect(Number(quota!.used)).toBe(7)
 

@@ -5,7 +5,6 @@
  * every acknowledged write surviving kill -9.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import postgres from "postgres"
 import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
 import { ADMIN_TOKEN, createAccount, get, listAll, post, request, type TestAccount } from "./support/Http.js"
 import { exited, pollUntil, type Server, start, stop } from "./support/ServerProcess.js"
@@ -20,18 +19,18 @@ if ("skip" in database) {
     let a: Server
     let b: Server
     let account: TestAccount
-    let sql: postgres.Sql
+    let sql: TestDatabase.Sql
 
     beforeAll(async () => {
       url = await database.freshUrl()
       const settings = { PETSTORE_DATABASE: url, PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN, PETSTORE_DATABASE_POOL_SIZE: "4" }
       ;[a, b] = await Promise.all([start(settings), start(settings)])
       account = await createAccount(a.url)
-      sql = postgres(url, { max: 2, onnotice: () => {} })
+      sql = TestDatabase.connect(url)
     }, 60_000)
     afterAll(async () => {
       await Promise.all([stop(a), stop(b)])
-      await sql.end({ timeout: 1 })
+      await sql.end()
     })
 
     it("a pet acknowledged by one instance is read by id and listed where it belongs on the other, at once", async () => {
@@ -97,11 +96,16 @@ if ("skip" in database) {
         }
       }))
       // A message held by a worker that died: processing, its lease run out.
-      await sql`INSERT INTO messages (id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until)
-        VALUES ('msg_orphaned', ${account.accountId}, 'orphan', 'processing', 1, 1, 1, 1, 2)`
+      await sql.query(
+        `INSERT INTO messages (id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until)
+         VALUES ('msg_orphaned', $1, 'orphan', 'processing', 1, 1, 1, 1, 2)`,
+        [account.accountId]
+      )
       const rows = await pollUntil("every message to be delivered", async () => {
-        const rows = await sql<Array<{ id: string; status: string; attempts: number }>>`
-          SELECT id, status, attempts FROM messages WHERE id = ANY(${[...ids, "msg_orphaned"]})`
+        const rows = await sql.query<{ id: string; status: string; attempts: number }>(
+          "SELECT id, status, attempts FROM messages WHERE id = ANY($1)",
+          [[...ids, "msg_orphaned"]]
+        )
         return rows.every((r) => r.status === "delivered") && rows.length === ids.length + 1 ? rows : undefined
       }, 200, 50)
       // Held by one worker at a time: a second claim would have counted a second attempt.
@@ -146,7 +150,7 @@ if ("skip" in database) {
       await Promise.all(load)
       acked = [...acked]
       const names = acked.map((p) => p.name)
-      const rows = await sql<Array<{ id: number; name: string }>>`SELECT id::float8 AS id, name FROM pets WHERE name = ANY(${names})`
+      const rows = await sql.query<{ id: number; name: string }>("SELECT id, name FROM pets WHERE name = ANY($1)", [names])
       expect(rows.length).toBe(acked.length)
       expect(new Map(rows.map((r) => [r.name, r.id]))).toStrictEqual(new Map(acked.map((p) => [p.name, p.id])))
       // And the surviving instance serves them.

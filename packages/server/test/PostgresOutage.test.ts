@@ -6,7 +6,6 @@
  * PostgreSQL that the test cuts and restores.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import postgres from "postgres"
 import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
 import { ADMIN_TOKEN, createAccount, get, post, type TestAccount } from "./support/Http.js"
 import { pollUntil, type Server, start, stop } from "./support/ServerProcess.js"
@@ -24,7 +23,7 @@ if ("skip" in database) {
     let proxy: TcpProxy.TcpProxy
     let server: Server
     let account: TestAccount
-    let sql: postgres.Sql
+    let sql: TestDatabase.Sql
 
     beforeAll(async () => {
       const direct = new URL(await database.freshUrl())
@@ -34,12 +33,12 @@ if ("skip" in database) {
       through.port = String(proxy.port)
       server = await start({ PETSTORE_DATABASE: through.toString(), PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN })
       account = await createAccount(server.url)
-      sql = postgres(direct.toString(), { max: 1, onnotice: () => {} })
+      sql = TestDatabase.connect(direct.toString())
     }, 60_000)
     afterAll(async () => {
       await stop(server)
       await proxy.close()
-      await sql.end({ timeout: 1 })
+      await sql.end()
     })
 
     it("answers 503 unavailable within 5 s while PostgreSQL is away, and serves again within 5 s of its return", async () => {
@@ -77,8 +76,10 @@ if ("skip" in database) {
       expect((await get(server.url, `/v1/pets/${after.body.id}`, account.key)).status).toBe(200)
 
       // Nothing half-written: each pet the outage refused is there whole or not at all, never twice.
-      const rows = await sql<Array<{ name: string; category_id: string; status: string }>>`
-        SELECT name, category_id::text, status FROM pets WHERE name = ANY(${attempted})`
+      const rows = await sql.query<{ name: string; category_id: string; status: string }>(
+        "SELECT name, category_id::text, status FROM pets WHERE name = ANY($1)",
+        [attempted]
+      )
       expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length)
       for (const row of rows) expect(row).toStrictEqual({ name: row.name, category_id: "1", status: "available" })
     }, 60_000)

@@ -6,7 +6,7 @@
  * where that is a failure.
  */
 import { afterAll } from "@effect/vitest"
-import postgres from "postgres"
+import pg from "pg"
 
 export const SERVER_URL = process.env.PETSTORE_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -17,16 +17,36 @@ const withDatabase = (url: string, database: string, params: Record<string, stri
   return u.toString()
 }
 
+/** A small client for a test's own look at the database (int8 read as numbers). */
+export interface Sql {
+  readonly query: <R = Record<string, any>>(text: string, values?: ReadonlyArray<unknown>) => Promise<Array<R>>
+  readonly end: () => Promise<void>
+}
+
+export const connect = (url: string): Sql => {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 2,
+    connectionTimeoutMillis: 3_000,
+    types: { getTypeParser: ((oid: number, format?: string) => oid === 20 ? Number : pg.types.getTypeParser(oid, format as never)) as never }
+  })
+  pool.on("error", () => {})
+  return {
+    query: async (text, values = []) => (await pool.query(text, values as Array<unknown>)).rows,
+    end: () => pool.end()
+  }
+}
+
 /** Why PostgreSQL cannot be used here, or undefined when it can. */
 const probe = async (): Promise<string | undefined> => {
-  const sql = postgres(SERVER_URL, { max: 1, connect_timeout: 3, onnotice: () => {} })
+  const sql = connect(SERVER_URL)
   try {
-    await sql`SELECT 1`
+    await sql.query("SELECT 1")
     return undefined
   } catch (error) {
     return `PostgreSQL at ${new URL(SERVER_URL).host} cannot be reached (${(error as Error).message}); set PETSTORE_TEST_POSTGRES_URL`
   } finally {
-    await sql.end({ timeout: 1 })
+    await sql.end()
   }
 }
 
@@ -48,22 +68,22 @@ export const make = async (): Promise<TestDatabase | { readonly skip: string }> 
     return { skip: unreachable }
   }
   const name = `petstore_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
-  const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`CREATE DATABASE ${name}`)
+  const admin = connect(SERVER_URL)
+  await admin.query(`CREATE DATABASE ${name}`)
   const url = withDatabase(SERVER_URL, name)
-  const inDatabase = postgres(url, { max: 1, onnotice: () => {} })
+  const inDatabase = connect(url)
   let schemas = 0
   afterAll(async () => {
-    await inDatabase.end({ timeout: 1 })
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.end({ timeout: 1 })
+    await inDatabase.end()
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.end()
   })
   return {
     url,
     freshUrl: async () => {
       const schema = `s${++schemas}`
-      await inDatabase.unsafe(`CREATE SCHEMA ${schema}`)
-      return withDatabase(SERVER_URL, name, { search_path: schema })
+      await inDatabase.query(`CREATE SCHEMA ${schema}`)
+      return withDatabase(SERVER_URL, name, { options: `-c search_path=${schema}` })
     }
   }
 }

@@ -97,8 +97,9 @@ export const exited = (child: ChildProcess) =>
     ? Promise.resolve()
     : new Promise<void>((resolve) => child.once("exit", () => resolve()))
 
-/** Stops a server (SIGTERM) and waits for it to exit. */
-export const stop = async (server: Server) => {
+/** Stops a server (SIGTERM) and waits for it to exit; nothing when it never started. */
+export const stop = async (server: Server | undefined) => {
+  if (server === undefined) return
   if (server.process.exitCode === null && server.process.signalCode === null) server.process.kill("SIGTERM")
   await exited(server.process)
 }
