@@ -13,7 +13,7 @@
  * @since 1.0.0
  */
 import { Clock, Effect, Layer, Option, type Scope } from "effect"
-import { AccountStore, Errors, type Plan } from "@petstore/core"
+import { AccountStore, Errors, StoreRows } from "@petstore/core"
 import { Database, queryOn, statement } from "./Database.js"
 
 export interface AccountStorePgOptions {
@@ -28,41 +28,6 @@ export const KEY_CHANNEL = "petstore_keys"
 
 /** Above this many cached entries the cache starts over (it only saves reads). */
 const MAX_CACHED = 100_000
-
-interface AccountRow {
-  readonly id: string
-  readonly plan: Plan.Plan
-  readonly per_minute: number
-  readonly per_day: number
-  readonly created_at: number
-}
-
-interface KeyRow {
-  readonly id: string
-  readonly account_id: string
-  readonly hash: string
-  readonly prefix: string
-  readonly created_at: number
-  readonly expires_at: number | null
-  readonly revoked_at: number | null
-}
-
-const toAccount = (row: AccountRow): AccountStore.Account => ({
-  id: row.id,
-  plan: row.plan,
-  limits: { perMinute: row.per_minute, perDay: row.per_day },
-  createdAt: row.created_at
-})
-
-const toKey = (row: KeyRow): AccountStore.KeyRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  hash: row.hash,
-  prefix: row.prefix,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  revokedAt: row.revoked_at
-})
 
 interface CachedKey {
   readonly key: AccountStore.KeyRecord
@@ -96,8 +61,6 @@ const EXPIRE = statement(
    SELECT hash, pg_notify('${KEY_CHANNEL}', hash) FROM changed`
 )
 
-const keyValues = (key: AccountStore.KeyRecord) =>
-  [key.id, key.accountId, key.hash, key.prefix, key.createdAt, key.expiresAt, key.revokedAt] as const
 
 /** @category constructors */
 export const make = (
@@ -123,8 +86,8 @@ export const make = (
 
     const lookUpKey = (hash: string, now: number) => {
       const before = generation
-      return Effect.map(db.query<KeyRow>(KEY_BY_HASH, [hash]), (rows) => {
-        const found = Option.map(Option.fromNullable(rows[0]), toKey)
+      return Effect.map(db.query<StoreRows.KeyRow>(KEY_BY_HASH, [hash]), (rows) => {
+        const found = Option.map(Option.fromNullable(rows[0]), StoreRows.toKey)
         if (Option.isSome(found) && generation === before) {
           if (keysByHash.size >= MAX_CACHED) keysByHash.clear()
           keysByHash.set(hash, { key: found.value, at: now })
@@ -133,8 +96,8 @@ export const make = (
       })
     }
     const lookUpAccount = (id: string) =>
-      Effect.map(db.query<AccountRow>(ACCOUNT_BY_ID, [id]), (rows) => {
-        const found = Option.map(Option.fromNullable(rows[0]), toAccount)
+      Effect.map(db.query<StoreRows.AccountRow>(ACCOUNT_BY_ID, [id]), (rows) => {
+        const found = Option.map(Option.fromNullable(rows[0]), StoreRows.toAccount)
         if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
         return found
       })
@@ -149,7 +112,7 @@ export const make = (
       insertAccount: (account, firstKey) =>
         db.transaction(async (client) => {
           await queryOn(client, INSERT_ACCOUNT, [account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt])
-          await queryOn(client, INSERT_KEY, keyValues(firstKey))
+          await queryOn(client, INSERT_KEY, StoreRows.keyValues(firstKey))
         }),
       findAccount: (id) => {
         const cached = accounts.get(id)
@@ -162,10 +125,10 @@ export const make = (
       countAccounts: Effect.map(db.query<{ n: number }>(ACCOUNT_COUNT, []), (rows) => rows[0]!.n),
       insertKey: (key) =>
         Effect.flatMap(
-          db.query(INSERT_KEY_OF_ACCOUNT, keyValues(key)),
+          db.query(INSERT_KEY_OF_ACCOUNT, StoreRows.keyValues(key)),
           (rows) => rows.length === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
-      findKey: (id) => Effect.map(db.query<KeyRow>(KEY_BY_ID, [id]), (rows) => Option.map(Option.fromNullable(rows[0]), toKey)),
+      findKey: (id) => Effect.map(db.query<StoreRows.KeyRow>(KEY_BY_ID, [id]), (rows) => Option.map(Option.fromNullable(rows[0]), StoreRows.toKey)),
       findKeyByHash: (hash) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const cached = keysByHash.get(hash)
@@ -175,7 +138,7 @@ export const make = (
         const cached = keysByHash.get(hash)
         return fresh(cached, now) ? Option.some(cached.key) : undefined
       },
-      listKeys: (accountId) => Effect.map(db.query<KeyRow>(KEYS_OF_ACCOUNT, [accountId]), (rows) => rows.map(toKey)),
+      listKeys: (accountId) => Effect.map(db.query<StoreRows.KeyRow>(KEYS_OF_ACCOUNT, [accountId]), (rows) => rows.map(StoreRows.toKey)),
       revokeKey: (id, at) =>
         Effect.flatMap(
           Effect.map(db.query<{ hash: string }>(REVOKE, [id, at]), forgetChanged),
@@ -187,7 +150,7 @@ export const make = (
             db.transaction(async (client) => {
               // The new key only when the old one exists: the check and both writes are one transaction.
               const changed = await queryOn<{ hash: string }>(client, EXPIRE, [oldId, oldExpiresAt])
-              if (changed.length > 0) await queryOn(client, INSERT_KEY, keyValues(newKey))
+              if (changed.length > 0) await queryOn(client, INSERT_KEY, StoreRows.keyValues(newKey))
               return changed
             }),
             forgetChanged

@@ -8,23 +8,8 @@
  * @since 1.0.0
  */
 import { Effect, Layer } from "effect"
-import { LimiterStateStore } from "@petstore/core"
+import { LimiterStateStore, StoreRows } from "@petstore/core"
 import { Database, queryOn, statement } from "./Database.js"
-
-interface QuotaRow {
-  readonly account_id: string
-  readonly day: number
-  readonly used: number
-}
-
-interface StandingRow {
-  readonly key_id: string
-  readonly wait_until: number
-  readonly strikes: number
-  readonly banned_until: number
-  readonly bans: number
-  readonly last_ban_at: number
-}
 
 const DROP_OLD_QUOTAS = statement("DELETE FROM limiter_quotas WHERE day < $1")
 const DROP_OLD_STANDINGS = statement("DELETE FROM limiter_standings WHERE banned_until <= $1 AND wait_until <= $2")
@@ -59,19 +44,11 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], ne
         db.transaction(async (client) => {
           await queryOn(client, DROP_OLD_QUOTAS, [today])
           await queryOn(client, DROP_OLD_STANDINGS, [forgetBefore, now])
-          const quotas = await queryOn<QuotaRow>(client, ALL_QUOTAS, [])
-          const standings = await queryOn<StandingRow>(client, ALL_STANDINGS, [])
+          const quotas = await queryOn<StoreRows.QuotaRow>(client, ALL_QUOTAS, [])
+          const standings = await queryOn<StoreRows.StandingRow>(client, ALL_STANDINGS, [])
           return {
-            quotas: quotas.map((r) => [r.account_id, { day: r.day, used: r.used }] as const),
-            standings: standings.map((r) =>
-              [r.key_id, {
-                waitUntil: r.wait_until,
-                strikes: r.strikes,
-                bannedUntil: r.banned_until,
-                bans: r.bans,
-                lastBanAt: r.last_ban_at
-              }] as const
-            )
+            quotas: quotas.map(StoreRows.toQuota),
+            standings: standings.map(StoreRows.toStanding)
           }
         }),
       save: ({ quotas, standings }) =>

@@ -9,37 +9,11 @@
  * @since 1.0.0
  */
 import { Effect, Layer, Option } from "effect"
-import { type Message, MessageStore } from "@petstore/core"
+import { MessageStore, StoreRows } from "@petstore/core"
 import { Database, statement } from "./Database.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
-interface MessageRow {
-  readonly id: string
-  readonly account_id: string
-  readonly message: string
-  readonly status: Message.MessageStatus
-  readonly created_at: number
-  readonly updated_at: number
-  readonly attempts: number
-  readonly available_at: number
-  readonly lease_until: number
-  readonly last_error: string | null
-}
-
-const toStored = (row: MessageRow): MessageStore.StoredMessage => ({
-  id: row.id,
-  accountId: row.account_id,
-  message: row.message,
-  status: row.status,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  attempts: row.attempts,
-  availableAt: row.available_at,
-  leaseUntil: row.lease_until,
-  lastError: row.last_error
-})
-
-const stored = (rows: ReadonlyArray<MessageRow>) => Option.map(Option.fromNullable(rows[0]), toStored)
+const stored = (rows: ReadonlyArray<StoreRows.MessageRow>) => Option.map(Option.fromNullable(rows[0]), StoreRows.toStoredMessage)
 
 const COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
 const INSERT_BATCH = statement(
@@ -99,8 +73,8 @@ export const make = (
     )
     return MessageStore.MessageStore.of({
       insert: inserts.write,
-      find: (id) => Effect.map(db.query<MessageRow>(BY_ID, [id]), stored),
-      claim: (now, leaseMillis) => Effect.map(db.query<MessageRow>(CLAIM, [now, now + leaseMillis]), stored),
+      find: (id) => Effect.map(db.query<StoreRows.MessageRow>(BY_ID, [id]), stored),
+      claim: (now, leaseMillis) => Effect.map(db.query<StoreRows.MessageRow>(CLAIM, [now, now + leaseMillis]), stored),
       markDelivered: (id, now) => Effect.asVoid(db.query(DELIVERED, [id, now])),
       markRetry: (id, now, availableAt, error) => Effect.asVoid(db.query(RETRY, [id, now, availableAt, error])),
       markFailed: (id, now, error) => Effect.asVoid(db.query(FAILED, [id, now, error])),

@@ -15,23 +15,9 @@
  * @since 1.0.0
  */
 import { Effect, Layer, Option } from "effect"
-import { type Pet, PetRepository } from "@petstore/core"
+import { type Pet, PetRepository, StoreRows } from "@petstore/core"
 import { Database, statement } from "./Database.js"
 import * as WriteBatcher from "./WriteBatcher.js"
-
-interface PetRow {
-  readonly id: number
-  readonly name: string
-  readonly category_id: number
-  readonly status: Pet.PetStatus
-}
-
-const toPet = (row: PetRow): Pet.Pet => ({
-  id: row.id as Pet.PetId,
-  name: row.name,
-  categoryId: row.category_id as Pet.CategoryId,
-  status: row.status
-})
 
 // One statement per batch: take `n` ids from the counter (locking its row until commit) and insert
 // the batch under them, in the batch's order. $1 names, $2 category ids, $3 statuses.
@@ -78,11 +64,11 @@ export const make = (
       listAfter: ({ afterId, limit, status }) =>
         Effect.map(
           Option.isSome(status)
-            ? db.query<PetRow>(PAGE_BY_STATUS, [status.value, afterId, limit])
-            : db.query<PetRow>(PAGE, [afterId, limit]),
-          (rows) => rows.map(toPet)
+            ? db.query<StoreRows.PetRow>(PAGE_BY_STATUS, [status.value, afterId, limit])
+            : db.query<StoreRows.PetRow>(PAGE, [afterId, limit]),
+          (rows) => rows.map(StoreRows.toPet)
         ),
-      findById: (id) => Effect.map(db.query<PetRow>(BY_ID, [id]), (rows) => Option.map(Option.fromNullable(rows[0]), toPet))
+      findById: (id) => Effect.map(db.query<StoreRows.PetRow>(BY_ID, [id]), (rows) => Option.map(Option.fromNullable(rows[0]), StoreRows.toPet))
     })
   })
 

@@ -13,7 +13,7 @@
  * @since 1.0.0
  */
 import { Clock, Effect, Layer, Option } from "effect"
-import { AccountStore, Errors, type Plan } from "@petstore/core"
+import { AccountStore, Errors, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
@@ -26,41 +26,6 @@ export const DEFAULT_OPTIONS: AccountStoreSqliteOptions = { pollMillis: 250 }
 
 /** Above this many cached keys the cache starts over (it only saves reads). */
 const MAX_CACHED = 100_000
-
-interface AccountRow {
-  readonly id: string
-  readonly plan: Plan.Plan
-  readonly per_minute: number
-  readonly per_day: number
-  readonly created_at: number
-}
-
-interface KeyRow {
-  readonly id: string
-  readonly account_id: string
-  readonly hash: string
-  readonly prefix: string
-  readonly created_at: number
-  readonly expires_at: number | null
-  readonly revoked_at: number | null
-}
-
-const toAccount = (row: AccountRow): AccountStore.Account => ({
-  id: row.id,
-  plan: row.plan,
-  limits: { perMinute: row.per_minute, perDay: row.per_day },
-  createdAt: row.created_at
-})
-
-const toKey = (row: KeyRow): AccountStore.KeyRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  hash: row.hash,
-  prefix: row.prefix,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  revokedAt: row.revoked_at
-})
 
 /** @category constructors */
 export const make = (
@@ -109,8 +74,6 @@ export const make = (
     )
     const dataVersionOf = connection.prepare("PRAGMA data_version").pluck()
 
-    const keyValues = (key: AccountStore.KeyRecord) =>
-      [key.id, key.accountId, key.hash, key.prefix, key.createdAt, key.expiresAt, key.revokedAt] as const
 
     // Another process's commits show as a change of data_version on this connection. It is looked
     // at when a cached key is about to be used and the last look is `pollMillis` old: no timer runs.
@@ -131,7 +94,7 @@ export const make = (
       noticeOtherWriters(now)
       const cached = keysByHash.get(hash)
       if (cached !== undefined) return Option.some(cached)
-      const found = Option.map(Option.fromNullable(keyByHash.get(hash) as KeyRow | undefined), toKey)
+      const found = Option.map(Option.fromNullable(keyByHash.get(hash) as StoreRows.KeyRow | undefined), StoreRows.toKey)
       if (Option.isSome(found)) {
         if (keysByHash.size >= MAX_CACHED) keysByHash.clear()
         keysByHash.set(hash, found.value)
@@ -141,7 +104,7 @@ export const make = (
     const accountOf = (id: string): Option.Option<AccountStore.Account> => {
       const cached = accounts.get(id)
       if (cached !== undefined) return Option.some(cached)
-      const found = Option.map(Option.fromNullable(accountById.get(id) as AccountRow | undefined), toAccount)
+      const found = Option.map(Option.fromNullable(accountById.get(id) as StoreRows.AccountRow | undefined), StoreRows.toAccount)
       if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
       return found
     }
@@ -157,20 +120,20 @@ export const make = (
       insertAccount: (account, firstKey) =>
         keyWrite(() => {
           insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
-          insertKeyRow.run(...keyValues(firstKey))
+          insertKeyRow.run(...StoreRows.keyValues(firstKey))
         }),
       findAccount: (id) => db.read(() => accountOf(id)),
       unsafeFindAccount: (id) => orUndefined(() => accountOf(id)),
       countAccounts: db.read(() => accountCount.get() as number),
       insertKey: (key) =>
         Effect.flatMap(
-          keyWrite(() => insertKeyOfAccount.all(...keyValues(key), key.accountId).length),
+          keyWrite(() => insertKeyOfAccount.all(...StoreRows.keyValues(key), key.accountId).length),
           (inserted) => inserted === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
-      findKey: (id) => db.read(() => Option.map(Option.fromNullable(keyById.get(id) as KeyRow | undefined), toKey)),
+      findKey: (id) => db.read(() => Option.map(Option.fromNullable(keyById.get(id) as StoreRows.KeyRow | undefined), StoreRows.toKey)),
       findKeyByHash: (hash) => Effect.flatMap(Clock.currentTimeMillis, (now) => db.read(() => keyByHashAt(hash, now))),
       unsafeFindKeyByHash: (hash, now) => orUndefined(() => keyByHashAt(hash, now)),
-      listKeys: (accountId) => db.read(() => (keysOfAccount.all(accountId) as Array<KeyRow>).map(toKey)),
+      listKeys: (accountId) => db.read(() => (keysOfAccount.all(accountId) as Array<StoreRows.KeyRow>).map(StoreRows.toKey)),
       revokeKey: (id, at) =>
         Effect.flatMap(
           keyWrite(() => revoke.all({ at, id }).length),
@@ -181,7 +144,7 @@ export const make = (
           keyWrite(() => {
             // The new key only when the old one exists: the check and both writes are one transaction.
             if (expire.all({ at: oldExpiresAt, id: oldId }).length === 0) return false
-            insertKeyRow.run(...keyValues(newKey))
+            insertKeyRow.run(...StoreRows.keyValues(newKey))
             return true
           }),
           (rotated) => rotated ? Effect.void : Effect.fail(new Errors.KeyNotFound({ id: oldId }))

@@ -5,7 +5,7 @@
  * @since 1.0.0
  */
 import { Effect } from "effect"
-import type { AccountStore, Message, Pet, Plan, StoreSnapshot } from "@petstore/core"
+import { StoreRows, type StoreSnapshot } from "@petstore/core"
 import { Connection, DatabaseOpenError, explain } from "./Connection.js"
 
 /** @category constructors */
@@ -14,63 +14,24 @@ export const snapshot: Effect.Effect<StoreSnapshot.StoreSnapshot, DatabaseOpenEr
   (connection) =>
     Effect.try({
       try: () => {
-        const all = (source: string) => connection.prepare(source).all() as Array<Record<string, unknown>>
+        const all = <R>(source: string) => connection.prepare(source).all() as Array<R>
         connection.exec("BEGIN")
         try {
-          const accounts = all("SELECT id, plan, per_minute, per_day, created_at FROM accounts ORDER BY created_at, id").map(
-            (r): AccountStore.Account => ({
-              id: r.id as string,
-              plan: r.plan as Plan.Plan,
-              limits: { perMinute: r.per_minute as number, perDay: r.per_day as number },
-              createdAt: r.created_at as number
-            })
-          )
-          const keys = all(
+          const accounts = all<StoreRows.AccountRow>(
+            "SELECT id, plan, per_minute, per_day, created_at FROM accounts ORDER BY created_at, id"
+          ).map(StoreRows.toAccount)
+          const keys = all<StoreRows.KeyRow>(
             "SELECT id, account_id, hash, prefix, created_at, expires_at, revoked_at FROM api_keys ORDER BY created_at, id"
-          ).map((r): AccountStore.KeyRecord => ({
-            id: r.id as string,
-            accountId: r.account_id as string,
-            hash: r.hash as string,
-            prefix: r.prefix as string,
-            createdAt: r.created_at as number,
-            expiresAt: r.expires_at as number | null,
-            revokedAt: r.revoked_at as number | null
-          }))
-          const pets = all("SELECT id, name, category_id, status FROM pets ORDER BY id").map((r): Pet.Pet => ({
-            id: r.id as Pet.PetId,
-            name: r.name as string,
-            categoryId: r.category_id as Pet.CategoryId,
-            status: r.status as Pet.PetStatus
-          }))
-          const messages = all(
+          ).map(StoreRows.toKey)
+          const pets = all<StoreRows.PetRow>("SELECT id, name, category_id, status FROM pets ORDER BY id").map(StoreRows.toPet)
+          const messages = all<StoreRows.MessageRow>(
             `SELECT id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error
              FROM messages ORDER BY seq`
-          ).map((r) => ({
-            id: r.id as string,
-            accountId: r.account_id as string,
-            message: r.message as string,
-            status: r.status as Message.MessageStatus,
-            createdAt: r.created_at as number,
-            updatedAt: r.updated_at as number,
-            attempts: r.attempts as number,
-            availableAt: r.available_at as number,
-            leaseUntil: r.lease_until as number,
-            lastError: r.last_error as string | null
-          }))
-          const quotas = all("SELECT account_id, day, used FROM limiter_quotas").map((r) =>
-            [r.account_id as string, { day: r.day as number, used: r.used as number }] as const
-          )
-          const standings = all(
+          ).map(StoreRows.toStoredMessage)
+          const quotas = all<StoreRows.QuotaRow>("SELECT account_id, day, used FROM limiter_quotas").map(StoreRows.toQuota)
+          const standings = all<StoreRows.StandingRow>(
             "SELECT key_id, wait_until, strikes, banned_until, bans, last_ban_at FROM limiter_standings"
-          ).map((r) =>
-            [r.key_id as string, {
-              waitUntil: r.wait_until as number,
-              strikes: r.strikes as number,
-              bannedUntil: r.banned_until as number,
-              bans: r.bans as number,
-              lastBanAt: r.last_ban_at as number
-            }] as const
-          )
+          ).map(StoreRows.toStanding)
           const secret = connection.prepare("SELECT value FROM secrets WHERE name = 'cursor-hmac'").pluck().get() as
             | Uint8Array
             | undefined

@@ -5,24 +5,9 @@
  * @since 1.0.0
  */
 import { Effect, Layer } from "effect"
-import { LimiterStateStore } from "@petstore/core"
+import { LimiterStateStore, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
-
-interface QuotaRow {
-  readonly account_id: string
-  readonly day: number
-  readonly used: number
-}
-
-interface StandingRow {
-  readonly key_id: string
-  readonly wait_until: number
-  readonly strikes: number
-  readonly banned_until: number
-  readonly bans: number
-  readonly last_ban_at: number
-}
 
 /** @category constructors */
 export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], never, Connection | Database> = Effect.gen(
@@ -58,16 +43,8 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], ne
             dropOldStandings.run(forgetBefore, now)
           }),
           db.read(() => ({
-            quotas: (allQuotas.all() as Array<QuotaRow>).map((r) => [r.account_id, { day: r.day, used: r.used }] as const),
-            standings: (allStandings.all() as Array<StandingRow>).map((r) =>
-              [r.key_id, {
-                waitUntil: r.wait_until,
-                strikes: r.strikes,
-                bannedUntil: r.banned_until,
-                bans: r.bans,
-                lastBanAt: r.last_ban_at
-              }] as const
-            )
+            quotas: (allQuotas.all() as Array<StoreRows.QuotaRow>).map(StoreRows.toQuota),
+            standings: (allStandings.all() as Array<StoreRows.StandingRow>).map(StoreRows.toStanding)
           }))
         ),
       save: ({ quotas, standings }) =>

@@ -7,35 +7,9 @@
  * @since 1.0.0
  */
 import { Effect, Layer, Option } from "effect"
-import { type Message, MessageStore } from "@petstore/core"
+import { MessageStore, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
-
-interface MessageRow {
-  readonly id: string
-  readonly account_id: string
-  readonly message: string
-  readonly status: Message.MessageStatus
-  readonly created_at: number
-  readonly updated_at: number
-  readonly attempts: number
-  readonly available_at: number
-  readonly lease_until: number
-  readonly last_error: string | null
-}
-
-const toStored = (row: MessageRow): MessageStore.StoredMessage => ({
-  id: row.id,
-  accountId: row.account_id,
-  message: row.message,
-  status: row.status,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  attempts: row.attempts,
-  availableAt: row.available_at,
-  leaseUntil: row.lease_until,
-  lastError: row.last_error
-})
 
 const COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
 
@@ -69,7 +43,7 @@ export const make: Effect.Effect<MessageStore.MessageStore["Type"], never, Conne
      FROM messages INDEXED BY messages_pending WHERE status IN ('queued', 'processing')`
   ).pluck()
 
-  const stored = (row: unknown) => Option.map(Option.fromNullable(row as MessageRow | undefined), toStored)
+  const stored = (row: unknown) => Option.map(Option.fromNullable(row as StoreRows.MessageRow | undefined), StoreRows.toStoredMessage)
 
   return MessageStore.MessageStore.of({
     insert: (m) =>

@@ -7,23 +7,9 @@
  * @since 1.0.0
  */
 import { Effect, Layer, Option } from "effect"
-import { type Pet, PetRepository } from "@petstore/core"
+import { type Pet, PetRepository, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
-
-interface PetRow {
-  readonly id: number
-  readonly name: string
-  readonly category_id: number
-  readonly status: Pet.PetStatus
-}
-
-const toPet = (row: PetRow): Pet.Pet => ({
-  id: row.id as Pet.PetId,
-  name: row.name,
-  categoryId: row.category_id as Pet.CategoryId,
-  status: row.status
-})
 
 /** @category constructors */
 export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Connection | Database> = Effect
@@ -45,11 +31,11 @@ export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Con
       // Full pages are kept by the Pets service (they never change), so this runs for the others.
       listAfter: ({ afterId, limit, status }) =>
         db.read(() =>
-          ((Option.isSome(status) ? pageByStatus.all(status.value, afterId, limit) : page.all(afterId, limit)) as Array<PetRow>)
-            .map(toPet)
+          ((Option.isSome(status) ? pageByStatus.all(status.value, afterId, limit) : page.all(afterId, limit)) as Array<StoreRows.PetRow>)
+            .map(StoreRows.toPet)
         ),
       findById: (id) =>
-        db.read(() => Option.map(Option.fromNullable(byId.get(id) as PetRow | undefined), toPet))
+        db.read(() => Option.map(Option.fromNullable(byId.get(id) as StoreRows.PetRow | undefined), StoreRows.toPet))
     })
   })
 

@@ -1,0 +1,117 @@
+/**
+ * The rows of the relational layout both SQL stores (SQLite, PostgreSQL) share: one interface per
+ * table, named by its columns, and the conversion to the domain's records. Times are epoch ms.
+ *
+ * @since 1.0.0
+ */
+import type { Account, KeyRecord } from "./AccountStore.js"
+import type { KeyStanding } from "./BanPolicy.js"
+import type { DailyQuotaState } from "./DailyQuota.js"
+import type { MessageStatus } from "./Message.js"
+import type { StoredMessage } from "./MessageStore.js"
+import type { CategoryId, Pet, PetId, PetStatus } from "./Pet.js"
+import type { Plan } from "./Plan.js"
+
+export interface PetRow {
+  readonly id: number
+  readonly name: string
+  readonly category_id: number
+  readonly status: PetStatus
+}
+
+export const toPet = (row: PetRow): Pet => ({
+  id: row.id as PetId,
+  name: row.name,
+  categoryId: row.category_id as CategoryId,
+  status: row.status
+})
+
+export interface AccountRow {
+  readonly id: string
+  readonly plan: Plan
+  readonly per_minute: number
+  readonly per_day: number
+  readonly created_at: number
+}
+
+export const toAccount = (row: AccountRow): Account => ({
+  id: row.id,
+  plan: row.plan,
+  limits: { perMinute: row.per_minute, perDay: row.per_day },
+  createdAt: row.created_at
+})
+
+export interface KeyRow {
+  readonly id: string
+  readonly account_id: string
+  readonly hash: string
+  readonly prefix: string
+  readonly created_at: number
+  readonly expires_at: number | null
+  readonly revoked_at: number | null
+}
+
+export const toKey = (row: KeyRow): KeyRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  hash: row.hash,
+  prefix: row.prefix,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  revokedAt: row.revoked_at
+})
+
+/** A key's columns in table order, for an INSERT. */
+export const keyValues = (key: KeyRecord) =>
+  [key.id, key.accountId, key.hash, key.prefix, key.createdAt, key.expiresAt, key.revokedAt] as const
+
+export interface MessageRow {
+  readonly id: string
+  readonly account_id: string
+  readonly message: string
+  readonly status: MessageStatus
+  readonly created_at: number
+  readonly updated_at: number
+  readonly attempts: number
+  readonly available_at: number
+  readonly lease_until: number
+  readonly last_error: string | null
+}
+
+export const toStoredMessage = (row: MessageRow): StoredMessage => ({
+  id: row.id,
+  accountId: row.account_id,
+  message: row.message,
+  status: row.status,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  attempts: row.attempts,
+  availableAt: row.available_at,
+  leaseUntil: row.lease_until,
+  lastError: row.last_error
+})
+
+export interface QuotaRow {
+  readonly account_id: string
+  readonly day: number
+  readonly used: number
+}
+
+export const toQuota = (row: QuotaRow): readonly [string, DailyQuotaState] => [row.account_id, { day: row.day, used: row.used }]
+
+export interface StandingRow {
+  readonly key_id: string
+  readonly wait_until: number
+  readonly strikes: number
+  readonly banned_until: number
+  readonly bans: number
+  readonly last_ban_at: number
+}
+
+export const toStanding = (row: StandingRow): readonly [string, KeyStanding] => [row.key_id, {
+  waitUntil: row.wait_until,
+  strikes: row.strikes,
+  bannedUntil: row.banned_until,
+  bans: row.bans,
+  lastBanAt: row.last_ban_at
+}]
