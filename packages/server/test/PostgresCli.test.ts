@@ -33,6 +33,21 @@ if ("skip" in database) {
   describe.skip(`petstore on PostgreSQL (${database.skip})`, () => it("skipped", () => {}))
 } else {
   describe("petstore on PostgreSQL", () => {
+    it("TLS parameters in the URL are honoured: sslmode=require connects over TLS or refuses to go on without it", async () => {
+      const url = new URL(await database.freshUrl())
+      const sql = TestDatabase.connect(url.toString())
+      const [{ ssl }] = await sql.query<{ ssl: string }>("SHOW ssl")
+      await sql.end()
+      url.searchParams.set("sslmode", "require")
+      const outcome = await cli({ PETSTORE_DATABASE: url.toString() }, ["migrate"])
+      if (ssl === "on") {
+        expect(outcome.code).toBe(0)
+      } else {
+        expect(outcome.code).not.toBe(0)
+        expect(outcome.stderr).toMatch(/does not support SSL/)
+      }
+    })
+
     it("migrate brings a new database to the current schema, then finds nothing to do", async () => {
       const url = await database.freshUrl()
       const first = await cli({ PETSTORE_DATABASE: url }, ["migrate"])
