@@ -68,7 +68,7 @@ export const goals = (load, micro) => {
   const admit = microValue("limiter", "admit-request")
   const inFiber = microValue("limiter", "admit-in-fiber")
   rows.push(row(
-    "limiter decision ≤ 1 µs (RateLimiter.unsafeAdmit, as a request calls it; 100 000 accounts)",
+    "limiter decision ≤ 1 µs (RateLimiter.admit at the request's time, as a request calls it; 100 000 accounts)",
     admit === undefined ? "not measured" : `${f(admit)} ns`,
     admit === undefined ? undefined : admit <= 1000,
     inFiber === undefined ? "" : `the Effect form \`admit\`, which reads the Clock itself, inside a running fiber: ${f(inFiber)} ns`

@@ -3,7 +3,7 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Exit, Layer, Option } from "effect"
 import { AccountNotFound, KeyNotFound, type StoreUnavailable } from "./Errors.js"
 import type { Plan, PlanLimits } from "./Plan.js"
 
@@ -31,19 +31,18 @@ export class AccountStore extends Context.Tag("@petstore/core/AccountStore")<
   {
     /** Stores an account together with its first key, atomically. */
     readonly insertAccount: (account: Account, firstKey: KeyRecord) => Effect.Effect<void, StoreUnavailable>
+    /** The account; answered at once when the store can, like `findKeyByHash`. */
     readonly findAccount: (id: string) => Effect.Effect<Option.Option<Account>, StoreUnavailable>
     readonly countAccounts: Effect.Effect<number, StoreUnavailable>
     readonly insertKey: (key: KeyRecord) => Effect.Effect<void, AccountNotFound | StoreUnavailable>
     readonly findKey: (id: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
-    readonly findKeyByHash: (hash: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
     /**
-     * `findKeyByHash` answered synchronously at `now` (epoch ms, the caller's Clock reading), when
-     * the store can: `undefined` when it cannot answer at once (it must wait for I/O, or failed);
-     * the caller then uses `findKeyByHash`. When it answers, it answers what `findKeyByHash` would.
+     * The key with this hash. On every request's path: a store that can answer at once (from memory,
+     * a cache, or a synchronous read) answers with an already-completed effect (an `Exit`), which
+     * `Sync` runs without a fiber. `now` is the caller's Clock reading, for a store whose cache
+     * entries age (the Clock's time when not given).
      */
-    readonly unsafeFindKeyByHash: (hash: string, now: number) => Option.Option<KeyRecord> | undefined
-    /** `findAccount` answered synchronously when the store can, like `unsafeFindKeyByHash`. */
-    readonly unsafeFindAccount: (id: string) => Option.Option<Account> | undefined
+    readonly findKeyByHash: (hash: string, now?: number) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyRecord>, StoreUnavailable>
     /** Sets `revokedAt` (keeps the earliest if already revoked). */
     readonly revokeKey: (id: string, at: number) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
@@ -73,16 +72,15 @@ export const makeMemory = (): AccountStore["Type"] => {
         accounts.set(account.id, account)
         put(firstKey)
       }),
-    findAccount: (id) => Effect.sync(() => Option.fromNullable(accounts.get(id))),
-    unsafeFindAccount: (id) => Option.fromNullable(accounts.get(id)),
+    // Lookups answer at once (`Exit`): they are on every request's path.
+    findAccount: (id) => Exit.succeed(Option.fromNullable(accounts.get(id))),
     countAccounts: Effect.sync(() => accounts.size),
     insertKey: (key) =>
       accounts.has(key.accountId)
         ? Effect.sync(() => put(key))
         : Effect.fail(new AccountNotFound({ id: key.accountId })),
     findKey: (id) => Effect.sync(() => Option.fromNullable(keys.get(id))),
-    findKeyByHash: (hash) => Effect.sync(() => Option.fromNullable(byHash.get(hash))),
-    unsafeFindKeyByHash: (hash) => Option.fromNullable(byHash.get(hash)),
+    findKeyByHash: (hash) => Exit.succeed(Option.fromNullable(byHash.get(hash))),
     listKeys: (accountId) =>
       Effect.sync(() => [...keys.values()].filter((k) => k.accountId === accountId)),
     revokeKey: (id, at) =>

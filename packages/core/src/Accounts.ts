@@ -3,12 +3,13 @@
  *
  * @since 1.0.0
  */
-import { Clock, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
+import { Clock, Context, Effect, Either, Exit, Layer, Option, type Redacted } from "effect"
 import { type Account, AccountStore, type KeyRecord } from "./AccountStore.js"
 import * as ApiKey from "./ApiKey.js"
 import { AccountNotFound, type InvalidPlan, KeyNotFound, type StoreUnavailable } from "./Errors.js"
 import { limitsFor, type Plan, type PlanLimits } from "./Plan.js"
 import { randomId, SecureRandom } from "./SecureRandom.js"
+import * as Sync from "./Sync.js"
 
 /** Who a verified key belongs to, and the limits that apply. */
 export interface Principal {
@@ -63,13 +64,11 @@ export class Accounts extends Context.Tag("@petstore/core/Accounts")<
     ) => Effect.Effect<IssuedKey, AccountNotFound | StoreUnavailable>
     /** The principal of an active key; `None` for anything else (unknown, malformed, revoked, expired). */
     readonly verify: (token: string) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
-    /** `verify` at `now` (epoch ms), for a request that already read the Clock. */
-    readonly verifyAt: (token: string, now: number) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
     /**
-     * `verifyAt` answered synchronously when the store can answer at once (see
-     * `AccountStore.unsafeFindKeyByHash`); `undefined` when it cannot, and `verifyAt` must be used.
+     * `verify` at `now` (epoch ms), for a request that already read the Clock. Answered at once (an
+     * `Exit`) when the store answers at once (see `AccountStore.findKeyByHash`).
      */
-    readonly unsafeVerifyAt: (token: string, now: number) => Option.Option<Principal> | undefined
+    readonly verifyAt: (token: string, now: number) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyMetadata>, AccountNotFound | StoreUnavailable>
     /** Revocation is effective at once. */
     readonly revoke: (keyId: string) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
@@ -126,22 +125,15 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
       limits: account.limits
     })
 
-    // A flatMap chain rather than a generator: this runs on every request.
+    // `Sync` steps rather than a generator: this runs on every request, and when the store answers
+    // at once so does this (no fiber).
+    const NONE = Exit.succeed(Option.none<Principal>())
     const verifyAt = (token: string, now: number): Effect.Effect<Option.Option<Principal>, StoreUnavailable> => {
-      if (!ApiKey.isWellFormed(token)) return Effect.succeedNone
-      return Effect.flatMap(store.findKeyByHash(ApiKey.hash(token)), (key) =>
+      if (!ApiKey.isWellFormed(token)) return NONE
+      return Sync.flatMap(store.findKeyByHash(ApiKey.hash(token), now), (key) =>
         Option.isNone(key) || keyState(key.value, now) !== "active"
-          ? Effect.succeedNone
-          : Effect.map(store.findAccount(key.value.accountId), Option.map(principalOf(key.value))))
-    }
-
-    const unsafeVerifyAt = (token: string, now: number): Option.Option<Principal> | undefined => {
-      if (!ApiKey.isWellFormed(token)) return Option.none()
-      const key = store.unsafeFindKeyByHash(ApiKey.hash(token), now)
-      if (key === undefined) return undefined
-      if (Option.isNone(key) || keyState(key.value, now) !== "active") return Option.none()
-      const account = store.unsafeFindAccount(key.value.accountId)
-      return account === undefined ? undefined : Option.map(account, principalOf(key.value))
+          ? NONE
+          : Sync.map(store.findAccount(key.value.accountId), Option.map(principalOf(key.value))))
     }
 
     return Accounts.of({
@@ -168,7 +160,6 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
         }),
       verify: (token) => Effect.flatMap(Clock.currentTimeMillis, (now) => verifyAt(token, now)),
       verifyAt,
-      unsafeVerifyAt,
       listKeys: (accountId) =>
         Effect.gen(function*() {
           yield* findAccount(accountId)

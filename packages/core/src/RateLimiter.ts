@@ -1,11 +1,12 @@
 /**
  * The rate limiter service: per account (all its keys together) a token bucket per minute and a
  * daily quota, per key the ban policy, and per client address a bucket for failed authentication.
- * Each decision is one synchronous step over in-memory state, so it is atomic within the process.
+ * The in-memory adapter decides in one synchronous step over its state, so each decision is atomic
+ * within the process; a shared adapter (Redis) decides in one atomic step on the server.
  *
  * @since 1.0.0
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Exit, Layer } from "effect"
 import * as BanPolicy from "./BanPolicy.js"
 import * as DailyQuota from "./DailyQuota.js"
 import * as LimitDecision from "./LimitDecision.js"
@@ -33,41 +34,36 @@ export interface DurableLimiterState {
   readonly standings: ReadonlyArray<readonly [keyId: string, standing: BanPolicy.KeyStanding]>
 }
 
-/**
- * The decisions themselves, synchronous, at a time the caller read from its Clock. A request path
- * that already read the clock (the HTTP adapter reads it once per request) calls these directly.
- */
-export interface Decisions {
-  /** Decides (and, when allowed, consumes) one request of an authenticated key at `now` (epoch ms). */
-  readonly unsafeAdmit: (subject: Subject, now: number) => LimitDecision.Decision
-  /** Decides (and consumes) one failed authentication from a client address at `now` (epoch ms). */
-  readonly unsafeAdmitFailedAuth: (address: string, now: number) => LimitDecision.Decision
-  /** Daily counts and standings changed since the last call, for write-behind persistence. */
-  readonly takeChanges: Effect.Effect<DurableLimiterState>
-  /** Loads persisted daily counts and standings (at start-up, before traffic). */
-  readonly restore: (state: DurableLimiterState) => Effect.Effect<void>
-}
-
 /** @category services */
 export class RateLimiter extends Context.Tag("@petstore/core/RateLimiter")<
   RateLimiter,
-  Decisions & {
-    /** `unsafeAdmit` at the Clock's current time. */
-    readonly admit: (subject: Subject) => Effect.Effect<LimitDecision.Decision>
-    /** `unsafeAdmitFailedAuth` at the Clock's current time. */
-    readonly admitFailedAuth: (address: string) => Effect.Effect<LimitDecision.Decision>
+  {
+    /**
+     * Decides (and, when allowed, consumes) one request of an authenticated key, at `now` (epoch ms)
+     * when given (a request that already read its Clock), else at the Clock's time. An adapter that
+     * can decide at once answers with an already-completed effect (an `Exit`), which `Sync` runs
+     * without a fiber; one that must ask a server (Redis) answers later. An adapter with a clock of
+     * its own (Redis `TIME`) may decide at that clock's time instead.
+     */
+    readonly admit: (subject: Subject, now?: number) => Effect.Effect<LimitDecision.Decision>
+    /** Decides (and consumes) one failed authentication from a client address, like `admit`. */
+    readonly admitFailedAuth: (address: string, now?: number) => Effect.Effect<LimitDecision.Decision>
+    /**
+     * Daily counts and standings changed since the last call, for write-behind persistence
+     * (`LimiterPersistence`); empty for an adapter whose state is already shared and durable.
+     */
+    readonly takeChanges: Effect.Effect<DurableLimiterState>
+    /** Loads persisted daily counts and standings (at start-up, before traffic). */
+    readonly restore: (state: DurableLimiterState) => Effect.Effect<void>
   }
 >() {
   static readonly layerMemory = (options: Partial<RateLimiterOptions> = {}) =>
     Layer.sync(RateLimiter, () => makeMemory({ ...DEFAULT_OPTIONS, ...options }))
 }
 
-/** The service from its decisions: the Effect forms read the Clock and decide at that time. */
-export const fromDecisions = (decisions: Decisions): RateLimiter["Type"] => ({
-  ...decisions,
-  admit: (subject) => Effect.map(Clock.currentTimeMillis, (now) => decisions.unsafeAdmit(subject, now)),
-  admitFailedAuth: (address) => Effect.map(Clock.currentTimeMillis, (now) => decisions.unsafeAdmitFailedAuth(address, now))
-})
+/** A decision made at once, as an already-completed effect, or at the Clock's time when no `now` is given. */
+const at = <A>(now: number | undefined, decide: (now: number) => A): Effect.Effect<A> =>
+  now === undefined ? Effect.map(Clock.currentTimeMillis, decide) : Exit.succeed(decide(now))
 
 const SWEEP_INTERVAL_MS = 60_000
 
@@ -142,32 +138,35 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
     return { bucket: fresh.bucket, quota }
   }
 
-  return fromDecisions({
-    unsafeAdmit: ({ accountId, keyId, limits }, now) => {
-      let record = usage.get(accountId)
-      const before = record === undefined ? firstUsage(accountId, limits, now) : view(record)
-      const standing = standings.get(keyId) ?? BanPolicy.CLEAN
-      const next = LimitDecision.decide(limits, before, standing, now, 1, options.ban)
-      if (record === undefined) usage.set(accountId, record = toRecord(next.usage))
-      else store(record, next.usage)
-      if (next.usage.quota !== before.quota && !record.changed) {
-        record.changed = true
-        changedAccounts.push(accountId)
-      }
-      if (next.standing !== standing) {
-        standings.set(keyId, next.standing)
-        if (next.standing.bannedUntil !== standing.bannedUntil) dirtyStandings.add(keyId)
-      }
-      sweep(now)
-      return next.decision
-    },
-    unsafeAdmitFailedAuth: (address, now) => {
-      const before = addresses.get(address) ?? TokenBucket.full(options.failedAuthPerMinute, now)
-      const next = LimitDecision.decideAddress(options.failedAuthPerMinute, before, now)
-      addresses.set(address, next.bucket)
-      sweep(now)
-      return next.decision
-    },
+  const decideAccount = ({ accountId, keyId, limits }: Subject, now: number): LimitDecision.Decision => {
+    let record = usage.get(accountId)
+    const before = record === undefined ? firstUsage(accountId, limits, now) : view(record)
+    const standing = standings.get(keyId) ?? BanPolicy.CLEAN
+    const next = LimitDecision.decide(limits, before, standing, now, 1, options.ban)
+    if (record === undefined) usage.set(accountId, record = toRecord(next.usage))
+    else store(record, next.usage)
+    if (next.usage.quota !== before.quota && !record.changed) {
+      record.changed = true
+      changedAccounts.push(accountId)
+    }
+    if (next.standing !== standing) {
+      standings.set(keyId, next.standing)
+      if (next.standing.bannedUntil !== standing.bannedUntil) dirtyStandings.add(keyId)
+    }
+    sweep(now)
+    return next.decision
+  }
+  const decideAddress = (address: string, now: number): LimitDecision.Decision => {
+    const before = addresses.get(address) ?? TokenBucket.full(options.failedAuthPerMinute, now)
+    const next = LimitDecision.decideAddress(options.failedAuthPerMinute, before, now)
+    addresses.set(address, next.bucket)
+    sweep(now)
+    return next.decision
+  }
+
+  return RateLimiter.of({
+    admit: (subject, now) => at(now, (t) => decideAccount(subject, t)),
+    admitFailedAuth: (address, now) => at(now, (t) => decideAddress(address, t)),
     takeChanges: Effect.sync(() => {
       const quotas = changedAccounts.map((id) => {
         const r = usage.get(id)!

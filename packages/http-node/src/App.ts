@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { Accounts, type LimitDecision, type MessageQueue, type Pets, RateLimiter } from "@petstore/core"
+import { Accounts, type LimitDecision, type MessageQueue, type Pets, RateLimiter, Sync } from "@petstore/core"
 import { Cause, Context, Effect, Either, Exit, Layer, Option, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import * as Admin from "./Admin.js"
@@ -20,7 +20,6 @@ import * as OpenApiDocument from "./OpenApiDocument.js"
 import * as Operations from "./Operations.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
 import * as Routes from "./Routes.js"
-import * as Sync from "./Sync.js"
 
 type FindResult<Ctx> = NonNullable<ReturnType<Routes.RouteTable<Ctx, ErrorResponse.OperationError>["find"]>>
 
@@ -257,28 +256,28 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       const headers: ResponseHeaders = {}
       const token = bearerToken(request.header("authorization"))
       const now = clock.unsafeCurrentTimeMillis()
-      const admitted = (principal: Option.Option<Accounts.Principal>): Effect.Effect<AppResponse, unknown> => {
-        if (Option.isNone(principal)) {
-          const decision = limiter.unsafeAdmitFailedAuth(clientAddress(request), now)
-          RateLimitHeaders.write(headers, decision, now)
-          if (decision.verdict !== "allowed") return Effect.succeed(failure(FAILED_AUTH_LIMITED, headers))
-          headers["WWW-Authenticate"] = token === undefined
-            ? "Bearer realm=\"petstore\""
-            : "Bearer realm=\"petstore\", error=\"invalid_token\""
-          return Effect.succeed(failure(ErrorResponse.STATIC.unauthorized, headers))
-        }
-        // The limiter decides at the time read above: one clock reading per request.
-        const decision = limiter.unsafeAdmit(principal.value, now)
+      // The limiter and the key check answer at once when their adapters can (in memory, a cache,
+      // a synchronous read); `Sync` then runs the next step without a fiber.
+      const refused = (decision: LimitDecision.Decision): AppResponse => {
         RateLimitHeaders.write(headers, decision, now)
-        if (decision.verdict !== "allowed") return Effect.succeed(failure(REJECTION[decision.verdict], headers))
-        return serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
+        if (decision.verdict !== "allowed") return failure(FAILED_AUTH_LIMITED, headers)
+        headers["WWW-Authenticate"] = token === undefined
+          ? "Bearer realm=\"petstore\""
+          : "Bearer realm=\"petstore\", error=\"invalid_token\""
+        return failure(ErrorResponse.STATIC.unauthorized, headers)
       }
-      return guarded(headers, () => {
-        if (token === undefined) return admitted(Option.none())
-        // A key the store can check at once (in memory, or a synchronous read) needs no fiber.
-        const quick = accounts.unsafeVerifyAt(token, now)
-        return quick !== undefined ? admitted(quick) : Effect.flatMap(accounts.verifyAt(token, now), admitted)
-      })
+      const admitted = (principal: Option.Option<Accounts.Principal>): Effect.Effect<AppResponse, unknown> => {
+        if (Option.isNone(principal)) return Sync.map(limiter.admitFailedAuth(clientAddress(request), now), refused)
+        // The limiter decides at the time read above: one clock reading per request.
+        return Sync.flatMap(limiter.admit(principal.value, now), (decision) => {
+          RateLimitHeaders.write(headers, decision, now)
+          if (decision.verdict !== "allowed") return Effect.succeed(failure(REJECTION[decision.verdict], headers))
+          return serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
+        })
+      }
+      return guarded(headers, () =>
+        token === undefined ? admitted(Option.none()) : Sync.flatMap(accounts.verifyAt(token, now), admitted)
+      )
     }
 
     const adminAuthorized = (request: AppRequest): boolean => {

@@ -3,13 +3,12 @@
  *
  * @since 1.0.0
  */
-import { Lifecycle, MessageQueue, type Pet, Pets } from "@petstore/core"
+import { Lifecycle, MessageQueue, type Pet, Pets, Sync } from "@petstore/core"
 import { Clock, Effect, Option } from "effect"
 import type { AnimalsGroup, messagesGroup } from "./Api.js"
 import type { ResponseHeaders } from "./AppResponse.js"
 import { Gone, type OperationError } from "./ErrorResponse.js"
 import type { GroupHandlers, Reply } from "./Routes.js"
-import * as Sync from "./Sync.js"
 
 /** The `Link` to the next page: a path-absolute reference carrying the query that produced the page. */
 export const nextLink = (path: string, limit: number, status: string | undefined, cursor: string): string =>

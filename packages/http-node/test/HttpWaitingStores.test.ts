@@ -16,10 +16,8 @@ const waitingAccountStore = (): AccountStore.AccountStore["Type"] => {
   const store = AccountStore.makeMemory()
   return {
     ...store,
-    findKeyByHash: (hash) => later(store.findKeyByHash(hash)),
-    findAccount: (id) => later(store.findAccount(id)),
-    unsafeFindKeyByHash: () => undefined,
-    unsafeFindAccount: () => undefined
+    findKeyByHash: (hash, now) => later(store.findKeyByHash(hash, now)),
+    findAccount: (id) => later(store.findAccount(id))
   }
 }
 

@@ -12,7 +12,7 @@
  *
  * @since 1.0.0
  */
-import { Clock, Effect, Layer, Option, type Scope } from "effect"
+import { Clock, Effect, Exit, Layer, Option, type Scope } from "effect"
 import { AccountStore, Errors, StoreRows } from "@petstore/core"
 import { Database, queryOn, statement } from "./Database.js"
 
@@ -102,6 +102,11 @@ export const make = (
         return found
       })
 
+    const keyByHash = (hash: string, now: number) => {
+      const cached = keysByHash.get(hash)
+      return fresh(cached, now) ? Exit.succeed(Option.some(cached.key)) : lookUpKey(hash, now)
+    }
+
     /** Drops the changed keys from this instance's cache once their change committed. */
     const forgetChanged = (rows: ReadonlyArray<{ readonly hash: string }>) => {
       for (const row of rows) forget(row.hash)
@@ -114,13 +119,10 @@ export const make = (
           await queryOn(client, INSERT_ACCOUNT, [account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt])
           await queryOn(client, INSERT_KEY, StoreRows.keyValues(firstKey))
         }),
+      // Cached answers are already-completed effects (`Exit`): no fiber on a request's path.
       findAccount: (id) => {
         const cached = accounts.get(id)
-        return cached !== undefined ? Effect.succeed(Option.some(cached)) : lookUpAccount(id)
-      },
-      unsafeFindAccount: (id) => {
-        const cached = accounts.get(id)
-        return cached === undefined ? undefined : Option.some(cached)
+        return cached !== undefined ? Exit.succeed(Option.some(cached)) : lookUpAccount(id)
       },
       countAccounts: Effect.map(db.query<{ n: number }>(ACCOUNT_COUNT, []), (rows) => rows[0]!.n),
       insertKey: (key) =>
@@ -129,15 +131,7 @@ export const make = (
           (rows) => rows.length === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
       findKey: (id) => Effect.map(db.query<StoreRows.KeyRow>(KEY_BY_ID, [id]), (rows) => Option.map(Option.fromNullable(rows[0]), StoreRows.toKey)),
-      findKeyByHash: (hash) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const cached = keysByHash.get(hash)
-          return fresh(cached, now) ? Effect.succeed(Option.some(cached.key)) : lookUpKey(hash, now)
-        }),
-      unsafeFindKeyByHash: (hash, now) => {
-        const cached = keysByHash.get(hash)
-        return fresh(cached, now) ? Option.some(cached.key) : undefined
-      },
+      findKeyByHash: (hash, now) => now === undefined ? Effect.flatMap(Clock.currentTimeMillis, (t) => keyByHash(hash, t)) : keyByHash(hash, now),
       listKeys: (accountId) => Effect.map(db.query<StoreRows.KeyRow>(KEYS_OF_ACCOUNT, [accountId]), (rows) => rows.map(StoreRows.toKey)),
       revokeKey: (id, at) =>
         Effect.flatMap(

@@ -12,7 +12,7 @@
  *
  * @since 1.0.0
  */
-import { Clock, Effect, Layer, Option } from "effect"
+import { Clock, Effect, Exit, Layer, Option } from "effect"
 import { AccountStore, Errors, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
@@ -108,11 +108,12 @@ export const make = (
       if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
       return found
     }
-    const orUndefined = <A>(f: () => A): A | undefined => {
+    // Lookups are synchronous reads: answered at once (an `Exit`), so a request needs no fiber for them.
+    const atOnce = <A>(f: () => A): Effect.Effect<A, Errors.StoreUnavailable> => {
       try {
-        return f()
-      } catch {
-        return undefined
+        return Exit.succeed(f())
+      } catch (cause) {
+        return Exit.fail(new Errors.StoreUnavailable({ cause }))
       }
     }
 
@@ -122,8 +123,7 @@ export const make = (
           insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
           insertKeyRow.run(...StoreRows.keyValues(firstKey))
         }),
-      findAccount: (id) => db.read(() => accountOf(id)),
-      unsafeFindAccount: (id) => orUndefined(() => accountOf(id)),
+      findAccount: (id) => atOnce(() => accountOf(id)),
       countAccounts: db.read(() => accountCount.get() as number),
       insertKey: (key) =>
         Effect.flatMap(
@@ -131,8 +131,10 @@ export const make = (
           (inserted) => inserted === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
       findKey: (id) => db.read(() => Option.map(Option.fromNullable(keyById.get(id) as StoreRows.KeyRow | undefined), StoreRows.toKey)),
-      findKeyByHash: (hash) => Effect.flatMap(Clock.currentTimeMillis, (now) => db.read(() => keyByHashAt(hash, now))),
-      unsafeFindKeyByHash: (hash, now) => orUndefined(() => keyByHashAt(hash, now)),
+      findKeyByHash: (hash, now) =>
+        now === undefined
+          ? Effect.flatMap(Clock.currentTimeMillis, (t) => atOnce(() => keyByHashAt(hash, t)))
+          : atOnce(() => keyByHashAt(hash, now)),
       listKeys: (accountId) => db.read(() => (keysOfAccount.all(accountId) as Array<StoreRows.KeyRow>).map(StoreRows.toKey)),
       revokeKey: (id, at) =>
         Effect.flatMap(

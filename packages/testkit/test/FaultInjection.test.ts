@@ -3,7 +3,8 @@
  * one deliberate fault (test-only: built here by wrapping the application or the rate limiter), and
  * the suite must fail on it, shrink the failure and print it as curl commands.
  */
-import { BanPolicy, LimitDecision, RateLimiter, TokenBucket } from "@petstore/core"
+import { BanPolicy, LimitDecision, type RateLimiter, TokenBucket } from "@petstore/core"
+import { Clock, Effect } from "effect"
 import type { AppResponse } from "@petstore/http-node"
 import { describe, expect, it } from "@effect/vitest"
 import { formatReport, runConformance } from "../src/index.js"
@@ -20,28 +21,28 @@ const errorResponse = (response: AppResponse.AppResponse, status: number, code: 
 /** Admits the first request refused after a run of admitted ones: a bucket that holds one token too many. */
 const offByOneLimit = (real: Limiter): Limiter => {
   const lastAllowed = new Map<string, boolean>()
-  return RateLimiter.fromDecisions({
+  return {
     ...real,
-    unsafeAdmit: (subject, now) => {
-      const decision = real.unsafeAdmit(subject, now)
-      const previous = lastAllowed.get(subject.accountId) ?? true
-      if (decision.verdict === "rate_limited" && previous) {
-        lastAllowed.set(subject.accountId, false)
-        return { ...decision, verdict: "allowed" as const, retryAfterMillis: 0 }
-      }
-      lastAllowed.set(subject.accountId, decision.verdict === "allowed")
-      return decision
-    }
-  })
+    admit: (subject, now) =>
+      Effect.map(real.admit(subject, now), (decision) => {
+        const previous = lastAllowed.get(subject.accountId) ?? true
+        if (decision.verdict === "rate_limited" && previous) {
+          lastAllowed.set(subject.accountId, false)
+          return { ...decision, verdict: "allowed" as const, retryAfterMillis: 0 }
+        }
+        lastAllowed.set(subject.accountId, decision.verdict === "allowed")
+        return decision
+      })
+  }
 }
 
 /** The limiter's own state, with the bug that a refused request still takes a token. */
 const consumingOnReject = (real: Limiter): Limiter => {
   const usage = new Map<string, LimitDecision.AccountUsage>()
   const standings = new Map<string, BanPolicy.KeyStanding>()
-  return RateLimiter.fromDecisions({
+  return {
     ...real,
-    unsafeAdmit: ({ accountId, keyId, limits }, now) => {
+    admit: ({ accountId, keyId, limits }, at) => Effect.map(at === undefined ? Clock.currentTimeMillis : Effect.succeed(at), (now) => {
       const before = usage.get(accountId) ?? LimitDecision.freshUsage(limits, now)
       const next = LimitDecision.decide(limits, before, standings.get(keyId) ?? BanPolicy.CLEAN, now, 1, BanPolicy.DEFAULT_OPTIONS)
       const after = next.decision.verdict === "rate_limited"
@@ -50,20 +51,19 @@ const consumingOnReject = (real: Limiter): Limiter => {
       usage.set(accountId, after)
       standings.set(keyId, next.standing)
       return next.decision
-    }
-  })
+    })
+  }
 }
 
 /** Never bans: a key that keeps sending while told to wait only ever gets rate_limited. */
 const neverBans = (real: Limiter): Limiter =>
-  RateLimiter.fromDecisions({
+  ({
     ...real,
-    unsafeAdmit: (subject, now) => {
-      const decision = real.unsafeAdmit(subject, now)
-      return decision.verdict === "key_banned"
-        ? { ...decision, verdict: "rate_limited" as const, retryAfterMillis: 1_000 }
-        : decision
-    }
+    admit: (subject, now) =>
+      Effect.map(real.admit(subject, now), (decision) =>
+        decision.verdict === "key_banned"
+          ? { ...decision, verdict: "rate_limited" as const, retryAfterMillis: 1_000 }
+          : decision)
   })
 
 const VARIANTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerVariant; readonly caught: RegExp }> = [

@@ -54,14 +54,14 @@ const miss = (key: string, edit: NearMiss): string => {
   }
 }
 
-/** Whether `token` is accepted now; the synchronous `unsafeVerifyAt`, when it answers, must agree with `verify`. */
+/** Whether `token` is accepted now; `verifyAt` at the Clock's reading (the request path's form) must agree with `verify`. */
 const accepts = (accounts: Service, token: string) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    Effect.map(accounts.verify(token), (verified) => {
-      const atOnce = accounts.unsafeVerifyAt(token, now)
-      if (atOnce !== undefined) expect(atOnce).toStrictEqual(verified)
-      return Option.isSome(verified)
-    }))
+    Effect.flatMap(accounts.verify(token), (verified) =>
+      Effect.map(accounts.verifyAt(token, now), (atNow) => {
+        expect(atNow).toStrictEqual(verified)
+        return Option.isSome(verified)
+      })))
 
 /**
  * Registers the laws of the `Accounts` service running on the `AccountStore` that `layer` provides.

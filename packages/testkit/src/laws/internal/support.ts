@@ -80,7 +80,9 @@ export const isStrictlyIncreasing = (ns: ReadonlyArray<number>): boolean => ns.e
 
 /**
  * Moves the `TestClock` forward by `step` until `done` holds; dies if it does not within `maxSteps`.
- * Virtual time only: nothing here depends on how fast the machine is.
+ * Virtual time only: nothing here depends on how fast the machine is. After each step the event loop
+ * gets a turn with I/O (a store across a network answers then), so a worker woken by the step does
+ * its work at that step's time rather than several steps later.
  */
 export const advanceUntil = <E, R>(
   done: Effect.Effect<boolean, E, R>,
@@ -91,6 +93,7 @@ export const advanceUntil = <E, R>(
     for (let i = 0; i < maxSteps; i++) {
       if (yield* done) return
       yield* TestClock.adjust(step)
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
     }
     if (yield* done) return
     return yield* Effect.dieMessage(`condition not reached after ${maxSteps} steps of ${Duration.format(step)}`)

@@ -4,7 +4,7 @@
  * instead of describing it, so a request whose every step answers at once (a verified key in
  * memory, the limiter, a kept page) is answered without a fiber. Any other effect gets the usual
  * `Effect` combinator, so the result is the same either way. Run at once, a step that throws
- * throws to the caller (the application turns that into a defect, see `App`).
+ * throws to the caller (the HTTP adapter turns that into a defect).
  *
  * @since 1.0.0
  */
