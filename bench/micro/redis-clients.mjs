@@ -15,8 +15,9 @@
 //      Redis CPU µs/op (INFO cpu) and EVALSHA calls per decision (INFO commandstats).
 //   2. NOSCRIPT: 2 s at concurrency 256 per client with one SCRIPT FLUSH (separate connection) at 1 s.
 //   3. round trips: MONITOR (raw socket) of the commands each client sends for a few decisions.
-//   4. outage: a closed port (`--closed-port`), then a redis-server of our own on `--spare-port` that is
-//      started, killed, restarted and paused (SIGSTOP) while decisions run; it is killed at the end.
+//   4. outage: calls against a closed port (`--closed-port`); clients without an 'error' listener (child
+//      processes); then a redis-server of our own on `--spare-port`, started, killed, restarted and paused
+//      (SIGSTOP) while decisions run, and killed at the end.
 // Extra variants for --clients: `node-redis+deadline` (every call raced against a 50 ms timer) and
 // `ioredis+timeout` (commandTimeout: 50), what a per-call deadline costs on the hot path; and
 // `ioredis-nopipe` (enableAutoPipelining: false).
@@ -183,7 +184,7 @@ const makeNodeRedis = ({ deadline = false } = {}) => (port, extra = {}) => {
   const call = deadline
     ? (i) => withDeadline(client.rateLimit(USAGE[i], STANDING[i], ARGV), DEADLINE_MS)
     : (i) => client.rateLimit(USAGE[i], STANDING[i], ARGV)
-  return { call, ready: connecting, close: async () => client.isOpen && client.destroy(), raw: client }
+  return { call, ready: connecting, close: async () => client.isOpen && client.destroy() }
 }
 
 // ioredis: defineCommand adds the method; EVALSHA, EVAL on NOSCRIPT (and as the first call on a socket).
@@ -198,7 +199,7 @@ const makeIoredis = ({ timeout = false, pipeline = true } = {}) => (port, extra 
   client.on("error", onClientError)
   const ready = new Promise((resolve) => client.once("ready", resolve)) // (events.once would reject on 'error')
   const call = async (i) => toDecision(await client.rateLimit(USAGE[i], STANDING[i], ...ARGV))
-  return { call, ready, close: async () => client.disconnect(), raw: client }
+  return { call, ready, close: async () => client.disconnect() }
 }
 
 const CLIENTS = {

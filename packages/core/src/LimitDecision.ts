@@ -26,6 +26,11 @@ export interface LimitStatus {
 
 export interface Decision {
   readonly verdict: Verdict
+  /**
+   * The instant (epoch ms) the decision was made at: the request's Clock reading, or the clock of a
+   * shared limiter (Redis `TIME`), so that every instance derives the same headers from it.
+   */
+  readonly at: number
   /** Milliseconds the client must wait before a retry can pass; 0 when allowed. */
   readonly retryAfterMillis: number
   /** The limit closest to exhaustion (fewest requests remaining; the later reset on a tie). */
@@ -95,7 +100,7 @@ export const decide = (
     return {
       usage: next,
       standing: BanPolicy.onAdmitted(standing),
-      decision: { verdict: "allowed", retryAfterMillis: 0, ...statuses(limits, next, now) }
+      decision: { verdict: "allowed", retryAfterMillis: 0, at: now, ...statuses(limits, next, now) }
     }
   }
 
@@ -108,14 +113,31 @@ export const decide = (
   return {
     usage: current,
     standing: rejected.standing,
-    decision: { verdict, retryAfterMillis: wait, ...statuses(limits, current, now) }
+    decision: { verdict, retryAfterMillis: wait, at: now, ...statuses(limits, current, now) }
   }
 }
+
+/**
+ * The decision a verdict reached at `now` reads as, from the usage after it: what a store that
+ * decides elsewhere (a Redis script) hands back is turned into the same `Decision` as `decide`'s.
+ * `bannedUntil` matters only for `key_banned`.
+ */
+export const describe = (
+  limits: PlanLimits,
+  usage: AccountUsage,
+  now: number,
+  verdict: Verdict,
+  retryAfterMillis: number,
+  bannedUntil: number
+): Decision =>
+  verdict === "key_banned"
+    ? banned(limits, usage, { ...BanPolicy.CLEAN, bannedUntil }, now)
+    : { verdict, retryAfterMillis, at: now, ...statuses(limits, usage, now) }
 
 const banned = (limits: PlanLimits, usage: AccountUsage, standing: BanPolicy.KeyStanding, now: number): Decision => {
   const s = statuses(limits, usage, now)
   const binding: LimitStatus = { ...s.binding, remaining: 0, fullAt: Math.max(s.binding.fullAt, standing.bannedUntil) }
-  return { verdict: "key_banned", retryAfterMillis: standing.bannedUntil - now, limits: s.limits, binding }
+  return { verdict: "key_banned", retryAfterMillis: standing.bannedUntil - now, at: now, limits: s.limits, binding }
 }
 
 /**
@@ -129,6 +151,16 @@ export const decideAddress = (
   const refilled = TokenBucket.refill(bucket, perMinute, now)
   const wait = TokenBucket.waitMillis(refilled, perMinute, 1)
   const next = wait === 0 ? TokenBucket.take(refilled, 1) : refilled
+  return { bucket: next, decision: describeAddress(perMinute, next, now, wait) }
+}
+
+/** The decision on a failed authentication, from the address's bucket after it and the wait (0: allowed). */
+export const describeAddress = (
+  perMinute: number,
+  next: TokenBucket.TokenBucketState,
+  now: number,
+  wait: number
+): Decision => {
   const minute: LimitStatus = {
     name: "minute",
     quota: perMinute,
@@ -136,13 +168,5 @@ export const decideAddress = (
     remaining: TokenBucket.tokens(next),
     fullAt: now + TokenBucket.millisUntilFull(next, perMinute)
   }
-  return {
-    bucket: next,
-    decision: {
-      verdict: wait === 0 ? "allowed" : "rate_limited",
-      retryAfterMillis: wait,
-      binding: minute,
-      limits: [minute]
-    }
-  }
+  return { verdict: wait === 0 ? "allowed" : "rate_limited", retryAfterMillis: wait, at: now, binding: minute, limits: [minute] }
 }

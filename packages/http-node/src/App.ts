@@ -259,7 +259,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       // The limiter and the key check answer at once when their adapters can (in memory, a cache,
       // a synchronous read); `Sync` then runs the next step without a fiber.
       const refused = (decision: LimitDecision.Decision): AppResponse => {
-        RateLimitHeaders.write(headers, decision, now)
+        RateLimitHeaders.write(headers, decision)
         if (decision.verdict !== "allowed") return failure(FAILED_AUTH_LIMITED, headers)
         headers["WWW-Authenticate"] = token === undefined
           ? "Bearer realm=\"petstore\""
@@ -270,7 +270,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         if (Option.isNone(principal)) return Sync.map(limiter.admitFailedAuth(clientAddress(request), now), refused)
         // The limiter decides at the time read above: one clock reading per request.
         return Sync.flatMap(limiter.admit(principal.value, now), (decision) => {
-          RateLimitHeaders.write(headers, decision, now)
+          RateLimitHeaders.write(headers, decision)
           if (decision.verdict !== "allowed") return Effect.succeed(failure(REJECTION[decision.verdict], headers))
           return serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
         })

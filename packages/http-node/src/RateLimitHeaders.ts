@@ -42,8 +42,12 @@ const policy = (limits: ReadonlyArray<LimitDecision.LimitStatus>): string => {
 /** Seconds, rounded up, never below `min`. */
 const seconds = (millis: number, min: number): number => Math.max(min, Math.ceil(millis / 1000))
 
-/** Writes the rate-limit headers of `decision` (made at `now`, epoch ms) into `headers`. */
-export const write = (headers: ResponseHeaders, decision: LimitDecision.Decision, now: number): void => {
+/**
+ * Writes the rate-limit headers of `decision` into `headers`. Relative times are taken from the
+ * instant the decision was made at, so instances sharing a limiter tell the same story.
+ */
+export const write = (headers: ResponseHeaders, decision: LimitDecision.Decision): void => {
+  const now = decision.at
   const binding = decision.binding
   headers["X-RateLimit-Limit"] = String(binding.quota)
   headers["X-RateLimit-Remaining"] = String(binding.remaining)
