@@ -19,6 +19,8 @@ import { SecureRandom } from "./SecureRandom.js"
 export interface PetstoreOptions {
   readonly environment?: KeyEnvironment | undefined
   readonly rateLimiter?: Partial<RateLimiterOptions> | undefined
+  /** Another rate limiter (Redis, shared by every instance) instead of the in-memory one. */
+  readonly rateLimiterLayer?: Layer.Layer<RateLimiter> | undefined
   readonly messageQueue?: Partial<MessageQueueOptions> | undefined
 }
 
@@ -39,7 +41,7 @@ export const layer = (
     Accounts.layer({ environment: options.environment ?? "production" }),
     Pets.layer,
     MessageQueue.layer(options.messageQueue),
-    RateLimiter.layerMemory(options.rateLimiter)
+    options.rateLimiterLayer ?? RateLimiter.layerMemory(options.rateLimiter)
   )
 
 /** Everything in process memory: for tests, embedding and trying things out (nothing survives a restart). */

@@ -9,6 +9,7 @@
 import { Clock, Context, Effect, Exit, Layer } from "effect"
 import * as BanPolicy from "./BanPolicy.js"
 import * as DailyQuota from "./DailyQuota.js"
+import type { StoreUnavailable } from "./Errors.js"
 import * as LimitDecision from "./LimitDecision.js"
 import type { PlanLimits } from "./Plan.js"
 import * as TokenBucket from "./TokenBucket.js"
@@ -43,11 +44,12 @@ export class RateLimiter extends Context.Tag("@petstore/core/RateLimiter")<
      * when given (a request that already read its Clock), else at the Clock's time. An adapter that
      * can decide at once answers with an already-completed effect (an `Exit`), which `Sync` runs
      * without a fiber; one that must ask a server (Redis) answers later. An adapter with a clock of
-     * its own (Redis `TIME`) may decide at that clock's time instead.
+     * its own (Redis `TIME`) may decide at that clock's time instead. Fails only when the limiter's
+     * state cannot be reached and the adapter is set to refuse rather than guess (HTTP 503).
      */
-    readonly admit: (subject: Subject, now?: number) => Effect.Effect<LimitDecision.Decision>
+    readonly admit: (subject: Subject, now?: number) => Effect.Effect<LimitDecision.Decision, StoreUnavailable>
     /** Decides (and consumes) one failed authentication from a client address, like `admit`. */
-    readonly admitFailedAuth: (address: string, now?: number) => Effect.Effect<LimitDecision.Decision>
+    readonly admitFailedAuth: (address: string, now?: number) => Effect.Effect<LimitDecision.Decision, StoreUnavailable>
     /**
      * Daily counts and standings changed since the last call, for write-behind persistence
      * (`LimiterPersistence`); empty for an adapter whose state is already shared and durable.

@@ -34,6 +34,14 @@ export interface ServerConfig {
    * it runs in memory.
    */
   readonly store?: StoreConfig | undefined
+  /** Where the rate limiter's state is shared (`PETSTORE_REDIS_URL`); none: in each process's memory. */
+  readonly redis?: RedisConfig | undefined
+}
+
+/** The rate limiter on Redis: its URL, and what a Redis outage does (`open`: limit in memory; `closed`: 503). */
+export interface RedisConfig {
+  readonly url: Redacted.Redacted<string>
+  readonly failure: "open" | "closed"
 }
 
 const url = (name: string) =>
@@ -108,6 +116,27 @@ const store = Config.all({
   )
 )
 
+const redis = Config.option(
+  Config.redacted("PETSTORE_REDIS_URL").pipe(
+    Config.validate({
+      message: "PETSTORE_REDIS_URL must be a redis:// or rediss:// URL",
+      validation: (r) => {
+        try {
+          const u = new URL(Redacted.value(r).trim())
+          return (u.protocol === "redis:" || u.protocol === "rediss:") && u.hostname !== ""
+        } catch {
+          return false
+        }
+      }
+    })
+  )
+).pipe(
+  Config.zipWith(
+    Config.literal("open", "closed")("PETSTORE_REDIS_FAILURE").pipe(Config.withDefault("open" as const)),
+    (url, failure): RedisConfig | undefined => Option.isSome(url) ? { url: url.value, failure } : undefined
+  )
+)
+
 /** @category config */
 export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
@@ -122,7 +151,8 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   environment: Config.literal("production", "staging")("PETSTORE_ENVIRONMENT").pipe(Config.withDefault("production" as const)),
   quickstartBasePath: basePath,
   trustProxy,
-  store
+  store,
+  redis
 }).pipe(
   Config.map((c): ServerConfig => ({
     ...c,

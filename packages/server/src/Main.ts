@@ -7,6 +7,7 @@
  */
 import { Accounts, AccountStore, MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
+import * as Redis from "@petstore/redis"
 import * as Sqlite from "@petstore/sqlite"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
 import { Api, App as AppModule, Server } from "@petstore/http-node"
@@ -41,7 +42,18 @@ export const layer = (config: ServerConfig, services: ServicesLayer) =>
 
 /** In-memory services with the default message processor. */
 export const memoryServices = (config: ServerConfig): ServicesLayer =>
-  Petstore.layerMemory({ environment: config.environment }).pipe(Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly))
+  Petstore.layerMemory(petstoreOptions(config)).pipe(Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly))
+
+/**
+ * The options of the core services: the key environment, and the rate limiter on Redis when
+ * `PETSTORE_REDIS_URL` is set (shared by every instance), else in this process's memory.
+ */
+const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => ({
+  environment: config.environment,
+  rateLimiterLayer: config.redis === undefined
+    ? undefined
+    : Redis.layer({ url: Redacted.value(config.redis.url), failure: config.redis.failure })
+})
 
 /** On an empty store with no admin API, an account to try things with; its key is printed once. */
 const createDemoAccount = Effect.gen(function*() {
@@ -65,7 +77,7 @@ const createDemoAccount = Effect.gen(function*() {
  * restarts (see docs/storage.md).
  */
 export const sqliteServices = (config: ServerConfig, filename: string): ServicesLayer =>
-  Sqlite.layerPetstore({ filename, petstore: { environment: config.environment } }).pipe(
+  Sqlite.layerPetstore({ filename, petstore: petstoreOptions(config) }).pipe(
     Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
   )
 
@@ -75,12 +87,14 @@ export const sqliteServices = (config: ServerConfig, filename: string): Services
  * applies the plan's limits on its own: that is said once at start.
  */
 export const postgresServices = (config: ServerConfig, store: PostgresStore): ServicesLayer =>
-  Postgres.layerPetstore(postgresOptions(store, { petstore: { environment: config.environment } })).pipe(
+  Postgres.layerPetstore(postgresOptions(store, { petstore: petstoreOptions(config) })).pipe(
     Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly),
     Layer.tap(() =>
-      Effect.logWarning(
-        "the rate limiter keeps its state in this process: with several instances on this database, each applies the plan's limits on its own"
-      )
+      config.redis === undefined
+        ? Effect.logWarning(
+          "the rate limiter keeps its state in this process: with several instances on this database, each applies the plan's limits on its own (set PETSTORE_REDIS_URL to share it)"
+        )
+        : Effect.void
     )
   )
 

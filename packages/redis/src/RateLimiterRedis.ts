@@ -1,0 +1,138 @@
+/**
+ * The `RateLimiter` port on Redis, shared by every instance: each decision is one atomic Lua script
+ * in one round trip (`LimiterScripts`), at Redis's time, so N instances admit exactly what one
+ * would. Keys, under a prefix (`petstore:`):
+ * - `{a:<account>}:usage`: the account's minute bucket and daily count (all its keys together);
+ * - `{a:<account>}:ban:<key>`: a key's ban standing, under the account's hash tag, so one script
+ *   touches keys of one slot (safe on Redis Cluster);
+ * - `{ip:<address>}:auth`: the failed-authentication bucket of a client address.
+ * Every key has a TTL: it lives only while its state differs from a fresh one.
+ *
+ * When Redis cannot be reached, by default (`failure: "open"`) each instance keeps limiting in its
+ * own memory at the plan's numbers (so N instances admit up to N× a plan while Redis is away), says
+ * so once in the log, and goes back to Redis by itself as soon as it answers again (looked at every
+ * 250 ms). With `failure: "closed"` a request whose decision needs Redis fails (503) instead.
+ *
+ * @since 1.0.0
+ */
+import { Clock, Duration, Effect, Layer, type Scope } from "effect"
+import { Errors, LimitDecision, RateLimiter } from "@petstore/core"
+import * as LimiterScripts from "./LimiterScripts.js"
+import { Redis, type RedisOptions, type RedisUnavailable, layer as layerRedis, script } from "./RedisConnection.js"
+
+export interface RateLimiterRedisOptions extends RedisOptions {
+  /** Put before every key (default `petstore:`), so several deployments can share one Redis. */
+  readonly prefix?: string | undefined
+  /** `open` (default): limit in memory while Redis is away; `closed`: answer 503 instead. */
+  readonly failure?: "open" | "closed" | undefined
+  /**
+   * Whose clock decides: `redis` (default, `TIME`, so the instances' clocks do not matter) or
+   * `caller` (the time the request read from its Clock; for tests that move time).
+   */
+  readonly clock?: "redis" | "caller" | undefined
+  readonly limiter?: Partial<RateLimiter.RateLimiterOptions> | undefined
+}
+
+const ADMIT = script(LimiterScripts.ADMIT)
+const ADMIT_ADDRESS = script(LimiterScripts.ADMIT_ADDRESS)
+const VERDICTS: ReadonlyArray<LimitDecision.Verdict> = ["allowed", "rate_limited", "daily_quota_exceeded", "key_banned"]
+const NO_CHANGES: RateLimiter.DurableLimiterState = { quotas: [], standings: [] }
+const PROBE_EVERY = Duration.millis(250)
+
+/** The keys of an account's usage and of one of its keys' standing. */
+export const accountKeys = (prefix: string, accountId: string, keyId: string) =>
+  [`${prefix}{a:${accountId}}:usage`, `${prefix}{a:${accountId}}:ban:${keyId}`] as const
+
+export const addressKey = (prefix: string, address: string) => `${prefix}{ip:${address}}:auth`
+
+/** @category constructors */
+export const make = (
+  options: RateLimiterRedisOptions
+): Effect.Effect<RateLimiter.RateLimiter["Type"], never, Redis | Scope.Scope> =>
+  Effect.gen(function*() {
+    const redis = yield* Redis
+    const settings = { ...RateLimiter.DEFAULT_OPTIONS, ...options.limiter }
+    const ban = settings.ban
+    const prefix = options.prefix ?? "petstore:"
+    const callerClock = options.clock === "caller"
+    const failOpen = options.failure !== "closed"
+    // What decides while Redis is away (fail-open): this process's memory, at the plan's numbers.
+    const local = RateLimiter.makeMemory(settings)
+    let shared = true
+
+    const timeArg = (now: number | undefined) =>
+      !callerClock ? Effect.succeed(-1) : now === undefined ? Clock.currentTimeMillis : Effect.succeed(now)
+
+    // Looks at Redis every 250 ms while it is away; back to it as soon as it answers.
+    const probe = Effect.gen(function*() {
+      while (!(yield* redis.ping)) yield* Effect.sleep(PROBE_EVERY)
+      shared = true
+      yield* Effect.logInfo(`rate limiter: Redis at ${redis.where} answers again; limits are shared again`)
+    }).pipe(Effect.withClock(Clock.make()))
+    const scope = yield* Effect.scope
+
+    /** A shared decision, or what an outage makes of it (local decision, or 503). */
+    const decide = <A>(
+      shared$: Effect.Effect<A, RedisUnavailable>,
+      fallback: () => Effect.Effect<A, Errors.StoreUnavailable>
+    ): Effect.Effect<A, Errors.StoreUnavailable> =>
+      !shared && failOpen
+        ? fallback()
+        : Effect.catchAll(shared$, (error) => {
+          if (!failOpen) return Effect.fail(new Errors.StoreUnavailable({ cause: new Error(error.message) }))
+          if (!shared) return fallback()
+          shared = false
+          return Effect.logWarning(
+            `rate limiter: ${error.message}; limiting in this process's memory (each instance on its own) until Redis answers again`
+          ).pipe(Effect.zipRight(Effect.forkIn(probe, scope)), Effect.zipRight(fallback()))
+        })
+
+    return RateLimiter.RateLimiter.of({
+      admit: (subject, now) =>
+        decide(
+          Effect.flatMap(timeArg(now), (at) => {
+            const { accountId, keyId, limits } = subject
+            return Effect.map(
+              redis.run(ADMIT, accountKeys(prefix, accountId, keyId), [
+                limits.perMinute,
+                limits.perDay,
+                1,
+                at,
+                ban.threshold,
+                ban.baseMillis,
+                ban.maxMillis,
+                ban.memoryMillis
+              ]),
+              ([verdict, wait, units, refilledAt, day, used, bannedUntil, decidedAt]) =>
+                LimitDecision.describe(
+                  limits,
+                  { bucket: { units: units!, at: refilledAt! }, quota: { day: day!, used: used! } },
+                  decidedAt!,
+                  VERDICTS[verdict!]!,
+                  wait!,
+                  bannedUntil!
+                )
+            )
+          }),
+          () => local.admit(subject, now)
+        ),
+      admitFailedAuth: (address, now) =>
+        decide(
+          Effect.flatMap(timeArg(now), (at) =>
+            Effect.map(
+              redis.run(ADMIT_ADDRESS, [addressKey(prefix, address)], [settings.failedAuthPerMinute, at]),
+              ([wait, units, refilledAt, decidedAt]) =>
+                LimitDecision.describeAddress(settings.failedAuthPerMinute, { units: units!, at: refilledAt! }, decidedAt!, wait!)
+            )),
+          () => local.admitFailedAuth(address, now)
+        ),
+      // Redis keeps the state itself (with TTLs): nothing to write behind, nothing to restore.
+      takeChanges: Effect.succeed(NO_CHANGES),
+      restore: () => Effect.void
+    })
+  })
+
+/** The rate limiter on Redis, with its own connection, for the life of the layer. */
+export const layer = (options: RateLimiterRedisOptions): Layer.Layer<RateLimiter.RateLimiter> =>
+  Layer.scoped(RateLimiter.RateLimiter, make(options)).pipe(Layer.provide(layerRedis(options)))
+
