@@ -83,9 +83,9 @@ const VARIANTS = {
 }
 const VARIANT_NAMES = Object.keys(VARIANTS)
 
-// Inputs built up front, the same for both variants.
+// Inputs built up front, the same for both variants (batch 1 always: the skip check uses it).
 const inputs = new Map(
-  BATCHES.map((n) => [
+  [...new Set([...BATCHES, 1])].map((n) => [
     n,
     Array.from({ length: 16 }, (_, b) => [
       Array.from({ length: n }, (_, i) => `pet-${b}-${i}`),

@@ -1,0 +1,77 @@
+/**
+ * A Redis outage seen by a real server process (on SQLite; the store does not matter here). By
+ * default every request is still answered within 1 s, limited in the process's memory, and the
+ * limits are shared again within 5 s of Redis's return, without a restart. With
+ * `PETSTORE_REDIS_FAILURE=closed` the requests answer 503 `unavailable` while Redis is away.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as RedisProcess from "../../redis/test/support/RedisProcess.js"
+import * as TestRedis from "../../redis/test/support/TestRedis.js"
+import { ADMIN_TOKEN, createAccount, get } from "./support/Http.js"
+import { pollUntil, sqliteFile, start, stop } from "./support/ServerProcess.js"
+
+const canRun = RedisProcess.available()
+if (!canRun && process.env.CI === "true") throw new Error("CI=true and redis-server is not installed")
+
+const withServer = async (failure: "open" | "closed", body: (url: string, redis: RedisProcess.RedisProcess) => Promise<void>) => {
+  const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-redis-outage-"))
+  const redis = await RedisProcess.start()
+  const server = await start({
+    ...sqliteFile(Path.join(folder, "petstore.db")),
+    PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN,
+    PETSTORE_REDIS_URL: redis.url,
+    PETSTORE_REDIS_FAILURE: failure
+  })
+  try {
+    await body(server.url, redis)
+  } finally {
+    await stop(server)
+    await redis.stop()
+    Fs.rmSync(folder, { recursive: true, force: true })
+  }
+}
+
+describe.skipIf(!canRun)("a Redis outage (redis-server of the test's own)", () => {
+  it("answers every request within 1 s while Redis is away, and shares the limits again within 5 s of its return", () =>
+    withServer("open", async (url, redis) => {
+      const account = await createAccount(url)
+      expect((await get(url, "/v1/pets?limit=1", account.key)).status).toBe(200)
+      await redis.stop()
+      for (let i = 0; i < 10; i++) {
+        const started = Date.now()
+        const reply = await get(url, "/v1/pets?limit=1", account.key)
+        expect(reply.status).toBe(200)
+        expect(reply.headers.get("x-ratelimit-remaining")).not.toBeNull()
+        expect(Date.now() - started).toBeLessThan(1_000)
+      }
+      await redis.start()
+      const client = await TestRedis.connect(redis.url)
+      try {
+        const returned = Date.now()
+        await pollUntil("the limits to be shared again", async () => {
+          await get(url, "/v1/pets?limit=1", account.key)
+          return (await client.keys("petstore:{a:*}:usage")).length > 0 ? true : undefined
+        }, 100, 50)
+        expect(Date.now() - returned).toBeLessThanOrEqual(5_000)
+      } finally {
+        await client.close()
+      }
+    }), 60_000)
+
+  it("with PETSTORE_REDIS_FAILURE=closed answers 503 unavailable while Redis is away, then serves again", () =>
+    withServer("closed", async (url, redis) => {
+      const account = await createAccount(url)
+      expect((await get(url, "/v1/pets?limit=1", account.key)).status).toBe(200)
+      await redis.stop()
+      const started = Date.now()
+      const refused = await get(url, "/v1/pets?limit=1", account.key)
+      expect(Date.now() - started).toBeLessThan(1_000)
+      expect(refused.status).toBe(503)
+      expect(refused.body).toMatchObject({ code: "unavailable", status: 503 })
+      await redis.start()
+      await pollUntil("the server to serve again", async () => ((await get(url, "/v1/pets?limit=1", account.key)).status === 200 ? true : undefined), 100, 50)
+    }), 60_000)
+})
