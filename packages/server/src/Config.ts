@@ -42,6 +42,8 @@ export interface ServerConfig {
 export interface RedisConfig {
   readonly url: Redacted.Redacted<string>
   readonly failure: "open" | "closed"
+  /** Put before every key (`PETSTORE_REDIS_PREFIX`, default `petstore:`). */
+  readonly prefix: string
 }
 
 const url = (name: string) =>
@@ -132,8 +134,17 @@ const redis = Config.option(
   )
 ).pipe(
   Config.zipWith(
-    Config.literal("open", "closed")("PETSTORE_REDIS_FAILURE").pipe(Config.withDefault("open" as const)),
-    (url, failure): RedisConfig | undefined => Option.isSome(url) ? { url: url.value, failure } : undefined
+    Config.all({
+      failure: Config.literal("open", "closed")("PETSTORE_REDIS_FAILURE").pipe(Config.withDefault("open" as const)),
+      prefix: Config.string("PETSTORE_REDIS_PREFIX").pipe(
+        Config.validate({
+          message: "PETSTORE_REDIS_PREFIX must be 1 to 64 characters without spaces or braces",
+          validation: (s) => /^[^\s{}]{1,64}$/.test(s)
+        }),
+        Config.withDefault("petstore:")
+      )
+    }),
+    (url, rest): RedisConfig | undefined => Option.isSome(url) ? { url: url.value, ...rest } : undefined
   )
 )
 

@@ -52,7 +52,7 @@ const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => ({
   environment: config.environment,
   rateLimiterLayer: config.redis === undefined
     ? undefined
-    : Redis.layer({ url: Redacted.value(config.redis.url), failure: config.redis.failure })
+    : Redis.layer({ url: Redacted.value(config.redis.url), failure: config.redis.failure, prefix: config.redis.prefix })
 })
 
 /** On an empty store with no admin API, an account to try things with; its key is printed once. */

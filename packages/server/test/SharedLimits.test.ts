@@ -35,6 +35,7 @@ if (skip !== undefined || "skip" in database || "skip" in redis) {
       const settings = {
         PETSTORE_DATABASE: await database.freshUrl(),
         PETSTORE_REDIS_URL: redis.url,
+        PETSTORE_REDIS_PREFIX: redis.freshPrefix(),
         PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN,
         PETSTORE_DATABASE_POOL_SIZE: "4"
       }
