@@ -9,6 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, FastCheck as fc, Layer } from "effect"
 import { RateLimiter } from "@petstore/core"
 import * as Redis from "@petstore/redis"
+import { rateLimiterLaws } from "@petstore/testkit"
 import * as RedisProcess from "./support/RedisProcess.js"
 import * as TestRedis from "./support/TestRedis.js"
 
@@ -42,6 +43,9 @@ const plan = fc.record({ perMinute: fc.integer({ min: 1, max: 6 }), perDay: fc.i
 if ("skip" in redis) {
   describe.skip(`rate limiter on Redis (${redis.skip})`, () => it("skipped", () => {}))
 } else {
+  // The laws every limiter passes, each run on a fresh key prefix, deciding at the times the law gives.
+  rateLimiterLaws("redis", (options) => onRedis(redis.url, redis.freshPrefix(), { limiter: options }), { numRuns: 25 })
+
   describe("rate limiter on Redis", () => {
     it.scoped("decides exactly what the in-memory limiter decides, on any requests at any times", () =>
       Effect.promise(() =>

@@ -1,7 +1,9 @@
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository } from "@petstore/core"
+import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter } from "@petstore/core"
+import { Effect } from "effect"
 import {
   accountStoreLaws,
   limiterStateStoreLaws,
+  rateLimiterLaws,
   messageStoreLaws,
   petRepositoryLaws,
   serviceLaws
@@ -16,3 +18,4 @@ serviceLaws("memory", {
   messages: MessageStore.MessageStore.layerMemory
 })
 limiterStateStoreLaws("memory", LimiterStateStore.LimiterStateStore.layerMemory)
+rateLimiterLaws("memory", (options) => Effect.succeed(RateLimiter.makeMemory(options)))
