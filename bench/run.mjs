@@ -2,10 +2,11 @@
 // `pnpm bench`: our server against BASELINE peers, on loopback, in one run, in alternating rounds;
 // then the micro-benchmarks; then docs/performance.md. See bench/README.md.
 //
-//   pnpm bench                 full run (5 rounds × 5 s per target and scenario, ~6 min), writes docs/performance.md
+//   pnpm bench                 full run (5 rounds × 5 s per target and scenario, ~8 min), writes docs/performance.md
 //   pnpm bench --quick         2 rounds × 2 s, quick micro-benchmarks; prints the report, writes nothing
 //   options: --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
-//            --targets raw,fastify,memory,durable,commit1,sqlite1,postgres,fastify-pg --no-micro --no-load --write --no-write
+//            --targets raw,fastify,memory,durable,commit1,sqlite1,postgres,fastify-pg,shared,fastify-shared
+//            --no-micro --no-load --write --no-write
 //            --variant NAME[@sqlite]=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
 //            --json FILE (also write the raw measurements as JSON)
 //            --wait-quiet S (wait up to S seconds for other processes to leave the CPUs; default 180, quick 0)
@@ -18,6 +19,7 @@ import { PAGE_LIMIT, POST_BODY } from "./fixture.mjs"
 import * as Loader from "./lib/loader.mjs"
 import * as Pg from "./lib/pg.mjs"
 import * as Proc from "./lib/proc.mjs"
+import * as Redis from "./lib/redis.mjs"
 import * as Report from "./lib/report.mjs"
 import * as Targets from "./lib/targets.mjs"
 
@@ -87,16 +89,20 @@ const median = (xs) => {
   return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
-// --- cleanup: never leave a server running, nor a bench database behind ----------------------------
+// --- cleanup: never leave a server running, nor a bench database or Redis key behind ---------------
 const running = []
 const databases = new Set() // PostgreSQL databases this run created and has not dropped yet
+const redisPrefixes = new Set() // Redis key prefixes this run used and has not cleaned yet
+const directories = new Set() // the targets' temporary directories (removed at the end, also on failure)
 const killAll = () => {
-  for (const r of running) if (r.exited() === null) r.child.kill("SIGKILL")
+  for (const r of running) for (const p of r.processes ?? [r]) if (p.exited() === null) p.child.kill("SIGKILL")
 }
 process.on("exit", () => {
   killAll()
   // A failed or interrupted run: drop what is left synchronously (a child process; no event loop here).
   Pg.dropSync([...databases])
+  Redis.cleanSync([...redisPrefixes])
+  for (const dir of directories) rmSync(dir, { recursive: true, force: true })
 })
 for (const sig of ["SIGINT", "SIGTERM"]) {
   process.on(sig, () => {
@@ -111,18 +117,30 @@ const SCENARIOS = [
   { id: "post", label: "POST /v1/pets", method: "POST", path: "/v1/pets", body: POST_BODY }
 ]
 
-/** One measured load run of a target: loader result plus server CPU and the machine's other load. */
+// Whether Redis runs on this machine (then its CPU is the shared targets' work, not other load).
+let redisLocal = false
+
+/**
+ * One measured load run of a target: loader result plus server CPU and the machine's other load.
+ * A target of several instances (`ports`) gets one load generator per instance, side by side, each
+ * with its share of the connections (Loader.runSpread); its CPU is the sum of its processes'. A
+ * target with its limits in Redis (`redisPrefix`): the script calls Redis counted meanwhile
+ * (`INFO commandstats`: EVALSHA, EVAL, …) and Redis's CPU (`INFO cpu`).
+ */
 const measure = async (target, scenario, seconds) => {
   const key = await Targets.newKey(target)
+  const pids = target.pids ?? [target.pid]
+  const serverCpu = () => pids.reduce((a, pid) => a + Proc.cpuSeconds(pid), 0)
+  const redis0 = target.redisPrefix === undefined ? undefined : await Redis.stats()
   const db0 = target.database === undefined ? undefined : await Pg.backendCpu(target.database)
-  const cpu0 = Proc.cpuSeconds(target.pid)
+  const cpu0 = serverCpu()
   const loader0 = Proc.reapedChildrenCpuSeconds()
   const busy0 = Proc.machineBusySeconds()
   const self0 = process.cpuUsage()
   const wall0 = performance.now()
-  const r = await Loader.run({
+  const r = await Loader.runSpread({
     loader: settings.loader,
-    url: `http://127.0.0.1:${target.port}${scenario.path}`,
+    urls: (target.ports ?? [target.port]).map((port) => `http://127.0.0.1:${port}${scenario.path}`),
     method: scenario.method,
     body: scenario.body,
     headers: { authorization: `Bearer ${key}` },
@@ -131,19 +149,31 @@ const measure = async (target, scenario, seconds) => {
     cpu: LOADER_CPU
   })
   const wall = (performance.now() - wall0) / 1000
-  const server = Proc.cpuSeconds(target.pid) - cpu0
+  const server = serverCpu() - cpu0
   const loader = Proc.reapedChildrenCpuSeconds() - loader0
   const self = process.cpuUsage(self0)
   const busy = Proc.machineBusySeconds() - busy0
   // PostgreSQL's backends for the target's database: its database work, not other load.
   const database = target.database === undefined ? Number.NaN : Pg.backendCpuDelta(db0, await Pg.backendCpu(target.database))
-  const other = Math.max(0, busy - server - loader - (self.user + self.system) / 1e6 - (Number.isFinite(database) ? database : 0))
+  // Read after the load generator ended (and after PostgreSQL's reading): the requests in flight at
+  // its end have made their calls by then; they are served but not counted as completed (≤ connections).
+  const redis = target.redisPrefix === undefined ? undefined : Redis.statsDelta(redis0, await Redis.stats())
+  const redisCpu = redis !== undefined && redisLocal ? redis.cpuSeconds : Number.NaN
+  const other = Math.max(
+    0,
+    busy - server - loader - (self.user + self.system) / 1e6 - (Number.isFinite(database) ? database : 0) - (Number.isFinite(redisCpu) ? redisCpu : 0)
+  )
   return {
     rps: r.requests / r.seconds,
     p50: r.p50,
     p99: r.p99,
     cpuPerRequestMicros: (server / r.requests) * 1e6,
     dbCpuPerRequestMicros: (database / r.requests) * 1e6,
+    redisCalls: redis === undefined ? Number.NaN : redis.scriptCalls,
+    redisCallsByCommand: redis?.byCommand,
+    redisCpuPerRequestMicros: redis === undefined ? Number.NaN : (redis.cpuSeconds / r.requests) * 1e6,
+    instances: pids.length,
+    ...(r.parts === undefined ? {} : { perInstance: r.parts.map((x) => ({ rps: x.requests / x.seconds, p50: x.p50, p99: x.p99, requests: x.requests })) }),
     serverCores: server / wall,
     loaderCores: loader / wall,
     otherCores: other / wall,
@@ -161,6 +191,20 @@ const createDatabase = async (target) => {
   await Pg.create(target.database)
 }
 
+/** Deletes the keys under the target's Redis prefix, when it has one; returns how many were there. */
+const cleanRedis = async (target) => {
+  if (target.redisPrefix === undefined || !redisPrefixes.has(target.redisPrefix)) return Number.NaN
+  try {
+    const n = await Redis.clean(target.redisPrefix)
+    redisPrefixes.delete(target.redisPrefix)
+    log(`deleted ${n} Redis keys under ${target.redisPrefix}`)
+    return n
+  } catch (e) {
+    log(`could not delete the Redis keys under ${target.redisPrefix} (retried at exit): ${e.message}`)
+    return Number.NaN
+  }
+}
+
 /** Drops the target's PostgreSQL database, when it has one (a failure is reported, not thrown). */
 const dropDatabase = async (target) => {
   if (target.database === undefined || !databases.has(target.database)) return
@@ -175,10 +219,14 @@ const dropDatabase = async (target) => {
 const runLoad = async () => {
   const durable = Targets.durableSupport(ROOT)
   const commitPerRequest = durable.available ? await Targets.commitPerRequestSupport(ROOT) : { available: false, reason: "no durable store" }
-  const postgres = selected("postgres") || selected("fastify-pg")
+  const shared = selected("shared") || selected("fastify-shared")
+  const postgres = selected("postgres") || selected("fastify-pg") || shared
     ? await Targets.postgresSupport(ROOT)
     : { available: false, server: false, reason: "not selected" }
-  let list = Targets.targets({ durable, commitPerRequest, postgres, root: ROOT })
+  const redis = shared ? await Targets.redisSupport(ROOT) : { available: false, server: false, reason: "not selected" }
+  redisLocal = redis.available && (await Redis.isLocal())
+  let list = Targets.targets({ durable, commitPerRequest, postgres, redis, root: ROOT })
+  for (const t of list) for (const dir of [t.dataDir, t.cwd]) if (dir !== undefined) directories.add(dir)
   if (settings.only !== undefined) {
     for (const t of list.filter((t) => !settings.only.includes(t.id))) {
       for (const dir of new Set([t.dataDir, t.cwd])) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
@@ -190,6 +238,7 @@ const runLoad = async () => {
     const [id, store = "memory"] = name.split("@")
     const [bin, flags] = spec.split(":")
     const cwd = mkdtempSync(join(tmpdir(), `petstore-bench-${id}-`))
+    directories.add(cwd)
     list.push({
       id,
       label: `prototype ${id} (${store})`,
@@ -206,6 +255,11 @@ const runLoad = async () => {
   if (durable.available && !commitPerRequest.available) unavailable.push({ id: "sqlite1", reason: commitPerRequest.reason })
   if (!postgres.server) unavailable.push({ id: "postgres", reason: postgres.reason })
   if (!postgres.available) unavailable.push({ id: "fastify-pg", reason: postgres.reason })
+  // The shared targets need both PostgreSQL and Redis (and, for ours, the server built for both).
+  if (!postgres.available || !postgres.server) unavailable.push({ id: "shared", reason: postgres.reason })
+  else if (!redis.available || !redis.server) unavailable.push({ id: "shared", reason: redis.reason })
+  if (!postgres.available) unavailable.push({ id: "fastify-shared", reason: postgres.reason })
+  else if (!redis.available) unavailable.push({ id: "fastify-shared", reason: redis.reason })
   // Only the targets asked for (`--targets`) are reported missing.
   for (const u of [...unavailable]) if (!selected(u.id)) unavailable.splice(unavailable.indexOf(u), 1)
   for (const u of unavailable) log(`${u.id} not measured: ${u.reason}`)
@@ -214,6 +268,7 @@ const runLoad = async () => {
     log(`starting ${target.id} (${target.label})`)
     try {
       await createDatabase(target)
+      if (target.redisPrefix !== undefined) redisPrefixes.add(target.redisPrefix)
       const r = await Targets.start(target, { cpu: SERVER_CPU, root: ROOT })
       running.push(r)
       await Targets.seed(r)
@@ -226,6 +281,7 @@ const runLoad = async () => {
         running.splice(running.indexOf(r), 1)
       }
       await dropDatabase(target)
+      await cleanRedis(target)
       for (const dir of new Set([target.dataDir, target.cwd])) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
     }
   }
@@ -233,7 +289,8 @@ const runLoad = async () => {
   for (const r of running) {
     if (r.scenarios.includes("get")) responses[r.id] = await Targets.checkPage(r, await Targets.newKey(r))
   }
-  log(`parity: every GET target answers the same ${PAGE_LIMIT}-pet page`)
+  log(`parity: every GET target answers the same ${PAGE_LIMIT}-pet page` +
+    (running.some((r) => r.ports?.length > 1) ? " (on every instance of the shared targets, which also share the limit)" : ""))
 
   const byScenario = (s) => running.filter((r) => r.scenarios.includes(s.id))
   log(`warm-up: ${settings.warmup} s per target and scenario`)
@@ -249,9 +306,10 @@ const runLoad = async () => {
         const m = await measure(r, s, settings.seconds)
         rounds.push({ round, scenario: s.id, target: r.id, ...m })
         log(
-          `round ${round + 1}/${settings.rounds} ${s.id.padEnd(4)} ${r.id.padEnd(10)} ${m.rps.toFixed(0).padStart(6)} req/s` +
+          `round ${round + 1}/${settings.rounds} ${s.id.padEnd(4)} ${r.id.padEnd(14)} ${m.rps.toFixed(0).padStart(6)} req/s` +
             `  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  cpu ${m.cpuPerRequestMicros.toFixed(1)} µs/req` +
             (Number.isFinite(m.dbCpuPerRequestMicros) ? ` + PostgreSQL ${m.dbCpuPerRequestMicros.toFixed(1)} µs/req` : "") +
+            (Number.isFinite(m.redisCalls) ? ` + Redis ${m.redisCpuPerRequestMicros.toFixed(1)} µs/req, ${(m.redisCalls / m.requests).toFixed(3)} calls/req` : "") +
             `  other load ${(m.otherCores * 100).toFixed(0)}% of a core${m.failed > 0 ? `  FAILED ${m.failed}` : ""}`
         )
       }
@@ -260,13 +318,16 @@ const runLoad = async () => {
 
   const peakRss = {}
   const files = {}
+  const redisKeys = {} // keys under a shared target's prefix at the end (its limiter state is in Redis)
   for (const r of running) {
-    peakRss[r.id] = Proc.peakRssBytes(r.pid)
+    // A target of several instances: the sum of their peaks.
+    peakRss[r.id] = (r.pids ?? [r.pid]).reduce((a, pid) => a + Proc.peakRssBytes(pid), 0)
     files[r.id] = Targets.dataFiles(r)
   }
   for (const r of [...running]) {
     const exit = await Targets.stop(r)
     if (exit.code !== 0 && exit.signal !== "SIGTERM") log(`${r.id} exited with ${JSON.stringify(exit)}:\n${r.log().slice(-2000)}`)
+    if (r.redisPrefix !== undefined) redisKeys[r.id] = await cleanRedis(r)
     await dropDatabase(r)
     for (const dir of new Set([r.dataDir, r.cwd])) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   }
@@ -294,7 +355,21 @@ const runLoad = async () => {
         serverCores: median(mine.map((m) => m.serverCores)),
         failed: mine.reduce((a, m) => a + m.failed, 0),
         peakRss: peakRss[id],
-        vs: Object.fromEntries(["raw", "fastify", "memory", "durable", "commit1", "sqlite1", "postgres", "fastify-pg"].map((peer) => [peer, {
+        instances: mine[0].instances,
+        // Script calls to Redis (EVALSHA, EVAL) ÷ completed requests, over all the measured rounds.
+        redisCalls: mine.reduce((a, m) => a + m.redisCalls, 0),
+        requests: mine.reduce((a, m) => a + m.requests, 0),
+        runs: mine.length,
+        redisCallsPerRequest: mine.reduce((a, m) => a + m.redisCalls, 0) / mine.reduce((a, m) => a + m.requests, 0),
+        redisCallsByCommand: mine.reduce((a, m) => {
+          for (const [k, v] of Object.entries(m.redisCallsByCommand ?? {})) a[k] = (a[k] ?? 0) + v
+          return a
+        }, {}),
+        // Calls beyond the completed requests, per run: the requests in flight when the load generators stopped.
+        redisExcessPerRun: mine.map((m) => m.redisCalls - m.requests),
+        redisCpuPerRequestMicros: median(mine.map((m) => m.redisCpuPerRequestMicros)),
+        redisKeys: redisKeys[id],
+        vs: Object.fromEntries(["raw", "fastify", "memory", "durable", "commit1", "sqlite1", "postgres", "fastify-pg", "shared", "fastify-shared"].map((peer) => [peer, {
           rps: ratioTo(peer, "rps"),
           p50: ratioTo(peer, "p50"),
           p99: ratioTo(peer, "p99"),
@@ -304,7 +379,17 @@ const runLoad = async () => {
       }
     }
   }
-  return { labels: Object.fromEntries(list.map((t) => [t.id, t])), unavailable, rounds, summary, responses, files, postgres: postgres.settings }
+  return {
+    labels: Object.fromEntries(list.map((t) => [t.id, t])),
+    unavailable,
+    rounds,
+    summary,
+    responses,
+    files,
+    postgres: postgres.settings,
+    redis: redis.settings,
+    connections: settings.connections
+  }
 }
 
 // --- micro-benchmarks ---------------------------------------------------------------------------------

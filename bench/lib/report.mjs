@@ -65,6 +65,42 @@ export const goals = (load, micro) => {
         Number.isFinite(getPg.vs.memory.rps) ? `${ratio(getPg.vs.memory.rps)} in-memory` : ""
       ].filter(Boolean).join("; ")
   ))
+  // Scale-out: two instances of ours on one PostgreSQL and Redis against two of the Fastify peer.
+  const getShared = s.get?.shared
+  const postShared = s.post?.shared
+  const sharedPeer = getShared?.vs["fastify-shared"]
+  const sharedNote = (field, what) => {
+    if (getShared === undefined) return missing("shared") ?? ""
+    if (!Number.isFinite(sharedPeer[field])) return missing("fastify-shared") ?? "the scale-out peer is not in this run"
+    const post = postShared?.vs["fastify-shared"][field]
+    const digits = field === "rps" ? 0 : 2
+    return `against \`peers/fastify-shared.mjs\` (2 instances, @fastify/rate-limit on Redis, pg); ` +
+      `${what} ${f(getShared[field], digits)} vs ${f(s.get["fastify-shared"]?.[field], digits)}` +
+      (Number.isFinite(post) ? `; POST: ${ratio(post)}` : "") +
+      (field === "rps" && Number.isFinite(getShared.vs.postgres.rps) ? `; ${ratio(getShared.vs.postgres.rps)} one instance of ours on PostgreSQL` : "")
+  }
+  rows.push(row(
+    "GET, 2 instances on PostgreSQL + Redis: ≥ 1.0× the Fastify peer's req/s (2 instances, pg + Redis)",
+    !Number.isFinite(sharedPeer?.rps) ? "not measured" : ratio(sharedPeer.rps),
+    atLeast(sharedPeer?.rps, 1),
+    sharedNote("rps", "req/s")
+  ))
+  rows.push(row(
+    "GET, 2 instances on PostgreSQL + Redis: p99 ≤ the Fastify peer's p99",
+    !Number.isFinite(sharedPeer?.p99) ? "not measured" : `p99 ${ratio(sharedPeer.p99)} the peer's`,
+    atMost(sharedPeer?.p99, 1),
+    sharedNote("p99", "p99 ms")
+  ))
+  const calls = redisCalls(s, "shared", load?.connections)
+  const peerCalls = redisCalls(s, "fastify-shared", load?.connections)
+  rows.push(row(
+    "Redis round trips per limited request, ours (2 instances): exactly 1",
+    calls === undefined ? "not measured" : `${calls.perRequest.toFixed(3)} (GET ${calls.get}, POST ${calls.post})`,
+    calls?.exact,
+    calls === undefined
+      ? missing("shared") ?? ""
+      : `${calls.detail}` + (peerCalls === undefined ? "" : `. For information, the Fastify peer: ${peerCalls.perRequest.toFixed(3)} (GET ${peerCalls.get}, POST ${peerCalls.post}; ${peerCalls.commands})`)
+  ))
   const admit = microValue("limiter", "admit-request")
   const inFiber = microValue("limiter", "admit-in-fiber")
   rows.push(row(
@@ -83,6 +119,40 @@ export const goals = (load, micro) => {
   return rows
 }
 
+/**
+ * Script calls to Redis (EVALSHA, EVAL) per completed request of a target over its measured rounds,
+ * both scenarios together, from Redis's `INFO commandstats` read before and after each run. Exactly
+ * one per request when, in every run, the calls are at least the requests and exceed them by no
+ * more than the requests that can be in flight when the load generators stop (served, so counted by
+ * Redis, but not completed for the load generator: one per connection at most, in a closed loop).
+ */
+export const redisCalls = (summary, id, connections) => {
+  const parts = ["get", "post"].map((sc) => summary[sc]?.[id]).filter((r) => r !== undefined && Number.isFinite(r.redisCalls))
+  if (parts.length === 0) return undefined
+  const calls = parts.reduce((a, r) => a + r.redisCalls, 0)
+  const requests = parts.reduce((a, r) => a + r.requests, 0)
+  const runs = parts.reduce((a, r) => a + r.runs, 0)
+  const excess = parts.flatMap((r) => r.redisExcessPerRun ?? [])
+  const [least, most] = [Math.min(...excess), Math.max(...excess)]
+  const byCommand = {}
+  for (const r of parts) for (const [k, v] of Object.entries(r.redisCallsByCommand)) byCommand[k] = (byCommand[k] ?? 0) + v
+  const commands = Object.entries(byCommand).map(([k, v]) => `${k.toUpperCase()} ${f(v)}`).join(", ") || "no script calls"
+  const one = (sc) => {
+    const r = summary[sc]?.[id]
+    return r === undefined || !Number.isFinite(r.redisCallsPerRequest) ? "–" : r.redisCallsPerRequest.toFixed(3)
+  }
+  return {
+    perRequest: calls / requests,
+    get: one("get"),
+    post: one("post"),
+    exact: Number.isFinite(connections) && excess.length > 0 ? least >= 0 && most <= connections : undefined,
+    commands,
+    detail: `${commands} for ${f(requests)} completed requests in ${runs} measured runs; per run ${f(least)} to ${f(most)} calls more than ` +
+      `completed requests, where up to ${f(connections)} (one per connection) are in flight when the load generators stop: served, so counted ` +
+      `by Redis, but not completed for the load generator`
+  }
+}
+
 const loadTable = (load, scenario) => {
   const rows = load.summary[scenario]
   if (rows === undefined || Object.keys(rows).length === 0) return "_not measured_\n"
@@ -90,10 +160,16 @@ const loadTable = (load, scenario) => {
   const withOurs = Object.keys(rows).some((id) => id !== "memory" && load.labels[id].role !== "ours" && load.labels[id].role.startsWith("BASELINE") === false) || rows.durable !== undefined || rows.postgres !== undefined
   // The PostgreSQL rows: against the Fastify+pg peer and against our SQLite store.
   const withPg = rows.postgres !== undefined || rows["fastify-pg"] !== undefined
+  // The scale-out rows (2 instances on PostgreSQL + Redis): against the 2-instance Fastify peer.
+  const withShared = rows.shared !== undefined || rows["fastify-shared"] !== undefined
+  const withDb = withPg || withShared
   const head = [
     "target", "role", "req/s", "×raw", "×Fastify", ...(withOurs ? ["×in-memory"] : []), ...(withCommit ? ["×ours 1-commit", "×sqlite 1-commit"] : []),
     ...(withPg ? ["×Fastify+pg", "×ours SQLite"] : []),
-    "p50 ms", "p99 ms", "p99 ×Fastify", "CPU µs/req", ...(withPg ? ["PostgreSQL CPU µs/req"] : []), "CPU ×raw", "CPU ×Fastify", "peak RSS MB", "RSS ×raw", "RSS ×Fastify"
+    ...(withShared ? ["×Fastify 2 inst.", "×ours 1 inst. PostgreSQL"] : []),
+    "p50 ms", "p99 ms", "p99 ×Fastify", ...(withShared ? ["p99 ×Fastify 2 inst."] : []),
+    "CPU µs/req", ...(withDb ? ["PostgreSQL CPU µs/req"] : []), ...(withShared ? ["Redis CPU µs/req", "Redis calls/req"] : []),
+    "CPU ×raw", "CPU ×Fastify", "peak RSS MB", "RSS ×raw", "RSS ×Fastify"
   ]
   const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i < 2 ? "---" : "--:")).join("|")}|`]
   for (const [id, r] of Object.entries(rows)) {
@@ -107,11 +183,14 @@ const loadTable = (load, scenario) => {
       ...(withOurs ? [ratio(r.vs.memory.rps)] : []),
       ...(withCommit ? [ratio(r.vs.commit1.rps), ratio(r.vs.sqlite1.rps)] : []),
       ...(withPg ? [ratio(r.vs["fastify-pg"].rps), ratio(r.vs.durable.rps)] : []),
+      ...(withShared ? [ratio(r.vs["fastify-shared"].rps), ratio(r.vs.postgres.rps)] : []),
       f(r.p50, 2),
       f(r.p99, 2),
       ratio(r.vs.fastify.p99),
+      ...(withShared ? [ratio(r.vs["fastify-shared"].p99)] : []),
       f(r.cpuPerRequestMicros, 1),
-      ...(withPg ? [f(r.dbCpuPerRequestMicros, 1)] : []),
+      ...(withDb ? [f(r.dbCpuPerRequestMicros, 1)] : []),
+      ...(withShared ? [f(r.redisCpuPerRequestMicros, 1), Number.isFinite(r.redisCallsPerRequest) ? r.redisCallsPerRequest.toFixed(3) : "–"] : []),
       ratio(r.vs.raw.cpuPerRequestMicros),
       ratio(r.vs.fastify.cpuPerRequestMicros),
       mb(r.peakRss),
@@ -123,12 +202,17 @@ const loadTable = (load, scenario) => {
 }
 
 const roundsTable = (load) => {
+  // Targets of several instances: each instance's load generator's req/s and p99 too.
+  const spread = load.rounds.some((r) => r.perInstance !== undefined)
   const lines = [
-    "| round | scenario | target | req/s | p50 ms | p99 ms | CPU µs/req | server cores | loader cores | other load (cores) | failed |",
-    "|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+    `| round | scenario | target | req/s | p50 ms | p99 ms | CPU µs/req | server cores | loader cores | other load (cores) | failed |${spread ? " Redis calls/req | per instance (req/s, p99 ms) |" : ""}`,
+    `|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|${spread ? "--:|---|" : ""}`
   ]
   for (const r of load.rounds) {
-    lines.push(`| ${r.round + 1} | ${r.scenario} | ${r.target} | ${f(r.rps)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.cpuPerRequestMicros, 1)} | ${f(r.serverCores, 2)} | ${f(r.loaderCores, 2)} | ${f(r.otherCores, 2)} | ${r.failed} |`)
+    const more = !spread
+      ? ""
+      : ` ${Number.isFinite(r.redisCalls) ? (r.redisCalls / r.requests).toFixed(3) : "–"} | ${(r.perInstance ?? []).map((x) => `${f(x.rps)}, ${f(x.p99, 2)}`).join("; ")} |`
+    lines.push(`| ${r.round + 1} | ${r.scenario} | ${r.target} | ${f(r.rps)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.cpuPerRequestMicros, 1)} | ${f(r.serverCores, 2)} | ${f(r.loaderCores, 2)} | ${f(r.otherCores, 2)} | ${r.failed} |${more}`)
   }
   return lines.join("\n") + "\n"
 }
@@ -199,6 +283,29 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
       (load.postgres !== undefined && (load.labels.postgres || load.labels["fastify-pg"])
         ? ` The PostgreSQL rows ran on ${load.postgres} (on this machine, sharing its CPUs with the server and the load generator), each target on a fresh database of its own, dropped at the end of the run; ours with a pool of 10 connections (\`PETSTORE_DATABASE_POOL_SIZE\`).`
         : "") + "\n")
+    if (load.labels.shared || load.labels["fastify-shared"]) {
+      const keys = ["shared", "fastify-shared"]
+        .map((id) => [id, load.summary.get?.[id]?.redisKeys ?? load.summary.post?.[id]?.redisKeys])
+        .filter(([, n]) => Number.isFinite(n))
+        .map(([id, n]) => `${id} ${f(n)}`)
+      out.push(
+        "**Scale-out rows** (`shared`, `fastify-shared`): two processes of one target on one fresh PostgreSQL database and one Redis" +
+          (load.redis ? ` (${load.redis})` : "") +
+          ", each target under a Redis key prefix of its own, unique to the run (`petstore_bench:<run>:<target>:`), whose keys are deleted at the end" +
+          (keys.length > 0 ? ` (keys there at the end: ${keys.join(", ")})` : "") +
+          ". Ours: `PETSTORE_DATABASE=postgres://…`, pool of 10 per instance, `PETSTORE_REDIS_URL`, `PETSTORE_REDIS_PREFIX`. " +
+          "The peer, `bench/peers/fastify-shared.mjs`, is fastify-pg.mjs made to scale out: @fastify/rate-limit's Redis store on ioredis (one EVALSHA of its " +
+          "INCR/PTTL script per request, a fixed per-minute window), accounts and keys in PostgreSQL (a key found by hash kept in memory for at most 1 s), " +
+          "the cursor secret in PostgreSQL, a `pg` pool of 10 per instance. The set-up goes through the first instance only (seed pets, accounts), so that the " +
+          "second answering the same page with the same key, and the limit's remaining count going down by one from one instance to the next, show that " +
+          "both share the store and the limit. The load: one load generator process per instance, side by side, each with half the connections " +
+          `(${f(Math.ceil(load.connections / 2))} + ${f(Math.floor(load.connections / 2))}); req/s is their sum, p50 and p99 are percentiles of their latencies together (merged from ` +
+          "each one's percentile grid, weighted by its requests; per instance in *Every round*). Both instances are pinned to the server's CPU, as one-instance " +
+          "targets are, so this measures what sharing costs, not more CPUs. \"Redis calls/req\" = EVALSHA + EVAL calls (Redis's `INFO commandstats`, read " +
+          "before and after every measured run) ÷ the requests the load generators completed; \"Redis CPU µs/req\" = Redis's own CPU (`INFO cpu`) over the run ÷ " +
+          "requests (Redis is shared with nothing else of the bench meanwhile; other clients of this Redis would count too).\n"
+      )
+    }
     const rb = Object.entries(load.responses).map(([id, r]) => `${id} ${r.headerBytes} B of headers + ${r.bodyBytes} B of body`)
     out.push(`Every GET target answered the same 20-pet body (checked byte for byte before the rounds). Response sizes: ${rb.join("; ")}.\n`)
     if (load.unavailable.length > 0) {
@@ -209,6 +316,7 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
         "",
         ...(ids.some((id) => ["durable", "sqlite1"].includes(id)) ? ["The durable rows appear by themselves once `packages/sqlite` is built and the server reads `PETSTORE_DATABASE`."] : []),
         ...(ids.some((id) => ["postgres", "fastify-pg"].includes(id)) ? ["The PostgreSQL rows appear by themselves once PostgreSQL answers at `BENCH_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`, with the right to create databases) and `packages/postgres` is built."] : []),
+        ...(ids.some((id) => ["shared", "fastify-shared"].includes(id)) ? ["The scale-out rows appear by themselves once PostgreSQL answers at `BENCH_POSTGRES_URL` and Redis at `BENCH_REDIS_URL` (default `redis://127.0.0.1:6379`), with `packages/postgres` and `packages/redis` built for ours."] : []),
         ""
       ].join("\n"))
     }
@@ -226,10 +334,11 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
   out.push([
     "- Each target is a separate node process started by `bench/run.mjs`, in an empty directory of its own (ours: `node packages/server/dist/bin.js serve`, the production entry point, with `PETSTORE_ADMIN_TOKEN`; `PETSTORE_STORE=memory` for the in-memory rows, `PETSTORE_STORE=sqlite` and `PETSTORE_DATABASE` on a fresh file for the durable ones, `PETSTORE_DATABASE=postgres://…` on a fresh database, `petstore_bench_<random>_<target>`, for the PostgreSQL ones; the server migrates it at start). All stay up for the whole run; only the one under load is busy.",
     "- Set-up (not measured): 100 pets are created through `POST /v1/pets`; before every measured run a fresh account (plan enterprise, 1 000 000/min, 10⁹/day) is created through the admin API, so no request is ever limited (failed requests are counted and shown).",
+    "- Scale-out targets (`shared`, `fastify-shared`): two processes each, both pinned like the others; one load generator per process, side by side on the load generator's CPU, each with half the connections; their req/s added, their latencies merged; CPU per request is the sum of both processes' CPU ÷ requests, peak RSS the sum of both peaks; \"Redis CPU µs/req\" is Redis's own CPU, not counted as other load.",
     `- Warm-up: ${settings.warmup} s per target and scenario. Then ${settings.rounds} rounds; in each, every target gets ${settings.seconds} s of each scenario, back to back; the order of targets and scenarios reverses every round.`,
     "- req/s = completed requests ÷ the load generator's duration. Latency percentiles come from the load generator (closed loop, so they are service times under 50 concurrent connections, not open-loop latencies).",
     "- CPU per request = the server's utime + stime from `/proc/<pid>/stat` over the run ÷ requests (all its threads: JS, GC helpers, libuv). For the PostgreSQL targets, \"PostgreSQL CPU µs/req\" is the same for the database backends serving the target's connections (`pg_stat_activity` → `/proc/<pid>/stat`; PostgreSQL's shared WAL writer and checkpointer are not in it, and PostgreSQL is not pinned). Peak RSS = `VmHWM` from `/proc/<pid>/status` at the end of the run (the peak over set-up, warm-up and all rounds).",
-    "- \"Other load\" = the machine's busy CPU time from `/proc/stat` minus the server's, its PostgreSQL backends', the load generator's and the runner's: work of processes outside the bench. When it is high, absolute numbers drop; the per-round ratios are what to compare."
+    "- \"Other load\" = the machine's busy CPU time from `/proc/stat` minus the server's, its PostgreSQL backends', Redis's (scale-out targets, when Redis runs on this machine), the load generator's and the runner's: work of processes outside the bench. When it is high, absolute numbers drop; the per-round ratios are what to compare."
   ].join("\n") + "\n")
 
   if (load !== undefined) {

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BENCH_LIMITS, draft, firstPage, PAGE_LIMIT, SEED_PETS } from "../fixture.mjs"
 import * as Pg from "./pg.mjs"
+import * as Redis from "./redis.mjs"
 
 export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef"
 const RAW_KEY = `psk_live_${"0".repeat(32)}` // raw ignores the header; sent so the request bytes match
@@ -52,10 +53,31 @@ export const postgresSupport = async (root) => {
 }
 
 /**
+ * Whether the shared targets (two instances on one PostgreSQL database and Redis) can run: `server`
+ * for ours (packages/redis built and the server taking PETSTORE_REDIS_URL), `available` for any
+ * (Redis answers at BENCH_REDIS_URL; PostgreSQL is asked by `postgresSupport`). Never throws.
+ */
+export const redisSupport = async (root) => {
+  const redis = await Redis.probe()
+  if (!redis.available) return { available: false, server: false, reason: redis.reason }
+  const settings = `Redis ${redis.version} at ${redis.url} (appendonly ${redis.appendonly})`
+  if (!existsSync(join(root, "packages/redis/dist/index.js"))) {
+    return { available: true, server: false, reason: "packages/redis is not built (no dist/index.js)", settings }
+  }
+  const dist = join(root, "packages/server/dist")
+  const reads = existsSync(dist) && readdirSync(dist).some((f) => f.endsWith(".js") && readFileSync(join(dist, f), "utf8").includes("PETSTORE_REDIS_URL"))
+  if (!reads) return { available: true, server: false, reason: "the server does not take PETSTORE_REDIS_URL yet", settings }
+  return { available: true, server: true, settings }
+}
+
+/** How many instances the shared targets run (on one database and one Redis). */
+export const SHARED_INSTANCES = 2
+
+/**
  * The targets. `kind`: "app" targets authenticate and rate-limit (accounts come from their admin
  * API); "raw" ones answer without either. `scenarios`: where a target takes part.
  */
-export const targets = ({ durable, commitPerRequest, postgres = { available: false, server: false }, root }) => {
+export const targets = ({ durable, commitPerRequest, postgres = { available: false, server: false }, redis = { available: false, server: false }, root }) => {
   const list = [
     {
       id: "raw",
@@ -155,6 +177,48 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       scenarios: ["get", "post"]
     })
   }
+  // Scale-out: SHARED_INSTANCES processes of one target on one fresh database and one Redis, each
+  // target under a key prefix of its own, unique to the run (`redisPrefix`, deleted at the end).
+  // The load is spread over the instances (one load generator per instance, see bench/run.mjs).
+  if (postgres.available && postgres.server && redis.available && redis.server) {
+    const database = Pg.databaseName("shared")
+    const redisPrefix = Redis.prefixFor("shared")
+    list.push({
+      id: "shared",
+      label: `ours, ${SHARED_INSTANCES} instances, PostgreSQL + Redis`,
+      role: "ours",
+      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+      env: {
+        PETSTORE_STORE: "sqlite",
+        PETSTORE_DATABASE: Pg.databaseUrl(database),
+        PETSTORE_DATABASE_POOL_SIZE: "10",
+        PETSTORE_REDIS_URL: Redis.url(),
+        PETSTORE_REDIS_PREFIX: redisPrefix
+      },
+      cwd: mkdtempSync(join(tmpdir(), "petstore-bench-shared-")),
+      database,
+      redisPrefix,
+      instances: SHARED_INSTANCES,
+      kind: "app",
+      scenarios: ["get", "post"]
+    })
+  }
+  if (postgres.available && redis.available) {
+    const database = Pg.databaseName("fastify_shared")
+    const redisPrefix = Redis.prefixFor("fastify_shared")
+    list.push({
+      id: "fastify-shared",
+      label: `Fastify 5 + @fastify/rate-limit (Redis store, ioredis) + pg, ${SHARED_INSTANCES} instances`,
+      role: "BASELINE (scale-out peer)",
+      argv: ["bench/peers/fastify-shared.mjs"],
+      env: { BENCH_PG_URL: Pg.databaseUrl(database), BENCH_REDIS_URL: Redis.url(), BENCH_REDIS_PREFIX: redisPrefix },
+      database,
+      redisPrefix,
+      instances: SHARED_INSTANCES,
+      kind: "app",
+      scenarios: ["get", "post"]
+    })
+  }
   return list
 }
 
@@ -187,8 +251,8 @@ const freePort = () =>
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
-/** Starts a target (pinned to `cpu` with taskset when given) and waits until it answers HTTP. */
-export const start = async (target, { cpu, root, nodeArgs = [] }) => {
+/** Starts one process of a target (pinned to `cpu` with taskset when given) and waits until it answers HTTP. */
+const startProcess = async (target, { cpu, root, nodeArgs = [] }) => {
   const port = await freePort()
   const argv = [process.execPath, ...nodeArgs, ...target.argv.map((a) => (a.startsWith("bench/") ? join(root, a) : a))]
   const command = cpu === undefined ? argv : ["taskset", "-c", String(cpu), ...argv]
@@ -218,33 +282,61 @@ export const start = async (target, { cpu, root, nodeArgs = [] }) => {
       await sleep(100)
     }
   }
+  return { port, pid: child.pid, child, log: () => log, exited: () => exited }
+}
+
+/**
+ * Starts a target's processes (`instances`, default 1), one after the other (the first migrates a
+ * fresh database), and waits until each answers HTTP. `port`/`pid`/`child` are the first
+ * instance's; `processes` holds all of them (`ports`, `pids`). `exited()` is the first exit of any.
+ */
+export const start = async (target, options) => {
+  const processes = []
+  try {
+    for (let i = 0; i < (target.instances ?? 1); i++) processes.push(await startProcess(target, options))
+  } catch (e) {
+    for (const p of processes) if (p.exited() === null) p.child.kill("SIGKILL")
+    throw e
+  }
+  const many = processes.length > 1
   return {
     ...target,
-    port,
-    pid: child.pid,
-    child,
-    log: () => log,
-    exited: () => exited
+    processes,
+    port: processes[0].port,
+    ports: processes.map((p) => p.port),
+    pid: processes[0].pid,
+    pids: processes.map((p) => p.pid),
+    child: processes[0].child,
+    log: () => processes.map((p, i) => (many ? `[instance ${i + 1}] ${p.log()}` : p.log())).join("\n"),
+    exited: () => processes.map((p) => p.exited()).find((e) => e !== null) ?? null
   }
 }
 
-/** Stops a started target: SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
-export const stop = async (running, { signal = "SIGTERM", graceMs = 12_000 } = {}) => {
-  if (running.exited() !== null) return running.exited()
-  const done = new Promise((resolve) => running.child.once("exit", (code, sig) => resolve({ code, signal: sig })))
-  running.child.kill(signal)
-  const timer = setTimeout(() => running.child.kill("SIGKILL"), graceMs)
+const stopProcess = async (one, { signal, graceMs }) => {
+  if (one.exited() !== null) return one.exited()
+  const done = new Promise((resolve) => one.child.once("exit", (code, sig) => resolve({ code, signal: sig })))
+  one.child.kill(signal)
+  const timer = setTimeout(() => one.child.kill("SIGKILL"), graceMs)
   const result = await done
   clearTimeout(timer)
   return result
 }
 
-/** A fresh API key on the target (a new account with limits far above the load), or the raw key. */
-export const newKey = async (running) => {
+/**
+ * Stops a started target, all its instances at once: SIGTERM, then SIGKILL if one has not exited
+ * within `graceMs`. The exit of the first instance that did not end cleanly, else the first's.
+ */
+export const stop = async (running, { signal = "SIGTERM", graceMs = 12_000 } = {}) => {
+  const exits = await Promise.all((running.processes ?? [running]).map((p) => stopProcess(p, { signal, graceMs })))
+  return exits.find((e) => e.code !== 0 && e.signal !== "SIGTERM") ?? exits[0]
+}
+
+/** A fresh API key on the target (a new account with limits far above the load, unless given), or the raw key. */
+export const newKey = async (running, limits = BENCH_LIMITS) => {
   if (running.kind === "raw") return RAW_KEY
   const res = await request(running.port, "POST", "/admin/v1/accounts", {
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ plan: "enterprise", limits: BENCH_LIMITS })
+    body: JSON.stringify({ plan: "enterprise", limits })
   })
   if (res.status !== 201) throw new Error(`${running.id}: POST /admin/v1/accounts → ${res.status} ${res.body}`)
   return JSON.parse(res.body).key
@@ -264,16 +356,36 @@ export const seed = async (running) => {
 }
 
 /**
- * Checks that a target answers the GET scenario with exactly the expected page, and returns the
- * response's header size (our server sends more rate-limit fields than the peers do).
+ * Checks that a target answers the GET scenario with exactly the expected page (on every instance:
+ * seeded through the first, so the others read the shared store), and returns the response's header
+ * size (our server sends more rate-limit fields than the peers do). On a target of several
+ * instances, also checks that their limit is one: a key of 100 requests a minute (made through the
+ * first instance) has its remaining count go down by one from one instance to the next. (With the
+ * bench's own limits a token bucket refills faster than that between two requests.)
  */
 export const checkPage = async (running, key) => {
-  const res = await request(running.port, "GET", `/v1/pets?limit=${PAGE_LIMIT}`, { headers: { authorization: `Bearer ${key}` } })
   const expected = JSON.stringify(firstPage())
-  if (res.status !== 200 || res.body !== expected) {
-    throw new Error(`${running.id}: GET /v1/pets?limit=${PAGE_LIMIT} → ${res.status}, body differs from the expected page:\n${res.body.slice(0, 300)}`)
+  const answers = []
+  for (const port of running.ports ?? [running.port]) {
+    const res = await request(port, "GET", `/v1/pets?limit=${PAGE_LIMIT}`, { headers: { authorization: `Bearer ${key}` } })
+    if (res.status !== 200 || res.body !== expected) {
+      throw new Error(`${running.id}: GET /v1/pets?limit=${PAGE_LIMIT} on port ${port} → ${res.status}, body differs from the expected page:\n${res.body.slice(0, 300)}`)
+    }
+    answers.push(res)
   }
-  return { headerBytes: res.headerBytes, bodyBytes: Buffer.byteLength(res.body), headers: Object.keys(res.headers) }
+  if (answers.length > 1) {
+    const small = await newKey(running, { perMinute: 100, perDay: 1000 })
+    const remaining = []
+    for (const port of running.ports) {
+      const res = await request(port, "GET", "/v1/pets?limit=1", { headers: { authorization: `Bearer ${small}` } })
+      remaining.push(Number(res.headers["x-ratelimit-remaining"]))
+    }
+    if (!remaining.every((r, i) => i === 0 || r === remaining[i - 1] - 1)) {
+      throw new Error(`${running.id}: the instances do not share the limit: X-RateLimit-Remaining ${remaining.join(", ")} on ports ${running.ports.join(", ")}`)
+    }
+  }
+  const res = answers[0]
+  return { headerBytes: res.headerBytes, bodyBytes: Buffer.byteLength(res.body), headers: Object.keys(res.headers), instances: answers.length }
 }
 
 /** Files the durable targets wrote (evidence the store really is on disk). */

@@ -42,7 +42,8 @@ export interface KeyMetadata {
 
 /** @category models */
 export const keyState = (key: KeyRecord, now: number): KeyState =>
-  key.revokedAt !== null && key.revokedAt <= now
+  // A revocation is effective at once wherever it is read, whatever the reader's clock says.
+  key.revokedAt !== null
     ? "revoked"
     : key.expiresAt !== null && key.expiresAt <= now
     ? "expired"

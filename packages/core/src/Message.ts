@@ -25,7 +25,10 @@ export type MessageStatus = typeof MessageStatus.Type
 
 /** @category schemas */
 export const NewMessage = Schema.Struct({
-  message: Schema.String.annotations({ description: "The text to submit." })
+  message: Schema.String.pipe(
+    // No store keeps text with U+0000 the same way (PostgreSQL refuses it): refused for all of them.
+    Schema.filter((s) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", { jsonSchema: {} })
+  ).annotations({ description: "The text to submit (no NUL character)." })
 }).annotations({ identifier: "NewMessage" })
 export type NewMessage = typeof NewMessage.Type
 

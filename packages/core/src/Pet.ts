@@ -44,12 +44,14 @@ const codePoints = (s: string): number => {
  */
 export const PetName = Schema.String.pipe(
   Schema.filter((s) => s.trim().length > 0 || "must not be blank", { jsonSchema: {} }),
+  // No store keeps text with U+0000 the same way (PostgreSQL refuses it): refused for all of them.
+  Schema.filter((s) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", { jsonSchema: {} }),
   Schema.filter((s) => codePoints(s) <= NAME_MAX_LENGTH || `must be at most ${NAME_MAX_LENGTH} characters`, {
     jsonSchema: {}
   })
 ).annotations({
   identifier: "PetName",
-  description: "The animal's name: not blank, at most 256 characters.",
+  description: "The animal's name: not blank, at most 256 characters, no NUL character.",
   jsonSchema: { type: "string", minLength: 1, maxLength: NAME_MAX_LENGTH, pattern: "\\S" }
 })
 

@@ -20,14 +20,15 @@ const record = (over: Partial<KeyRecord>): KeyRecord => ({
 })
 
 describe("Accounts", () => {
-  it("keyState: revoked from revokedAt on, expired from expiresAt on, active before", () => {
+  it("keyState: revoked once a revocation is recorded (whatever the reader's clock says), expired from expiresAt on, active before", () => {
     expect(keyState(record({}), 10)).toBe("active")
-    expect(keyState(record({ revokedAt: 10 }), 9)).toBe("active")
+    // A reader whose clock is behind the revoker's still refuses the key.
+    expect(keyState(record({ revokedAt: 10 }), 9)).toBe("revoked")
     expect(keyState(record({ revokedAt: 10 }), 10)).toBe("revoked")
     expect(keyState(record({ expiresAt: 10 }), 9)).toBe("active")
     expect(keyState(record({ expiresAt: 10 }), 10)).toBe("expired")
     expect(keyState(record({ expiresAt: 5, revokedAt: 8 }), 9)).toBe("revoked")
-    expect(keyState(record({ expiresAt: 5, revokedAt: 8 }), 6)).toBe("expired")
+    expect(keyState(record({ expiresAt: 5, revokedAt: 8 }), 6)).toBe("revoked")
   })
 
   it.effect("create: an account with its plan's limits and a first key that verifies to it", () =>

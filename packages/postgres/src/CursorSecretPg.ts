@@ -10,19 +10,18 @@ import { Database, statement } from "./Database.js"
 
 export const SECRET_NAME = "cursor-hmac"
 
-// Inserted if absent, then read: instances starting at once all end up with the first one stored.
-const LOAD_OR_CREATE = statement(`
-  WITH inserted AS (
-    INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING value
-  )
-  SELECT value FROM inserted UNION ALL SELECT value FROM secrets WHERE name = $1`)
+// Inserted if absent, then read by a second statement (a snapshot of its own, which sees the row
+// another instance starting at the same time committed first): all end up with the first one stored.
+const CREATE = statement("INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING")
+const LOAD = statement("SELECT value FROM secrets WHERE name = $1")
 
 /** The stored secret, created on first use. */
 export const loadOrCreate: Effect.Effect<Uint8Array, Errors.StoreUnavailable, Database | SecureRandom.SecureRandom> = Effect
   .gen(function*() {
     const db = yield* Database
     const fresh = yield* Effect.flatMap(SecureRandom.SecureRandom, (random) => random.bytes(32))
-    const rows = yield* db.query<{ value: Buffer }>(LOAD_OR_CREATE, [SECRET_NAME, Buffer.from(fresh)])
+    yield* db.query(CREATE, [SECRET_NAME, Buffer.from(fresh)])
+    const rows = yield* db.query<{ value: Buffer }>(LOAD, [SECRET_NAME])
     return new Uint8Array(rows[0]!.value)
   })
 

@@ -105,9 +105,14 @@ export const statement = (text: string): Statement => ({
 /** A connection of the pool, held for a transaction. */
 export type Client = pg.PoolClient
 
-/** Runs `statement` on `client` (inside a transaction). */
+/** Runs `statement` on `client` (inside a transaction), giving up after the default query timeout. */
 export const queryOn = async <R>(client: pg.ClientBase, s: Statement, values: ReadonlyArray<unknown>): Promise<Array<R>> =>
-  (await client.query({ name: s.name, text: s.text, values: values as Array<unknown> })).rows as Array<R>
+  (await client.query({
+    name: s.name,
+    text: s.text,
+    values: values as Array<unknown>,
+    query_timeout: DEFAULT_QUERY_TIMEOUT_MILLIS
+  } as pg.QueryConfig)).rows as Array<R>
 
 /** @category services */
 export class Database extends Context.Tag("@petstore/postgres/Database")<
@@ -141,10 +146,17 @@ export class Database extends Context.Tag("@petstore/postgres/Database")<
   }
 >() {}
 
-/** Node-postgres configuration for `options`; int8 as numbers on this pool only. */
+/**
+ * Node-postgres configuration for `options`; int8 as numbers on this pool only. PostgreSQL itself
+ * cancels a statement that runs longer than the query timeout (`statement_timeout`), so a statement
+ * the caller stopped waiting for never commits later; TCP keep-alive notices a dead peer.
+ */
 const clientConfig = (options: PostgresOptions): pg.ClientConfig => ({
   connectionString: options.url,
   connectionTimeoutMillis: options.connectTimeoutMillis ?? DEFAULT_CONNECT_TIMEOUT_MILLIS,
+  statement_timeout: options.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MILLIS,
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
   application_name: "petstore",
   types: { getTypeParser: ((oid: number, format?: string) => oid === 20 ? Number : pg.types.getTypeParser(oid, format as never)) as never }
 })
@@ -167,7 +179,7 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
     )
     const timeout = Duration.millis(options.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MILLIS)
     const unavailable = (cause: unknown) => new Errors.StoreUnavailable({ cause: new Error(explain(options.url, cause)) })
-    const bounded = <A>(run: () => Promise<A>, within: Duration.DurationInput) =>
+    const bounded = <A>(run: (signal: AbortSignal) => Promise<A>, within: Duration.DurationInput) =>
       Effect.tryPromise({ try: run, catch: unavailable }).pipe(
         Effect.timeoutFail({ duration: within, onTimeout: () => unavailable(new Error(`no answer within ${Duration.format(within)}`)) })
       )
@@ -211,21 +223,42 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
 
     return Database.of({
       where,
+      // A statement without an answer in time fails, and its connection is dropped (node-postgres's
+      // query timeout), so nothing waits behind it.
       query: <R>(s: Statement, values: ReadonlyArray<unknown>, within: Duration.DurationInput = timeout) =>
-        bounded(async () => (await pool.query({ name: s.name, text: s.text, values: values as Array<unknown> })).rows as Array<R>, within),
+        bounded(async () =>
+          (await pool.query({
+            name: s.name,
+            text: s.text,
+            values: values as Array<unknown>,
+            query_timeout: Duration.toMillis(within)
+          } as pg.QueryConfig)).rows as Array<R>, within),
       transaction: (work, within = timeout) =>
-        bounded(async () => {
+        bounded(async (signal) => {
           const client = await pool.connect()
           let broken = false
+          // A checked-out connection has no listener of the pool's: without this one, a connection
+          // that breaks mid-transaction (PostgreSQL restarted) would end the process.
+          const onError = () => (broken = true)
+          client.on("error", onError)
+          // The caller stopped waiting: drop the connection, so PostgreSQL rolls back what was begun.
+          const abandon = () => {
+            broken = true
+            ;(client as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy()
+          }
+          signal.addEventListener("abort", abandon)
           try {
             await client.query("BEGIN")
             const result = await work(client)
+            if (signal.aborted) throw new Error("the caller stopped waiting; rolled back")
             await client.query("COMMIT")
             return result
           } catch (error) {
-            await client.query("ROLLBACK").catch(() => (broken = true))
+            if (!broken) await client.query("ROLLBACK").catch(() => (broken = true))
             throw error
           } finally {
+            signal.removeEventListener("abort", abandon)
+            client.removeListener("error", onError)
             client.release(broken)
           }
         }, within),

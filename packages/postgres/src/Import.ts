@@ -26,8 +26,9 @@ const insertAll = async <A>(client: Client, table: Table<A>, rows: ReadonlyArray
   if (rows.length === 0) return
   const names = table.columns.map(([c]) => c).join(", ")
   const arrays = table.columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")
+  // In the snapshot's order (messages keep their submission order in `seq`).
   await client.query(
-    `INSERT INTO ${table.name} (${names}) SELECT * FROM unnest(${arrays})`,
+    `INSERT INTO ${table.name} (${names}) SELECT ${names} FROM unnest(${arrays}) WITH ORDINALITY AS t(${names}, n) ORDER BY n`,
     table.columns.map(([, , value]) => rows.map(value))
   )
 }
@@ -107,6 +108,7 @@ export const importSnapshot = (
 ): Effect.Effect<void, TargetNotEmpty | Errors.StoreUnavailable, Database> =>
   Effect.flatMap(Database, (db) =>
     db.transaction(async (client) => {
+      await client.query("SET LOCAL statement_timeout = 0")
       const { rows: [held] } = await client.query<{ accounts: boolean; pets: boolean; messages: boolean }>(
         `SELECT EXISTS (SELECT 1 FROM accounts) AS accounts, EXISTS (SELECT 1 FROM pets) AS pets,
            EXISTS (SELECT 1 FROM messages) AS messages`

@@ -51,8 +51,11 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], ne
             standings: standings.map(StoreRows.toStanding)
           }
         }),
-      save: ({ quotas, standings }) =>
+      save: (changes) =>
         db.transaction(async (client) => {
+          // Rows are locked in id order, so instances saving overlapping accounts at once never deadlock.
+          const quotas = [...changes.quotas].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          const standings = [...changes.standings].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
           if (quotas.length > 0) {
             await queryOn(client, SAVE_QUOTAS, [quotas.map(([id]) => id), quotas.map(([, q]) => q.day), quotas.map(([, q]) => q.used)])
           }

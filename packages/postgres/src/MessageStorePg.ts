@@ -73,7 +73,8 @@ export const make = (
     )
     return MessageStore.MessageStore.of({
       insert: inserts.write,
-      find: (id) => Effect.map(db.query<StoreRows.MessageRow>(BY_ID, [id]), stored),
+      // An id with a NUL character cannot be stored, so it names no message (PostgreSQL would refuse the query).
+      find: (id) => id.includes("\u0000") ? Effect.succeed(Option.none()) : Effect.map(db.query<StoreRows.MessageRow>(BY_ID, [id]), stored),
       claim: (now, leaseMillis) => Effect.map(db.query<StoreRows.MessageRow>(CLAIM, [now, now + leaseMillis]), stored),
       markDelivered: (id, now) => Effect.asVoid(db.query(DELIVERED, [id, now])),
       markRetry: (id, now, availableAt, error) => Effect.asVoid(db.query(RETRY, [id, now, availableAt, error])),

@@ -122,6 +122,8 @@ export const migrate = (
   Effect.flatMap(Database, (db) => {
     const known = migrations.reduce((max, m) => Math.max(max, m.id), 0)
     return db.transaction(async (client) => {
+      // Administrative work may take longer than a request's statement timeout.
+      await client.query("SET LOCAL statement_timeout = 0")
       await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK])
       await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
         id integer PRIMARY KEY,

@@ -15,7 +15,7 @@
  * @since 1.0.0
  */
 import { Effect, Layer, Option } from "effect"
-import { type Pet, PetRepository, StoreRows } from "@petstore/core"
+import { Errors, type Pet, PetRepository, StoreRows } from "@petstore/core"
 import { Database, statement } from "./Database.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
@@ -42,19 +42,21 @@ export const make = (
   Effect.map(Database, (db) => {
     const inserts = WriteBatcher.make<PetRepository.PetDraft, Pet.Pet>(
       (drafts) =>
-        Effect.map(
+        Effect.flatMap(
           db.query<{ first: number }>(INSERT_BATCH, [
             drafts.map((d) => d.name),
             drafts.map((d) => d.categoryId),
             drafts.map((d) => d.status)
           ]),
           ([row]) =>
-            drafts.map((d, i): Pet.Pet => ({
-              id: (row!.first + i) as Pet.PetId,
+            row === undefined
+              ? Effect.fail(new Errors.StoreUnavailable({ cause: new Error("the pet id counter (table pet_ids) has no row; nothing was inserted") }))
+              : Effect.succeed(drafts.map((d, i): Pet.Pet => ({
+              id: (row.first + i) as Pet.PetId,
               name: d.name,
               categoryId: d.categoryId,
               status: d.status
-            }))
+            })))
         ),
       options
     )

@@ -86,7 +86,8 @@ end
 if consumed then
   redis.call('HSET', KEYS[1], 'u', units, 'a', at, 'd', day, 'n', used)
   -- Kept until the bucket is full again and the day's count no longer matters.
-  redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((full - units) / cap), (day + 1) * DAY - now))
+  -- (A refill time ahead of now, a clock that went backwards, lengthens the wait for a full bucket.)
+  redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((full - units) / cap) + math.max(0, at - now), (day + 1) * DAY - now))
 end
 if standingChanged then
   local keep = waitUntil - now
@@ -117,6 +118,6 @@ if units < UNIT then
 else
   units = units - UNIT
   redis.call('HSET', KEYS[1], 'u', units, 'a', at)
-  redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((full - units) / cap)))
+  redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((full - units) / cap) + math.max(0, at - now)))
 end
 return { wait, units, at, now }`

@@ -63,9 +63,14 @@ export const make = (
     const timeArg = (now: number | undefined) =>
       !callerClock ? Effect.succeed(-1) : now === undefined ? Clock.currentTimeMillis : Effect.succeed(now)
 
-    // Looks at Redis every 250 ms while it is away; back to it as soon as it answers.
+    // Looks at Redis every 250 ms while it is away; back to it as soon as it runs a script again (a
+    // PING would also answer while scripts fail: out of memory, a read-only replica).
+    const scriptRuns = redis.run(ADMIT_ADDRESS, [addressKey(prefix, "probe")], [1_000_000, -1]).pipe(
+      Effect.as(true),
+      Effect.orElseSucceed(() => false)
+    )
     const probe = Effect.gen(function*() {
-      while (!(yield* redis.ping)) yield* Effect.sleep(PROBE_EVERY)
+      while (!(yield* scriptRuns)) yield* Effect.sleep(PROBE_EVERY)
       shared = true
       yield* Effect.logInfo(`rate limiter: Redis at ${redis.where} answers again; limits are shared again`)
     }).pipe(Effect.withClock(Clock.make()))

@@ -54,8 +54,6 @@ export class Redis extends Context.Tag("@petstore/redis/Redis")<
       keys: ReadonlyArray<string>,
       args: ReadonlyArray<number>
     ) => Effect.Effect<ReadonlyArray<number>, RedisUnavailable>
-    /** Whether Redis answers now (a PING within the deadline). */
-    readonly ping: Effect.Effect<boolean>
   }
 >() {}
 
@@ -74,7 +72,19 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
         client.on("error", () => {})
         return client
       }),
-      (client) => Effect.promise(() => client.close().catch(() => client.destroy())).pipe(Effect.timeout("2 seconds"), Effect.ignore)
+      // Replies still owed are waited for a moment; then the socket is dropped.
+      (client) =>
+        Effect.promise(() => client.close().catch(() => undefined)).pipe(
+          Effect.timeout("2 seconds"),
+          Effect.ignore,
+          Effect.zipRight(Effect.sync(() => {
+            try {
+              if (client.isOpen) client.destroy()
+            } catch {
+              // already closed
+            }
+          }))
+        )
     )
     // At start, wait a moment for the first connection (not for ever: while Redis is away it stays
     // pending and reconnects by itself, and calls fail at once meanwhile).
@@ -102,8 +112,7 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
             if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
             return await send(["EVAL", s.source, ...rest])
           }
-        }),
-      ping: bounded("ping", () => client.ping()).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+        })
     })
   })
 
