@@ -158,6 +158,9 @@ const measure = async (target, scenario, seconds) => {
   // Read after the load generator ended (and after PostgreSQL's reading): the requests in flight at
   // its end have made their calls by then; they are served but not counted as completed (≤ connections).
   const redis = target.redisPrefix === undefined ? undefined : Redis.statsDelta(redis0, await Redis.stats())
+  // The target's own count of the requests it decided with this key (served, in flight at the end
+  // included): what the script calls are compared with, exactly. (After the reading: not in it.)
+  const decided = redis === undefined ? Number.NaN : await Targets.decidedSoFar(target, key, { windowSafe: wall < 50 })
   const redisCpu = redis !== undefined && redisLocal ? redis.cpuSeconds : Number.NaN
   const other = Math.max(
     0,
@@ -170,6 +173,8 @@ const measure = async (target, scenario, seconds) => {
     cpuPerRequestMicros: (server / r.requests) * 1e6,
     dbCpuPerRequestMicros: (database / r.requests) * 1e6,
     redisCalls: redis === undefined ? Number.NaN : redis.scriptCalls,
+    redisDecided: decided,
+    redisOtherConnections: redis === undefined ? Number.NaN : redis.otherConnections,
     redisCallsByCommand: redis?.byCommand,
     redisCpuPerRequestMicros: redis === undefined ? Number.NaN : (redis.cpuSeconds / r.requests) * 1e6,
     instances: pids.length,
@@ -309,7 +314,10 @@ const runLoad = async () => {
           `round ${round + 1}/${settings.rounds} ${s.id.padEnd(4)} ${r.id.padEnd(14)} ${m.rps.toFixed(0).padStart(6)} req/s` +
             `  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  cpu ${m.cpuPerRequestMicros.toFixed(1)} µs/req` +
             (Number.isFinite(m.dbCpuPerRequestMicros) ? ` + PostgreSQL ${m.dbCpuPerRequestMicros.toFixed(1)} µs/req` : "") +
-            (Number.isFinite(m.redisCalls) ? ` + Redis ${m.redisCpuPerRequestMicros.toFixed(1)} µs/req, ${(m.redisCalls / m.requests).toFixed(3)} calls/req` : "") +
+            (Number.isFinite(m.redisCalls)
+              ? ` + Redis ${m.redisCpuPerRequestMicros.toFixed(1)} µs/req, ${(m.redisCalls / m.requests).toFixed(3)} calls/req` +
+                ` (${m.redisCalls} calls, ${m.requests} completed, ${m.redisDecided} decided${m.redisOtherConnections > 0 ? `, ${m.redisOtherConnections} other Redis connections meanwhile` : ""})`
+              : "") +
             `  other load ${(m.otherCores * 100).toFixed(0)}% of a core${m.failed > 0 ? `  FAILED ${m.failed}` : ""}`
         )
       }
@@ -357,16 +365,22 @@ const runLoad = async () => {
         peakRss: peakRss[id],
         instances: mine[0].instances,
         // Script calls to Redis (EVALSHA, EVAL) ÷ completed requests, over all the measured rounds.
-        redisCalls: mine.reduce((a, m) => a + m.redisCalls, 0),
-        requests: mine.reduce((a, m) => a + m.requests, 0),
-        runs: mine.length,
-        redisCallsPerRequest: mine.reduce((a, m) => a + m.redisCalls, 0) / mine.reduce((a, m) => a + m.requests, 0),
+        // (Left out: runs during which other clients connected to Redis; their calls may be counted.)
+        redisCallsPerRequest: (() => {
+          const clean = mine.filter((m) => Number.isFinite(m.redisCalls) && !(m.redisOtherConnections > 0))
+          return clean.reduce((a, m) => a + m.redisCalls, 0) / clean.reduce((a, m) => a + m.requests, 0)
+        })(),
         redisCallsByCommand: mine.reduce((a, m) => {
           for (const [k, v] of Object.entries(m.redisCallsByCommand ?? {})) a[k] = (a[k] ?? 0) + v
           return a
         }, {}),
-        // Calls beyond the completed requests, per run: the requests in flight when the load generators stopped.
-        redisExcessPerRun: mine.map((m) => m.redisCalls - m.requests),
+        // Per run: script calls, completed requests, requests the target decided, others' connections.
+        redisRuns: mine.filter((m) => Number.isFinite(m.redisCalls)).map((m) => ({
+          calls: m.redisCalls,
+          requests: m.requests,
+          decided: m.redisDecided,
+          otherConnections: m.redisOtherConnections
+        })),
         redisCpuPerRequestMicros: median(mine.map((m) => m.redisCpuPerRequestMicros)),
         redisKeys: redisKeys[id],
         vs: Object.fromEntries(["raw", "fastify", "memory", "durable", "commit1", "sqlite1", "postgres", "fastify-pg", "shared", "fastify-shared"].map((peer) => [peer, {

@@ -71,28 +71,37 @@ const SCRIPT_CALLS = ["evalsha", "eval", "evalsha_ro", "eval_ro", "fcall", "fcal
 
 /**
  * Redis's counters now: script calls (EVALSHA, EVAL, …: round trips that run a script) by command,
- * and Redis's own CPU seconds (`INFO cpu`). `undefined` when Redis cannot be read.
+ * Redis's own CPU seconds (`INFO cpu`) and the connections it has accepted since it started (`INFO
+ * stats`; this reading's own included). `undefined` when Redis cannot be read.
  */
 export const stats = async () => {
   try {
     return await withClient(async (c) => {
       const commands = fields(await c.info("commandstats"))
       const cpu = fields(await c.info("cpu"))
+      const counters = fields(await c.info("stats"))
       const calls = {}
       for (const name of SCRIPT_CALLS) {
         const m = /(?:^|,)calls=(\d+)/.exec(commands[`cmdstat_${name}`] ?? "")
         calls[name] = m === null ? 0 : Number(m[1])
       }
-      return { calls, cpuSeconds: Number(cpu.used_cpu_user) + Number(cpu.used_cpu_sys) }
+      return { calls, cpuSeconds: Number(cpu.used_cpu_user) + Number(cpu.used_cpu_sys), connections: Number(counters.total_connections_received) }
     })
   } catch {
     return undefined
   }
 }
 
-/** Script calls and Redis CPU seconds between two `stats` readings (NaN when one is missing). */
+/**
+ * Script calls, Redis CPU seconds, and connections other clients opened, between two `stats`
+ * readings (NaN when one is missing). `otherConnections` leaves out the second reading's own: a
+ * target's instances keep their connections open, so any other is a client outside the target
+ * (whose script calls, if any, are in `scriptCalls` too).
+ */
 export const statsDelta = (before, after) => {
-  if (before === undefined || after === undefined) return { scriptCalls: Number.NaN, byCommand: {}, cpuSeconds: Number.NaN }
+  if (before === undefined || after === undefined) {
+    return { scriptCalls: Number.NaN, byCommand: {}, cpuSeconds: Number.NaN, otherConnections: Number.NaN }
+  }
   const byCommand = {}
   let scriptCalls = 0
   for (const name of SCRIPT_CALLS) {
@@ -100,7 +109,7 @@ export const statsDelta = (before, after) => {
     if (d !== 0) byCommand[name] = d
     scriptCalls += d
   }
-  return { scriptCalls, byCommand, cpuSeconds: after.cpuSeconds - before.cpuSeconds }
+  return { scriptCalls, byCommand, cpuSeconds: after.cpuSeconds - before.cpuSeconds, otherConnections: after.connections - before.connections - 1 }
 }
 
 /**

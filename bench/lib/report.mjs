@@ -95,11 +95,11 @@ export const goals = (load, micro) => {
   const peerCalls = redisCalls(s, "fastify-shared", load?.connections)
   rows.push(row(
     "Redis round trips per limited request, ours (2 instances): exactly 1",
-    calls === undefined ? "not measured" : `${calls.perRequest.toFixed(3)} (GET ${calls.get}, POST ${calls.post})`,
+    calls === undefined ? "not measured" : calls.measured,
     calls?.exact,
     calls === undefined
       ? missing("shared") ?? ""
-      : `${calls.detail}` + (peerCalls === undefined ? "" : `. For information, the Fastify peer: ${peerCalls.perRequest.toFixed(3)} (GET ${peerCalls.get}, POST ${peerCalls.post}; ${peerCalls.commands})`)
+      : `${calls.detail}` + (peerCalls === undefined ? "" : `. For information, the Fastify peer: ${peerCalls.measured} (${peerCalls.commands})`)
   ))
   const admit = microValue("limiter", "admit-request")
   const inFiber = microValue("limiter", "admit-in-fiber")
@@ -120,36 +120,53 @@ export const goals = (load, micro) => {
 }
 
 /**
- * Script calls to Redis (EVALSHA, EVAL) per completed request of a target over its measured rounds,
- * both scenarios together, from Redis's `INFO commandstats` read before and after each run. Exactly
- * one per request when, in every run, the calls are at least the requests and exceed them by no
- * more than the requests that can be in flight when the load generators stop (served, so counted by
- * Redis, but not completed for the load generator: one per connection at most, in a closed loop).
+ * Script calls to Redis (EVALSHA, EVAL) per request of a target over its measured runs, both
+ * scenarios together, from Redis's `INFO commandstats` read before and after each run:
+ * - per completed request (÷ the requests the load generators completed): a little above 1 even
+ *   when exact, since in a closed loop each connection has one request in flight when its load
+ *   generator stops, served (so calling Redis) but not completed;
+ * - per decided request (÷ the target's own count of the requests it decided with the run's key,
+ *   read from its rate-limit headers after the run): exactly 1 when each request is one round trip.
+ * Runs during which another client connected to Redis are left out (their calls may be counted).
+ * "Exactly one" is met when, in every other run, the calls equal the decided requests and those
+ * exceed the completed ones by 0 to `connections` (without a decided count: the calls do).
  */
 export const redisCalls = (summary, id, connections) => {
-  const parts = ["get", "post"].map((sc) => summary[sc]?.[id]).filter((r) => r !== undefined && Number.isFinite(r.redisCalls))
-  if (parts.length === 0) return undefined
-  const calls = parts.reduce((a, r) => a + r.redisCalls, 0)
-  const requests = parts.reduce((a, r) => a + r.requests, 0)
-  const runs = parts.reduce((a, r) => a + r.runs, 0)
-  const excess = parts.flatMap((r) => r.redisExcessPerRun ?? [])
-  const [least, most] = [Math.min(...excess), Math.max(...excess)]
+  const scenarios = ["get", "post"].filter((sc) => summary[sc]?.[id]?.redisRuns?.length > 0)
+  if (scenarios.length === 0) return undefined
+  const sum = (runs, k) => runs.reduce((a, r) => a + r[k], 0)
+  const clean = (sc) => summary[sc][id].redisRuns.filter((r) => !(r.otherConnections > 0))
+  const runs = scenarios.flatMap(clean)
+  const all = scenarios.flatMap((sc) => summary[sc][id].redisRuns)
+  const left = all.length - runs.length
+  const perCompleted = (rs) => (rs.length === 0 ? Number.NaN : sum(rs, "calls") / sum(rs, "requests"))
+  const decidedRuns = runs.filter((r) => Number.isFinite(r.decided))
+  const perDecided = decidedRuns.length === 0 ? Number.NaN : sum(decidedRuns, "calls") / sum(decidedRuns, "decided")
+  const inFlight = (r) => (Number.isFinite(r.decided) ? r.decided : r.calls) - r.requests
+  const exactRun = (r) =>
+    (!Number.isFinite(r.decided) || r.calls === r.decided) && inFlight(r) >= 0 && inFlight(r) <= connections
+  const flights = runs.map(inFlight)
   const byCommand = {}
-  for (const r of parts) for (const [k, v] of Object.entries(r.redisCallsByCommand)) byCommand[k] = (byCommand[k] ?? 0) + v
+  for (const sc of scenarios) for (const [k, v] of Object.entries(summary[sc][id].redisCallsByCommand)) byCommand[k] = (byCommand[k] ?? 0) + v
   const commands = Object.entries(byCommand).map(([k, v]) => `${k.toUpperCase()} ${f(v)}`).join(", ") || "no script calls"
-  const one = (sc) => {
-    const r = summary[sc]?.[id]
-    return r === undefined || !Number.isFinite(r.redisCallsPerRequest) ? "–" : r.redisCallsPerRequest.toFixed(3)
-  }
+  const per = (sc) => (summary[sc]?.[id]?.redisRuns?.length > 0 ? perCompleted(clean(sc)) : Number.NaN)
+  const three = (x) => (Number.isFinite(x) ? x.toFixed(3) : "–")
   return {
-    perRequest: calls / requests,
-    get: one("get"),
-    post: one("post"),
-    exact: Number.isFinite(connections) && excess.length > 0 ? least >= 0 && most <= connections : undefined,
+    perRequest: perCompleted(runs),
+    perDecided,
+    get: three(per("get")),
+    post: three(per("post")),
+    exact: runs.length === 0 || !Number.isFinite(connections) ? undefined : runs.every(exactRun),
     commands,
-    detail: `${commands} for ${f(requests)} completed requests in ${runs} measured runs; per run ${f(least)} to ${f(most)} calls more than ` +
-      `completed requests, where up to ${f(connections)} (one per connection) are in flight when the load generators stop: served, so counted ` +
-      `by Redis, but not completed for the load generator`
+    measured: `${three(perCompleted(runs))} per completed request (GET ${three(per("get"))}, POST ${three(per("post"))})` +
+      (Number.isFinite(perDecided) ? `; ${three(perDecided)} per decided request` : ""),
+    detail: runs.length === 0
+      ? `every run had other Redis clients connecting meanwhile (${commands} in all)`
+      : `${f(sum(runs, "calls"))} script calls (${commands} in all runs) in ${runs.length} runs, for ` +
+        (decidedRuns.length === runs.length ? `${f(sum(runs, "decided"))} requests the target decided (its own count, from its rate-limit headers after each run) and ` : "") +
+        `${f(sum(runs, "requests"))} completed by the load generators: per run ${f(Math.min(...flights))} to ${f(Math.max(...flights))} ` +
+        `requests were in flight when the load generators stopped (at most one per connection, ${f(connections)})` +
+        (left > 0 ? `; ${left} of ${all.length} runs left out: other clients connected to Redis meanwhile, so their calls may be in the count` : "")
   }
 }
 
@@ -211,7 +228,7 @@ const roundsTable = (load) => {
   for (const r of load.rounds) {
     const more = !spread
       ? ""
-      : ` ${Number.isFinite(r.redisCalls) ? (r.redisCalls / r.requests).toFixed(3) : "–"} | ${(r.perInstance ?? []).map((x) => `${f(x.rps)}, ${f(x.p99, 2)}`).join("; ")} |`
+      : ` ${Number.isFinite(r.redisCalls) ? `${(r.redisCalls / r.requests).toFixed(3)} (${f(r.redisCalls)} calls, ${f(r.redisDecided)} decided${r.redisOtherConnections > 0 ? `; ${f(r.redisOtherConnections)} other Redis connections meanwhile: left out` : ""})` : "–"} | ${(r.perInstance ?? []).map((x) => `${f(x.rps)}, ${f(x.p99, 2)}`).join("; ")} |`
     lines.push(`| ${r.round + 1} | ${r.scenario} | ${r.target} | ${f(r.rps)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.cpuPerRequestMicros, 1)} | ${f(r.serverCores, 2)} | ${f(r.loaderCores, 2)} | ${f(r.otherCores, 2)} | ${r.failed} |${more}`)
   }
   return lines.join("\n") + "\n"
@@ -302,8 +319,10 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
           `(${f(Math.ceil(load.connections / 2))} + ${f(Math.floor(load.connections / 2))}); req/s is their sum, p50 and p99 are percentiles of their latencies together (merged from ` +
           "each one's percentile grid, weighted by its requests; per instance in *Every round*). Both instances are pinned to the server's CPU, as one-instance " +
           "targets are, so this measures what sharing costs, not more CPUs. \"Redis calls/req\" = EVALSHA + EVAL calls (Redis's `INFO commandstats`, read " +
-          "before and after every measured run) ÷ the requests the load generators completed; \"Redis CPU µs/req\" = Redis's own CPU (`INFO cpu`) over the run ÷ " +
-          "requests (Redis is shared with nothing else of the bench meanwhile; other clients of this Redis would count too).\n"
+          "before and after every measured run) ÷ the requests the load generators completed, over the runs during which no other client connected to Redis " +
+          "(`INFO stats`); it is a little above 1 even when exact, as each connection's last request is in flight when its load generator stops: the Targets " +
+          "table also divides by the requests the target itself decided with the run's key (read from its rate-limit headers after the run). " +
+          "\"Redis CPU µs/req\" = Redis's own CPU (`INFO cpu`) over the run ÷ requests.\n"
       )
     }
     const rb = Object.entries(load.responses).map(([id, r]) => `${id} ${r.headerBytes} B of headers + ${r.bodyBytes} B of body`)

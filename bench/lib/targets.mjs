@@ -342,6 +342,23 @@ export const newKey = async (running, limits = BENCH_LIMITS) => {
   return JSON.parse(res.body).key
 }
 
+/**
+ * How many requests with `key` the target's own limiter has decided so far (before this call's own
+ * request), read from its answers: the day's count of our server's `RateLimit` field
+ * (`"day";r=<remaining>`: a daily quota does not refill), else `X-RateLimit-Remaining` of a fixed
+ * window (the Fastify peers: a per-minute counter from the key's first request, so only for runs
+ * shorter than that). The key must be fresh (limits BENCH_LIMITS). NaN when neither is there.
+ */
+export const decidedSoFar = async (running, key, { windowSafe = true } = {}) => {
+  const res = await request(running.port, "GET", "/v1/pets?limit=1", { headers: { authorization: `Bearer ${key}` } })
+  const day = /"day";r=(\d+)/.exec(String(res.headers.ratelimit ?? ""))
+  if (day !== null) return BENCH_LIMITS.perDay - Number(day[1]) - 1
+  const limit = Number(res.headers["x-ratelimit-limit"])
+  const remaining = Number(res.headers["x-ratelimit-remaining"])
+  if (windowSafe && limit === BENCH_LIMITS.perMinute && Number.isFinite(remaining) && res.headers.ratelimit === undefined) return limit - remaining - 1
+  return Number.NaN
+}
+
 /** Creates the seed pets on an app target (ids 1..SEED_PETS on a fresh store). */
 export const seed = async (running) => {
   if (running.kind === "raw") return

@@ -95,10 +95,31 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
     const deadline = Duration.millis(options.commandTimeoutMillis ?? DEFAULT_COMMAND_TIMEOUT_MILLIS)
     const failed = (what: string) => (cause: unknown) =>
       new RedisUnavailable({ message: `Redis at ${where}: ${what}: ${cause instanceof Error ? cause.message : String(cause)}` })
+    const deadlineMillis = Duration.toMillis(deadline)
+    // The deadline is one timer beside the call (on every limited request: `Effect.timeout`'s race of
+    // fibers would cost more than the call itself).
     const bounded = <A>(what: string, call: () => Promise<A>) =>
-      Effect.tryPromise({ try: call, catch: failed(what) }).pipe(
-        Effect.timeoutFail({ duration: deadline, onTimeout: () => failed(what)(`no answer within ${Duration.format(deadline)}`) })
-      )
+      Effect.async<A, RedisUnavailable>((resume) => {
+        let done = false
+        const timer = setTimeout(() => {
+          done = true
+          resume(Effect.fail(failed(what)(`no answer within ${Duration.format(deadline)}`)))
+        }, deadlineMillis)
+        call().then(
+          (value) => {
+            if (done) return
+            done = true
+            clearTimeout(timer)
+            resume(Effect.succeed(value))
+          },
+          (error) => {
+            if (done) return
+            done = true
+            clearTimeout(timer)
+            resume(Effect.fail(failed(what)(error)))
+          }
+        )
+      })
 
     const send = (args: Array<string>) => client.sendCommand(args) as Promise<ReadonlyArray<number>>
     return Redis.of({
