@@ -4,6 +4,7 @@
  * @since 1.0.0
  */
 import { Schema } from "effect"
+import { isWellFormed } from "./Pet.js"
 
 /** @category schemas */
 export const MessageId = Schema.String.pipe(Schema.brand("MessageId")).annotations({
@@ -27,7 +28,9 @@ export type MessageStatus = typeof MessageStatus.Type
 export const NewMessage = Schema.Struct({
   message: Schema.String.pipe(
     // No store keeps text with U+0000 the same way (PostgreSQL refuses it): refused for all of them.
-    Schema.filter((s) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", { jsonSchema: {} })
+    Schema.filter((s) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", { jsonSchema: {} }),
+    // A lone surrogate (`"\ud800"` in JSON) is no character: stored as UTF-8 it would come back changed.
+    Schema.filter((s) => isWellFormed(s) || "must be well-formed Unicode (no lone surrogate)", { jsonSchema: {} })
   ).annotations({ description: "The text to submit (no NUL character)." })
 }).annotations({ identifier: "NewMessage" })
 export type NewMessage = typeof NewMessage.Type

@@ -42,10 +42,17 @@ const codePoints = (s: string): number => {
  *
  * @category schemas
  */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** Whether `s` is well-formed Unicode: no lone surrogate (`String.prototype.isWellFormed`, ES2024). */
+export const isWellFormed = (s: string): boolean => !LONE_SURROGATE.test(s)
+
 export const PetName = Schema.String.pipe(
   Schema.filter((s) => s.trim().length > 0 || "must not be blank", { jsonSchema: {} }),
   // No store keeps text with U+0000 the same way (PostgreSQL refuses it): refused for all of them.
   Schema.filter((s) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", { jsonSchema: {} }),
+  // A lone surrogate (`"\ud800"` in JSON) is no character: stored as UTF-8 it would come back changed.
+  Schema.filter((s) => isWellFormed(s) || "must be well-formed Unicode (no lone surrogate)", { jsonSchema: {} }),
   Schema.filter((s) => codePoints(s) <= NAME_MAX_LENGTH || `must be at most ${NAME_MAX_LENGTH} characters`, {
     jsonSchema: {}
   })

@@ -16,6 +16,7 @@ import * as ApiReference from "./ApiReference.js"
 import type { AppRequest } from "./AppRequest.js"
 import { type AppResponse, JSON_CONTENT_TYPE, type ResponseHeaders } from "./AppResponse.js"
 import * as ErrorResponse from "./ErrorResponse.js"
+import * as JsonBody from "./JsonBody.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import * as Operations from "./Operations.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
@@ -60,7 +61,6 @@ const isJson = (contentType: string | undefined): boolean => {
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === JSON_CONTENT_TYPE
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 const pathOf = (url: string): string => {
   const q = url.indexOf("?")
@@ -236,15 +236,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         if (!isJson(request.header("content-type"))) {
           return Effect.succeed(failure(ErrorResponse.STATIC.unsupportedMediaType, headers))
         }
-        let payload: unknown
-        try {
-          payload = JSON.parse(utf8.decode(body.bytes))
-        } catch (e) {
-          return Effect.succeed(
-            failure(ErrorResponse.make("invalid_json", `The body is not valid JSON: ${(e as Error).message}`), headers)
-          )
-        }
-        return operate(found, payload, headers, context)
+        const payload = JsonBody.parse(body.bytes)
+        if (Either.isLeft(payload)) return Effect.succeed(failure(ErrorResponse.make("invalid_json", payload.left), headers))
+        return operate(found, payload.right, headers, context)
       })
     }
 

@@ -65,13 +65,22 @@ export interface CompiledRoute<Ctx, Err> {
   readonly handler: (input: any, context: Ctx) => Effect.Effect<Reply<unknown>, Err>
 }
 
+/** The most of a bad value (and of the whole message) an answer repeats: a 64 KiB value is not echoed. */
+const ISSUE_MAX = 200
+const MESSAGE_MAX = 1_000
+
+const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
+
 const describeIssues = (location: string, error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => {
-      const where = issue.path.length === 0 ? location : `${location} ${issue.path.join(".")}`
-      return `${where}: ${issue.message}`
-    })
-    .join("; ")
+  clip(
+    ParseResult.ArrayFormatter.formatErrorSync(error)
+      .map((issue) => {
+        const where = issue.path.length === 0 ? location : `${location} ${issue.path.join(".")}`
+        return `${where}: ${clip(issue.message, ISSUE_MAX)}`
+      })
+      .join("; "),
+    MESSAGE_MAX
+  )
 
 type AnySchema = { readonly ast: SchemaAST.AST }
 
