@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   gone: { status: 410, description: "The operation has reached its sunset date and was removed." },
   request_timeout: { status: 408, description: "The request was not received completely in time; the connection is closed." },
   payload_too_large: { status: 413, description: "The body is larger than 64 KiB." },
+  expectation_failed: { status: 417, description: "The request's `Expect` header asks for something other than `100-continue`." },
   headers_too_large: { status: 431, description: "The request's headers are larger than the server accepts (16 KiB)." },
   rate_limited: { status: 429, description: "The per-minute limit of the account (or of failed authentications from this address) is exhausted; retry after `Retry-After` seconds." },
   daily_quota_exceeded: { status: 429, description: "The account's daily quota is used up; it resets at 00:00 UTC (`Retry-After`)." },

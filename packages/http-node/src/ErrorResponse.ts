@@ -70,6 +70,9 @@ export const fromOperationError = (error: OperationError): ErrorResult => {
 /** Answers that never change, built once. */
 export const STATIC = {
   malformedRequest: make("invalid_request", "The request is not valid HTTP/1.1."),
+  missingHost: make("invalid_request", "An HTTP/1.1 request must carry a Host header."),
+  expectationFailed: make("expectation_failed", "Only `Expect: 100-continue` is supported."),
+  connectNotAllowed: make("method_not_allowed", "CONNECT is not allowed here; allowed: GET, HEAD, POST, DELETE."),
   headersTooLarge: make("headers_too_large", "The request's headers are larger than 16 KiB."),
   requestTimeout: make("request_timeout", "The request was not received completely in time."),
   unauthorized: make("unauthorized", "A valid API key is required: send `Authorization: Bearer <API_KEY>`."),

@@ -6,7 +6,6 @@
  */
 import { Context, Data, Duration, Effect, Layer } from "effect"
 import * as Http from "node:http"
-import type * as Net from "node:net"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import type { App } from "./App.js"
@@ -49,20 +48,29 @@ const close = (server: Http.Server, timeout: Duration.DurationInput) =>
     server.closeIdleConnections()
   })
 
+/** An Error body as a whole HTTP/1.1 answer, for a socket no response object stands for. */
+const rawAnswer = ({ body, status }: ErrorResponse.ErrorResult, extra = ""): string =>
+  `HTTP/1.1 ${status} ${Http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n${extra}` +
+  `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+
 /**
  * A request node:http could not parse (or that timed out) never reaches the application; it still
- * gets an Error body, written on the socket as node's own default answer would be.
+ * gets an Error body, written on the socket as node's own default answer would be, also on a
+ * keep-alive connection that was answered before, unless an answer is being written right now.
  */
 const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
-  if (error.code === "ECONNRESET" || !socket.writable || (socket as Net.Socket).bytesWritten > 0) {
+  const current = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
+  if (error.code === "ECONNRESET" || !socket.writable || (current != null && current.headersSent === true)) {
     socket.destroy()
     return
   }
-  const { body, status } = ErrorResponse.fromClientError(error.code)
-  socket.end(
-    `HTTP/1.1 ${status} ${Http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
-  )
+  socket.end(rawAnswer(ErrorResponse.fromClientError(error.code)))
+}
+
+/** Writes an Error answer through node's response and closes the connection. */
+const answerWith = (response: Http.ServerResponse, { body, status }: ErrorResponse.ErrorResult, headers: Record<string, string> = {}) => {
+  response.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), Connection: "close", ...headers })
+  response.end(body)
 }
 
 /** Serves the application for the life of the layer. */
@@ -71,8 +79,19 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
     ServerAddress,
     Effect.gen(function*() {
       const handler = yield* NodeHandler.make
-      const server = Http.createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 }, handler)
+      // Node would answer these itself with an empty body; each gets an Error body instead.
+      const server = Http.createServer(
+        { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000, requireHostHeader: false },
+        (request, response) =>
+          request.httpVersion === "1.1" && request.headers.host === undefined
+            ? answerWith(response, ErrorResponse.STATIC.missingHost)
+            : handler(request, response)
+      )
       server.on("clientError", answerClientError)
+      server.on("checkExpectation", (_request: Http.IncomingMessage, response: Http.ServerResponse) =>
+        answerWith(response, ErrorResponse.STATIC.expectationFailed))
+      server.on("connect", (_request: Http.IncomingMessage, socket: Duplex) =>
+        socket.end(rawAnswer(ErrorResponse.STATIC.connectNotAllowed, "Allow: GET, HEAD, POST, DELETE\r\n")))
       yield* Effect.acquireRelease(
         Effect.async<void, ListenError>((resume) => {
           const onError = (error: NodeJS.ErrnoException) => resume(Effect.fail(new ListenError({ message: explain(error, options) })))

@@ -1,0 +1,103 @@
+/**
+ * Requests node:http would answer by itself with an empty body, or not at all, through a raw
+ * socket: each gets an Error body with `Content-Type: application/json`.
+ */
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Net from "node:net"
+import { TestServer } from "./support/TestServer.js"
+
+/** Sends `bytes` on a new connection and reads everything until the server closes it (at most 5 s). */
+const exchange = (url: string, bytes: string) =>
+  Effect.promise(() =>
+    new Promise<string>((resolve) => {
+      const { hostname, port } = new URL(url)
+      const socket = Net.connect(Number(port), hostname)
+      let received = ""
+      const timer = setTimeout(() => socket.destroy(), 5_000)
+      socket.on("data", (chunk) => (received += chunk.toString("latin1")))
+      socket.on("close", () => {
+        clearTimeout(timer)
+        resolve(received)
+      })
+      socket.on("error", () => {})
+      socket.write(bytes)
+    })
+  )
+
+/** The answers in `raw`, in order: status, headers (lower-case names), and the JSON body. */
+const answers = (raw: string) => {
+  const out: Array<{ status: number; headers: Record<string, string>; body: any }> = []
+  let rest = raw
+  while (rest.startsWith("HTTP/1.1 ")) {
+    const headEnd = rest.indexOf("\r\n\r\n")
+    const [statusLine, ...lines] = rest.slice(0, headEnd).split("\r\n")
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]))
+    const length = Number(headers["content-length"] ?? 0)
+    const body = rest.slice(headEnd + 4, headEnd + 4 + length)
+    out.push({ status: Number(statusLine!.split(" ")[1]), headers, body: body === "" ? undefined : JSON.parse(body) })
+    rest = rest.slice(headEnd + 4 + length)
+  }
+  return out
+}
+
+layer(TestServer.layer({ quiet: true }), { excludeTestServices: true })("HTTP over a raw socket", (it) => {
+  it.effect("Expect other than 100-continue: 417 expectation_failed with an Error body", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const [reply] = answers(yield* exchange(server.url, "GET /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\n\r\n"))
+      expect(reply!.status).toBe(417)
+      expect(reply!.headers["content-type"]).toBe("application/json")
+      expect(reply!.body).toMatchObject({ code: "expectation_failed", status: 417 })
+    }))
+
+  it.effect("an HTTP/1.1 request without Host: 400 invalid_request with an Error body", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const [reply] = answers(yield* exchange(server.url, "GET /v1/pets HTTP/1.1\r\n\r\n"))
+      expect(reply!.status).toBe(400)
+      expect(reply!.headers["content-type"]).toBe("application/json")
+      expect(reply!.body).toMatchObject({ code: "invalid_request", status: 400 })
+    }))
+
+  it.effect("CONNECT: 405 method_not_allowed with Allow and an Error body", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const [reply] = answers(yield* exchange(server.url, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"))
+      expect(reply!.status).toBe(405)
+      expect(reply!.headers["allow"]).toBe("GET, HEAD, POST, DELETE")
+      expect(reply!.body).toMatchObject({ code: "method_not_allowed", status: 405 })
+    }))
+
+  it.effect("a malformed request on a keep-alive connection already answered once gets a 400 Error body, then the close", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const socketAnswers = yield* Effect.promise(() =>
+        new Promise<string>((resolve) => {
+          const { hostname, port } = new URL(server.url)
+          const socket = Net.connect(Number(port), hostname)
+          let received = ""
+          let sentSecond = false
+          const timer = setTimeout(() => socket.destroy(), 5_000)
+          socket.on("data", (chunk) => {
+            received += chunk.toString("latin1")
+            // Once the first answer is in, a malformed second request on the same connection.
+            if (!sentSecond && received.includes("\r\n\r\n")) {
+              sentSecond = true
+              setTimeout(() => socket.write("THIS IS NOT HTTP\r\n\r\n"), 50)
+            }
+          })
+          socket.on("close", () => {
+            clearTimeout(timer)
+            resolve(received)
+          })
+          socket.on("error", () => {})
+          socket.write("GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n")
+        })
+      )
+      const replies = answers(socketAnswers)
+      expect(replies.map((r) => r.status)).toStrictEqual([401, 400])
+      expect(replies[1]!.headers["content-type"]).toBe("application/json")
+      expect(replies[1]!.body).toMatchObject({ code: "invalid_request", status: 400 })
+    }))
+})
