@@ -101,3 +101,58 @@ layer(TestServer.layer({ quiet: true }), { excludeTestServices: true })("HTTP ov
       expect(replies[1]!.body).toMatchObject({ code: "invalid_request", status: 400 })
     }))
 })
+
+/** Sends `first`, then nothing more; resolves with what came back and when (ms after the start). */
+const stall = (url: string, first: string) =>
+  Effect.promise(() =>
+    new Promise<{ readonly raw: string; readonly after: number }>((resolve) => {
+      const { hostname, port } = new URL(url)
+      const started = Date.now()
+      const socket = Net.connect(Number(port), hostname)
+      let raw = ""
+      let after = -1
+      const timer = setTimeout(() => socket.destroy(), 10_000)
+      socket.on("data", (chunk) => {
+        if (after < 0) after = Date.now() - started
+        raw += chunk.toString("latin1")
+      })
+      socket.on("close", () => {
+        clearTimeout(timer)
+        resolve({ raw, after })
+      })
+      socket.on("error", () => {})
+      socket.write(first)
+    })
+  )
+
+// The bounds made short (1 s for headers, 2 s for a whole request) so the test is quick; the
+// production ones (10 s, 30 s) are the same code with other numbers.
+layer(TestServer.layer({ quiet: true, timeouts: { headers: "1 second", request: "2 seconds" } }), { excludeTestServices: true })(
+  "HTTP slow clients",
+  (it) => {
+    it.effect("headers not complete within the headers bound: 408 request_timeout with an Error body, at the bound", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { after, raw } = yield* stall(server.url, "GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        const [reply] = answers(raw)
+        expect(reply!.status).toBe(408)
+        expect(reply!.body).toMatchObject({ code: "request_timeout", status: 408 })
+        expect(after).toBeGreaterThanOrEqual(1_000)
+        expect(after).toBeLessThan(2_000)
+      }))
+
+    it.effect("a body not complete within the request bound: 408 request_timeout with an Error body, at the bound", () =>
+      Effect.gen(function*() {
+        const server = yield* TestServer
+        const { after, raw } = yield* stall(
+          server.url,
+          "POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":"
+        )
+        const [reply] = answers(raw)
+        expect(reply!.status).toBe(408)
+        expect(reply!.body).toMatchObject({ code: "request_timeout", status: 408 })
+        expect(after).toBeGreaterThanOrEqual(2_000)
+        expect(after).toBeLessThan(3_000)
+      }))
+  }
+)

@@ -45,6 +45,8 @@ export interface TestServerOptions {
   readonly accountStore?: AccountStore.AccountStore["Type"]
   /** Silences the server's logs (for tests that provoke logged errors). */
   readonly quiet?: boolean
+  /** The server's bounds on slow requests (default: the production ones, 10 s and 30 s). */
+  readonly timeouts?: { readonly headers: Duration.DurationInput; readonly request: Duration.DurationInput }
 }
 
 /**
@@ -246,7 +248,12 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
           ))
         )
       // Everything built here (request handler, limiter, message worker) reads time from `clock`.
-      const served = Server.layer({ port: 0, host: "127.0.0.1" }).pipe(
+      const served = Server.layer({
+        port: 0,
+        host: "127.0.0.1",
+        headersTimeout: options.timeouts?.headers,
+        requestTimeout: options.timeouts?.request
+      }).pipe(
         Layer.provideMerge(App.layer(config)),
         Layer.provideMerge(services)
       )
