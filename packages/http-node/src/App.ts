@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { Accounts, type LimitDecision, type MessageQueue, type Pets, RateLimiter, Sync } from "@petstore/core"
+import { Accounts, type LimitDecision, type MessageQueue, type Pets, RateLimiter, Sync, TokenBucket } from "@petstore/core"
 import { Cause, Context, Effect, Either, Exit, Layer, Option, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import * as Admin from "./Admin.js"
@@ -86,6 +86,10 @@ const REJECTION: Record<Exclude<LimitDecision.Verdict, "allowed">, ErrorResponse
     "This key kept sending while told to wait and is temporarily banned; retry after the number of seconds in Retry-After."
   )
 }
+const ADMIN_AUTH_LIMITED = ErrorResponse.make(
+  "rate_limited",
+  "Too many failed admin tokens from this address; retry after `Retry-After` seconds."
+)
 const FAILED_AUTH_LIMITED = ErrorResponse.make(
   "rate_limited",
   "Too many requests without a valid API key from this address; retry after the number of seconds in Retry-After."
@@ -282,9 +286,28 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       return given.length === adminToken.value.length && timingSafeEqual(given, adminToken.value)
     }
 
+    // Failed admin tokens per client address (20 a minute): past the limit every admin request from the address,
+    // with a valid token or not, is refused until the bucket refills, so a guesser learns nothing.
+    // Kept in this process (the admin API is for operators); forgotten wholesale past 10,000 addresses.
+    const adminFailures = new Map<string, TokenBucket.TokenBucketState>()
+    const ADMIN_FAILURES_PER_MINUTE = 20
+
     const serveAdmin = (request: AppRequest) => {
       if (Option.isNone(adminToken)) return Effect.succeed(failure(ErrorResponse.STATIC.routeNotFound, {}))
+      const now = clock.unsafeCurrentTimeMillis()
+      const address = clientAddress(request)
+      const bucket = TokenBucket.refill(
+        adminFailures.get(address) ?? TokenBucket.full(ADMIN_FAILURES_PER_MINUTE, now),
+        ADMIN_FAILURES_PER_MINUTE,
+        now
+      )
+      const wait = TokenBucket.waitMillis(bucket, ADMIN_FAILURES_PER_MINUTE, 1)
+      if (wait > 0) {
+        return Effect.succeed(failure(ADMIN_AUTH_LIMITED, { "Retry-After": String(Math.max(1, Math.ceil(wait / 1000))) }))
+      }
       if (!adminAuthorized(request)) {
+        if (adminFailures.size >= 10_000) adminFailures.clear()
+        adminFailures.set(address, TokenBucket.take(bucket, 1))
         return Effect.succeed(failure(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" }))
       }
       const headers: ResponseHeaders = { "Cache-Control": "no-store" }

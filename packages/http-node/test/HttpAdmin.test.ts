@@ -192,3 +192,18 @@ it.scoped("a staging server issues `psk_test_` keys", () =>
     expect((yield* server.admin.createKey(account.id)).key).toMatch(/^psk_test_[0-9A-Za-z]{32}$/)
     expectStatus(yield* server.get("/v1/pets", account.key), 200)
   }))
+
+it.scoped("failed admin tokens are limited per address (20 a minute): past it, every admin request from there gets 429 until a token refills", () =>
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({ frozenAt: T, quiet: true })
+    const wrong = `Bearer ${ADMIN_TOKEN}-wrong`
+    for (let i = 0; i < 20; i++) expectUnauthorized(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrong }))
+    const limited = expectError(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrong }), 429, "rate_limited")
+    expect(limited.headers.get("retry-after")).toBe("3")
+    // A guesser learns nothing: the valid token is refused the same way while the limit lasts.
+    const valid = expectError(yield* server.request("POST", "/admin/v1/accounts", { authorization: `Bearer ${ADMIN_TOKEN}`, json: { plan: "free" } }), 429, "rate_limited")
+    expect(valid.headers.get("retry-after")).toBe("3")
+    // One failure's worth refills in 3 s (20 a minute).
+    server.clock.adjust(3_000)
+    expectStatus(yield* server.request("POST", "/admin/v1/accounts", { authorization: `Bearer ${ADMIN_TOKEN}`, json: { plan: "free" } }), 201)
+  }))
