@@ -86,6 +86,16 @@ const REJECTION: Record<Exclude<LimitDecision.Verdict, "allowed">, ErrorResponse
     "This key kept sending while told to wait and is temporarily banned; retry after the number of seconds in Retry-After."
   )
 }
+/** The answer to a request without a valid key: 401, or 429 once its address's failed attempts are spent. */
+const unauthenticated = (headers: ResponseHeaders, token: string | undefined, decision: LimitDecision.Decision): AppResponse => {
+  RateLimitHeaders.write(headers, decision)
+  if (decision.verdict !== "allowed") return failure(FAILED_AUTH_LIMITED, headers)
+  headers["WWW-Authenticate"] = token === undefined
+    ? "Bearer realm=\"petstore\""
+    : "Bearer realm=\"petstore\", error=\"invalid_token\""
+  return failure(ErrorResponse.STATIC.unauthorized, headers)
+}
+
 const ADMIN_AUTH_LIMITED = ErrorResponse.make(
   "rate_limited",
   "Too many failed admin tokens from this address; retry after `Retry-After` seconds."
@@ -256,16 +266,10 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       const now = clock.unsafeCurrentTimeMillis()
       // The limiter and the key check answer at once when their adapters can (in memory, a cache,
       // a synchronous read); `Sync` then runs the next step without a fiber.
-      const refused = (decision: LimitDecision.Decision): AppResponse => {
-        RateLimitHeaders.write(headers, decision)
-        if (decision.verdict !== "allowed") return failure(FAILED_AUTH_LIMITED, headers)
-        headers["WWW-Authenticate"] = token === undefined
-          ? "Bearer realm=\"petstore\""
-          : "Bearer realm=\"petstore\", error=\"invalid_token\""
-        return failure(ErrorResponse.STATIC.unauthorized, headers)
-      }
       const admitted = (principal: Option.Option<Accounts.Principal>): Effect.Effect<AppResponse, unknown> => {
-        if (Option.isNone(principal)) return Sync.map(limiter.admitFailedAuth(clientAddress(request), now), refused)
+        if (Option.isNone(principal)) {
+          return Sync.map(limiter.admitFailedAuth(clientAddress(request), now), (decision) => unauthenticated(headers, token, decision))
+        }
         // The limiter decides at the time read above: one clock reading per request.
         return Sync.flatMap(limiter.admit(principal.value, now), (decision) => {
           RateLimitHeaders.write(headers, decision)

@@ -7,7 +7,7 @@ import { Layer } from "effect"
 import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
 import * as AccountStorePg from "./AccountStorePg.js"
 import * as CursorSecretPg from "./CursorSecretPg.js"
-import { type Database, DatabaseOpenError, layer as layerPool, type PostgresOptions, redact } from "./Database.js"
+import { type Database, DatabaseOpenError, layer as layerPool, messageOf, type PostgresOptions, redact } from "./Database.js"
 import * as LimiterStateStorePg from "./LimiterStateStorePg.js"
 import * as MessageStorePg from "./MessageStorePg.js"
 import * as Migrations from "./Migrations.js"
@@ -26,7 +26,7 @@ export interface PostgresPetstoreOptions extends PostgresStoreOptions {
 }
 
 const openError = (where: string) => (error: Errors.StoreUnavailable) =>
-  new DatabaseOpenError({ url: where, message: error.cause instanceof Error ? error.cause.message : String(error.cause), cause: error })
+  new DatabaseOpenError({ url: where, message: messageOf(error), cause: error })
 
 /** The pool with the schema up to date. */
 export const layerDatabase = (options: PostgresOptions): Layer.Layer<Database, DatabaseOpenError> =>

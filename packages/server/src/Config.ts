@@ -3,6 +3,7 @@
  *
  * @since 1.0.0
  */
+import * as Postgres from "@petstore/postgres"
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
 
 /**
@@ -14,8 +15,7 @@ export type StoreConfig =
   | { readonly _tag: "postgres"; readonly url: Redacted.Redacted<string>; readonly poolSize: number }
   | { readonly _tag: "memory" }
 
-/** Whether a `PETSTORE_DATABASE` value names a PostgreSQL database rather than a SQLite file. */
-export const isPostgresUrl = (value: string): boolean => /^postgres(ql)?:\/\//i.test(value.trim())
+
 
 export interface ServerConfig {
   readonly port: number
@@ -90,7 +90,7 @@ const database = Config.redacted("PETSTORE_DATABASE").pipe(
     validation: (r) => {
       const s = Redacted.value(r).trim()
       if (s.length === 0) return false
-      if (!isPostgresUrl(s)) return true
+      if (!Postgres.isUrl(s)) return true
       try {
         return new URL(s).hostname !== "" || new URL(s).searchParams.has("host")
       } catch {
@@ -112,7 +112,7 @@ const store = Config.all({
   Config.map(({ database, kind, poolSize }): StoreConfig =>
     kind === "memory"
       ? { _tag: "memory" }
-      : isPostgresUrl(Redacted.value(database))
+      : Postgres.isUrl(Redacted.value(database))
       ? { _tag: "postgres", url: database, poolSize }
       : { _tag: "sqlite", filename: Redacted.value(database) }
   )

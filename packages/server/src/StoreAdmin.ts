@@ -67,7 +67,7 @@ export const importSqlite = (
       Effect.provide(Postgres.PostgresPetstore.layerDatabase({ url: Redacted.value(store.url), poolSize: 1 })),
       Effect.mapError((error) =>
         error._tag === "StoreUnavailable"
-          ? new StoreAdminError({ message: error.cause instanceof Error ? error.cause.message : String(error.cause) })
+          ? new StoreAdminError({ message: Postgres.Database.messageOf(error) })
           : failWith(error)
       )
     )
