@@ -9,6 +9,7 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import type { App } from "./App.js"
+import * as Connections from "./Connections.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as NodeHandler from "./NodeHandler.js"
 
@@ -21,6 +22,8 @@ export interface ListenOptions {
   readonly headersTimeout?: Duration.DurationInput | undefined
   /** Longest wait for a whole request, headers and body (default 30 s); then 408 `request_timeout`. */
   readonly requestTimeout?: Duration.DurationInput | undefined
+  /** Bounds on connections (the cap, pipelining, unread answers, lingering); see `Connections.defaults`. */
+  readonly connections?: Partial<Connections.ConnectionLimits> | undefined
 }
 
 export const DEFAULT_HEADERS_TIMEOUT = Duration.seconds(10)
@@ -55,25 +58,6 @@ const close = (server: Http.Server, timeout: Duration.DurationInput) =>
     server.closeIdleConnections()
   })
 
-/** An Error body as a whole HTTP/1.1 answer, for a socket no response object stands for. */
-const rawAnswer = ({ body, status }: ErrorResponse.ErrorResult, extra = ""): string =>
-  `HTTP/1.1 ${status} ${Http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n${extra}` +
-  `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
-
-/**
- * A request node:http could not parse (or that timed out) never reaches the application; it still
- * gets an Error body, written on the socket as node's own default answer would be, also on a
- * keep-alive connection that was answered before, unless an answer is being written right now.
- */
-const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
-  const current = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
-  if (error.code === "ECONNRESET" || !socket.writable || (current != null && current.headersSent === true)) {
-    socket.destroy()
-    return
-  }
-  socket.end(rawAnswer(ErrorResponse.fromClientError(error.code)))
-}
-
 /** Writes an Error answer through node's response and closes the connection. */
 const answerWith = (response: Http.ServerResponse, { body, status }: ErrorResponse.ErrorResult, headers: Record<string, string> = {}) => {
   response.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), Connection: "close", ...headers })
@@ -86,29 +70,30 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
     ServerAddress,
     Effect.gen(function*() {
       const handler = yield* NodeHandler.make
-      // Node would answer these itself with an empty body; each gets an Error body instead.
       const headersTimeout = Duration.toMillis(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT)
       const requestTimeout = Duration.toMillis(options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
-      const server = Http.createServer(
-        {
-          keepAliveTimeout: 5_000,
-          headersTimeout,
-          requestTimeout,
-          // Node looks for timed-out requests every 30 s by default, which stretched the 10 s bound
-          // on headers to 23–26 s: it looks every quarter of the shorter bound (at most once a second).
-          connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(headersTimeout / 4))),
-          requireHostHeader: false
-        },
+      const server = Http.createServer({
+        keepAliveTimeout: 5_000,
+        headersTimeout,
+        requestTimeout,
+        // Node looks for timed-out requests every 30 s by default, which stretched the 10 s bound
+        // on headers to 23–26 s: it looks every quarter of the shorter bound (at most once a second).
+        connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(headersTimeout / 4))),
+        requireHostHeader: false
+      })
+      Connections.install(
+        server,
         (request, response) =>
           request.httpVersion === "1.1" && request.headers.host === undefined
             ? answerWith(response, ErrorResponse.STATIC.missingHost)
-            : handler(request, response)
+            : handler(request, response),
+        { ...Connections.defaults(), ...options.connections }
       )
-      server.on("clientError", answerClientError)
+      // Node would answer these itself with an empty body, or not at all; each gets an Error body instead.
       server.on("checkExpectation", (_request: Http.IncomingMessage, response: Http.ServerResponse) =>
         answerWith(response, ErrorResponse.STATIC.expectationFailed))
       server.on("connect", (_request: Http.IncomingMessage, socket: Duplex) =>
-        socket.end(rawAnswer(ErrorResponse.STATIC.connectNotAllowed, "Allow: GET, HEAD, POST, DELETE\r\n")))
+        socket.end(Connections.rawAnswer(ErrorResponse.STATIC.connectNotAllowed, "Allow: GET, HEAD, POST, DELETE\r\n")))
       yield* Effect.acquireRelease(
         Effect.async<void, ListenError>((resume) => {
           const onError = (error: NodeJS.ErrnoException) => resume(Effect.fail(new ListenError({ message: explain(error, options) })))

@@ -5,41 +5,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Net from "node:net"
+import { answers, exchange } from "./support/RawHttp.js"
 import { TestServer } from "./support/TestServer.js"
-
-/** Sends `bytes` on a new connection and reads everything until the server closes it (at most 5 s). */
-const exchange = (url: string, bytes: string) =>
-  Effect.promise(() =>
-    new Promise<string>((resolve) => {
-      const { hostname, port } = new URL(url)
-      const socket = Net.connect(Number(port), hostname)
-      let received = ""
-      const timer = setTimeout(() => socket.destroy(), 5_000)
-      socket.on("data", (chunk) => (received += chunk.toString("latin1")))
-      socket.on("close", () => {
-        clearTimeout(timer)
-        resolve(received)
-      })
-      socket.on("error", () => {})
-      socket.write(bytes)
-    })
-  )
-
-/** The answers in `raw`, in order: status, headers (lower-case names), and the JSON body. */
-const answers = (raw: string) => {
-  const out: Array<{ status: number; headers: Record<string, string>; body: any }> = []
-  let rest = raw
-  while (rest.startsWith("HTTP/1.1 ")) {
-    const headEnd = rest.indexOf("\r\n\r\n")
-    const [statusLine, ...lines] = rest.slice(0, headEnd).split("\r\n")
-    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]))
-    const length = Number(headers["content-length"] ?? 0)
-    const body = rest.slice(headEnd + 4, headEnd + 4 + length)
-    out.push({ status: Number(statusLine!.split(" ")[1]), headers, body: body === "" ? undefined : JSON.parse(body) })
-    rest = rest.slice(headEnd + 4 + length)
-  }
-  return out
-}
 
 layer(TestServer.layer({ quiet: true }), { excludeTestServices: true })("HTTP over a raw socket", (it) => {
   it.effect("Expect other than 100-continue: 417 expectation_failed with an Error body", () =>

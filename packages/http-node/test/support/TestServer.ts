@@ -22,6 +22,7 @@ import {
 } from "@petstore/core"
 import { Clock, Context, type Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
 import { App } from "../../src/App.js"
+import type * as Connections from "../../src/Connections.js"
 import * as Server from "../../src/Server.js"
 import { ServerAddress } from "../../src/Server.js"
 
@@ -47,6 +48,8 @@ export interface TestServerOptions {
   readonly quiet?: boolean
   /** The server's bounds on slow requests (default: the production ones, 10 s and 30 s). */
   readonly timeouts?: { readonly headers: Duration.DurationInput; readonly request: Duration.DurationInput }
+  /** The server's bounds on connections (default: the production ones). */
+  readonly connections?: Partial<Connections.ConnectionLimits>
 }
 
 /**
@@ -252,7 +255,8 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         port: 0,
         host: "127.0.0.1",
         headersTimeout: options.timeouts?.headers,
-        requestTimeout: options.timeouts?.request
+        requestTimeout: options.timeouts?.request,
+        connections: options.connections
       }).pipe(
         Layer.provideMerge(App.layer(config)),
         Layer.provideMerge(services)

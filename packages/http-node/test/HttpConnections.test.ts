@@ -1,0 +1,107 @@
+/**
+ * What one connection may do and what it is owed, over raw sockets: every request carried out gets
+ * its answer, in order, also when a malformed request follows it; pipelining works; a client that
+ * sends a body above the limit reads the 413 rather than a reset; a connection that never reads its
+ * answers is no longer read from (backpressure) and loses nothing; past the cap on connections a new
+ * one gets a 503 Error body.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as RawHttp from "./support/RawHttp.js"
+import { TestServer } from "./support/TestServer.js"
+
+const T = Date.UTC(2026, 0, 5, 12, 0, 0)
+
+const expectErrorBody = (answer: RawHttp.RawAnswer, status: number, code: string) => {
+  expect(answer.status).toBe(status)
+  expect(answer.headers["content-type"]).toBe("application/json")
+  expect(answer.body).toEqual({ code, message: expect.any(String), status })
+}
+
+describe("HTTP connections", () => {
+  it.scoped("requests carried out before a malformed one in the same packet are answered, in order, before its 400", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const valid = Array.from({ length: 30 }, (_, i) => RawHttp.request("POST", "/v1/pets", { key, json: { name: `pet ${i}`, categoryId: 1 } }))
+      const raw = yield* RawHttp.exchange(server.url, valid.join("") + "GET /v1/pets HTTP/1.1\r\nHost: x\r\nNot a header line\r\n\r\n")
+      const replies = RawHttp.answers(raw)
+      expect(replies.map((r) => r.status)).toEqual([...Array(30).fill(201), 400])
+      expect(replies.slice(0, 30).map((r) => r.body.name)).toEqual(Array.from({ length: 30 }, (_, i) => `pet ${i}`))
+      expectErrorBody(replies[30]!, 400, "invalid_request")
+      const listed = yield* server.get("/v1/pets?limit=100", key)
+      expect(listed.body).toHaveLength(30)
+    }))
+
+  it.scoped("200 pipelined requests on one connection are all answered, in order", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const connection = yield* RawHttp.connect(server.url)
+      connection.write(Array.from({ length: 200 }, (_, i) => RawHttp.request("POST", "/v1/pets", { key, json: { name: `p${i}`, categoryId: 2 } })).join(""))
+      const replies = yield* Effect.promise(() => connection.awaitAnswers(200))
+      expect(replies.map((r) => r.status)).toEqual(Array(200).fill(201))
+      expect(replies.map((r) => r.body.name)).toEqual(Array.from({ length: 200 }, (_, i) => `p${i}`))
+      const ids = replies.map((r) => r.body.id as number)
+      expect([...ids].sort((a, b) => a - b)).toEqual(ids)
+    }))
+
+  it.scoped("a body above 64 KiB sent whole with its Content-Length: the client reads the 413, never a reset", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const body = Buffer.alloc(8 * 1024 * 1024, "a")
+      const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+      const endings = yield* Effect.forEach(
+        Array.from({ length: 10 }),
+        () => RawHttp.exchangeEnding(server.url, Buffer.concat([Buffer.from(head), body]), 20_000),
+        { concurrency: 5 }
+      )
+      for (const ending of endings) {
+        expect(ending.reset).toBe(false)
+        const [reply] = RawHttp.answers(ending.raw)
+        expectErrorBody(reply!, 413, "payload_too_large")
+      }
+    }))
+
+  it.scoped("a connection that never reads is no longer read from; when it reads, every request is answered in order", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true, frozenAt: T })
+      const { key } = yield* server.enterprise(1_000_000, 10_000_000)
+      // 100 pets with long names: a page of them is about 30 KB, so 1,000 pages are far more than socket buffers hold.
+      for (let i = 0; i < 100; i++) yield* server.createPet(key, { name: `${i}`.padEnd(250, "x"), categoryId: 1 })
+      const used = () =>
+        Effect.map(server.get("/v1/pets?limit=1", key), (reply) => 1_000_000 - Number(reply.headers.get("x-ratelimit-remaining")))
+      const before = yield* used()
+      const sent = 1_000
+      const connection = yield* RawHttp.connect(server.url, { reading: false })
+      connection.write(RawHttp.request("GET", "/v1/pets?limit=100", { key }).repeat(sent))
+      // Wait until the server stops taking requests from the connection (two equal readings in a row;
+      // each reading is itself one more request of the key).
+      let admitted = -1
+      for (let previous = -2, readings = 0; admitted !== previous;) {
+        previous = admitted
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+        admitted = (yield* used()) - before - ++readings
+      }
+      expect(admitted).toBeLessThan(sent)
+      const replies = yield* Effect.promise(() => connection.awaitAnswers(sent, 60_000))
+      expect(replies).toHaveLength(sent)
+      expect(replies.every((r) => r.status === 200 && r.body.length === 100)).toBe(true)
+    }), { timeout: 120_000 })
+
+  it.scoped("past the cap on connections, a new connection gets a 503 Error body; below it again, it is served", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true, connections: { maxConnections: 3 } })
+      const held = yield* Effect.all([RawHttp.connect(server.url), RawHttp.connect(server.url), RawHttp.connect(server.url)])
+      const ending = yield* RawHttp.exchangeEnding(server.url, "GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n")
+      const [refused] = RawHttp.answers(ending.raw)
+      expectErrorBody(refused!, 503, "unavailable")
+      expect(refused!.headers["retry-after"]).toBe("1")
+      expect(ending.reset).toBe(false)
+      held[0].socket.destroy()
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      const [served] = RawHttp.answers(yield* RawHttp.exchange(server.url, "GET /v1/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+      expectErrorBody(served!, 401, "unauthorized")
+    }))
+})
