@@ -24,7 +24,7 @@ export const ERROR_CODES = {
   daily_quota_exceeded: { status: 429, description: "The account's daily quota is used up; it resets at 00:00 UTC (`Retry-After`)." },
   key_banned: { status: 429, description: "The key kept sending while told to wait and is banned for `Retry-After` seconds." },
   internal_error: { status: 500, description: "An unexpected error; it is logged, and no detail is exposed." },
-  unavailable: { status: 503, description: "The store cannot be reached; nothing was written." }
+  unavailable: { status: 503, description: "The store cannot be reached, or the server holds as many connections as it may; nothing was written. Retry later (`Retry-After` when given)." }
 } as const satisfies Record<string, { readonly status: number; readonly description: string }>
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -33,6 +33,19 @@ describe("HTTP connections", () => {
       expect(listed.body).toHaveLength(30)
     }))
 
+  it.scoped("a request pipelined after one that asked to close the connection is not carried out", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const first = RawHttp.request("POST", "/v1/pets", { key, json: { name: "first", categoryId: 1 }, headers: "Connection: close\r\n" })
+      const second = RawHttp.request("POST", "/v1/pets", { key, json: { name: "second", categoryId: 1 } })
+      const replies = RawHttp.answers(yield* RawHttp.exchange(server.url, first + second))
+      expect(replies.map((r) => r.status)).toEqual([201])
+      expect(replies[0]!.headers["connection"]).toBe("close")
+      const listed = yield* server.get("/v1/pets", key)
+      expect(listed.body.map((pet: { name: string }) => pet.name)).toEqual(["first"])
+    }))
+
   it.scoped("200 pipelined requests on one connection are all answered, in order", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
