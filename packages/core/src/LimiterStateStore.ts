@@ -48,7 +48,8 @@ export const makeMemory = (): LimiterStateStore["Type"] => {
           const old = quotas.get(id)
           if (old === undefined || q.day > old.day || (q.day === old.day && q.used > old.used)) quotas.set(id, q)
         }
-        for (const [id, s] of changes.standings) standings.set(id, s)
+        // Like the durable stores, without the grace of a wait (it is over after a restart).
+        for (const [id, s] of changes.standings) standings.set(id, s.graceUntil === 0 ? s : { ...s, graceUntil: 0 })
       })
   }
 }

@@ -108,8 +108,10 @@ export interface StandingRow {
   readonly last_ban_at: number
 }
 
+/** A stored standing; the grace of a wait is not kept, so a restart ends it (see docs/decisions.md). */
 export const toStanding = (row: StandingRow): readonly [string, KeyStanding] => [row.key_id, {
   waitUntil: row.wait_until,
+  graceUntil: 0,
   strikes: row.strikes,
   bannedUntil: row.banned_until,
   bans: row.bans,

@@ -140,7 +140,8 @@ const arbSchedule = (perMinute: number, maxArrivals: number) => {
   })
 }
 
-const arbBanOptions = fc.integer({ min: 0, max: 12 }).map((threshold) => ({ ...BanPolicy.DEFAULT_OPTIONS, threshold }))
+const arbBanOptions = fc.record({ threshold: fc.integer({ min: 0, max: 12 }), graceMillis: fc.integer({ min: 0, max: 1_000 }) })
+  .map((ban) => ({ ...BanPolicy.DEFAULT_OPTIONS, ...ban }))
 
 /** A plan, ban options and a schedule of at most `maxArrivals` requests scaled to the plan. */
 const arbScenario = (maxArrivals: number) =>
@@ -246,28 +247,34 @@ describe("LimitDecision", () => {
     })
   })
 
-  it("Free plan: 60 at once pass, then 429s; the 11th early request after a 429 bans for 15 min", () => {
+  it("Free plan: 72 at once: 60 pass, 12 get 429 within the grace; the 11th early request after the grace bans for 15 min", () => {
     const limits = STANDARD_LIMITS.free
     const T = Date.parse("2025-03-01T12:00:00.000Z")
-    const times = [...Array(72).fill(T), T + 15 * MINUTE - 1, T + 15 * MINUTE, T + 15 * MINUTE + 1]
+    const G = T + BanPolicy.DEFAULT_OPTIONS.graceMillis
+    const B = G + 10
+    const times = [...Array(72).fill(T), ...Array(10).fill(G), B, B + 15 * MINUTE - 1, B + 15 * MINUTE, B + 15 * MINUTE + 1]
     const steps = simulate(limits, T, times, BanPolicy.DEFAULT_OPTIONS)
     const verdicts = steps.map((step) => step.decision.verdict)
     expect(verdicts.slice(0, 60)).toEqual(Array(60).fill("allowed"))
     expect(steps[59].decision.binding).toMatchObject({ name: "minute", remaining: 0, fullAt: T + MINUTE })
-    // the 61st is told to wait 1 s; the next 10 arrive early and are strikes 1..10
-    expect(verdicts.slice(60, 71)).toEqual(Array(11).fill("rate_limited"))
-    expect(steps.slice(60, 71).map((step) => step.decision.retryAfterMillis)).toEqual(Array(11).fill(1_000))
-    expect(steps[70].standing.strikes).toBe(10)
+    // the 61st to 72nd are told to wait 1 s; sent together with the others, they are no strikes
+    expect(verdicts.slice(60, 72)).toEqual(Array(12).fill("rate_limited"))
+    expect(steps.slice(60, 72).map((step) => step.decision.retryAfterMillis)).toEqual(Array(12).fill(1_000))
+    expect(steps[71].standing).toMatchObject({ strikes: 0, graceUntil: G, waitUntil: T + 1_000 })
+    // after the grace, the next 10 arrive early and are strikes 1..10
+    expect(verdicts.slice(72, 82)).toEqual(Array(10).fill("rate_limited"))
+    expect(steps[81].standing.strikes).toBe(10)
     // the 11th early request earns the ban; a ban consumes nothing
-    expect(steps[71].decision).toMatchObject({
+    expect(steps[82].decision).toMatchObject({
       verdict: "key_banned",
       retryAfterMillis: 15 * MINUTE,
-      binding: { name: "minute", remaining: 0, fullAt: T + 15 * MINUTE }
+      binding: { name: "minute", remaining: 0, fullAt: B + 15 * MINUTE }
     })
-    expect(steps[71].usage).toEqual(steps[59].usage)
-    expect(steps[72].decision).toMatchObject({ verdict: "key_banned", retryAfterMillis: 1 })
-    expect(steps[73].decision).toMatchObject({ verdict: "allowed", binding: { name: "minute", remaining: 59 } })
-    expect(steps[74].decision.verdict).toBe("allowed")
+    expect(steps[82].usage.quota).toEqual(steps[59].usage.quota)
+    expect(steps[82].usage.bucket).toEqual(TokenBucket.refill(steps[59].usage.bucket, limits.perMinute, B))
+    expect(steps[83].decision).toMatchObject({ verdict: "key_banned", retryAfterMillis: 1 })
+    expect(steps[84].decision).toMatchObject({ verdict: "allowed", binding: { name: "minute", remaining: 59 } })
+    expect(steps[85].decision.verdict).toBe("allowed")
   })
 
   for (const { burst, perMinute, remaining, retry, verdict } of [
@@ -377,27 +384,31 @@ describe("LimitDecision", () => {
   )
 
   it.prop(
-    "a client that keeps sending while told to wait is banned after more than threshold early requests",
-    [arbLimits, arbStart, fc.integer({ min: 0, max: 15 }), fc.array(fc.nat(), { minLength: 16, maxLength: 16 })],
-    ([limits, start, threshold, offsets]) => {
-      const ban = { ...BanPolicy.DEFAULT_OPTIONS, threshold }
+    "a client that keeps sending while told to wait is banned after more than threshold early requests after the grace",
+    [arbLimits, arbStart, fc.integer({ min: 0, max: 15 }), fc.array(fc.nat(), { minLength: 16, maxLength: 16 }), fc.nat()],
+    ([limits, start, threshold, offsets, grace]) => {
       let usage = LimitDecision.freshUsage(limits, start)
       let standing = BanPolicy.CLEAN
-      const send = (now: number) => {
+      const send = (now: number, ban: BanPolicy.BanPolicyOptions) => {
         const next = LimitDecision.decide(limits, usage, standing, now, 1, ban)
         usage = next.usage
         standing = next.standing
         return next.decision
       }
-      // A burst at `start` until the first 429, which sets the instant to wait for.
-      let told = send(start)
-      while (told.verdict === "allowed") told = send(start)
+      // A burst at `start` until the first 429, which sets the instant to wait for (whatever the
+      // ban options: they decide only what a rejection does to the standing).
+      const wait = simulate(limits, start, Array(limits.perMinute + 1).fill(start), NO_BANS).at(-1)!.decision.retryAfterMillis
+      const ban = { ...BanPolicy.DEFAULT_OPTIONS, threshold, graceMillis: grace % wait }
+      let told = send(start, ban)
+      while (told.verdict === "allowed") told = send(start, ban)
       expect(["rate_limited", "daily_quota_exceeded"]).toContain(told.verdict)
-      const waitUntil = start + told.retryAfterMillis
-      const early = offsets.slice(0, threshold + 1).map((offset) => start + (offset % told.retryAfterMillis))
+      expect(told.retryAfterMillis).toBe(wait)
+      const waitUntil = start + wait
+      const early = offsets.slice(0, threshold + 1)
+        .map((offset) => start + ban.graceMillis + (offset % (wait - ban.graceMillis)))
         .sort((a, b) => a - b)
       early.forEach((now, i) => {
-        const decision = send(now)
+        const decision = send(now, ban)
         if (i < threshold) {
           // tolerated, and still told to come back at the same instant (the verdict may turn from
           // daily_quota_exceeded to rate_limited at midnight)
@@ -409,8 +420,8 @@ describe("LimitDecision", () => {
       })
       const bannedUntil = early[threshold] + ban.baseMillis
       expect(standing.bannedUntil).toBe(bannedUntil)
-      expect(send(bannedUntil - 1)).toMatchObject({ verdict: "key_banned", retryAfterMillis: 1 })
-      expect(send(bannedUntil).verdict).not.toBe("key_banned")
+      expect(send(bannedUntil - 1, ban)).toMatchObject({ verdict: "key_banned", retryAfterMillis: 1 })
+      expect(send(bannedUntil, ban).verdict).not.toBe("key_banned")
     },
     numRuns
   )

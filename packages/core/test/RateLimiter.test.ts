@@ -12,6 +12,7 @@ const T = Date.parse("2025-03-01T12:00:00.000Z")
 const DAY = DailyQuota.dayOf(T)
 const MIDNIGHT = (DAY + 1) * DailyQuota.DAY_MS
 const EMPTY = { quotas: [], standings: [] }
+const GRACE = BanPolicy.DEFAULT_OPTIONS.graceMillis
 
 const free = (accountId: string, keyId: string): Subject => ({ accountId, keyId, limits: STANDARD_LIMITS.free })
 const alice1 = free("alice", "alice-1")
@@ -22,10 +23,15 @@ const bob1 = free("bob", "bob-1")
 const admitTimes = (limiter: RateLimiter["Type"], subject: Subject, n: number) =>
   Effect.forEach(Array.from({ length: n }), () => Effect.map(limiter.admit(subject), (decision) => decision.verdict))
 
-/** Exhausts the Free plan's minute at the current instant and sends 11 early requests: a ban. */
+/**
+ * Exhausts the Free plan's minute at the current instant until a refusal, then, once the grace is
+ * over, sends 11 early requests: a ban, `GRACE` ms after the instant it started at.
+ */
 const getBanned = (limiter: RateLimiter["Type"], subject: Subject) =>
   Effect.gen(function*() {
-    const verdicts = yield* admitTimes(limiter, subject, 72)
+    const verdicts = yield* admitTimes(limiter, subject, 61)
+    yield* TestClock.adjust(`${GRACE} millis`)
+    verdicts.push(...(yield* admitTimes(limiter, subject, 11)))
     expect(verdicts.at(-1)).toBe("key_banned")
     return verdicts
   })
@@ -89,7 +95,7 @@ describe("RateLimiter", () => {
       yield* getBanned(limiter, alice1)
       expect(yield* limiter.takeChanges).toEqual({
         quotas: [["alice", { day: DAY, used: 60 }]],
-        standings: [["alice-1", { waitUntil: 0, strikes: 0, bannedUntil: T + 15 * MINUTE, bans: 1, lastBanAt: T }]]
+        standings: [["alice-1", { ...BanPolicy.CLEAN, bannedUntil: T + GRACE + 15 * MINUTE, bans: 1, lastBanAt: T + GRACE }]]
       })
       expect(yield* limiter.takeChanges).toEqual(EMPTY)
 
@@ -146,17 +152,18 @@ describe("RateLimiter", () => {
       yield* after.restore(saved)
       yield* TestClock.adjust("1 second")
       expect(yield* after.admit(alice1)).toMatchObject({ verdict: "key_banned", retryAfterMillis: 15 * MINUTE - 1_000 })
+      const B = T + GRACE
       // the ban is the key's; the account's other key passes, on the restored count
       expect(yield* after.admit(alice2)).toMatchObject({ verdict: "allowed", limits: [{}, { remaining: 939 }] })
       expect(yield* after.admit(bob1)).toMatchObject({ verdict: "allowed", limits: [{}, { remaining: 994 }] })
 
       // when the ban ends the key passes again; offending again right away doubles the ban
-      yield* TestClock.setTime(T + 15 * MINUTE)
+      yield* TestClock.setTime(B + 15 * MINUTE)
       expect((yield* after.admit(alice1)).verdict).toBe("allowed")
       yield* getBanned(after, alice1)
       const changes = yield* after.takeChanges
       expect(changes.standings).toEqual([
-        ["alice-1", { waitUntil: 0, strikes: 0, bannedUntil: T + 45 * MINUTE, bans: 2, lastBanAt: T + 15 * MINUTE }]
+        ["alice-1", { ...BanPolicy.CLEAN, bannedUntil: B + GRACE + 45 * MINUTE, bans: 2, lastBanAt: B + GRACE + 15 * MINUTE }]
       ])
     }))
 
@@ -178,7 +185,7 @@ describe("RateLimiter", () => {
         yield* limiter.admit(bob1)
         yield* getBanned(limiter, alice1)
         const { standings } = yield* limiter.takeChanges
-        expect(standings).toEqual([["alice-1", expect.objectContaining({ bannedUntil: offence + minutes * MINUTE })]])
+        expect(standings).toEqual([["alice-1", expect.objectContaining({ bannedUntil: offence + GRACE + minutes * MINUTE })]])
       }).pipe(Effect.provide(RateLimiter.layerMemory())))
   }
 
@@ -192,7 +199,8 @@ describe("RateLimiter", () => {
       threshold: fc.integer({ min: 0, max: 4 }),
       baseMillis: fc.integer({ min: 1, max: 5 * MINUTE }),
       maxMillis: fc.integer({ min: 1, max: 30 * MINUTE }),
-      memoryMillis: fc.integer({ min: 0, max: 60 * MINUTE })
+      memoryMillis: fc.integer({ min: 0, max: 60 * MINUTE }),
+      graceMillis: fc.integer({ min: 0, max: 3_000 })
     }),
     failedAuthPerMinute: fc.integer({ min: 1, max: 10 })
   })

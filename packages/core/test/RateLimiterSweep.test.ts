@@ -17,11 +17,22 @@ const subject = (accountId: string, keyId: string): Subject => ({ accountId, key
 const alice = subject("alice", "alice-1")
 const bob = subject("bob", "bob-1")
 
-/** Exhausts alice's minute and sends early requests until the key is banned. */
+const GRACE = BanPolicy.DEFAULT_OPTIONS.graceMillis
+
+/**
+ * Exhausts the key's minute and, from the end of the grace that follows the first refusal, sends
+ * early requests until the key is banned (`GRACE` ms after the first refusal).
+ */
 const ban = (limiter: RateLimiter["Type"], who: Subject) =>
   Effect.gen(function*() {
+    let refused = false
     for (let i = 0; i < 80; i++) {
-      if ((yield* limiter.admit(who)).verdict === "key_banned") return
+      const { verdict } = yield* limiter.admit(who)
+      if (verdict === "key_banned") return
+      if (verdict !== "allowed" && !refused) {
+        refused = true
+        yield* TestClock.adjust(`${GRACE} millis`)
+      }
     }
     throw new Error("not banned")
   })
@@ -49,7 +60,7 @@ describe("RateLimiter state", () => {
       yield* limiter.admit(bob) // sweeps: alice's standing has nothing left to remember, but is not persisted yet
       const changes = yield* limiter.takeChanges
       expect(changes.standings).toEqual([
-        ["alice-1", { waitUntil: 0, strikes: 0, bannedUntil: T + 15 * MINUTE, bans: 1, lastBanAt: T }]
+        ["alice-1", { ...BanPolicy.CLEAN, bannedUntil: T + GRACE + 15 * MINUTE, bans: 1, lastBanAt: T + GRACE }]
       ])
     }).pipe(Effect.provide(RateLimiter.layerMemory())))
 

@@ -15,6 +15,8 @@ const T = Date.UTC(2029, 2, 14, 12)
 const MINUTES = 60_000
 
 const seconds = (millis: number) => Math.ceil(millis / 1000)
+/** After the first refusal of a wait, refused requests do not count toward a ban for this long. */
+const GRACE = 250
 
 layer(TestServer.layer({ frozenAt: T }), { excludeTestServices: true })("HTTP rate limits: headers", (it) => {
   it.effect("every response carries the rate-limit headers: 200, 201, 202, 400, 401, 404, 405, 413, 429", () =>
@@ -205,36 +207,68 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expect(remainingOf(nextDay, "day")).toBe(2)
     }))
 
-  it.scoped("a key that sends more than 10 requests while told to wait is banned: 429 `key_banned` for 15 minutes", () =>
+  it.scoped("a key that sends more than 10 requests after the grace while told to wait is banned: 429 `key_banned` for 15 minutes", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const account = yield* server.enterprise(1)
       const other = yield* server.admin.createKey(account.id)
       expectStatus(yield* server.get("/v1/pets", account.key), 200)
-      // the first rejection tells the key to wait; then 10 early requests are tolerated
-      for (let i = 0; i <= 10; i++) expectTooManyRequests(yield* server.get("/v1/pets", account.key), "rate_limited")
+      // the first rejection tells the key to wait; requests within its grace are not held against it
+      for (let i = 0; i < 20; i++) expectTooManyRequests(yield* server.get("/v1/pets", account.key), "rate_limited")
+      // after the grace, 10 early requests are tolerated
+      server.clock.adjust(GRACE)
+      const B = T + GRACE
+      for (let i = 0; i < 10; i++) expectTooManyRequests(yield* server.get("/v1/pets", account.key), "rate_limited")
       const banned = yield* server.get("/v1/pets", account.key)
       expect(expectTooManyRequests(banned, "key_banned")).toBe(15 * 60)
-      expect(expectRateLimitHeaders(banned)).toMatchObject({ remaining: 0, reset: seconds(T + 15 * MINUTES) })
+      expect(expectRateLimitHeaders(banned)).toMatchObject({ remaining: 0, reset: seconds(B + 15 * MINUTES) })
       // the ban is the key's: the account's other key is only rate limited
       expectTooManyRequests(yield* server.get("/v1/pets", other.key), "rate_limited")
       // Retry-After is the rest of the ban, and requests while banned do not extend it
       server.clock.adjust(5 * MINUTES)
       expect(expectTooManyRequests(yield* server.get("/v1/pets", account.key), "key_banned")).toBe(10 * 60)
-      server.clock.setTime(T + 15 * MINUTES - 1)
+      server.clock.setTime(B + 15 * MINUTES - 1)
       expect(expectTooManyRequests(yield* server.get("/v1/pets", account.key), "key_banned")).toBe(1)
-      server.clock.setTime(T + 15 * MINUTES)
+      server.clock.setTime(B + 15 * MINUTES)
       expectStatus(yield* server.get("/v1/pets", account.key), 200)
+    }))
+
+  it.scoped("72 concurrent requests on a fresh free key: 60 pass, 12 get 429 `rate_limited`, none `key_banned`; hammering after the grace still bans", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ frozenAt: T })
+      const { key } = yield* server.admin.createAccount("free")
+      const replies = yield* Effect.all(Array.from({ length: 72 }, () => server.get("/v1/pets", key)), {
+        concurrency: "unbounded"
+      })
+      expect(replies.filter((r) => r.status === 200)).toHaveLength(60)
+      const refused = replies.filter((r) => r.status !== 200)
+      for (const reply of refused) expect(expectTooManyRequests(reply, "rate_limited")).toBe(1)
+      // a client that honours Retry-After gets through
+      server.clock.adjust(1_000)
+      expectStatus(yield* server.get("/v1/pets", key), 200)
+      // a client that hammers through its 1 s wait once the grace is over is banned at the 11th early request
+      expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
+      const codes: Array<string> = []
+      for (let i = 0; i < 11; i++) {
+        server.clock.adjust(i === 0 ? GRACE : 50)
+        codes.push((yield* server.get("/v1/pets", key)).body.code)
+      }
+      expect(codes).toEqual([...Array(10).fill("rate_limited"), "key_banned"])
     }))
 
   it.scoped("bans double for each repeat within 24 h, up to 24 h, and start again at 15 minutes after a good day", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const { key } = yield* server.enterprise(1)
-      /** From a rested key: one admitted request, one rejection, 11 early requests; returns the ban's Retry-After. */
+      /**
+       * From a rested key: one admitted request, one rejection, and after its grace 11 early
+       * requests; returns the ban's Retry-After.
+       */
       const getBanned = Effect.gen(function*() {
         expectStatus(yield* server.get("/v1/pets", key), 200)
-        for (let i = 0; i <= 10; i++) expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
+        expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
+        server.clock.adjust(GRACE)
+        for (let i = 0; i < 10; i++) expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
         return expectTooManyRequests(yield* server.get("/v1/pets", key), "key_banned")
       })
       const bans: Array<number> = []
@@ -248,15 +282,19 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expect(yield* getBanned).toBe(15 * 60)
     }))
 
-  it.scoped("the ban threshold and duration are configurable", () =>
+  it.scoped("the ban threshold, duration and grace are configurable", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({
         frozenAt: T,
-        rateLimiter: { ban: { threshold: 2, baseMillis: 60_000, maxMillis: 120_000, memoryMillis: DAY } }
+        rateLimiter: { ban: { threshold: 2, baseMillis: 60_000, maxMillis: 120_000, memoryMillis: DAY, graceMillis: 2_000 } }
       })
       const { key } = yield* server.enterprise(1)
       expectStatus(yield* server.get("/v1/pets", key), 200)
-      for (let i = 0; i <= 2; i++) expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
+      for (let i = 0; i < 5; i++) expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
+      server.clock.adjust(1_999)
+      expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
+      server.clock.adjust(1)
+      for (let i = 0; i < 2; i++) expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
       expect(expectTooManyRequests(yield* server.get("/v1/pets", key), "key_banned")).toBe(60)
     }))
 

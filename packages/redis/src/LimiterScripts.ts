@@ -3,7 +3,8 @@
  * are the core's `LimitDecision.decide` and `decideAddress` step for step (integer token units,
  * the daily quota rolled at 00:00 UTC, the ban policy), on state kept in hashes:
  * - usage of an account: `u` bucket units, `a` last refill (epoch ms), `d` UTC day, `n` used that day;
- * - standing of a key: `w` wait until, `s` strikes, `b` banned until, `c` bans in a row, `l` last ban;
+ * - standing of a key: `w` wait until, `g` end of the wait's grace, `s` strikes, `b` banned until,
+ *   `c` bans in a row, `l` last ban;
  * - bucket of a client address (failed authentication): `u`, `a`.
  * Time is Redis's own (`TIME`), so the instances' clocks do not matter; tests pass a time instead.
  * Every key written gets a TTL: it lives exactly as long as its state differs from a fresh one.
@@ -23,7 +24,8 @@ local DAY = 86400000`
 
 /**
  * KEYS: usage of the account, standing of the key (same hash tag).
- * ARGV: per minute, per day, cost, now (−1: Redis's clock), ban threshold, ban base ms, ban max ms, ban memory ms.
+ * ARGV: per minute, per day, cost, now (−1: Redis's clock), ban threshold, ban base ms, ban max ms, ban memory ms,
+ * ban grace ms.
  * Returns: verdict (0 allowed, 1 rate limited, 2 daily quota, 3 banned), wait ms, units, refill time,
  * day, used, banned until, now.
  */
@@ -35,6 +37,7 @@ local threshold = tonumber(ARGV[5])
 local banBase = tonumber(ARGV[6])
 local banMax = tonumber(ARGV[7])
 local memory = tonumber(ARGV[8])
+local grace = tonumber(ARGV[9])
 local full = cap * UNIT
 local today = math.floor(now / DAY)
 
@@ -45,9 +48,9 @@ if u[1] then units, at, day, used = tonumber(u[1]), tonumber(u[2]), tonumber(u[3
 if now > at then units = math.min(full, units + (now - at) * cap); at = now end
 if today > day then day = today; used = 0 end
 
-local s = redis.call('HMGET', KEYS[2], 'w', 's', 'b', 'c', 'l')
-local waitUntil, strikes = tonumber(s[1]) or 0, tonumber(s[2]) or 0
-local bannedUntil, bans, lastBanAt = tonumber(s[3]) or 0, tonumber(s[4]) or 0, tonumber(s[5]) or 0
+local s = redis.call('HMGET', KEYS[2], 'w', 'g', 's', 'b', 'c', 'l')
+local waitUntil, graceUntil, strikes = tonumber(s[1]) or 0, tonumber(s[2]) or 0, tonumber(s[3]) or 0
+local bannedUntil, bans, lastBanAt = tonumber(s[4]) or 0, tonumber(s[5]) or 0, tonumber(s[6]) or 0
 
 local verdict, wait, consumed, standingChanged = 0, 0, false, false
 if bannedUntil > now then
@@ -61,18 +64,25 @@ else
     units = units - cost * UNIT
     used = used + cost
     consumed = true
-    if waitUntil ~= 0 or strikes ~= 0 then waitUntil = 0; strikes = 0; standingChanged = true end
+    if waitUntil ~= 0 or graceUntil ~= 0 or strikes ~= 0 then waitUntil = 0; graceUntil = 0; strikes = 0; standingChanged = true end
   else
     if quotaOk then
       verdict = 1; wait = bucketWait
     else
       verdict = 2; wait = math.max(bucketWait, (day + 1) * DAY - now)
     end
+    -- A rejection at or after the instant to wait for starts a new wait and its grace; within the
+    -- grace it is not a strike.
     local nextStrikes = 0
-    if now < waitUntil then nextStrikes = strikes + 1 end
+    if now < waitUntil then
+      nextStrikes = strikes
+      if now >= graceUntil then nextStrikes = strikes + 1 end
+    else
+      graceUntil = now + grace
+    end
     if nextStrikes > threshold then
       if bans > 0 and now - bannedUntil < memory then bans = bans + 1 else bans = 1 end
-      waitUntil = 0; strikes = 0; lastBanAt = now
+      waitUntil = 0; graceUntil = 0; strikes = 0; lastBanAt = now
       bannedUntil = now + math.min(banBase * 2 ^ math.min(bans - 1, 30), banMax)
       verdict = 3
     else
@@ -93,7 +103,7 @@ if standingChanged then
   local keep = waitUntil - now
   if bans > 0 then keep = math.max(keep, bannedUntil + memory - now) end
   if keep > 0 then
-    redis.call('HSET', KEYS[2], 'w', waitUntil, 's', strikes, 'b', bannedUntil, 'c', bans, 'l', lastBanAt)
+    redis.call('HSET', KEYS[2], 'w', waitUntil, 'g', graceUntil, 's', strikes, 'b', bannedUntil, 'c', bans, 'l', lastBanAt)
     redis.call('PEXPIRE', KEYS[2], keep)
   else
     redis.call('DEL', KEYS[2])

@@ -106,7 +106,8 @@ export const make = (
                 ban.threshold,
                 ban.baseMillis,
                 ban.maxMillis,
-                ban.memoryMillis
+                ban.memoryMillis,
+                ban.graceMillis
               ]),
               ([verdict, wait, units, refilledAt, day, used, bannedUntil, decidedAt]) =>
                 LimitDecision.describe(

@@ -15,7 +15,7 @@ import * as TestRedis from "./support/TestRedis.js"
 
 const redis = await TestRedis.make()
 
-const BAN = { threshold: 3, baseMillis: 60_000, maxMillis: 240_000, memoryMillis: 600_000 }
+const BAN = { threshold: 3, baseMillis: 60_000, maxMillis: 240_000, memoryMillis: 600_000, graceMillis: 500 }
 const OPTIONS: RateLimiter.RateLimiterOptions = { ban: BAN, failedAuthPerMinute: 4 }
 
 /** A limiter on Redis under `prefix`, deciding at the caller's time, for the life of the scope. */
@@ -84,7 +84,9 @@ if ("skip" in redis) {
         const limiter = yield* onRedis(redis.url, prefix)
         const now = Date.now()
         const subject = { accountId: "acc_tag", keyId: "key_tag", limits: { perMinute: 2, perDay: 100 } }
-        for (let i = 0; i < 8; i++) yield* limiter.admit(subject, now) // spends the bucket, then earns a ban
+        // spends the bucket; a refusal starts a wait, and early requests after its grace earn a ban
+        for (let i = 0; i < 3; i++) yield* limiter.admit(subject, now)
+        for (let i = 0; i < 4; i++) yield* limiter.admit(subject, now + BAN.graceMillis)
         yield* limiter.admitFailedAuth("198.51.100.7", now)
         const keys = yield* Effect.promise(() => redis.keysUnder(prefix))
         expect(keys.map((k) => k.key).sort()).toStrictEqual([

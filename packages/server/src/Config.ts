@@ -3,6 +3,7 @@
  *
  * @since 1.0.0
  */
+import { BanPolicy } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
 
@@ -36,6 +37,11 @@ export interface ServerConfig {
   readonly store?: StoreConfig | undefined
   /** Where the rate limiter's state is shared (`PETSTORE_REDIS_URL`); none: in each process's memory. */
   readonly redis?: RedisConfig | undefined
+  /**
+   * After the first refusal of a wait, how long refused requests do not count toward a ban
+   * (`PETSTORE_BAN_GRACE_MS`, default 250).
+   */
+  readonly banGraceMillis: number
 }
 
 /** The rate limiter on Redis: its URL, and what a Redis outage does (`open`: limit in memory; `closed`: 503). */
@@ -148,6 +154,15 @@ const redis = Config.option(
   )
 )
 
+// At most 1 s, the shortest Retry-After: a longer grace would let a key hammer through that wait unbanned.
+const banGraceMillis = Config.integer("PETSTORE_BAN_GRACE_MS").pipe(
+  Config.validate({
+    message: "PETSTORE_BAN_GRACE_MS must be a whole number of milliseconds from 0 to 1000",
+    validation: (n) => n >= 0 && n <= 1000
+  }),
+  Config.withDefault(BanPolicy.DEFAULT_OPTIONS.graceMillis)
+)
+
 /** @category config */
 export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
@@ -163,7 +178,8 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   quickstartBasePath: basePath,
   trustProxy,
   store,
-  redis
+  redis,
+  banGraceMillis
 }).pipe(
   Config.map((c): ServerConfig => ({
     ...c,

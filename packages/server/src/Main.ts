@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { Accounts, AccountStore, MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
+import { Accounts, AccountStore, BanPolicy, MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as Redis from "@petstore/redis"
 import * as Sqlite from "@petstore/sqlite"
@@ -45,15 +45,23 @@ export const memoryServices = (config: ServerConfig): ServicesLayer =>
   Petstore.layerMemory(petstoreOptions(config)).pipe(Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly))
 
 /**
- * The options of the core services: the key environment, and the rate limiter on Redis when
- * `PETSTORE_REDIS_URL` is set (shared by every instance), else in this process's memory.
+ * The options of the core services: the key environment, and the rate limiter (with the configured
+ * ban grace) on Redis when `PETSTORE_REDIS_URL` is set (shared by every instance), else in this
+ * process's memory.
  */
-const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => ({
-  environment: config.environment,
-  rateLimiterLayer: config.redis === undefined
-    ? undefined
-    : Redis.layer({ url: Redacted.value(config.redis.url), failure: config.redis.failure, prefix: config.redis.prefix })
-})
+const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => {
+  const limiter = { ban: { ...BanPolicy.DEFAULT_OPTIONS, graceMillis: config.banGraceMillis } }
+  return {
+    environment: config.environment,
+    rateLimiter: limiter,
+    rateLimiterLayer: config.redis === undefined ? undefined : Redis.layer({
+      url: Redacted.value(config.redis.url),
+      failure: config.redis.failure,
+      prefix: config.redis.prefix,
+      limiter
+    })
+  }
+}
 
 /** On an empty store with no admin API, an account to try things with; its key is printed once. */
 const createDemoAccount = Effect.gen(function*() {

@@ -91,9 +91,12 @@ if (skip !== undefined || "skip" in database || "skip" in redis) {
     it("a ban earned on one instance holds on the other", async () => {
       const account = await createAccount(a!.url, { plan: "enterprise", limits: { perMinute: 1, perDay: 1_000 } })
       expect((await get(a!.url, "/v1/pets?limit=1", account.key)).status).toBe(200)
-      // Keeps sending on instance a while told to wait: more than 10 strikes earn a ban.
+      expect((await get(a!.url, "/v1/pets?limit=1", account.key)).body.code).toBe("rate_limited")
+      // Keeps sending on instance a while told to wait, after the grace (250 ms) that follows the
+      // refusal: more than 10 strikes earn a ban. The wait is a minute long.
+      await new Promise((resolve) => setTimeout(resolve, 300))
       let last: Reply | undefined
-      for (let i = 0; i < 12; i++) last = await get(a!.url, "/v1/pets?limit=1", account.key)
+      for (let i = 0; i < 11; i++) last = await get(a!.url, "/v1/pets?limit=1", account.key)
       expect(last!.body.code).toBe("key_banned")
       const onB = await get(b!.url, "/v1/pets?limit=1", account.key)
       expect(onB.status).toBe(429)

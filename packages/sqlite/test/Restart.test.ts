@@ -81,9 +81,12 @@ describe("SQLite: what survives a restart", () => {
         Effect.gen(function*() {
           const limiter = yield* RateLimiter.RateLimiter
           for (let i = 0; i < 5; i++) expect((yield* limiter.admit(subject)).verdict).toBe("allowed")
-          // One allowed, then more than the threshold (10) of early retries: banned.
-          const verdicts = []
-          for (let i = 0; i < 13; i++) verdicts.push((yield* limiter.admit(banned)).verdict)
+          // One allowed, one refused, then, after the grace that follows the refusal, more than the
+          // threshold (10) of early retries: banned.
+          const now = Date.now()
+          const verdicts = [(yield* limiter.admit(banned, now)).verdict, (yield* limiter.admit(banned, now)).verdict]
+          const afterGrace = now + RateLimiter.DEFAULT_OPTIONS.ban.graceMillis
+          for (let i = 0; i < 11; i++) verdicts.push((yield* limiter.admit(banned, afterGrace)).verdict)
           expect(verdicts.at(-1)).toBe("key_banned")
         })
       )

@@ -23,6 +23,8 @@ Checks a pet store server against its OpenAPI document and a model of the interf
   --messages-prefix P   base path of the message example (default: the prefix)
   --ban-threshold N     early requests tolerated before a ban (default 10)
   --ban-seconds N       length of a first ban (default 900)
+  --ban-grace-ms N      after a wait's first 429, how long refused requests do not count toward a
+                        ban (default 250)
   --failed-auth-per-minute N   failed authentications per address per minute (default 100)
 `
 
@@ -42,6 +44,7 @@ const main = async (): Promise<number> => {
         "messages-prefix": { type: "string" },
         "ban-threshold": { type: "string" },
         "ban-seconds": { type: "string" },
+        "ban-grace-ms": { type: "string" },
         "failed-auth-per-minute": { type: "string" },
         help: { type: "boolean", short: "h" }
       }
@@ -68,6 +71,7 @@ const main = async (): Promise<number> => {
     const expectations = {
       ...(values["ban-threshold"] !== undefined ? { banThreshold: int("ban-threshold", values["ban-threshold"])! } : {}),
       ...(values["ban-seconds"] !== undefined ? { banSeconds: int("ban-seconds", values["ban-seconds"])! } : {}),
+      ...(values["ban-grace-ms"] !== undefined ? { banGraceMs: int("ban-grace-ms", values["ban-grace-ms"])! } : {}),
       ...(values["failed-auth-per-minute"] !== undefined
         ? { failedAuthPerMinute: int("failed-auth-per-minute", values["failed-auth-per-minute"])! }
         : {})

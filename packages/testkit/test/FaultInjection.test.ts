@@ -3,7 +3,7 @@
  * one deliberate fault (test-only: built here by wrapping the application or the rate limiter), and
  * the suite must fail on it, shrink the failure and print it as curl commands.
  */
-import { BanPolicy, LimitDecision, type RateLimiter, TokenBucket } from "@petstore/core"
+import { BanPolicy, LimitDecision, RateLimiter, TokenBucket } from "@petstore/core"
 import { Clock, Effect } from "effect"
 import type { AppResponse } from "@petstore/http-node"
 import { describe, expect, it } from "@effect/vitest"
@@ -66,6 +66,10 @@ const neverBans = (real: Limiter): Limiter =>
           : decision)
   })
 
+/** No grace: refused requests sent right after a wait's first refusal count toward a ban. */
+const noGrace = (): Limiter =>
+  RateLimiter.makeMemory({ ...RateLimiter.DEFAULT_OPTIONS, ban: { ...BanPolicy.DEFAULT_OPTIONS, graceMillis: 0 } })
+
 const VARIANTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerVariant; readonly caught: RegExp }> = [
   {
     name: "off-by-one limit (one request too many admitted per burst)",
@@ -81,6 +85,11 @@ const VARIANTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerV
     name: "no bans for keys that keep sending while told to wait",
     variant: { limiter: neverBans },
     caught: /expected a ban \(key_banned\)/
+  },
+  {
+    name: "bans counting the requests sent within the grace after a wait's first refusal",
+    variant: { limiter: noGrace },
+    caught: /key_banned, but key .* sent at most \d+ early requests after the grace/
   },
   {
     name: "missing X-RateLimit-Remaining on 404",

@@ -548,14 +548,23 @@ class UnknownRoute extends Base {
   }
 }
 
-/** Requests in quick succession; `untilRefused` keeps going until the first 429, then `early` more. */
+/**
+ * Requests in quick succession; `untilRefused` keeps going until the first 429, then `inGrace` more
+ * at once (within the grace that follows that refusal), then `early` more once the grace is over.
+ */
 class Burst extends Base {
-  constructor(readonly pick: KeyPick, readonly count: number, readonly untilRefused: boolean, readonly early: number) {
+  constructor(
+    readonly pick: KeyPick,
+    readonly count: number,
+    readonly untilRefused: boolean,
+    readonly inGrace: number,
+    readonly early: number
+  ) {
     super()
   }
   toString() {
     return this.untilRefused
-      ? `exhaust(${describePick(this.pick)}, then ${this.early} more while told to wait)`
+      ? `exhaust(${describePick(this.pick)}, then ${this.inGrace} more at once and ${this.early} more after the grace while told to wait)`
       : `burst(${describePick(this.pick)}, ${this.count} requests)`
   }
   async run(model: Model, session: Session) {
@@ -575,7 +584,14 @@ class Burst extends Base {
       }
     }
     if (!refused || session.honoursWaits) return
-    // Keep sending while told to wait: more than the threshold of these bans the key.
+    // At once after the refusal, so within its grace on a quick connection: these do not count toward a ban.
+    for (let i = 0; i < this.inGrace; i++) {
+      if (model.authOf(key, now(), now()) !== "valid") return
+      await session.keyed(`request ${i + 1} at once after the refusal`, key, { method: "GET", path })
+    }
+    // Keep sending while told to wait, once the grace is certainly over (the model takes a request as
+    // decided from `decisionSlackMs` before it was sent): more than the threshold of these bans the key.
+    if (this.early > 0) await sleep(Math.max(0, key.graceUntil.hi - now()) + model.expect.decisionSlackMs + 5)
     for (let i = 0; i < this.early; i++) {
       if (model.authOf(key, now(), now()) !== "valid") return
       await session.keyed(`early request ${i + 1} while told to wait`, key, { method: "GET", path })
@@ -696,8 +712,8 @@ export const commandArbitraries = (options: { readonly admin: boolean }): Array<
     fc.tuple(Invalid.badAuthorization, fc.nat(), fc.option(fc.ipV4(), { nil: undefined })).map(([a, i, ip]) => new BadAuth(a, i, ip)),
     fc.tuple(k, fc.nat()).map(([p, i]) => new WrongMethod(p, i)),
     fc.tuple(k, fc.constantFrom("/store/orders", "/pet", "/pets/1/owner", "/animals", "/messages/x/y", "/PETS", "/Pets", "/pets/")).map(([p, path]) => new UnknownRoute(p, path)),
-    fc.tuple(k, fc.integer({ min: 1, max: 8 })).map(([p, n]) => new Burst(p, n, false, 0)),
-    fc.tuple(k, fc.integer({ min: 0, max: 13 })).map(([p, e]) => new Burst(p, 0, true, e)),
+    fc.tuple(k, fc.integer({ min: 1, max: 8 })).map(([p, n]) => new Burst(p, n, false, 0, 0)),
+    fc.tuple(k, fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 13 })).map(([p, g, e]) => new Burst(p, 0, true, g, e)),
     k.map((p) => new HonourRetryAfter(p))
   ]
   if (!options.admin) return publicCommands

@@ -9,15 +9,18 @@
  *
  * @since 1.0.0
  */
+import * as BanBounds from "./BanBounds.js"
 import type { HttpExchange } from "./HttpExchange.js"
 import { TokenBounds } from "./TokenBounds.js"
 
 /** What the checker assumes of the server's configuration (the product's defaults). @category models */
 export interface Expectations {
-  /** Early requests while told to wait that are tolerated; one more bans the key (default 10). */
+  /** Early requests after the grace while told to wait that are tolerated; one more bans the key (default 10). */
   readonly banThreshold: number
   /** Length of a first ban, in seconds (default 900). */
   readonly banSeconds: number
+  /** After the first refusal of a wait, how long refused requests do not count toward a ban (default 250 ms). */
+  readonly banGraceMs: number
   /** Failed authentications per client address per minute before 429 (default 100). */
   readonly failedAuthPerMinute: number
   /** How long a queued message may take to be delivered (default 5000 ms). */
@@ -31,6 +34,7 @@ export interface Expectations {
 export const DEFAULT_EXPECTATIONS: Expectations = {
   banThreshold: 10,
   banSeconds: 900,
+  banGraceMs: 250,
   failedAuthPerMinute: 100,
   messageDeadlineMs: 5_000,
   decisionSlackMs: 3,
@@ -59,17 +63,18 @@ export interface PetRecord {
   readonly status: string
 }
 
-/** One API key the checker holds. `variable` names it in printed curl commands. */
-export interface KeyModel {
+/**
+ * One API key the checker holds. `variable` names it in printed curl commands. Its ban standing
+ * (BanPolicy) is kept as bounds: told to wait until, end of the wait's grace, strikes.
+ */
+export interface KeyModel extends BanBounds.BanStanding {
   readonly variable: string
   readonly secret: string
   readonly keyId: string | undefined
   readonly account: AccountModel
   /** Monotonic interval in which the key stops working (revoked or expired); undefined: active. */
   endsAt: { lo: number; hi: number } | undefined
-  /** Ban standing (BanPolicy): told to wait until (interval), strikes (interval), banned until (interval). */
-  waitUntil: { lo: number; hi: number }
-  strikes: { min: number; max: number }
+  /** Banned until (interval). */
   bannedUntil: { lo: number; hi: number } | undefined
   bans: number
 }
@@ -150,8 +155,7 @@ export class Model {
       keyId,
       account,
       endsAt: undefined,
-      waitUntil: { lo: 0, hi: 0 },
-      strikes: { min: 0, max: 0 },
+      ...BanBounds.none(),
       bannedUntil: undefined,
       bans: 0
     }
@@ -322,13 +326,8 @@ export class Model {
     const banned = key.bannedUntil !== undefined && s < key.bannedUntil.hi
     const certainlyBanned = key.bannedUntil !== undefined && r < key.bannedUntil.lo
 
-    // Strikes this request would earn if refused.
-    const early = r < key.waitUntil.lo ? true : s >= key.waitUntil.hi ? false : undefined
-    const strikes = early === true
-      ? { min: key.strikes.min + 1, max: key.strikes.max + 1 }
-      : early === false
-      ? { min: 0, max: 0 }
-      : { min: 0, max: key.strikes.max + 1 }
+    // The key's strikes if this request is refused.
+    const strikes = BanBounds.strikesIfRefused(key, s, r)
     const threshold = this.expect.banThreshold
 
     let outcome: Admission
@@ -356,8 +355,7 @@ export class Model {
         if (quotaOk === false) fail(`${what}: admitted although the daily quota of ${perDay} is used up: expected 429`)
         bucket.take(s, r)
         if (account.dayUsed !== undefined) account.dayUsed++
-        key.strikes = { min: 0, max: 0 }
-        key.waitUntil = { lo: 0, hi: 0 }
+        Object.assign(key, BanBounds.none())
         if (key.bannedUntil !== undefined) key.bannedUntil = undefined
         this.observeAllowedHeaders(account, x, what, s, r)
         return "allowed"
@@ -369,7 +367,7 @@ export class Model {
         }
         if (quotaOk === false) fail(`${what}: the daily quota is used up: expected code daily_quota_exceeded, got rate_limited`)
         if (strikes.min > threshold) {
-          fail(`${what}: key ${key.variable} sent ${strikes.min} requests while told to wait: expected a ban (key_banned)`)
+          fail(`${what}: key ${key.variable} sent ${strikes.min} requests after the grace while told to wait: expected a ban (key_banned)`)
         }
         const ra = this.retryAfter(x, what)
         // Retry-After is the wait for one token, rounded up to whole seconds.
@@ -379,7 +377,7 @@ export class Model {
           fail(`${what}: Retry-After ${ra} s does not fit account ${account.name}'s bucket (${explain()}, refill ${bucket.rate * 1000} tokens/s)`)
         }
         bucket.refused(s)
-        this.rejected(key, strikes, s, r, ra)
+        BanBounds.refused(key, strikes, s, r, ra, this.expect.banGraceMs, threshold)
         this.observeRejectedHeaders(account, x, what, "minute")
         return outcome
       }
@@ -389,7 +387,7 @@ export class Model {
           fail(`${what}: daily_quota_exceeded after ${account.dayUsed} of ${perDay} requests today`)
         }
         if (strikes.min > threshold) {
-          fail(`${what}: key ${key.variable} sent ${strikes.min} requests while told to wait: expected a ban (key_banned)`)
+          fail(`${what}: key ${key.variable} sent ${strikes.min} requests after the grace while told to wait: expected a ban (key_banned)`)
         }
         const ra = this.retryAfter(x, what)
         const toMidnight = (wallDay + 1) * 86_400 - x.wallSentAt / 1000
@@ -398,14 +396,14 @@ export class Model {
         }
         account.dayUsed = perDay
         bucket.refused(s)
-        this.rejected(key, strikes, s, r, ra)
+        BanBounds.refused(key, strikes, s, r, ra, this.expect.banGraceMs, threshold)
         this.observeRejectedHeaders(account, x, what, "day")
         return outcome
       }
       case "key_banned": {
         if (!banned && strikes.max <= threshold) {
           fail(
-            `${what}: key_banned, but key ${key.variable} sent at most ${strikes.max} early requests while told to wait (ban after more than ${threshold})`
+            `${what}: key_banned, but key ${key.variable} sent at most ${strikes.max} early requests after the grace while told to wait (ban after more than ${threshold})`
           )
         }
         if (!banned && mustAdmitBucket && quotaOk === true) {
@@ -421,22 +419,13 @@ export class Model {
         } else if (key.bannedUntil !== undefined && (s + ra * 1000 < key.bannedUntil.lo - 1000 || r + (ra - 1) * 1000 > key.bannedUntil.hi + 1000)) {
           fail(`${what}: Retry-After ${ra} s does not match the rest of the ban`)
         }
-        key.strikes = { min: 0, max: 0 }
-        key.waitUntil = { lo: 0, hi: 0 }
+        Object.assign(key, BanBounds.none())
         const remaining = this.intHeader(x, "X-RateLimit-Remaining", what)
         if (remaining !== 0) fail(`${what}: a banned key with X-RateLimit-Remaining ${remaining}, expected 0`)
         this.checkReset(x, what, 86_400 + 1)
         return outcome
       }
     }
-  }
-
-  private rejected(key: KeyModel, strikes: { min: number; max: number }, s: number, r: number, ra: number) {
-    const threshold = this.expect.banThreshold
-    key.strikes = { min: Math.min(strikes.min, threshold), max: Math.min(strikes.max, threshold) }
-    const lo = s + (ra - 1) * 1000
-    const hi = r + ra * 1000
-    key.waitUntil = { lo: Math.max(key.waitUntil.lo, lo), hi: Math.max(key.waitUntil.hi, hi) }
   }
 
   private errorCode(x: HttpExchange): string | undefined {

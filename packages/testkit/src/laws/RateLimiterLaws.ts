@@ -2,7 +2,9 @@
  * Laws every `RateLimiter` implementation obeys, at the times its callers give (`admit(subject, now)`):
  * it decides exactly as the core's pure decision over each account's, key's and address's own
  * history, so one account's traffic never changes another's decisions and a refused request
- * consumes nothing. An implementation that keeps its state elsewhere (Redis) passes the same laws.
+ * consumes nothing; refused requests sent within the grace that follows a wait's first refusal never
+ * ban, and more than the threshold after it do. An implementation that keeps its state elsewhere
+ * (Redis) passes the same laws.
  *
  * @since 1.0.0
  */
@@ -27,7 +29,8 @@ const arbOptions: fc.Arbitrary<RateLimiter.RateLimiterOptions> = fc.record({
     threshold: fc.integer({ min: 0, max: 4 }),
     baseMillis: fc.integer({ min: 1, max: 5 * MINUTE }),
     maxMillis: fc.integer({ min: 1, max: 30 * MINUTE }),
-    memoryMillis: fc.integer({ min: 0, max: 60 * MINUTE })
+    memoryMillis: fc.integer({ min: 0, max: 60 * MINUTE }),
+    graceMillis: fc.integer({ min: 0, max: 3_000 })
   }),
   failedAuthPerMinute: fc.integer({ min: 1, max: 10 })
 })
@@ -69,6 +72,38 @@ const play = (limiter: Limiter, traffic: Traffic, include: (r: Request) => boole
     request.failedAuth
       ? limiter.admitFailedAuth(`address-${request.account}`, now)
       : limiter.admit({ accountId: request.account, keyId: `${request.account}-${request.key}`, limits: traffic.limits[request.account] }, now))
+
+/**
+ * One key of a fresh account refused at `start` (noon UTC, so only a bucket of at most 20 a minute,
+ * 3 s a token, or the daily quota is waited for), with a grace shorter than that wait, and instants
+ * as fractions (in [0, 1)) of the grace or of the rest of the wait.
+ */
+const arbWait = fc.record({
+  limits: arbPlan,
+  options: arbOptions.chain((options) =>
+    fc.integer({ min: 1, max: 2_000 }).map((graceMillis) => ({ ...options, ban: { ...options.ban, graceMillis } }))
+  ),
+  start: fc.integer({ min: 19_000, max: 21_000 }).chain((day) => fc.nat(3_600_000).map((ms) => day * DAY + DAY / 2 + ms)),
+  inGrace: fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { maxLength: 30 }),
+  afterGrace: fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 5, maxLength: 5 })
+})
+type Wait = typeof arbWait extends fc.Arbitrary<infer A> ? A : never
+
+const REFUSED = ["rate_limited", "daily_quota_exceeded"]
+
+/** Spends the account at `start` until the first refusal; its decision, and an `admit` for the key. */
+const refuseAt = (limiter: Limiter, { limits, start }: Wait) =>
+  Effect.gen(function*() {
+    const admit = (now: number) => limiter.admit({ accountId: "A", keyId: "A-1", limits }, now)
+    let first = yield* admit(start)
+    while (first.verdict === "allowed") first = yield* admit(start)
+    expect(REFUSED).toContain(first.verdict)
+    return { first, admit }
+  })
+
+/** Instants within the grace that follows a refusal at `start`, in order. */
+const withinGrace = ({ inGrace, options, start }: Wait) =>
+  inGrace.map((f) => start + Math.floor(f * options.ban.graceMillis)).sort((a, b) => a - b)
 
 /**
  * Registers the laws of `RateLimiter` for the implementation `make` builds with the given options
@@ -120,6 +155,38 @@ export const rateLimiterLaws = <E>(
           })
           const limiter = yield* make(traffic.options)
           expect(yield* play(limiter, traffic)).toStrictEqual(expected)
+        }),
+      runs
+    )
+
+    property(
+      "refused requests within the grace after a wait's first refusal never ban, and a retry after Retry-After passes",
+      [arbWait],
+      ([wait]) =>
+        Effect.gen(function*() {
+          const { admit, first } = yield* refuseAt(yield* make(wait.options), wait)
+          for (const now of withinGrace(wait)) expect(REFUSED).toContain((yield* admit(now)).verdict)
+          const retryAt = wait.start + Math.ceil(first.retryAfterMillis / 1000) * 1000
+          expect((yield* admit(retryAt)).verdict).toBe("allowed")
+        }),
+      runs
+    )
+
+    property(
+      "more than threshold refused requests after the grace and before the instant to wait for ban the key",
+      [arbWait],
+      ([wait]) =>
+        Effect.gen(function*() {
+          const { ban } = wait.options
+          const { admit, first } = yield* refuseAt(yield* make(wait.options), wait)
+          for (const now of withinGrace(wait)) yield* admit(now)
+          const graceEnd = wait.start + ban.graceMillis
+          const early = wait.afterGrace.slice(0, ban.threshold + 1)
+            .map((f) => graceEnd + Math.floor(f * (wait.start + first.retryAfterMillis - graceEnd)))
+            .sort((a, b) => a - b)
+          const banned: Array<boolean> = []
+          for (const now of early) banned.push((yield* admit(now)).verdict === "key_banned")
+          expect(banned).toStrictEqual([...Array(ban.threshold).fill(false), true])
         }),
       runs
     )

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect } from "effect"
+import { ServerConfig } from "../src/Config.js"
+
+const read = (env: Record<string, string>) =>
+  Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))
+
+describe("ServerConfig", () => {
+  it.effect("the ban grace is 250 ms unless PETSTORE_BAN_GRACE_MS says otherwise (0 to 1000)", () =>
+    Effect.gen(function*() {
+      expect((yield* read({})).banGraceMillis).toBe(250)
+      expect((yield* read({ PETSTORE_BAN_GRACE_MS: "0" })).banGraceMillis).toBe(0)
+      expect((yield* read({ PETSTORE_BAN_GRACE_MS: "1000" })).banGraceMillis).toBe(1000)
+    }))
+
+  for (const value of ["-1", "1001", "0.5", "soon"]) {
+    it.effect(`PETSTORE_BAN_GRACE_MS=${value} is refused with a message that names it`, () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(read({ PETSTORE_BAN_GRACE_MS: value }))
+        expect(String(error)).toContain("PETSTORE_BAN_GRACE_MS")
+      }))
+  }
+})
