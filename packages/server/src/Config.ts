@@ -4,6 +4,7 @@
  * @since 1.0.0
  */
 import { BanPolicy } from "@petstore/core"
+import type { Connections } from "@petstore/http-node"
 import * as Postgres from "@petstore/postgres"
 import { Config, ConfigError, Either, Option, Redacted } from "effect"
 
@@ -42,6 +43,11 @@ export interface ServerConfig {
    * (`PETSTORE_BAN_GRACE_MS`, default 250).
    */
   readonly banGraceMillis: number
+  /**
+   * Bounds on connections (`PETSTORE_MAX_CONNECTIONS`, `PETSTORE_PIPELINE_DEPTH`,
+   * `PETSTORE_CONNECTION_BUFFER_BYTES`); what is not set keeps its default (`Connections.defaults`).
+   */
+  readonly connections?: Partial<Connections.ConnectionLimits> | undefined
 }
 
 /** The rate limiter on Redis: its URL, and what a Redis outage does (`open`: limit in memory; `closed`: 503). */
@@ -163,6 +169,20 @@ const banGraceMillis = Config.integer("PETSTORE_BAN_GRACE_MS").pipe(
   Config.withDefault(BanPolicy.DEFAULT_OPTIONS.graceMillis)
 )
 
+const bounded = (name: string, what: string, min: number, max: number) =>
+  Config.option(Config.integer(name).pipe(
+    Config.validate({ message: `${name} must be a whole number of ${what} from ${min} to ${max}`, validation: (n) => n >= min && n <= max })
+  ))
+
+const connections = Config.all({
+  maxConnections: bounded("PETSTORE_MAX_CONNECTIONS", "connections", 1, 1_000_000),
+  maxInFlight: bounded("PETSTORE_PIPELINE_DEPTH", "requests", 1, 1_024),
+  maxBufferedBytes: bounded("PETSTORE_CONNECTION_BUFFER_BYTES", "bytes", 16_384, 64 * 1024 * 1024)
+}).pipe(
+  Config.map((limits): Partial<Connections.ConnectionLimits> =>
+    Object.fromEntries(Object.entries(limits).flatMap(([name, value]) => Option.isSome(value) ? [[name, value.value]] : [])))
+)
+
 /** @category config */
 export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
@@ -179,7 +199,8 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   trustProxy,
   store,
   redis,
-  banGraceMillis
+  banGraceMillis,
+  connections
 }).pipe(
   Config.map((c): ServerConfig => ({
     ...c,
