@@ -24,6 +24,12 @@ import * as Routes from "./Routes.js"
 
 type FindResult<Ctx> = NonNullable<ReturnType<Routes.RouteTable<Ctx, ErrorResponse.OperationError>["find"]>>
 
+/** The paths of an application with the message example at `/v1` and the admin API enabled. */
+export const DEFAULT_PATHS: ReadonlyArray<string> = ["/docs", "/v1/", "/admin/"]
+
+/** The paths `app` answers (see `App.paths`). */
+export const pathsOf = (app: App["Type"]): ReadonlyArray<string> => app.paths ?? DEFAULT_PATHS
+
 /** Largest accepted request body. */
 export const BODY_LIMIT = 64 * 1024
 
@@ -41,6 +47,12 @@ export class App extends Context.Tag("@petstore/http-node/App")<
   {
     /** The answer to `request`; the request's time is read from the Clock when `handle` is called. */
     readonly handle: (request: AppRequest) => Effect.Effect<AppResponse>
+    /**
+     * The paths the application answers: exact paths, and prefixes ending in "/". A host that
+     * mounts it next to routes of its own hands it these. Absent (an application that wraps
+     * another's `handle`): `DEFAULT_PATHS`.
+     */
+    readonly paths?: ReadonlyArray<string> | undefined
   }
 >() {
   static readonly layer = (options: AppOptions): Layer.Layer<App, never, AppServices> => Layer.effect(App, make(options))
@@ -125,7 +137,11 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       Routes.compile<Admin.AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Admin.handlers)
     )
     const routeHeaders: Record<string, ResponseHeaders> = {
-      getPet: Operations.getPetLifecycleHeaders(`${PUBLIC_PREFIX}/pets`)
+      getPet: Operations.getPetLifecycleHeaders("")
+    }
+    /** Headers of a route that link to other paths, for an application mounted under `basePath`. */
+    const mountedRouteHeaders: Record<string, (basePath: string) => ResponseHeaders> = {
+      getPet: Operations.getPetLifecycleHeaders
     }
 
     const document = OpenApiDocument.make({ api, servers: options.servers })
@@ -237,7 +253,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
           headers
         ))
       }
-      const extra = routeHeaders[found.handler.name]
+      const extra = request.basePath ? mountedRouteHeaders[found.handler.name]?.(request.basePath) : routeHeaders[found.handler.name]
       if (extra !== undefined) Object.assign(headers, extra)
       if (!found.handler.hasPayload) return operate(found, undefined, headers, context)
 
@@ -245,6 +261,12 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         if (body._tag === "TooLarge") {
           headers["Connection"] = "close"
           return Effect.succeed(failure(ErrorResponse.STATIC.payloadTooLarge, headers))
+        }
+        if (body._tag === "Consumed") {
+          return Effect.as(
+            Effect.logError("a request body was read by the host server before it reached the pet store"),
+            failure(ErrorResponse.STATIC.bodyConsumed, headers)
+          )
         }
         if (body.bytes.length === 0 && emptyBodyIsObject) return operate(found, {}, headers, context)
         if (!isJson(request.header("content-type"))) {
@@ -274,7 +296,8 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         return Sync.flatMap(limiter.admit(principal.value, now), (decision) => {
           RateLimitHeaders.write(headers, decision)
           if (decision.verdict !== "allowed") return Effect.succeed(failure(REJECTION[decision.verdict], headers))
-          return serve(request, publicRoutes, headers, (path) => ({ path, principal: principal.value }), false)
+          const base = request.basePath ?? ""
+          return serve(request, publicRoutes, headers, (path) => ({ path: base + path, principal: principal.value }), false)
         })
       }
       return guarded(headers, () =>
@@ -328,5 +351,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         ? serveAdmin(request)
         : servePublic(request)
     }
-    return App.of({ handle })
+    const paths = ["/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`, ...(Option.isSome(adminToken) ? ["/admin/"] : [])]
+    return App.of({ handle, paths: [...new Set(paths)] })
   })

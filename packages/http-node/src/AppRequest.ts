@@ -5,15 +5,24 @@
  */
 import type { Effect } from "effect"
 
-/** The body, or the fact that it was larger than the limit (it is then not read further). */
+/**
+ * The body; or the fact that it was larger than the limit (it is then not read further); or that
+ * the server that received the request let something else read it and kept nothing usable.
+ */
 export type BodyResult =
   | { readonly _tag: "Body"; readonly bytes: Uint8Array }
   | { readonly _tag: "TooLarge" }
+  | { readonly _tag: "Consumed" }
 
 export interface AppRequest {
   readonly method: string
-  /** Path and query, as sent. */
+  /** Path and query the application routes on: as sent, less `basePath`. */
   readonly url: string
+  /**
+   * Where the host mounted the application (`"/petstore"`; `""` or absent at the root): the
+   * paths answers link to (`Location`, `Link`) start with it.
+   */
+  readonly basePath?: string | undefined
   /** Header values by lower-case name. */
   readonly header: (name: string) => string | undefined
   /** The socket peer's address. */

@@ -80,6 +80,10 @@ export const STATIC = {
   payloadTooLarge: make("payload_too_large", "The body is larger than 64 KiB."),
   unsupportedMediaType: make("unsupported_media_type", "The body must be JSON, sent with `Content-Type: application/json`."),
   internal: make("internal_error", "An unexpected error occurred; it has been logged."),
+  bodyConsumed: make(
+    "internal_error",
+    "The request body was read by the server hosting this service before the service could read it; nothing was done."
+  ),
   unavailable: make("unavailable", "The store cannot be reached; nothing was written. Retry later.")
 } as const
 

@@ -1,55 +1,30 @@
 /**
  * The application as a node:http request listener, for `http.createServer` or mounting inside
- * another node server (express, fastify's raw request ...).
+ * another node server (Express, Fastify's raw request ...).
  *
  * @since 1.0.0
  */
-import { Effect, Exit, Runtime, RuntimeFlags } from "effect"
+import { Effect } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { App, BODY_LIMIT } from "./App.js"
-import type { AppRequest, BodyResult } from "./AppRequest.js"
+import type { App } from "./App.js"
+import type { BodyResult } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import * as Mount from "./internal/mount.js"
+import * as NodeRequest from "./internal/nodeRequest.js"
+import * as Runner from "./internal/runner.js"
 
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
 
-const TOO_LARGE: BodyResult = { _tag: "TooLarge" }
-const NO_BODY: Exit.Exit<BodyResult> = Exit.succeed({ _tag: "Body", bytes: new Uint8Array(0) })
-
-/** Whether the request says a body follows (a length above 0, or a transfer coding). */
-const declaresBody = (request: IncomingMessage): boolean => {
-  const length = request.headers["content-length"]
-  return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
+export interface NodeHandlerOptions {
+  /**
+   * Where the host mounted the handler, when that is not the root: `"/petstore"` serves
+   * `/petstore/v1/pets`. It is removed from each request's path (Express's `req.originalUrl`
+   * when set, otherwise `req.url`) before routing, and put before the paths answers link to
+   * (`Location`, `Link`).
+   */
+  readonly basePath?: `/${string}` | undefined
 }
-
-/**
- * Reads at most `limit` bytes; a declared or actual larger body is not read further. A request
- * whose body never arrived whole (the client went away, or the request timed out) is dropped:
- * `done` is not called, so a cut-off body is never taken for a complete one.
- */
-const collectBody = (request: IncomingMessage, limit: number, done: (result: BodyResult) => void): void => {
-  const declared = request.headers["content-length"]
-  if (declared !== undefined && Number(declared) > limit) return done(TOO_LARGE)
-  const chunks: Array<Buffer> = []
-  let size = 0
-  let finished = false
-  const finish = (result: BodyResult | undefined) => {
-    if (finished) return
-    finished = true
-    request.off("data", onData).off("end", onEnd).off("error", onCut).off("aborted", onCut)
-    if (result !== undefined) done(result)
-  }
-  const onData = (chunk: Buffer) => {
-    size += chunk.length
-    if (size > limit) return finish(TOO_LARGE)
-    chunks.push(chunk)
-  }
-  const onEnd = () =>
-    finish(request.complete ? { _tag: "Body", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) } : undefined)
-  const onCut = () => finish(undefined)
-  request.on("data", onData).on("end", onEnd).on("error", onCut).on("aborted", onCut)
-}
-
-const INTERNAL_ERROR = JSON.stringify({ code: "internal_error", message: "An unexpected error occurred.", status: 500 })
 
 const write = (response: ServerResponse, result: AppResponse): void => {
   if (response.headersSent) return
@@ -88,43 +63,42 @@ const makeWriter = () => {
   }
 }
 
-/** Builds the listener on the current runtime (its services, clock and logger serve every request). */
-export const make: Effect.Effect<NodeHandler, never, App> = Effect.gen(function*() {
-  const app = yield* App
-  // Fiber metrics are never read by this server; counting them costs every request.
-  const runtime = Runtime.disableRuntimeFlag(yield* Effect.runtime<never>(), RuntimeFlags.RuntimeMetrics)
-  const runFork = Runtime.runFork(runtime)
-  const enqueue = makeWriter()
-  const reply = (response: ServerResponse, exit: Exit.Exit<AppResponse>) =>
-    enqueue(
-      response,
-      Exit.isSuccess(exit) ? exit.value : { status: 500, headers: { "Content-Type": "application/json" }, body: INTERNAL_ERROR }
-    )
-  const serve = (request: IncomingMessage, response: ServerResponse, body: Exit.Exit<BodyResult>) => {
-    const appRequest: AppRequest = {
-      method: request.method ?? "GET",
-      url: request.url ?? "/",
-      header: (name) => {
-        const value = request.headers[name]
-        return Array.isArray(value) ? value.join(", ") : value
-      },
-      remoteAddress: request.socket.remoteAddress,
-      readBody: () => body
-    }
-    let answer: Effect.Effect<AppResponse>
-    try {
-      answer = app.handle(appRequest)
-    } catch (defect) {
-      answer = Effect.die(defect)
-    }
-    // Already answered (every step of the request answered at once): no fiber to run.
-    if (Exit.isExit(answer)) return reply(response, answer as Exit.Exit<AppResponse>)
-    runFork(answer).addObserver((exit) => reply(response, exit))
-  }
-  // The body (up to the application's limit) is read before the request is handed in, so the
-  // request's steps can answer at once; the application still decides, in its order, what it means.
-  return (request, response) => {
-    if (!declaresBody(request)) return serve(request, response, NO_BODY)
-    collectBody(request, BODY_LIMIT, (body) => serve(request, response, Exit.succeed(body)))
-  }
+const notMounted = (): AppResponse => ({
+  status: 404,
+  headers: { "Content-Type": "application/json" },
+  body: ErrorResponse.STATIC.routeNotFound.body
 })
+
+/**
+ * Serves one request routed on `url`; its body is `body` when the caller already knows it (a
+ * framework's parser refused it), otherwise as `NodeRequest` finds it.
+ *
+ * @internal
+ */
+export type Serve = (
+  request: NodeRequest.HostedRequest,
+  response: ServerResponse,
+  url: string,
+  basePath: string,
+  body?: BodyResult
+) => void
+
+/** @internal */
+export const makeServe: Effect.Effect<Serve, never, App> = Effect.map(Runner.make, (run) => {
+  const enqueue = makeWriter()
+  return (request, response, url, basePath, body) => NodeRequest.serve(run, request, url, basePath, response, enqueue, body)
+})
+
+/** Builds the listener on the current runtime, with the handler mounted under `options.basePath`. */
+export const makeWith = (options: NodeHandlerOptions): Effect.Effect<NodeHandler, never, App> => {
+  const basePath = Mount.normalizeBasePath(options.basePath)
+  return Effect.map(makeServe, (serve): NodeHandler => (request, response) => {
+    const hosted = request as NodeRequest.HostedRequest
+    const url = Mount.routedUrl(hosted.originalUrl ?? request.url ?? "/", basePath)
+    if (url === undefined) return write(response, notMounted())
+    serve(hosted, response, url, basePath)
+  })
+}
+
+/** Builds the listener on the current runtime (its services, clock and logger serve every request). */
+export const make: Effect.Effect<NodeHandler, never, App> = makeWith({})

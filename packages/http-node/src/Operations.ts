@@ -5,7 +5,7 @@
  */
 import { Lifecycle, MessageQueue, type Pet, Pets, Sync } from "@petstore/core"
 import { Clock, Effect, Option } from "effect"
-import type { AnimalsGroup, messagesGroup } from "./Api.js"
+import { type AnimalsGroup, type messagesGroup, PUBLIC_PREFIX } from "./Api.js"
 import type { ResponseHeaders } from "./AppResponse.js"
 import { Gone, type OperationError } from "./ErrorResponse.js"
 import type { GroupHandlers, Reply } from "./Routes.js"
@@ -14,11 +14,14 @@ import type { GroupHandlers, Reply } from "./Routes.js"
 export const nextLink = (path: string, limit: number, status: string | undefined, cursor: string): string =>
   `<${path}?limit=${limit}${status === undefined ? "" : `&status=${status}`}&cursor=${encodeURIComponent(cursor)}>; rel="next"`
 
-/** Headers of every `getPet` response: it is deprecated, with a sunset date and a replacement. */
-export const getPetLifecycleHeaders = (listPath: string): ResponseHeaders => ({
+/**
+ * Headers of every `getPet` response: it is deprecated, with a sunset date and a replacement
+ * (paths under `basePath`, where the application is mounted).
+ */
+export const getPetLifecycleHeaders = (basePath: string): ResponseHeaders => ({
   Deprecation: `@${Math.floor(Lifecycle.GET_PET_DEPRECATED_AT / 1000)}`,
   Sunset: new Date(Lifecycle.GET_PET_SUNSET_AT).toUTCString(),
-  Link: `<${listPath}>; rel="successor-version", </docs>; rel="deprecation"; type="text/html"`
+  Link: `<${basePath}${PUBLIC_PREFIX}/pets>; rel="successor-version", <${basePath}/docs>; rel="deprecation"; type="text/html"`
 })
 
 /** @category handlers */

@@ -7,51 +7,61 @@
 import { Effect, Runtime } from "effect"
 import { App } from "./App.js"
 import type { AppRequest, BodyResult } from "./AppRequest.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import * as Body from "./internal/body.js"
+import * as Mount from "./internal/mount.js"
 
-export type WebHandler = (request: Request, info?: { readonly remoteAddress?: string }) => Promise<Response>
+/** What the host knows about a request besides the `Request` itself. */
+export interface RequestInfo {
+  /** The client's address (the socket peer), for limits on failed authentication per address. */
+  readonly remoteAddress?: string | undefined
+  /** The body as the host's own parser left it, when the host read the request's body first. */
+  readonly body?: unknown
+}
 
-const readBody = (request: Request, limit: number): Effect.Effect<BodyResult> =>
-  Effect.promise(async (): Promise<BodyResult> => {
-    const declared = request.headers.get("content-length")
-    if (declared !== null && Number(declared) > limit) return { _tag: "TooLarge" }
-    if (request.body === null) return { _tag: "Body", bytes: new Uint8Array(0) }
-    const reader = request.body.getReader()
-    const chunks: Array<Uint8Array> = []
-    let size = 0
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      size += value.length
-      if (size > limit) {
-        await reader.cancel()
-        return { _tag: "TooLarge" }
+export type WebHandler = (request: Request, info?: RequestInfo) => Promise<Response>
+
+export interface WebHandlerOptions {
+  /**
+   * Where the host mounted the handler, when that is not the root: `"/petstore"` serves
+   * `/petstore/v1/pets`, and answers link to paths under it.
+   */
+  readonly basePath?: `/${string}` | undefined
+}
+
+const readBody = (request: Request, info: RequestInfo | undefined, limit: number): Effect.Effect<BodyResult> => {
+  const length = request.headers.get("content-length")
+  if (info?.body !== undefined) return Effect.succeed(Body.fromHost(info.body, length, limit))
+  if (request.bodyUsed) return Effect.succeed(Body.CONSUMED)
+  return Effect.promise(() => Body.readStream(request.body, length, limit))
+}
+
+const notMounted = () =>
+  new Response(ErrorResponse.STATIC.routeNotFound.body, { status: 404, headers: { "Content-Type": "application/json" } })
+
+/** Builds the handler on the current runtime, mounted under `options.basePath`. */
+export const makeWith = (options: WebHandlerOptions): Effect.Effect<WebHandler, never, App> => {
+  const basePath = Mount.normalizeBasePath(options.basePath)
+  return Effect.gen(function*() {
+    const app = yield* App
+    const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
+    return async (request, info) => {
+      const url = Mount.routedUrl(request.url, basePath)
+      if (url === undefined) return notMounted()
+      const appRequest: AppRequest = {
+        method: request.method,
+        url,
+        basePath,
+        header: (name) => request.headers.get(name) ?? undefined,
+        remoteAddress: info?.remoteAddress,
+        readBody: (limit) => readBody(request, info, limit)
       }
-      chunks.push(value)
+      const result = await runPromise(app.handle(appRequest))
+      const body = request.method === "HEAD" ? null : result.body ?? null
+      return new Response(body, { status: result.status, headers: result.headers })
     }
-    const bytes = new Uint8Array(size)
-    let offset = 0
-    for (const c of chunks) {
-      bytes.set(c, offset)
-      offset += c.length
-    }
-    return { _tag: "Body", bytes }
   })
+}
 
 /** Builds the handler on the current runtime. */
-export const make: Effect.Effect<WebHandler, never, App> = Effect.gen(function*() {
-  const app = yield* App
-  const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
-  return async (request, info) => {
-    const url = new URL(request.url)
-    const appRequest: AppRequest = {
-      method: request.method,
-      url: url.pathname + url.search,
-      header: (name) => request.headers.get(name) ?? undefined,
-      remoteAddress: info?.remoteAddress,
-      readBody: (limit) => readBody(request, limit)
-    }
-    const result = await runPromise(app.handle(appRequest))
-    const body = request.method === "HEAD" ? null : result.body ?? null
-    return new Response(body, { status: result.status, headers: result.headers })
-  }
-})
+export const make: Effect.Effect<WebHandler, never, App> = makeWith({})

@@ -5,6 +5,7 @@
  */
 import { Accounts } from "@petstore/core"
 import { Effect, Redacted } from "effect"
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { type EmbeddedServer, start } from "../examples/embed-node-http/server.js"
 import * as WebHandler from "../src/WebHandler.js"
@@ -117,4 +118,25 @@ describe("fetch handler (WebHandler) from the same application", () => {
       )
       await expectErrorBody(streamed, 413, "payload_too_large")
     }))
+})
+
+describe("docs/embedding.md", () => {
+  const root = new URL("../../../", import.meta.url)
+  const page = readFileSync(new URL("docs/embedding.md", root), "utf8")
+  const snippets = [...page.matchAll(/<!-- snippet: (\S+) -->\n```ts\n([\s\S]*?)\n```/g)]
+
+  it("shows every host's example file, unchanged", () => {
+    expect(snippets.map(([, path]) => path)).toEqual([
+      "packages/http-node/examples/hosts/petstore.ts",
+      "packages/http-node/examples/hosts/node-http.ts",
+      "packages/http-node/examples/hosts/express.ts",
+      "packages/http-node/examples/hosts/fastify.ts",
+      "packages/http-node/examples/hosts/effect-router.ts",
+      "packages/http-node/examples/hosts/effect-httpapi.ts",
+      "packages/http-node/examples/hosts/fetch.ts"
+    ])
+    for (const [, path, code] of snippets) {
+      expect(code, path).toBe(readFileSync(new URL(path!, root), "utf8").trimEnd())
+    }
+  })
 })

@@ -1,0 +1,38 @@
+/**
+ * The application as a Fastify 5 plugin (`@petstore/http-node/fastify`):
+ * `app.register(petstore)`, or `app.register(petstore, { prefix: "/petstore" })` under a path.
+ *
+ * The plugin is encapsulated: it registers the pet store's paths under its prefix, and inside it
+ * (only there) Fastify's body parsers are replaced by one that leaves the body unread, so the
+ * pet store reads it and answers in the interface's order (a request without a key is 401 before
+ * its body is looked at; a body that is not JSON is the interface's Error, not Fastify's). Answers
+ * go out through Fastify's `reply`, so the host's hooks and logging see them.
+ *
+ * @since 1.0.0
+ */
+import { Effect } from "effect"
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify"
+import { App, pathsOf } from "./App.js"
+import type { AppResponse } from "./AppResponse.js"
+import * as Mount from "./internal/mount.js"
+import * as NodeRequest from "./internal/nodeRequest.js"
+import * as Runner from "./internal/runner.js"
+
+const send = (reply: FastifyReply, response: AppResponse): void => {
+  reply.code(response.status).headers(response.headers).send(response.body)
+}
+
+/** Builds the plugin on the current runtime. */
+export const plugin: Effect.Effect<FastifyPluginAsync, never, App> = Effect.gen(function*() {
+  const paths = pathsOf(yield* App)
+  const run = yield* Runner.make
+  return async (instance: FastifyInstance) => {
+    const basePath = Mount.normalizeBasePath(instance.prefix)
+    instance.removeAllContentTypeParsers()
+    instance.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined))
+    const handler = (request: FastifyRequest, reply: FastifyReply): void =>
+      // Fastify routed the request here, so it lies under the prefix.
+      NodeRequest.serve(run, request.raw, Mount.routedUrl(request.url, basePath)!, basePath, reply, send)
+    for (const path of paths) instance.all(path.endsWith("/") ? `${path}*` : path, handler)
+  }
+})

@@ -1,0 +1,110 @@
+/**
+ * Node's `IncomingMessage` as an `AppRequest`: its body read from the stream, or taken from what
+ * the host left when a framework read it first, and never waited for when nobody can give it.
+ *
+ * @internal
+ */
+import { Exit } from "effect"
+import type { IncomingMessage } from "node:http"
+import { BODY_LIMIT } from "../App.js"
+import type { AppRequest, BodyResult } from "../AppRequest.js"
+import type { AppResponse } from "../AppResponse.js"
+import * as Body from "./body.js"
+import type { Runner } from "./runner.js"
+
+/** Node's request as frameworks hand it on: Express sets `originalUrl`, body parsers set `body`. */
+export type HostedRequest = IncomingMessage & { readonly originalUrl?: string; readonly body?: unknown }
+
+/** Whether the request says a body follows (a length above 0, or a transfer coding). */
+const declaresBody = (request: IncomingMessage): boolean => {
+  const length = request.headers["content-length"]
+  return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
+}
+
+/**
+ * The body of `request` when it is known without reading the stream: none when none is declared;
+ * too large when its declared length says so; what a host's parser left in `req.body`; `Consumed`
+ * when the stream was read by someone else and nothing was left. Otherwise `undefined`: the
+ * stream is read.
+ */
+const knownBody = (request: HostedRequest, limit: number): BodyResult | undefined => {
+  if (!declaresBody(request)) return Body.EMPTY
+  if (request.body !== undefined) return Body.fromHost(request.body, request.headers["content-length"], limit)
+  if (Body.declaredTooLarge(request.headers["content-length"], limit)) return Body.TOO_LARGE
+  if (request.readableEnded || request.readableDidRead) return Body.CONSUMED
+  return undefined
+}
+
+/**
+ * Reads at most `limit` bytes; a larger body is not read further. A request whose body never
+ * arrived whole (the client went away, or the request timed out) is dropped: `done` is not
+ * called, so a cut-off body is never taken for a complete one.
+ */
+const collectBody = (request: IncomingMessage, limit: number, done: (result: BodyResult) => void): void => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  let finished = false
+  const finish = (result: BodyResult | undefined) => {
+    if (finished) return
+    finished = true
+    request.off("data", onData).off("end", onEnd).off("error", onCut).off("aborted", onCut)
+    if (result !== undefined) done(result)
+  }
+  const onData = (chunk: Buffer) => {
+    size += chunk.length
+    if (size > limit) return finish(Body.TOO_LARGE)
+    chunks.push(chunk)
+  }
+  const onEnd = () =>
+    finish(request.complete ? { _tag: "Body", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) } : undefined)
+  const onCut = () => finish(undefined)
+  request.on("data", onData).on("end", onEnd).on("error", onCut).on("aborted", onCut)
+}
+
+/** The request as the application sees it, routed on `url`, with its body already known. */
+const toAppRequest = (
+  request: IncomingMessage,
+  url: string,
+  basePath: string,
+  body: Exit.Exit<BodyResult>
+): AppRequest => ({
+  method: request.method ?? "GET",
+  url,
+  basePath,
+  header: (name) => {
+    const value = request.headers[name]
+    return Array.isArray(value) ? value.join(", ") : value
+  },
+  remoteAddress: request.socket.remoteAddress,
+  readBody: () => body
+})
+
+/** The body of `request`, up to `limit` bytes, given to `done` (at once when nothing is left to read). */
+export const readBody = (request: HostedRequest, limit: number, done: (result: BodyResult) => void): void => {
+  const known = knownBody(request, limit)
+  if (known !== undefined) return done(known)
+  collectBody(request, limit, done)
+}
+
+const EMPTY_EXIT: Exit.Exit<BodyResult> = Exit.succeed(Body.EMPTY)
+const bodyExit = (body: BodyResult): Exit.Exit<BodyResult> => body === Body.EMPTY ? EMPTY_EXIT : Exit.succeed(body)
+
+/**
+ * Hands `request`, routed on `url`, to the application through `run`, and its answer to
+ * `answer(target, …)`. The body (up to the application's limit) is known or read before the
+ * request is handed in, so the request's steps can answer at once; the application still decides,
+ * in its order, what it means. `body` is given when the caller already knows it (a framework's
+ * parser refused it).
+ */
+export const serve = <T>(
+  run: Runner,
+  request: HostedRequest,
+  url: string,
+  basePath: string,
+  target: T,
+  answer: (target: T, response: AppResponse) => void,
+  body: BodyResult | undefined = knownBody(request, BODY_LIMIT)
+): void => {
+  if (body !== undefined) return run(toAppRequest(request, url, basePath, bodyExit(body)), target, answer)
+  collectBody(request, BODY_LIMIT, (read) => run(toAppRequest(request, url, basePath, bodyExit(read)), target, answer))
+}
