@@ -62,6 +62,8 @@ export const rawAnswer = ({ body, status }: ErrorResponse.ErrorResult, extra = "
   `HTTP/1.1 ${status} ${Http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n${extra}` +
   `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
 
+const CONNECT_NOT_ALLOWED = rawAnswer(ErrorResponse.STATIC.connectNotAllowed, "Allow: GET, HEAD, POST, DELETE\r\n")
+
 const TOO_MANY_CONNECTIONS = rawAnswer(
   ErrorResponse.make("unavailable", "The server holds as many connections as it may; retry in a moment."),
   "Retry-After: 1\r\n"
@@ -102,23 +104,31 @@ const connectionOf = (socket: Net.Socket): Connection | undefined => (socket as 
 
 type Listener = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
 
+/** The connections of a server put under limits. */
+export interface Installed {
+  /** Closes every connection at once, whatever it is doing (the end of a shutdown's grace). */
+  readonly destroyAll: () => void
+}
+
 /**
  * Puts `server`'s connections under `limits`: it accepts connections up to the cap, starts each
  * request with `listener` when its connection's bounds allow, and answers node's `clientError`s.
  */
-export const install = (server: Http.Server, listener: Listener, limits: ConnectionLimits): void => {
+export const install = (server: Http.Server, listener: Listener, limits: ConnectionLimits): Installed => {
+  const sockets = new Set<Net.Socket>()
   let open = 0
   let refusing = 0
+  // A client that half-closes after its requests still reads their answers; the last one closes.
+  ;(server as Http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
 
   /** Stops reading and writing: what the client still sends is dropped for `lingerMillis`, then the socket is closed. */
   const linger = (socket: ServerSocket, last?: string) => {
     const connection = connectionOf(socket)
     if (connection !== undefined) {
-      if (connection.closing && last === undefined) return
       connection.closing = true
       dropHeld(connection)
     }
-    if (socket.destroyed) return
+    if (socket.destroyed || socket.writableEnded) return
     if (last === undefined) socket.end()
     else socket.end(last)
     const timer = setTimeout(() => socket.destroy(), limits.lingerMillis)
@@ -188,22 +198,42 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
     }
   }
 
-  server.on("request", (request, response) => {
+  /** Every request, also one with an `Expect` header, passes here in the order it was read. */
+  const onRequest = (request: Http.IncomingMessage, response: Http.ServerResponse) => {
     const connection = connectionOf(request.socket)
     if (connection === undefined) return listener(request, response)
     // Read after the connection was closed, or after a request that asked to close it: not carried out.
     if (connection.closing || connection.lastAnswer !== undefined || connection.lastRequestSeen) return
+    // node reads nothing more after a request that asks to upgrade the protocol: its answer closes the connection.
+    if (request.headers.upgrade !== undefined) response.shouldKeepAlive = false
     if (!response.shouldKeepAlive) connection.lastRequestSeen = true
     if (connection.held.length === 0 && mayStart(connection)) start(connection, request, response)
     else hold(connection, request, response)
+  }
+  server.on("request", onRequest)
+  server.on("checkContinue", onRequest)
+  server.on("checkExpectation", onRequest)
+
+  /** An answer that ends the connection, after every request before it is answered. */
+  const endWith = (socket: ServerSocket, answer: string) => {
+    const connection = connectionOf(socket)
+    if (connection === undefined) return linger(socket, answer)
+    // Already closing, or closing after an earlier answer: nothing more is sent.
+    if (connection.closing || connection.lastAnswer !== undefined || connection.lastRequestSeen) return
+    connection.lastAnswer = answer
+    next(connection)
+  }
+
+  // node hands a CONNECT request's socket over without a parser: it is answered in its turn, then closed.
+  server.on("connect", (_request: Http.IncomingMessage, socket: ServerSocket) => {
+    socket.on("error", () => {})
+    endWith(socket, CONNECT_NOT_ALLOWED)
   })
 
   server.on("clientError", (error: NodeJS.ErrnoException, socket: ServerSocket) => {
     const connection = connectionOf(socket)
     if (error.code === "ECONNRESET" || connection === undefined) return socket.destroy()
-    // Already closing: the parser reports what arrives while it lingers, which is dropped.
-    if (connection.closing || connection.lastAnswer !== undefined) return
-    if (!socket.writable) return socket.destroy()
+    if (!socket.writable && !connection.closing) return socket.destroy()
     // A request whose body never arrived whole is not carried out (NodeHandler waits for a whole
     // body, which can no longer come): the error answer does not wait for it.
     const cut = socket.parser?.incoming
@@ -213,8 +243,7 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
       const h = connection.held.indexOf(cut)
       if (h >= 0) connection.held.splice(h, 2)
     }
-    connection.lastAnswer = rawAnswer(ErrorResponse.fromClientError(error.code))
-    next(connection)
+    endWith(socket, rawAnswer(ErrorResponse.fromClientError(error.code)))
   })
 
   // Every connection passes the cap first, then node's own connection listener.
@@ -234,7 +263,9 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
       waitingForDrain: false
     }
     ;(socket as any)[kConnection] = connection
+    sockets.add(socket)
     socket.once("close", () => {
+      sockets.delete(socket)
       open--
       connection.closing = true
       connection.held = []
@@ -249,12 +280,20 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
     // Past a thousand refusals in their lingering second, the next ones are closed at once.
     if (refusing >= 1_000) return socket.destroy()
     refusing++
+    sockets.add(socket)
     socket.end(TOO_MANY_CONNECTIONS)
     socket.resume()
     const timer = setTimeout(() => socket.destroy(), Math.min(limits.lingerMillis, 1_000))
     socket.once("close", () => {
+      sockets.delete(socket)
       refusing--
       clearTimeout(timer)
     })
+  }
+
+  return {
+    destroyAll: () => {
+      for (const socket of sockets) socket.destroy()
+    }
   }
 }

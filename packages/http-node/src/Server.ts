@@ -7,7 +7,6 @@
 import { Context, Data, Duration, Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import type { Duplex } from "node:stream"
 import type { App } from "./App.js"
 import * as Connections from "./Connections.js"
 import * as ErrorResponse from "./ErrorResponse.js"
@@ -47,16 +46,18 @@ const explain = (error: NodeJS.ErrnoException, options: ListenOptions): string =
     ? `HOST ${options.host} is not an address of this machine`
     : `cannot listen on ${options.host}:${options.port}: ${error.message}`
 
-const close = (server: Http.Server, timeout: Duration.DurationInput) =>
+const close = (server: Http.Server, connections: Connections.Installed, timeout: Duration.DurationInput) =>
   Effect.async<void>((resume) => {
     // Keep-alive connections with no request in flight would hold close() open; in-flight ones finish.
-    const timer = setTimeout(() => server.closeAllConnections(), Duration.toMillis(timeout))
+    const timer = setTimeout(() => connections.destroyAll(), Duration.toMillis(timeout))
     server.close(() => {
       clearTimeout(timer)
       resume(Effect.void)
     })
     server.closeIdleConnections()
   })
+
+const CONTINUE = /^\s*100-continue\s*$/i
 
 /** Writes an Error answer through node's response and closes the connection. */
 const answerWith = (response: Http.ServerResponse, { body, status }: ErrorResponse.ErrorResult, headers: Record<string, string> = {}) => {
@@ -81,19 +82,22 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
         connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(headersTimeout / 4))),
         requireHostHeader: false
       })
-      Connections.install(
+      const connections = Connections.install(
         server,
-        (request, response) =>
-          request.httpVersion === "1.1" && request.headers.host === undefined
-            ? answerWith(response, ErrorResponse.STATIC.missingHost)
-            : handler(request, response),
+        (request, response) => {
+          if (request.httpVersion === "1.1" && request.headers.host === undefined) {
+            return answerWith(response, ErrorResponse.STATIC.missingHost)
+          }
+          const expect = request.headers.expect
+          if (expect !== undefined) {
+            // Only exactly `100-continue` (node would also take `100-continue-ish`); anything else is 417.
+            if (!CONTINUE.test(expect)) return answerWith(response, ErrorResponse.STATIC.expectationFailed)
+            response.writeContinue()
+          }
+          handler(request, response)
+        },
         { ...Connections.defaults(), ...options.connections }
       )
-      // Node would answer these itself with an empty body, or not at all; each gets an Error body instead.
-      server.on("checkExpectation", (_request: Http.IncomingMessage, response: Http.ServerResponse) =>
-        answerWith(response, ErrorResponse.STATIC.expectationFailed))
-      server.on("connect", (_request: Http.IncomingMessage, socket: Duplex) =>
-        socket.end(Connections.rawAnswer(ErrorResponse.STATIC.connectNotAllowed, "Allow: GET, HEAD, POST, DELETE\r\n")))
       yield* Effect.acquireRelease(
         Effect.async<void, ListenError>((resume) => {
           const onError = (error: NodeJS.ErrnoException) => resume(Effect.fail(new ListenError({ message: explain(error, options) })))
@@ -103,7 +107,7 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
             resume(Effect.void)
           })
         }),
-        () => close(server, options.shutdownTimeout ?? "10 seconds")
+        () => close(server, connections, options.shutdownTimeout ?? "10 seconds")
       )
       const address = server.address() as AddressInfo
       const host = address.family === "IPv6" ? `[${address.address}]` : address.address

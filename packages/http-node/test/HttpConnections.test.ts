@@ -6,7 +6,7 @@
  * one gets a 503 Error body.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import * as RawHttp from "./support/RawHttp.js"
 import { TestServer } from "./support/TestServer.js"
 
@@ -117,4 +117,64 @@ describe("HTTP connections", () => {
       const [served] = RawHttp.answers(yield* RawHttp.exchange(server.url, "GET /v1/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
       expectErrorBody(served!, 401, "unauthorized")
     }))
+
+  it.scoped("a client that half-closes after pipelined requests still reads every answer", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const requests = Array.from({ length: 3 }, (_, i) => RawHttp.request("POST", "/v1/pets", { key, json: { name: `half ${i}`, categoryId: 1 } }))
+      const ending = yield* RawHttp.exchangeEnding(server.url, requests.join(""), 5_000, true)
+      expect(RawHttp.answers(ending.raw).map((r) => r.status)).toEqual([201, 201, 201])
+    }))
+
+  it.scoped("CONNECT pipelined after a request is answered after it, then the connection closes", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const post = RawHttp.request("POST", "/v1/pets", { key, json: { name: "before connect", categoryId: 1 } })
+      const replies = RawHttp.answers(yield* RawHttp.exchange(server.url, post + "CONNECT example.com:80 HTTP/1.1\r\nHost: x\r\n\r\n"))
+      expect(replies.map((r) => r.status)).toEqual([201, 405])
+      expectErrorBody(replies[1]!, 405, "method_not_allowed")
+      // A CONNECT behind a refused body, read while the connection lingers, is dropped; the server stays up.
+      const big = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n${"a".repeat(100_000)}`
+      const after = RawHttp.answers(yield* RawHttp.exchange(server.url, big + "CONNECT example.com:80 HTTP/1.1\r\nHost: x\r\n\r\n"))
+      expect(after.map((r) => r.status)).toEqual([413])
+      expect((yield* server.get("/v1/pets", key)).status).toBe(200)
+    }))
+
+  it.scoped("Expect must be exactly 100-continue: anything else, 100-continue-ish included, is 417 expectation_failed", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const [refused] = RawHttp.answers(yield* RawHttp.exchange(server.url, RawHttp.request("GET", "/v1/pets", { key, headers: "Expect: 100-continue-ish\r\n" })))
+      expectErrorBody(refused!, 417, "expectation_failed")
+      const raw = yield* RawHttp.exchange(server.url, RawHttp.request("POST", "/v1/pets", { key, json: { name: "continued", categoryId: 1 }, headers: "Expect: 100-continue\r\nConnection: close\r\n" }))
+      expect(raw.startsWith("HTTP/1.1 100 Continue\r\n\r\n")).toBe(true)
+      expect(RawHttp.answers(raw.slice("HTTP/1.1 100 Continue\r\n\r\n".length))[0]!.status).toBe(201)
+    }))
+
+  it.scoped("a request that asks to upgrade the protocol is answered with Connection: close (nothing after it is read)", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const ending = yield* RawHttp.exchangeEnding(
+        server.url,
+        RawHttp.request("GET", "/v1/pets", { key, headers: "Connection: Upgrade\r\nUpgrade: websocket\r\n" }) + "GET /v1/pets HTTP/1.1\r\nbroken\r\n\r\n",
+        3_000
+      )
+      const replies = RawHttp.answers(ending.raw)
+      expect(replies.map((r) => r.status)).toEqual([200])
+      expect(replies[0]!.headers["connection"]).toBe("close")
+    }))
+
+  it.effect("shutdown completes while a CONNECT connection is still sending", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const server = yield* TestServer.start({ quiet: true }).pipe(Scope.extend(scope))
+      const connection = yield* RawHttp.connect(server.url).pipe(Scope.extend(scope))
+      connection.write("CONNECT example.com:80 HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHo")
+      yield* Effect.promise(() => connection.awaitAnswers(1))
+      connection.write("st: x\r\n")
+      yield* Scope.close(scope, Exit.void)
+    }), { timeout: 30_000 })
 })

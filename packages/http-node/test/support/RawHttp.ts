@@ -52,8 +52,11 @@ export interface Ending {
 export const exchange = (url: string, bytes: string | Uint8Array, limitMs = 5_000) =>
   Effect.map(exchangeEnding(url, bytes, limitMs), (ending) => ending.raw)
 
-/** As `exchange`, also telling whether the connection was reset. */
-export const exchangeEnding = (url: string, bytes: string | Uint8Array, limitMs = 5_000) =>
+/**
+ * As `exchange`, also telling whether the connection was reset. With `halfClose` the client closes
+ * its side right after the bytes (and still reads).
+ */
+export const exchangeEnding = (url: string, bytes: string | Uint8Array, limitMs = 5_000, halfClose = false) =>
   Effect.promise(() =>
     new Promise<Ending>((resolve) => {
       const { hostname, port } = new URL(url)
@@ -69,7 +72,8 @@ export const exchangeEnding = (url: string, bytes: string | Uint8Array, limitMs 
         clearTimeout(timer)
         resolve({ raw: Buffer.concat(chunks).toString("latin1"), reset })
       })
-      socket.write(bytes)
+      if (halfClose) socket.end(bytes)
+      else socket.write(bytes)
     })
   )
 
