@@ -253,7 +253,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
           headers
         ))
       }
-      const extra = request.basePath ? mountedRouteHeaders[found.handler.name]?.(request.basePath) : routeHeaders[found.handler.name]
+      const extra = request.basePath
+        ? mountedRouteHeaders[found.handler.name]?.(request.basePath)
+        : routeHeaders[found.handler.name]
       if (extra !== undefined) Object.assign(headers, extra)
       if (!found.handler.hasPayload) return operate(found, undefined, headers, context)
 
@@ -351,6 +353,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         ? serveAdmin(request)
         : servePublic(request)
     }
-    const paths = ["/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`, ...(Option.isSome(adminToken) ? ["/admin/"] : [])]
-    return App.of({ handle, paths: [...new Set(paths)] })
+    const paths = new Set(["/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
+    if (Option.isSome(adminToken)) paths.add("/admin/")
+    return App.of({ handle, paths: [...paths] })
   })

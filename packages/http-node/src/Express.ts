@@ -17,7 +17,7 @@ import { App, BODY_LIMIT, pathsOf } from "./App.js"
 import type { BodyResult } from "./AppRequest.js"
 import * as Body from "./internal/body.js"
 import * as Mount from "./internal/mount.js"
-import * as NodeHandler from "./NodeHandler.js"
+import * as NodeServe from "./internal/nodeServe.js"
 
 /** Express's request, as far as the middleware reads it. */
 export type Request = IncomingMessage & { readonly originalUrl?: string; readonly body?: unknown }
@@ -43,10 +43,12 @@ export interface Options {
  * What a body parser's error tells about the body (body-parser's `type`): the text of a body it
  * could not parse, or that it was too large. Other errors are not about the body.
  */
-const refusedBody = (error: unknown, limit: number): BodyResult | undefined => {
+const refusedBody = (error: unknown, request: Request, limit: number): BodyResult | undefined => {
   if (typeof error !== "object" || error === null) return undefined
   const { body, type } = error as { readonly type?: unknown; readonly body?: unknown }
-  if (type === "entity.parse.failed" && typeof body === "string") return Body.fromHost(body, undefined, limit)
+  if (type === "entity.parse.failed" && typeof body === "string") {
+    return Body.fromHost(body, request.headers["content-length"], limit)
+  }
   if (type === "entity.too.large") return Body.TOO_LARGE
   return undefined
 }
@@ -56,7 +58,7 @@ export const make = (options: Options = {}): Effect.Effect<Middleware, never, Ap
   const basePath = Mount.normalizeBasePath(options.basePath)
   return Effect.gen(function*() {
     const paths = pathsOf(yield* App)
-    const serve = yield* NodeHandler.makeServe
+    const serve = yield* NodeServe.make
     const route = (request: Request): string | undefined => {
       const url = Mount.routedUrl(request.originalUrl ?? request.url ?? "/", basePath)
       return url !== undefined && Mount.owns(paths, url) ? url : undefined
@@ -68,7 +70,7 @@ export const make = (options: Options = {}): Effect.Effect<Middleware, never, Ap
     }
     const onError: ErrorHandler = (error, request, response, next) => {
       const url = route(request)
-      const body = url === undefined ? undefined : refusedBody(error, BODY_LIMIT)
+      const body = url === undefined ? undefined : refusedBody(error, request, BODY_LIMIT)
       if (url === undefined || body === undefined) return next(error)
       serve(request, response, url, basePath, body)
     }

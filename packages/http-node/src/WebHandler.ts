@@ -31,6 +31,7 @@ export interface WebHandlerOptions {
 
 const readBody = (request: Request, info: RequestInfo | undefined, limit: number): Effect.Effect<BodyResult> => {
   const length = request.headers.get("content-length")
+  if (request.body === null) return Effect.succeed(Body.EMPTY)
   if (info?.body !== undefined) return Effect.succeed(Body.fromHost(info.body, length, limit))
   if (request.bodyUsed) return Effect.succeed(Body.CONSUMED)
   return Effect.promise(() => Body.readStream(request.body, length, limit))

@@ -4,12 +4,16 @@
  * (`examples/hosts/effect-httpapi.ts`) whose own API includes the pet store's groups; both served
  * by `@effect/platform-node`'s `NodeHttpServer` over real HTTP.
  */
-import { HttpServer, OpenApi } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpServer, OpenApi } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HostApi, HttpLive as HttpApiLive } from "../examples/hosts/effect-httpapi.js"
 import { HttpLive as RouterLive } from "../examples/hosts/effect-router.js"
 import { PetstoreLive } from "../examples/hosts/petstore.js"
+import { Api } from "../src/Api.js"
+import * as EffectHttp from "../src/EffectHttp.js"
 import { checkHost, createKey, send } from "./support/Hosts.js"
 
 type Served = { readonly url: string; readonly context: Context.Context<any>; readonly scope: Scope.CloseableScope }
@@ -74,5 +78,28 @@ describe("Effect HttpApi host (examples/hosts/effect-httpapi.ts)", () => {
     // The host's own endpoint decodes its own payload.
     const note = await send(`${served.url}/notes`, { method: "POST", headers: { "content-type": "application/json" }, body: "{\"text\":\"hi\"}" })
     expect(note.body).toEqual({ text: "hi" })
+  })
+})
+
+describe("Effect HttpApi host with the pet store's API under a prefix", () => {
+  class PrefixedApi extends HttpApi.make("prefixed").addHttpApi(Api.prefix("/petstore")) {}
+  let served: Served
+  beforeAll(async () => {
+    served = await serve(HttpApiBuilder.serve().pipe(
+      Layer.provide(HttpApiBuilder.api(PrefixedApi).pipe(Layer.provide(EffectHttp.layerHttpApi(PrefixedApi, { basePath: "/petstore" })))),
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+    ))
+  })
+  afterAll(() => Effect.runPromise(Scope.close(served.scope, Exit.void)))
+
+  it("documents and serves the operations under the prefix, with links under it", async () => {
+    expect(Object.keys(OpenApi.fromApi(PrefixedApi).paths)).toContain("/petstore/v1/pets")
+    const key = await runIn(served)(createKey())
+    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+    const created = await send(`${served.url}/petstore/v1/pets`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Rex", categoryId: 1 }) })
+    expect(created.status).toBe(201)
+    expect(created.headers.location).toBe(`/petstore/v1/pets/${created.body.id}`)
+    expect((await send(`${served.url}/petstore/v1/pets?limit=abc`)).body).toMatchObject({ code: "unauthorized" })
+    expect((await send(`${served.url}/v1/pets`)).status).toBe(404)
   })
 })
