@@ -21,6 +21,7 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as ErrorResponse from "./ErrorResponse.js"
+import * as NodeRequest from "./internal/nodeRequest.js"
 
 export interface ConnectionLimits {
   /** Connections held at once; a new one past it gets 503 `unavailable` and is closed. */
@@ -84,7 +85,7 @@ const HOLD_WEIGHT = 2 ** 30
 interface Connection {
   readonly socket: ServerSocket
   /** Started requests whose answers are not finished, in order. */
-  readonly running: Array<Http.IncomingMessage>
+  readonly running: Array<Http.ServerResponse>
   /** Requests waiting to start, in order (request, response, request, response ...). */
   held: Array<Http.IncomingMessage | Http.ServerResponse>
   /** Set while requests are held: takes their weight off node's pending-data count. */
@@ -97,6 +98,10 @@ interface Connection {
   lastRequestSeen: boolean
   waitingForDrain: boolean
 }
+
+/** Whether an answer's header block closes the connection (what node wrote: `_header`). */
+const closes = (response: Http.ServerResponse): boolean =>
+  /\r\nconnection: *close\r\n/i.test((response as unknown as { _header?: string | null })._header ?? "")
 
 const kConnection = Symbol.for("@petstore/http-node/Connection")
 
@@ -125,6 +130,11 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
   const linger = (socket: ServerSocket, last?: string) => {
     const connection = connectionOf(socket)
     if (connection !== undefined) {
+      // node closes after the last answer a client that half-closed is owed: a deferred error answer
+      // follows it, unless that answer closed the connection itself (`Connection: close`).
+      if (last === undefined && !connection.closing && !connection.lastRequestSeen && !connection.running.some(closes)) {
+        last = connection.lastAnswer
+      }
       connection.closing = true
       dropHeld(connection)
     }
@@ -163,9 +173,9 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
   }
 
   const start = (connection: Connection, request: Http.IncomingMessage, response: Http.ServerResponse) => {
-    connection.running.push(request)
+    connection.running.push(response)
     response.once("close", () => {
-      const at = connection.running.indexOf(request)
+      const at = connection.running.indexOf(response)
       if (at >= 0) connection.running.splice(at, 1)
       next(connection)
     })
@@ -235,10 +245,11 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
     if (error.code === "ECONNRESET" || connection === undefined) return socket.destroy()
     if (!socket.writable && !connection.closing) return socket.destroy()
     // A request whose body never arrived whole is not carried out (NodeHandler waits for a whole
-    // body, which can no longer come): the error answer does not wait for it.
+    // body, which can no longer come): the error answer does not wait for it. One whose body was
+    // refused as too large is answered (413, closing the connection), and that answer is the last.
     const cut = socket.parser?.incoming
-    if (cut != null && !cut.complete) {
-      const at = connection.running.indexOf(cut)
+    if (cut != null && !cut.complete && !NodeRequest.handedInIncomplete(cut)) {
+      const at = connection.running.findIndex((response) => response.req === cut)
       if (at >= 0) connection.running.splice(at, 1)
       const h = connection.held.indexOf(cut)
       if (h >= 0) connection.held.splice(h, 2)

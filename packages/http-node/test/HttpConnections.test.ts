@@ -127,6 +127,32 @@ describe("HTTP connections", () => {
       expect(RawHttp.answers(ending.raw).map((r) => r.status)).toEqual([201, 201, 201])
     }))
 
+  it.scoped("a client that half-closes after a valid and a malformed request reads the 201, then the 400", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const valid = RawHttp.request("POST", "/v1/pets", { key, json: { name: "!", categoryId: 1 } })
+      const ending = yield* RawHttp.exchangeEnding(server.url, valid + "GET /v1/pets HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n", 5_000, true)
+      const replies = RawHttp.answers(ending.raw)
+      expect(replies.map((r) => r.status)).toEqual([201, 400])
+      expectErrorBody(replies[1]!, 400, "invalid_request")
+    }))
+
+  it.scoped("a chunked body refused as too large and then broken gets its 413 and no second answer", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const first = RawHttp.request("POST", "/v1/messages", { key, json: { message: "" } })
+      const chunks = "1\r\nx\r\n".repeat(70_000)
+      const oversize = `POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+        `Transfer-Encoding: chunked\r\n\r\n${chunks}0\r\nBad Trailer\r\n\r\n`
+      const after = RawHttp.request("POST", "/v1/pets", { key, json: { name: "after", categoryId: 1 } })
+      const replies = RawHttp.answers(yield* RawHttp.exchange(server.url, first + oversize + after))
+      expect(replies.map((r) => r.status)).toEqual([202, 413])
+      const listed = yield* server.get("/v1/pets", key)
+      expect(listed.body).toEqual([])
+    }))
+
   it.scoped("CONNECT pipelined after a request is answered after it, then the connection closes", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })

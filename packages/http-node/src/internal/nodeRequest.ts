@@ -96,6 +96,17 @@ const bodyExit = (body: BodyResult): Exit.Exit<BodyResult> => body === Body.EMPT
  * in its order, what it means. `body` is given when the caller already knows it (a framework's
  * parser refused it).
  */
+/** Set on a request handed in before its body arrived whole: its answer (413) is coming, though the request is not complete. */
+const kHandedInIncomplete = Symbol.for("@petstore/http-node/handedInIncomplete")
+
+/** Whether `request` was handed to the application before its body arrived whole (a body over the limit). */
+export const handedInIncomplete = (request: IncomingMessage): boolean => (request as any)[kHandedInIncomplete] === true
+
+const handIn = <T>(run: Runner, request: HostedRequest, url: string, basePath: string, target: T, answer: (target: T, response: AppResponse) => void, body: BodyResult) => {
+  if (!request.complete) (request as any)[kHandedInIncomplete] = true
+  run(toAppRequest(request, url, basePath, bodyExit(body)), target, answer)
+}
+
 export const serve = <T>(
   run: Runner,
   request: HostedRequest,
@@ -105,6 +116,6 @@ export const serve = <T>(
   answer: (target: T, response: AppResponse) => void,
   body: BodyResult | undefined = knownBody(request, BODY_LIMIT)
 ): void => {
-  if (body !== undefined) return run(toAppRequest(request, url, basePath, bodyExit(body)), target, answer)
-  collectBody(request, BODY_LIMIT, (read) => run(toAppRequest(request, url, basePath, bodyExit(read)), target, answer))
+  if (body !== undefined) return handIn(run, request, url, basePath, target, answer, body)
+  collectBody(request, BODY_LIMIT, (read) => handIn(run, request, url, basePath, target, answer, read))
 }
