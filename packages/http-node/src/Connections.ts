@@ -103,6 +103,9 @@ interface Connection {
 const closes = (response: Http.ServerResponse): boolean =>
   /\r\nconnection: *close\r\n/i.test((response as unknown as { _header?: string | null })._header ?? "")
 
+/** A request whose body was refused as too large: its answer closes the connection, so nothing after it starts meanwhile. */
+const refusedBody = (response: Http.ServerResponse): boolean => NodeRequest.handedInIncomplete(response.req)
+
 const kConnection = Symbol.for("@petstore/http-node/Connection")
 
 const connectionOf = (socket: Net.Socket): Connection | undefined => (socket as any)[kConnection]
@@ -143,9 +146,12 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
     else socket.end(last)
     const timer = setTimeout(() => socket.destroy(), limits.lingerMillis)
     socket.once("close", () => clearTimeout(timer))
-    // Read on, so that what arrives is dropped rather than left to reset the connection.
+    // Read on, so that what arrives is dropped rather than left to reset the connection (also the
+    // rest of a body refused as too large, which its reader stopped taking).
     socket._paused = false
     socket.resume()
+    const unread = socket.parser?.incoming
+    if (unread != null && !unread.complete) unread.resume()
   }
 
   const dropHeld = (connection: Connection) => {
@@ -180,10 +186,16 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
       next(connection)
     })
     listener(request, response)
+    // An answer written at once that closes the connection (no Host, a refused Expect): nothing read after it is carried out.
+    if (closes(response)) {
+      connection.lastRequestSeen = true
+      dropHeld(connection)
+    }
   }
 
   const mayStart = (connection: Connection) =>
-    connection.running.length < limits.maxInFlight && connection.socket.writableLength <= limits.maxBufferedBytes
+    connection.running.length < limits.maxInFlight && connection.socket.writableLength <= limits.maxBufferedBytes &&
+    !connection.running.some(refusedBody)
 
   /** Starts held requests while the bounds allow; ends the connection with its error answer when all are answered. */
   const next = (connection: Connection) => {
@@ -191,11 +203,12 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
     if (connection.closing) return
     let i = 0
     const held = connection.held
-    while (i < held.length && mayStart(connection)) {
+    // (An answer that closes the connection drops what is held: `connection.held` is then another array.)
+    while (i < held.length && connection.held === held && mayStart(connection)) {
       start(connection, held[i] as Http.IncomingMessage, held[i + 1] as Http.ServerResponse)
       i += 2
     }
-    if (i > 0) connection.held = held.slice(i)
+    if (i > 0 && connection.held === held) connection.held = held.slice(i)
     if (connection.held.length === 0) {
       if (connection.release !== undefined) dropHeld(connection)
       if (connection.lastAnswer !== undefined && connection.running.length === 0) linger(socket, connection.lastAnswer)

@@ -153,6 +153,34 @@ describe("HTTP connections", () => {
       expect(listed.body).toEqual([])
     }))
 
+  it.scoped("a request pipelined after one the server answers with Connection: close is not carried out", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const after = RawHttp.request("POST", "/v1/pets", { key, json: { name: "after", categoryId: 1 } })
+      const oversize = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+        `Transfer-Encoding: chunked\r\n\r\n${"1\r\nx\r\n".repeat(70_000)}0\r\n\r\n`
+      for (let i = 0; i < 5; i++) {
+        const replies = RawHttp.answers(yield* RawHttp.exchange(server.url, oversize + after))
+        expect(replies.map((r) => r.status)).toEqual([413])
+      }
+      const noHost = RawHttp.answers(yield* RawHttp.exchange(server.url, "GET /v1/pets HTTP/1.1\r\n\r\n" + after))
+      expect(noHost.map((r) => r.status)).toEqual([400])
+      const expectation = RawHttp.answers(yield* RawHttp.exchange(server.url, RawHttp.request("GET", "/v1/pets", { key, headers: "Expect: nothing\r\n" }) + after))
+      expect(expectation.map((r) => r.status)).toEqual([417])
+      expect((yield* server.get("/v1/pets", key)).body).toEqual([])
+    }))
+
+  it.scoped("an HTTP/1.0 request pipelined behind a running one is answered, and closes the connection", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ quiet: true })
+      const { key } = yield* server.enterprise(100_000)
+      const first = RawHttp.request("POST", "/v1/pets", { key, json: { name: "first", categoryId: 1 } })
+      const old = `GET /v1/pets?limit=1 HTTP/1.0\r\nAuthorization: Bearer ${key}\r\n\r\n`
+      const replies = RawHttp.answers((yield* RawHttp.exchange(server.url, first + old)).replace("HTTP/1.0 ", "HTTP/1.1 "))
+      expect(replies.map((r) => r.status)).toEqual([201, 200])
+    }))
+
   it.scoped("CONNECT pipelined after a request is answered after it, then the connection closes", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })

@@ -52,7 +52,12 @@ const collectBody = (request: IncomingMessage, limit: number, done: (result: Bod
   }
   const onData = (chunk: Buffer) => {
     size += chunk.length
-    if (size > limit) return finish(Body.TOO_LARGE)
+    // Stop taking the body: what follows it is not read before the 413 is written (and then dropped
+    // with the connection), so no later request of the connection starts ahead of that answer.
+    if (size > limit) {
+      request.pause()
+      return finish(Body.TOO_LARGE)
+    }
     chunks.push(chunk)
   }
   const onEnd = () =>
