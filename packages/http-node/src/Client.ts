@@ -18,7 +18,10 @@
  *
  * @since 1.0.0
  */
-import { HttpApiClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import * as HttpApiClient from "@effect/platform/HttpApiClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Context, Duration, Effect, Layer, Option, Random, type Redacted, Schedule } from "effect"
 import { Api } from "./Api.js"
 

@@ -8,14 +8,12 @@
  *
  * @since 1.0.0
  */
-import {
-  type HttpApi,
-  HttpApiBuilder,
-  type HttpApiGroup,
-  type HttpApp,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Layer, Option, Stream } from "effect"
 import { IncomingMessage } from "node:http"
 import { ApiKeyAuth } from "./Api.js"

@@ -5,8 +5,10 @@
  *
  * @since 1.0.0
  */
-import { HttpApi, OpenApi, OpenApiJsonSchema } from "@effect/platform"
-import type { HttpApiGroup } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as OpenApiJsonSchema from "@effect/platform/OpenApiJsonSchema"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { ErrorBody, Lifecycle, Plan } from "@petstore/core"
 import { Context } from "effect"
 import { ResponseHeaders } from "./Api.js"

@@ -5,7 +5,9 @@
  *
  * @since 1.0.0
  */
-import { HttpApi, type HttpApiEndpoint, type HttpApiGroup } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import type { Accounts } from "@petstore/core"
 import { type Effect, Either, ParseResult, Schema, SchemaAST } from "effect"
 import * as FindMyWay from "find-my-way-ts"

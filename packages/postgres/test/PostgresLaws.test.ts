@@ -1,6 +1,6 @@
 import { describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { accountStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit"
+import { accountStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
 import * as Postgres from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, FastCheck as fc, Layer } from "effect"
 import { RateLimiter } from "@petstore/core"
 import * as Redis from "@petstore/redis"
-import { rateLimiterLaws } from "@petstore/testkit"
+import { rateLimiterLaws } from "@petstore/testkit/laws"
 import * as RedisProcess from "./support/RedisProcess.js"
 import * as TestRedis from "./support/TestRedis.js"
 

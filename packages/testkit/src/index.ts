@@ -1,24 +1,10 @@
 /**
+ * Everything of the testkit that runs in plain Node: the arbitraries, the conformance checker and
+ * the fuzzer. The law suites register vitest tests and live in `@petstore/testkit/laws`.
+ *
  * @since 1.0.0
  */
-export * from "./laws/AccountsLaws.js"
-export * from "./laws/AccountStoreLaws.js"
-export * from "./laws/LawSuite.js"
-export * from "./laws/LimiterStateStoreLaws.js"
-export * from "./laws/MessageQueueLaws.js"
-export * from "./laws/MessageStoreLaws.js"
-export * from "./laws/PetRepositoryLaws.js"
-export * from "./laws/PetsLaws.js"
-export * from "./laws/RateLimiterLaws.js"
-export * from "./laws/ServiceLaws.js"
-export * as Invalid from "./arbitraries/Invalid.js"
-export * as Valid from "./arbitraries/Valid.js"
-export * as HttpExchange from "./conformance/HttpExchange.js"
-export * as OpenApiChecker from "./conformance/OpenApiChecker.js"
-export * as ConformanceModel from "./conformance/Model.js"
-export * as TokenBounds from "./conformance/TokenBounds.js"
-export { formatReport, parseKey, runConformance } from "./conformance/Runner.js"
-export type { ConformanceFailure, ConformanceOptions, ConformanceReport } from "./conformance/Runner.js"
-export { formatFuzzReport } from "./fuzz/Report.js"
-export { runFuzz } from "./fuzz/Runner.js"
-export type { FailureExample, FuzzOptions, FuzzReport } from "./fuzz/Runner.js"
+export * from "./arbitraries/index.js"
+export * from "./conformance/index.js"
+export * from "./fuzz/index.js"
+export type { LawSuiteOptions } from "./laws/LawSuite.js"

@@ -7,7 +7,7 @@ import {
   messageStoreLaws,
   petRepositoryLaws,
   serviceLaws
-} from "../src/index.js"
+} from "../src/laws/index.js"
 
 petRepositoryLaws("memory", PetRepository.PetRepository.layerMemory)
 accountStoreLaws("memory", AccountStore.AccountStore.layerMemory)

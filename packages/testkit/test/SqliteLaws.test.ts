@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { accountStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit"
+import { accountStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
 import * as Sqlite from "@petstore/sqlite"
 
 // Every build is a new, empty database: in memory, or a new file (WAL, synchronous=FULL) in a temp folder.

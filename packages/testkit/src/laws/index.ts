@@ -1,0 +1,16 @@
+/**
+ * The law suites for every store and service of `@petstore/core`. Each registers vitest tests, so
+ * this entry needs `vitest` and `@effect/vitest` and is imported from test files only.
+ *
+ * @since 1.0.0
+ */
+export * from "./AccountsLaws.js"
+export * from "./AccountStoreLaws.js"
+export * from "./LawSuite.js"
+export * from "./LimiterStateStoreLaws.js"
+export * from "./MessageQueueLaws.js"
+export * from "./MessageStoreLaws.js"
+export * from "./PetRepositoryLaws.js"
+export * from "./PetsLaws.js"
+export * from "./RateLimiterLaws.js"
+export * from "./ServiceLaws.js"
