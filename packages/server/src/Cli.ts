@@ -9,7 +9,7 @@ import { Args, Command, Options, ValidationError } from "@effect/cli"
 import { Accounts, type Errors, type Plan } from "@petstore/core"
 import { Cause, ConfigError, Console, Data, Effect, Either, Layer, Option, ParseResult, Redacted, Schema } from "effect"
 import { AdminApi } from "@petstore/http-node"
-import { ServerConfig } from "./Config.js"
+import { describeError, ServerConfig } from "./Config.js"
 import * as Main from "./Main.js"
 import * as StoreAdmin from "./StoreAdmin.js"
 
@@ -30,7 +30,7 @@ const EMPTY_STORE_WARNING =
 
 const describe = (error: unknown): string =>
   ConfigError.isConfigError(error)
-    ? `invalid configuration: ${String(error)}`
+    ? `invalid configuration: ${describeError(error)}`
     : error instanceof Error
     ? error.message
     : typeof error === "object" && error !== null && "message" in error

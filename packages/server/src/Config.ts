@@ -61,7 +61,7 @@ export interface RedisConfig {
 const url = (name: string) =>
   Config.string(name).pipe(
     Config.validate({
-      message: "must be an absolute http(s) URL",
+      message: `${name} must be an absolute http(s) URL`,
       validation: (s) => {
         try {
           const u = new URL(s)
@@ -76,7 +76,7 @@ const url = (name: string) =>
 
 const basePath = Config.string("PETSTORE_QUICKSTART_BASE_PATH").pipe(
   Config.validate({
-    message: "must be a path such as /v1 or /quickstart/v1 (letters, digits, - _ . /; no trailing slash)",
+    message: "PETSTORE_QUICKSTART_BASE_PATH must be a path such as /v1 or /quickstart/v1 (letters, digits, - _ . /; no trailing slash)",
     validation: (s): s is `/${string}` => /^(\/[A-Za-z0-9._-]+)+$/.test(s)
   }),
   Config.withDefault("/v1" as const)
@@ -90,7 +90,7 @@ const trustProxy = Config.string("PETSTORE_TRUST_PROXY").pipe(
     const n = Number(v)
     return Number.isInteger(n) && n >= 0 && n <= 10
       ? Either.right(n)
-      : Either.left(ConfigError.InvalidData([], `must be true, false or a number of proxies (0..10), got ${JSON.stringify(s)}`))
+      : Either.left(ConfigError.InvalidData([], `PETSTORE_TRUST_PROXY must be true, false or a number of proxies (0..10), got ${JSON.stringify(s)}`))
   }),
   Config.withDefault(0)
 )
@@ -102,7 +102,8 @@ const database = Config.redacted("PETSTORE_DATABASE").pipe(
     validation: (r) => {
       const s = Redacted.value(r).trim()
       if (s.length === 0) return false
-      if (!Postgres.isUrl(s)) return true
+      // A URL of another kind (mysql://, redis://) is a mistake, not a file name.
+      if (!Postgres.isUrl(s)) return !/^[a-z][a-z0-9+.-]*:\/\//i.test(s)
       try {
         return new URL(s).hostname !== "" || new URL(s).searchParams.has("host")
       } catch {
@@ -183,13 +184,40 @@ const connections = Config.all({
     Object.fromEntries(Object.entries(limits).flatMap(([name, value]) => Option.isSome(value) ? [[name, value.value]] : [])))
 )
 
+/**
+ * A configuration error as one line per problem, each naming its variable. Values are never shown
+ * for secrets (the admin token, the database and Redis URLs are read redacted and their checks name
+ * only the rule); Effect's own messages for plain settings may quote the value given.
+ */
+export const describeError = (error: ConfigError.ConfigError): string => {
+  const problems: Array<string> = []
+  const walk = (e: ConfigError.ConfigError): void => {
+    switch (e._op) {
+      case "And":
+      case "Or":
+        walk(e.left)
+        walk(e.right)
+        return
+      case "MissingData":
+      case "InvalidData":
+      case "SourceUnavailable":
+      case "Unsupported": {
+        const name = e.path.join("_")
+        problems.push(name === "" || e.message.startsWith(name) ? e.message : `${name}: ${e.message}`)
+      }
+    }
+  }
+  walk(error)
+  return [...new Set(problems)].join("; ")
+}
+
 /** @category config */
 export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   adminToken: Config.option(
     Config.redacted("PETSTORE_ADMIN_TOKEN").pipe(
-      Config.validate({ message: "must be at least 16 characters", validation: (r) => Redacted.value(r).length >= 16 })
+      Config.validate({ message: "PETSTORE_ADMIN_TOKEN must be at least 16 characters", validation: (r) => Redacted.value(r).length >= 16 })
     )
   ),
   publicUrl: Config.option(url("PETSTORE_PUBLIC_URL")),

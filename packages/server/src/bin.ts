@@ -8,6 +8,8 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"
 import { cli } from "./Cli.js"
+import * as PlainOutput from "./PlainOutput.js"
 
 // The command line explains every failure itself (one line on stderr); only the exit code is left.
-cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: true }))
+const program = PlainOutput.wanted(process.env, process.stdout) ? PlainOutput.plain(cli(process.argv)) : cli(process.argv)
+program.pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: true }))

@@ -134,6 +134,52 @@ describe("petstore CLI (spawned)", () => {
       })
     }), 180_000)
 
+  it.effect("a configuration error names its variable and never prints a secret's value", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [Record<string, string>, string, string?]> = [
+        [{ PETSTORE_ADMIN_TOKEN: "short-secret" }, "PETSTORE_ADMIN_TOKEN must be at least 16 characters", "short-secret"],
+        [{ PETSTORE_DATABASE: "mysql://user:hunter2-secret@db/x" }, "PETSTORE_DATABASE must be", "hunter2-secret"],
+        [{ PETSTORE_REDIS_URL: "http://user:hunter2-secret@cache" }, "PETSTORE_REDIS_URL must be", "hunter2-secret"],
+        [{ PORT: "99999" }, "PORT: "],
+        [{ PETSTORE_PUBLIC_URL: "ftp://example.com" }, "PETSTORE_PUBLIC_URL must be an absolute http(s) URL"],
+        [{ PETSTORE_QUICKSTART_BASE_PATH: "v1/" }, "PETSTORE_QUICKSTART_BASE_PATH must be a path"],
+        [{ PETSTORE_TRUST_PROXY: "yes" }, "PETSTORE_TRUST_PROXY must be true, false"],
+        [{ PETSTORE_STORE: "mongo" }, "PETSTORE_STORE: "],
+        [{ PETSTORE_BAN_GRACE_MS: "5000" }, "PETSTORE_BAN_GRACE_MS must be"]
+      ]
+      const outcomes = yield* Effect.forEach(cases, ([env]) => spawnCli(["keys", "list", "--account", "acc_x"], { env }), { concurrency: 4 })
+      outcomes.forEach((outcome, i) => {
+        const [env, named, secret] = cases[i]!
+        const label = `${JSON.stringify(env)}\n${outcome.stderr}`
+        expect(outcome.code, label).toBe(1)
+        expect(errorLines(outcome.stderr), label).toEqual([expect.stringContaining(`petstore: invalid configuration: ${named}`)])
+        expect(outcome.stderr, label).not.toMatch(/Invalid data at/)
+        if (secret !== undefined) expect(outcome.stderr + outcome.stdout, label).not.toContain(secret)
+      })
+    }), 180_000)
+
+  it.effect("--help is plain text when not on a terminal, and on a terminal with NO_COLOR set", () =>
+    Effect.gen(function*() {
+      const ESC = "\x1b["
+      const piped = yield* spawnCli(["--help"], { env: { NO_COLOR: "" } })
+      expect(piped.code, piped.stderr).toBe(0)
+      expect(piped.stdout).toMatch(/^petstore\n/)
+      expect(piped.stdout).not.toContain(ESC)
+      // On a terminal (util-linux's `script` gives the command one): styled, unless NO_COLOR says not.
+      const onTerminal = (noColor: string) =>
+        spawnCli(["-qec", `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --help`, "/dev/null"], {
+          command: ["script"],
+          env: { NO_COLOR: noColor }
+        })
+      const styled = yield* onTerminal("")
+      const plain = yield* onTerminal("1")
+      expect(styled.code, styled.stderr).toBe(0)
+      expect(styled.stdout).toContain(ESC)
+      expect(plain.code, plain.stderr).toBe(0)
+      expect(plain.stdout).toMatch(/petstore 1\.\d+\.\d+/)
+      expect(plain.stdout).not.toContain(ESC)
+    }), 60_000)
+
   it.effect("`pnpm petstore` runs the command from the repository root", () =>
     Effect.gen(function*() {
       const outcome = yield* spawnCli(["--version"], { cwd: ROOT, command: ["pnpm", "--silent", "petstore"] })
