@@ -6,7 +6,7 @@
 import { Clock, Context, Effect, Either, Exit, Layer, Option, type Redacted } from "effect"
 import { type Account, AccountStore, type KeyRecord } from "./AccountStore.js"
 import * as ApiKey from "./ApiKey.js"
-import { AccountNotFound, type InvalidPlan, KeyNotFound, type StoreUnavailable } from "./Errors.js"
+import { AccountNotFound, InvalidExpiry, type InvalidPlan, KeyNotFound, type StoreUnavailable } from "./Errors.js"
 import { limitsFor, type Plan, type PlanLimits } from "./Plan.js"
 import { randomId, SecureRandom } from "./SecureRandom.js"
 import * as Sync from "./Sync.js"
@@ -62,7 +62,7 @@ export class Accounts extends Context.Tag("@petstore/core/Accounts")<
     readonly issueKey: (
       accountId: string,
       options?: { readonly expiresAt?: number | undefined }
-    ) => Effect.Effect<IssuedKey, AccountNotFound | StoreUnavailable>
+    ) => Effect.Effect<IssuedKey, AccountNotFound | InvalidExpiry | StoreUnavailable>
     /** The principal of an active key; `None` for anything else (unknown, malformed, revoked, expired). */
     readonly verify: (token: string) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
     /**
@@ -155,7 +155,9 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
         Effect.gen(function*() {
           yield* findAccount(accountId)
           const now = yield* Clock.currentTimeMillis
-          const key = yield* newKey(accountId, now, opts?.expiresAt ?? null)
+          const expiresAt = opts?.expiresAt
+          if (expiresAt !== undefined && expiresAt <= now) return yield* new InvalidExpiry({ expiresAt, now })
+          const key = yield* newKey(accountId, now, expiresAt ?? null)
           yield* store.insertKey(key.record)
           return key.issued
         }),

@@ -23,5 +23,8 @@ export class KeyNotFound extends Data.TaggedError("KeyNotFound")<{ readonly id: 
 /** Plan limits that cannot be applied (enterprise without numbers, non-positive numbers ...). */
 export class InvalidPlan extends Data.TaggedError("InvalidPlan")<{ readonly reason: string }> {}
 
+/** A key's expiry that is not after the time it would be issued: it would never work. */
+export class InvalidExpiry extends Data.TaggedError("InvalidExpiry")<{ readonly expiresAt: number; readonly now: number }> {}
+
 /** The backing store could not be reached or refused the operation; nothing was half-written. */
 export class StoreUnavailable extends Data.TaggedError("StoreUnavailable")<{ readonly cause: unknown }> {}

@@ -40,6 +40,7 @@ export type OperationError =
   | Errors.AccountNotFound
   | Errors.KeyNotFound
   | Errors.InvalidPlan
+  | Errors.InvalidExpiry
   | Gone
   | InvalidInput
 
@@ -60,6 +61,8 @@ export const fromOperationError = (error: OperationError): ErrorResult => {
       return make("not_found", `No active key has id ${JSON.stringify(error.id)}.`)
     case "InvalidPlan":
       return make("invalid_request", `body: ${error.reason}`)
+    case "InvalidExpiry":
+      return make("invalid_request", `body expiresAt: ${new Date(error.expiresAt).toISOString()} is not in the future; a key must expire after it is issued.`)
     case "InvalidInput":
       return make("invalid_request", error.message)
     case "Gone":

@@ -130,6 +130,13 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP admin API", (it) 
       for (const expiresAt of ["2030-02-30T00:00:00Z", "2029-02-29T00:00:00Z", "2030-13-01T00:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01T00:00:00+24:00"]) {
         expectInvalid(yield* server.admin.request("POST", `/accounts/${account.id}/keys`, { expiresAt }), "body expiresAt")
       }
+      // An expiry already past (or now) would issue a key that never works: refused, nothing issued.
+      const keysBefore = (yield* server.admin.listKeys(account.id)).body.length
+      for (const expiresAt of ["2020-01-01T00:00:00Z", new Date(Date.now() - 1_000).toISOString()]) {
+        const past = expectInvalid(yield* server.admin.request("POST", `/accounts/${account.id}/keys`, { expiresAt }), "body expiresAt")
+        expect(past.body.message).toMatch(/is not in the future/)
+      }
+      expect((yield* server.admin.listKeys(account.id)).body).toHaveLength(keysBefore)
       const leapDay = yield* server.admin.createKey(account.id, "2028-02-29T23:59:59+01:00")
       expect(leapDay.expiresAt).toBe("2028-02-29T22:59:59.000Z")
       for (const graceSeconds of [-1, 1.5, 2_592_001, "60"]) {

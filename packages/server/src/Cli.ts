@@ -142,7 +142,12 @@ export const make = (options: CliOptions) => {
         const expires = Option.isNone(expiresAt) ? undefined : Date.parse(yield* checkExpiresAt(expiresAt.value))
         const key = yield* withAccounts((accounts) =>
           Effect.zipRight(warnIfEmpty(accounts), accounts.issueKey(account, { expiresAt: expires })).pipe(
-            Effect.catchTags({ AccountNotFound: unknownAccount, StoreUnavailable: storeUnavailable })
+            Effect.catchTags({
+              AccountNotFound: unknownAccount,
+              InvalidExpiry: (e) =>
+                new CliFailure({ message: `--expires-at ${new Date(e.expiresAt).toISOString()} is not in the future; a key must expire after it is issued` }),
+              StoreUnavailable: storeUnavailable
+            })
           )
         )
         yield* printIssued([["account", key.accountId], ["expires", key.expiresAt === null ? "never" : iso(key.expiresAt)]], key)

@@ -91,6 +91,13 @@ describe("petstore CLI (spawned)", () => {
         // A durable store: the account is still there, and nobody was told otherwise.
         expect(created.stderr).not.toMatch(IN_MEMORY)
         expect(listed.stdout).toContain(field(created.stdout, "key id"))
+        // A key that would expire before it is issued is refused, and none is issued.
+        const past = yield* spawnCli(["keys", "create", "--account", account, "--expires-at", "2020-01-01T00:00:00Z"], { cwd })
+        expect(past.code, past.stderr).toBe(1)
+        expect(errorLines(past.stderr)).toEqual(["petstore: --expires-at 2020-01-01T00:00:00.000Z is not in the future; a key must expire after it is issued"])
+        expect(past.stdout).not.toMatch(/psk_/)
+        const relisted = yield* spawnCli(["keys", "list", "--account", account], { cwd })
+        expect(relisted.stdout).toBe(listed.stdout)
       } else {
         expect(created.stderr).toMatch(IN_MEMORY)
         expect(listed.stderr).toMatch(/warning: .*in-memory store.*nothing is kept between commands/)

@@ -199,6 +199,24 @@ export const accountsServiceLaws = <E>(
       runs
     )
 
+    property(
+      "issueKey refuses an expiry that is not after now (InvalidExpiry) and issues nothing",
+      [fc.integer({ min: 0, max: 10 * 365 * 86_400_000 })],
+      ([ago]) =>
+        withAccounts("production", (accounts) =>
+          Effect.gen(function*() {
+            const { account } = yield* accounts.create({ plan: "free" })
+            const now = yield* Clock.currentTimeMillis
+            expect(yield* Effect.flip(accounts.issueKey(account.id, { expiresAt: now - ago }))).toMatchObject({
+              _tag: "InvalidExpiry",
+              expiresAt: now - ago,
+              now
+            })
+            expect(yield* accounts.listKeys(account.id)).toHaveLength(1)
+          })
+        )
+    )
+
     it.effect("rotate without grace refuses the old key at once", () =>
       withAccounts("production", (accounts) =>
         Effect.gen(function*() {
