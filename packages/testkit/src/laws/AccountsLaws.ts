@@ -214,7 +214,8 @@ export const accountsServiceLaws = <E>(
             })
             expect(yield* accounts.listKeys(account.id)).toHaveLength(1)
           })
-        )
+        ),
+      runs
     )
 
     it.effect("rotate without grace refuses the old key at once", () =>
