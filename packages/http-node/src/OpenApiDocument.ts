@@ -115,9 +115,18 @@ export type OpenApiDocument = {
 
 const SCHEMAS = "#/components/schemas/"
 
-/** Every keyword a 3.0.3 Schema Object may carry; anything else (`$id`, `$defs`, `if` ...) is dropped. */
+/** The Error schema with `code` one of the stable codes (the core types it as a string; the codes are HTTP's). */
+const withCodeEnum = (error: JsonObject): JsonObject => {
+  const properties = error.properties as JsonObject
+  return {
+    ...error,
+    properties: { ...properties, code: { ...(properties.code as JsonObject), enum: Object.keys(ERROR_CODES) } }
+  }
+}
+
+/** The keywords of a 3.0.3 Schema Object kept; anything else (`$id`, `$defs`, `if` ...) is dropped, and so is `title`: Effect's refinements title their schemas (`"int"`), which generators turn into type names. */
 const SCHEMA_KEYWORDS_30: ReadonlySet<string> = new Set([
-  "title", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
+  "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
   "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxProperties", "minProperties",
   "required", "enum", "type", "not", "allOf", "oneOf", "anyOf", "items", "properties",
   "additionalProperties", "description", "format", "default", "nullable", "discriminator", "readOnly",
@@ -571,7 +580,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup
   })))
   const allSchemas: { readonly [name: string]: JsonObject } = {
     ...mapValues({ ...source.components.schemas, ...errorDefs }, (s) => toSchema30(asJson(s))),
-    Error: errorSchema
+    Error: withCodeEnum(errorSchema)
   }
   const errorRef: Reference = { $ref: `${SCHEMAS}Error` }
 

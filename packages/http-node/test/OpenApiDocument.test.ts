@@ -111,6 +111,18 @@ describe("OpenApiDocument", () => {
     expect(dialect31(doc)).toEqual([])
   })
 
+  it("types Error.code as the enum of the stable codes, and leaks no schema title into generated types", () => {
+    const error = asJson(doc.components.schemas.Error) as OpenApiDocument.JsonObject
+    const code = (error.properties as OpenApiDocument.JsonObject).code as OpenApiDocument.JsonObject
+    expect(code.type).toBe("string")
+    expect(code.enum).toEqual(Object.keys(ERROR_CODES))
+    const titled: Array<string> = []
+    walk(asJson(doc.components), (node, path) => {
+      if (isObject(node) && "title" in node && path.at(-1) !== "properties") titled.push(`${path.join(".")}: ${JSON.stringify(node.title)}`)
+    })
+    expect(titled).toEqual([])
+  })
+
   it("names the operations listPets, createPet, getPet, createMessage, getMessage", () => {
     expect(operations(doc).map((e) => `${e.op.operationId} ${e.method.toUpperCase()} ${e.path}`)).toEqual([
       "listPets GET /v1/pets",
