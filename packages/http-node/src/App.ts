@@ -87,6 +87,18 @@ const json = (status: number, body: string | undefined, headers: ResponseHeaders
 const failure = (error: ErrorResponse.ErrorResult, headers: ResponseHeaders): AppResponse =>
   json(error.status, error.body, headers)
 
+/** Notes the route that answered on the response, for logs and metrics (every response is a new object). */
+const labelRoute = (template: string) => (response: AppResponse): AppResponse => {
+  response.route = template
+  return response
+}
+
+/** Notes the account whose key was accepted on the response, for logs and metrics. */
+const labelAccount = (accountId: string) => (response: AppResponse): AppResponse => {
+  response.accountId = accountId
+  return response
+}
+
 const REJECTION: Record<Exclude<LimitDecision.Verdict, "allowed">, ErrorResponse.ErrorResult> = {
   rate_limited: ErrorResponse.make("rate_limited", "Rate limit exceeded; retry after the number of seconds in Retry-After."),
   daily_quota_exceeded: ErrorResponse.make(
@@ -148,6 +160,8 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const openApiJson = JSON.stringify(document)
     const referenceHtml = ApiReference.render(document)
     const openApiPath = `${PUBLIC_PREFIX}/openapi.json`
+    const OPENAPI_ROUTE = `GET ${openApiPath}`
+    const DOCS_ROUTE = "GET /docs"
     const adminToken = Option.map(options.adminToken, (t) => Buffer.from(Redacted.value(t)))
     /** The open document is a route too: other methods on it are 405 (after authentication, like any route). */
     const staticAllowed = (url: string): string | undefined => (pathOf(url) === openApiPath ? "GET, HEAD" : undefined)
@@ -244,15 +258,34 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       emptyBodyIsObject: boolean
     ): Effect.Effect<AppResponse> => {
       const found = routes.find(request.method, request.url)
-      if (found === undefined) {
-        const allow = routes.allowed(request.url) ?? staticAllowed(request.url)
-        if (allow === undefined) return Effect.succeed(failure(ErrorResponse.STATIC.routeNotFound, headers))
-        headers["Allow"] = allow
-        return Effect.succeed(failure(
-          ErrorResponse.make("method_not_allowed", `${request.method} is not allowed here; allowed: ${allow}.`),
-          headers
-        ))
-      }
+      return found === undefined
+        ? unrouted(request, routes, headers)
+        : Sync.map(serveRoute(request, found, headers, context, emptyBodyIsObject), labelRoute(found.handler.template))
+    }
+
+    /** 404 for a path no route has, 405 with `Allow` for a route asked with another method. */
+    const unrouted = <Ctx>(
+      request: AppRequest,
+      routes: Routes.RouteTable<Ctx, ErrorResponse.OperationError>,
+      headers: ResponseHeaders
+    ): Effect.Effect<AppResponse> => {
+      const allow = routes.allowed(request.url) ?? staticAllowed(request.url)
+      if (allow === undefined) return Effect.succeed(failure(ErrorResponse.STATIC.routeNotFound, headers))
+      headers["Allow"] = allow
+      return Effect.succeed(failure(
+        ErrorResponse.make("method_not_allowed", `${request.method} is not allowed here; allowed: ${allow}.`),
+        headers
+      ))
+    }
+
+    /** The body, validation and the operation of a routed request. */
+    const serveRoute = <Ctx>(
+      request: AppRequest,
+      found: FindResult<Ctx>,
+      headers: ResponseHeaders,
+      context: (path: string) => Ctx,
+      emptyBodyIsObject: boolean
+    ): Effect.Effect<AppResponse> => {
       const extra = request.basePath
         ? mountedRouteHeaders[found.handler.name]?.(request.basePath)
         : routeHeaders[found.handler.name]
@@ -295,12 +328,13 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
           return Sync.map(limiter.admitFailedAuth(clientAddress(request), now), (decision) => unauthenticated(headers, token, decision))
         }
         // The limiter decides at the time read above: one clock reading per request.
-        return Sync.flatMap(limiter.admit(principal.value, now), (decision) => {
+        const answer = Sync.flatMap(limiter.admit(principal.value, now), (decision) => {
           RateLimitHeaders.write(headers, decision)
           if (decision.verdict !== "allowed") return Effect.succeed(failure(REJECTION[decision.verdict], headers))
           const base = request.basePath ?? ""
           return serve(request, publicRoutes, headers, (path) => ({ path: base + path, principal: principal.value }), false)
         })
+        return Sync.map(answer, labelAccount(principal.value.accountId))
       }
       return guarded(headers, () =>
         token === undefined ? admitted(Option.none()) : Sync.flatMap(accounts.verifyAt(token, now), admitted)
@@ -346,9 +380,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const handle = (request: AppRequest): Effect.Effect<AppResponse> => {
       const path = pathOf(request.url)
       return (request.method === "GET" || request.method === "HEAD") && path === openApiPath
-        ? Effect.succeed(json(200, openApiJson, {}))
+        ? Effect.succeed(labelRoute(OPENAPI_ROUTE)(json(200, openApiJson, {})))
         : (request.method === "GET" || request.method === "HEAD") && path === "/docs"
-        ? Effect.succeed({ status: 200, headers: { "Content-Type": "text/html; charset=utf-8" }, body: referenceHtml })
+        ? Effect.succeed({ status: 200, headers: { "Content-Type": "text/html; charset=utf-8" }, body: referenceHtml, route: DOCS_ROUTE })
         : path === "/admin" || path.startsWith("/admin/")
         ? serveAdmin(request)
         : servePublic(request)

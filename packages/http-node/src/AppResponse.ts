@@ -11,6 +11,13 @@ export interface AppResponse {
   readonly headers: ResponseHeaders
   /** JSON or HTML text; `undefined` for no body (204). */
   readonly body: string | undefined
+  /**
+   * For logs and metrics, never written: the route that answered, as method and path template
+   * (`GET /v1/pets/{petId}`), when the request was routed.
+   */
+  route?: string | undefined
+  /** For logs and metrics, never written: the account whose key the request carried, when it was accepted. */
+  accountId?: string | undefined
 }
 
 export const JSON_CONTENT_TYPE = "application/json"

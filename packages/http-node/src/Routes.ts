@@ -59,6 +59,8 @@ export interface CompiledRoute<Ctx, Err> {
   readonly name: string
   readonly method: string
   readonly path: string
+  /** Method and path template as the OpenAPI document writes it (`GET /v1/pets/{petId}`): for logs and metrics. */
+  readonly template: string
   readonly successStatus: number
   readonly hasPayload: boolean
   readonly decodePath: Decoder | undefined
@@ -152,6 +154,7 @@ export const compile = <Ctx, Err>(
         name: endpoint.name,
         method: endpoint.method,
         path: endpoint.path,
+        template: `${endpoint.method} ${endpoint.path.replace(/:(\w+)/g, "{$1}")}`,
         successStatus: status.done ? 200 : status.value,
         hasPayload: endpoint.payloadSchema._tag === "Some",
         decodePath: endpoint.pathSchema._tag === "Some" ? decoder(endpoint.pathSchema.value, "path parameter") : undefined,
