@@ -103,7 +103,7 @@ const dir = mkdtempSync(join(tmpdir(), "petstore-openapi-"))
 try {
   const file = given === undefined ? join(dir, "openapi.json") : resolve(given)
   if (given === undefined) writeFileSync(file, await servedDocument())
-  const problems = [...(await redocly(file)), ...(await spectral(file))]
+  const problems = (await Promise.all([redocly(file), spectral(file)])).flat()
   for (const p of problems) console.log(`${p.linter} ${p.severity} ${p.rule} at ${p.where}: ${p.message}`)
   const failing = problems.filter((p) => p.severity === "error" || p.severity === "warning")
   console.log(
