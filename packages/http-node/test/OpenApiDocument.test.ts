@@ -297,6 +297,17 @@ describe("OpenApiDocument", () => {
     expect(messageId?.description).toMatch(/message/)
   })
 
+  it("describes every schema and every property that is no reference (generated types get their doc comments)", () => {
+    const undescribed: Array<string> = []
+    for (const [name, schema] of Object.entries(doc.components.schemas)) {
+      if (typeof schema.description !== "string" || schema.description === "") undescribed.push(name)
+      for (const [property, sub] of Object.entries(isObject(schema.properties) ? schema.properties : {})) {
+        if (isObject(sub) && sub.$ref === undefined && typeof sub.description !== "string") undescribed.push(`${name}.${property}`)
+      }
+    }
+    expect(undescribed).toEqual([])
+  })
+
   it("describes every operation and names the licence and a contact", () => {
     for (const { op } of operations(doc)) expect(op.description ?? "", op.operationId).not.toBe("")
     expect(doc.info.license).toEqual({ name: "MIT", url: "https://opensource.org/licenses/MIT" })
