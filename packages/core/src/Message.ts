@@ -20,7 +20,8 @@ export type MessageId = typeof MessageId.Type
  * @category schemas
  */
 export const MessageStatus = Schema.Literal("queued", "processing", "delivered", "failed").annotations({
-  identifier: "MessageStatus"
+  identifier: "MessageStatus",
+  description: "Where the message is: queued, processing, then delivered, or failed once its retries are spent."
 })
 export type MessageStatus = typeof MessageStatus.Type
 
@@ -32,8 +33,10 @@ export const NewMessage = Schema.Struct({
     // A lone surrogate (`"\ud800"` in JSON) is no character: stored as UTF-8 it would come back changed.
     Schema.filter((s) => isWellFormed(s) || "must be well-formed Unicode (no lone surrogate)", { jsonSchema: {} })
   ).annotations({ description: "The text to submit (no NUL character)." })
-}).annotations({ identifier: "NewMessage" })
+}).annotations({ identifier: "NewMessage", description: "A message to submit." })
 export type NewMessage = typeof NewMessage.Type
+
+const CREATED_AT_DESCRIPTION = "Creation time, ISO 8601 in UTC."
 
 /** @category schemas */
 export const Message = Schema.Struct({
@@ -41,8 +44,9 @@ export const Message = Schema.Struct({
   message: Schema.String.annotations({ description: "The submitted text, echoed back." }),
   status: MessageStatus,
   createdAt: Schema.String.annotations({
-    description: "Creation time, ISO 8601 in UTC.",
-    jsonSchema: { type: "string", format: "date-time" }
+    description: CREATED_AT_DESCRIPTION,
+    // A `jsonSchema` annotation replaces the generated schema, the description included: repeated here.
+    jsonSchema: { type: "string", format: "date-time", description: CREATED_AT_DESCRIPTION }
   })
-}).annotations({ identifier: "Message" })
+}).annotations({ identifier: "Message", description: "A submitted message and its current state." })
 export type Message = typeof Message.Type

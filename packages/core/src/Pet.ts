@@ -47,6 +47,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** Whether `s` is well-formed Unicode: no lone surrogate (`String.prototype.isWellFormed`, ES2024). */
 export const isWellFormed = (s: string): boolean => !LONE_SURROGATE.test(s)
 
+const NAME_DESCRIPTION = "The animal's name: not blank, at most 256 characters, no NUL character."
+
 export const PetName = Schema.String.pipe(
   Schema.filter((s) => s.trim().length > 0 || "must not be blank", { jsonSchema: {} }),
   // No store keeps text with U+0000 the same way (PostgreSQL refuses it): refused for all of them.
@@ -58,8 +60,15 @@ export const PetName = Schema.String.pipe(
   })
 ).annotations({
   identifier: "PetName",
-  description: "The animal's name: not blank, at most 256 characters, no NUL character.",
-  jsonSchema: { type: "string", minLength: 1, maxLength: NAME_MAX_LENGTH, pattern: "\\S" }
+  description: NAME_DESCRIPTION,
+  // A `jsonSchema` annotation replaces the generated schema, the description included: repeated here.
+  jsonSchema: {
+    type: "string",
+    minLength: 1,
+    maxLength: NAME_MAX_LENGTH,
+    pattern: "\\S",
+    description: NAME_DESCRIPTION
+  }
 })
 
 /** @category schemas */

@@ -88,6 +88,11 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
       .pipe(withCommonErrors)
       .annotate(OpenApi.Identifier, "listPets")
       .annotate(OpenApi.Summary, "List all animals")
+      .annotate(
+        OpenApi.Description,
+        "A page of animals ordered by id, optionally only those with one `status`. When more exist, the " +
+          "`Link` header (`rel=\"next\"`) gives the next page; a page without it is the last."
+      )
       .annotate(ResponseHeaders, ["Link"])
   )
   .add(
@@ -99,6 +104,11 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
       .pipe(withCommonErrors)
       .annotate(OpenApi.Identifier, "createPet")
       .annotate(OpenApi.Summary, "Add an animal")
+      .annotate(
+        OpenApi.Description,
+        "Adds an animal; the service assigns its id (an `id` in the body is ignored) and stores it as " +
+          "`available` when no `status` is given. `Location` is the new animal's path."
+      )
       .annotate(ResponseHeaders, ["Location"])
   )
   .add(
@@ -111,6 +121,11 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
       .pipe(withCommonErrors)
       .annotate(OpenApi.Identifier, "getPet")
       .annotate(OpenApi.Summary, "Get an animal (deprecated: use GET /pets with the status filter)")
+      .annotate(
+        OpenApi.Description,
+        "Deprecated: every answer after authentication carries `Deprecation`, `Sunset` and a `Link` to the " +
+          "replacement (`GET /pets` with the `status` filter); from the sunset on it answers `410 gone`."
+      )
       .annotate(OpenApi.Deprecated, true)
       .annotate(ResponseHeaders, ["Deprecation", "Sunset", "Link"])
   )
@@ -131,17 +146,27 @@ export const messagesGroup = (basePath: `/${string}` = PUBLIC_PREFIX) =>
         .pipe(withCommonErrors)
         .annotate(OpenApi.Identifier, "createMessage")
         .annotate(OpenApi.Summary, "Submit a message")
+        .annotate(
+          OpenApi.Description,
+          "Queues a message for processing (experimental). It is stored durably before the `202`, then processed " +
+            "at least once: `queued`, `processing`, then `delivered` or `failed`. `Location` is the path to read its state."
+        )
         .annotate(OpenApi.Override, { "x-stability": "experimental" })
         .annotate(ResponseHeaders, ["Location"])
     )
     .add(
       HttpApiEndpoint.get("getMessage", "/messages/:id")
-        .setPath(Schema.Struct({ id: Schema.String }))
+        .setPath(Schema.Struct({ id: Schema.String.annotations({ description: "Identifier of the message (its `id`)." }) }))
         .addSuccess(Message.Message)
         .addError(notFound("message"))
         .pipe(withCommonErrors)
         .annotate(OpenApi.Identifier, "getMessage")
         .annotate(OpenApi.Summary, "Read a message's current state")
+        .annotate(
+          OpenApi.Description,
+          "The message's current state (experimental). Only the account that submitted it can read it; " +
+            "for any other the answer is `404`."
+        )
         .annotate(OpenApi.Override, { "x-stability": "experimental" })
     )
     .middleware(ApiKeyAuth)
@@ -155,6 +180,7 @@ export const makeApi = (quickstartBasePath: `/${string}` = PUBLIC_PREFIX) =>
     .add(messagesGroup(quickstartBasePath))
     .annotate(OpenApi.Title, "Pet Store Service")
     .annotate(OpenApi.Version, "1.0.0")
+    .annotate(OpenApi.License, { name: "MIT", url: "https://opensource.org/licenses/MIT" })
 
 /** The public API as the standalone server mounts it by default. */
 export const Api = makeApi()

@@ -183,29 +183,48 @@ const parameters = (params: ReadonlyArray<Parameter>): string =>
 const body = (content: Response["content"]): string =>
   Object.entries(content ?? {}).map(([type, media]) => `${code(type)} ${typeOf(media.schema)}`).join("<br>")
 
-const headerLinks = (headers: ReadonlyArray<readonly [string, { readonly $ref: string }]>): string =>
-  headers.map(([name, header]) => `<a href="#header-${escape(slug(componentName(header.$ref)))}">${escape(name)}</a>`)
-    .join(", ")
+type HeaderComponents = OpenApiDocument["components"]["headers"]
 
-/** The responses; headers every response shares are listed once, above the table. */
-const responses = (all: Operation["responses"]): string => {
+/** Links to the headers' components; one a response sends only sometimes is marked so. */
+const headerLinks = (
+  headers: ReadonlyArray<readonly [string, { readonly $ref: string }]>,
+  components: HeaderComponents
+): string =>
+  headers.map(([name, header]) => {
+    const component = componentName(header.$ref)
+    const sometimes = components[component]?.required === true ? "" : " (sometimes)"
+    return `<a href="#header-${escape(slug(component))}">${escape(name)}</a>${sometimes}`
+  }).join(", ")
+
+/**
+ * The responses. Headers every response sends always (the `default` one, answered by the HTTP
+ * layer, aside) are listed once, above the table; the rest in each row.
+ */
+const responses = (all: Operation["responses"], components: HeaderComponents): string => {
   const list = Object.entries(all)
-  const shared = Object.entries(list[0]?.[1].headers ?? {}).filter(([name, header]) =>
-    list.every(([, response]) => response.headers[name]?.$ref === header.$ref)
+  const answered = list.filter(([status]) => status !== "default")
+  const shared = Object.entries(answered[0]?.[1].headers ?? {}).filter(([name, header]) =>
+    components[componentName(header.$ref)]?.required === true &&
+    answered.every(([, response]) => response.headers[name] !== undefined)
   )
-  const sharedNames = new Set(shared.map(([name]) => name))
-  return (shared.length === 0 ? "" : `<p>On every response: ${headerLinks(shared)}</p>`) + table(
-    ["Status", "Description", "Body", "More headers"],
-    list.map(([status, response]) => [
-      `<span class="status s${escape(status.slice(0, 1))}">${escape(status)}</span>`,
-      inline(response.description),
-      body(response.content),
-      headerLinks(Object.entries(response.headers).filter(([name]) => !sharedNames.has(name)))
-    ])
-  )
+  const sharedRefs = new Map(shared.map(([name, header]) => [name, header.$ref]))
+  const but = answered.length < list.length ? " but `default`" : ""
+  const sometimes = answered.some(([, r]) => shared.some(([name, h]) => r.headers[name]?.$ref !== h.$ref))
+    ? " (the rows that list them again send them only sometimes)"
+    : ""
+  return (shared.length === 0 ? "" : `<p>${inline(`On every response${but}:`)} ${headerLinks(shared, components)}${sometimes}</p>`) +
+    table(
+      ["Status", "Description", "Body", "More headers"],
+      list.map(([status, response]) => [
+        `<span class="status s${escape(status.slice(0, 1))}">${escape(status)}</span>`,
+        inline(response.description),
+        body(response.content),
+        headerLinks(Object.entries(response.headers).filter(([name, h]) => sharedRefs.get(name) !== h.$ref), components)
+      ])
+    )
 }
 
-const operation = ({ method, op, path }: Entry): string => {
+const operation = (components: HeaderComponents) => ({ method, op, path }: Entry): string => {
   const security = (op.security ?? []).flatMap((requirement) => Object.keys(requirement)).map(code).join(", ")
   const request = op.requestBody === undefined ? "" :
     `<h4>Request body${op.requestBody.required ? " (required)" : ""}</h4>` +
@@ -221,7 +240,7 @@ const operation = ({ method, op, path }: Entry): string => {
 ${op.description === undefined ? "" : markdown(op.description, `op-${slug(op.operationId)}`)}
 ${op.parameters === undefined || op.parameters.length === 0 ? "" : `<h4>Parameters</h4>${parameters(op.parameters)}`}
 ${request}
-<h4>Responses</h4>${responses(op.responses)}
+<h4>Responses</h4>${responses(op.responses, components)}
 </section>`
 }
 
@@ -315,7 +334,7 @@ ${
 ${
     groups.map((g) =>
       `<h2 id="tag-${escape(slug(g.name))}">${escape(g.name)}</h2>\n${described(g.description)}\n` +
-      (g.ops.length === 0 ? `<p class="meta">Navigation group: no operations.</p>` : g.ops.map(operation).join("\n"))
+      (g.ops.length === 0 ? `<p class="meta">Navigation group: no operations.</p>` : g.ops.map(operation(document.components.headers)).join("\n"))
     ).join("\n")
   }
 <h2 id="schemas">Schemas</h2>
@@ -327,9 +346,10 @@ ${
 <h2 id="headers">Response headers</h2>
 ${
     table(
-      ["Component", "Type", "Description"],
+      ["Component", "Sent", "Type", "Description"],
       Object.entries(document.components.headers).map(([name, header]) => [
         `<span id="header-${escape(slug(name))}">${code(name)}</span>`,
+        header.required === true ? "always" : "sometimes",
         typeOf(header.schema) + (header.example === undefined ? "" : ` · example ${code(String(header.example))}`),
         inline(header.description)
       ])

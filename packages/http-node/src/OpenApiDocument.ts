@@ -13,6 +13,7 @@ import { ErrorBody, Lifecycle, Plan } from "@petstore/core"
 import { Context } from "effect"
 import { ResponseHeaders } from "./Api.js"
 import { ERROR_CODES } from "./ErrorCodes.js"
+import * as OpenApiHeaders from "./internal/openApiHeaders.js"
 
 // ---------------------------------------------------------------------------------------------
 // The document's shape: plain JSON, so it can be served with JSON.stringify as is.
@@ -98,7 +99,13 @@ export type SecurityScheme = {
 /** @category models */
 export type OpenApiDocument = {
   readonly openapi: "3.0.3"
-  readonly info: { readonly title: string; readonly version: string; readonly description: string }
+  readonly info: {
+    readonly title: string
+    readonly version: string
+    readonly description: string
+    readonly contact: { readonly name: string; readonly url: string }
+    readonly license?: { readonly name: string; readonly url?: string }
+  }
   readonly servers: ReadonlyArray<Server>
   readonly tags: ReadonlyArray<Tag>
   readonly paths: { readonly [path: string]: PathItem }
@@ -218,7 +225,9 @@ const toSchema30 = (input: Json | undefined): JsonObject => {
         }
         break
       case "additionalProperties":
-        out.additionalProperties = typeof value === "boolean" ? value : toSchema30(value)
+        // `true` is the default; written out, generators turn the object into a free-form map
+        // (Java's `extends HashMap`, TypeScript's `[key: string]: any`) instead of a plain type.
+        if (value !== true) out.additionalProperties = typeof value === "boolean" ? value : toSchema30(value)
         break
       case "patternProperties":
         // 3.0 cannot constrain key names; keep the value schemas, lose the key patterns.
@@ -288,120 +297,9 @@ const foldExclusiveBound = (
   out[exclusive] = true
 }
 
-// ---------------------------------------------------------------------------------------------
-// Response headers
-// ---------------------------------------------------------------------------------------------
-
 const HEADERS = "#/components/headers/"
 
 const sunset = new Date(Lifecycle.GET_PET_SUNSET_AT).toUTCString()
-const deprecatedSince = `@${Math.floor(Lifecycle.GET_PET_DEPRECATED_AT / 1000)}`
-
-/** Every header the document can reference, by component name. */
-const HEADER_COMPONENTS = {
-  "X-RateLimit-Limit": {
-    description: "Requests admitted per window by the limit closest to exhaustion (per minute or per day).",
-    schema: { type: "integer", minimum: 0 },
-    example: 60
-  },
-  "X-RateLimit-Remaining": {
-    description: "Requests left in that limit's current window.",
-    schema: { type: "integer", minimum: 0 },
-    example: 59
-  },
-  "X-RateLimit-Reset": {
-    description: "Unix time, in whole seconds since the epoch, at which that limit is back to full.",
-    schema: { type: "integer", format: "int64", minimum: 0 },
-    example: 1767225660
-  },
-  "RateLimit-Policy": {
-    description: "Every limit that applies (per minute and per day) with its quota and window, as a " +
-      "structured field of draft-ietf-httpapi-ratelimit-headers.",
-    schema: { type: "string" },
-    example: "\"minute\";q=60;w=60, \"day\";q=1000;w=86400"
-  },
-  "RateLimit": {
-    description: "What is left of each limit and when it is back to full, as a structured field of " +
-      "draft-ietf-httpapi-ratelimit-headers.",
-    schema: { type: "string" },
-    example: "\"minute\";r=59;t=1, \"day\";r=999;t=86400"
-  },
-  "Retry-After": {
-    description: "Seconds to wait before retrying (whole seconds, rounded up, at least 1).",
-    required: true,
-    schema: { type: "integer", minimum: 1 },
-    example: 1
-  },
-  "WWW-Authenticate": {
-    description: "The authentication scheme to use (RFC 6750).",
-    required: true,
-    schema: { type: "string" },
-    example: "Bearer"
-  },
-  "Location": {
-    description: "Path of the created or accepted resource.",
-    required: true,
-    schema: { type: "string", format: "uri-reference" },
-    example: "/v1/pets/1"
-  },
-  "Link-Next-Page": {
-    description: "RFC 8288 link to the next page, `rel=\"next\"`, present exactly when more results exist " +
-      "(path-absolute; its `cursor` parameter continues the listing).",
-    schema: { type: "string" },
-    example: "</v1/pets?limit=20&cursor=abc>; rel=\"next\""
-  },
-  "Link-Successor": {
-    description: "RFC 8288 links to the operation that replaces this deprecated one (`rel=\"successor-version\"`) " +
-      "and to its deprecation notice (`rel=\"deprecation\"`).",
-    schema: { type: "string" },
-    example: "</v1/pets>; rel=\"successor-version\", </docs>; rel=\"deprecation\"; type=\"text/html\""
-  },
-  "Deprecation": {
-    description: "RFC 9745: when the operation was deprecated, as a structured date (epoch seconds).",
-    schema: { type: "string" },
-    example: deprecatedSince
-  },
-  "Sunset": {
-    description: "RFC 8594: when the operation is removed; from then on it answers 410.",
-    schema: { type: "string" },
-    example: sunset
-  }
-} as const satisfies Record<string, Header>
-
-type HeaderComponent = keyof typeof HEADER_COMPONENTS
-type DeclaredHeader = Context.Tag.Service<ResponseHeaders>[number]
-
-const RATE_LIMIT_HEADERS = [
-  "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"
-] as const satisfies ReadonlyArray<HeaderComponent>
-
-/**
- * The headers of one response, as [header name, component]. `Link` next to `Deprecation` points to
- * the replacement and is sent on every response; otherwise it is the pagination link of a success.
- */
-const responseHeaders = (
-  status: number,
-  declared: ReadonlyArray<DeclaredHeader>
-): ReadonlyArray<readonly [string, HeaderComponent]> => {
-  const success = status >= 200 && status < 300
-  const deprecation = declared.includes("Deprecation")
-  return [
-    ...RATE_LIMIT_HEADERS.map((name) => [name, name] as const),
-    ...(status === 401 ? [["WWW-Authenticate", "WWW-Authenticate"] as const] : []),
-    ...(status === 429 ? [["Retry-After", "Retry-After"] as const] : []),
-    ...declared.flatMap((name): ReadonlyArray<readonly [string, HeaderComponent]> => {
-      switch (name) {
-        case "Location":
-          return status === 201 || status === 202 ? [[name, name]] : []
-        case "Deprecation":
-        case "Sunset":
-          return [[name, name]]
-        case "Link":
-          return deprecation ? [[name, "Link-Successor"]] : success ? [[name, "Link-Next-Page"]] : []
-      }
-    })
-  ]
-}
 
 // ---------------------------------------------------------------------------------------------
 // Tags and the description
@@ -418,6 +316,17 @@ const DECLARED_TAGS: ReadonlyArray<Required<Tag>> = [
   },
   { name: "pets", description: "Navigation group only, with no operations: the pet operations are under `animals`." }
 ]
+
+/** Where questions about the interface go: the project's issue tracker. */
+const CONTACT = { name: "Pet Store Service", url: "https://github.com/petstore-service/petstore/issues" }
+
+/** Codes the HTTP layer answers with before a request reaches any operation. */
+const HTTP_LAYER_CODES = ["invalid_request", "request_timeout", "expectation_failed", "headers_too_large"] as const
+
+/** The `default` response of every operation: a status it does not list still has the Error body. */
+const DEFAULT_DESCRIPTION = "Any other status, with the Error body. The HTTP layer answers some requests before " +
+  "they reach the operation, without rate-limit headers: " +
+  HTTP_LAYER_CODES.map((code) => `${ERROR_CODES[code].status} \`${code}\``).join(", ") + "."
 
 const cell = (text: string | number): string => String(text).replace(/\|/g, "\\|")
 
@@ -493,8 +402,8 @@ const routeKey = (method: string, path: string): string => `${method.toLowerCase
 /** The `ResponseHeaders` annotation of every endpoint, keyed like the document's operations. */
 const declaredHeaders = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
   api: HttpApi.HttpApi<Id, Groups, E, R>
-): ReadonlyMap<string, ReadonlyArray<DeclaredHeader>> => {
-  const byRoute = new Map<string, ReadonlyArray<DeclaredHeader>>()
+): ReadonlyMap<string, ReadonlyArray<OpenApiHeaders.DeclaredHeader>> => {
+  const byRoute = new Map<string, ReadonlyArray<OpenApiHeaders.DeclaredHeader>>()
   HttpApi.reflect(api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
@@ -592,8 +501,14 @@ export const make = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup
     return match === undefined ? schema : { $ref: `${SCHEMAS}${match[0]}` }
   }
 
+  const defaultResponse: Response = {
+    description: DEFAULT_DESCRIPTION,
+    headers: {},
+    content: { "application/json": { schema: errorRef } }
+  }
+
   const apiSecurity = source.security.filter((requirement) => Object.keys(requirement).length > 0)
-  const usedHeaders = new Set<HeaderComponent>()
+  const usedHeaders = new Set<string>()
 
   const operation = (path: string, method: string, op: OpenApi.OpenAPISpecOperation): Operation => {
     const headers = declared.get(routeKey(method, path)) ?? []
@@ -602,9 +517,9 @@ export const make = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup
       ([, response]) => !onlyDecodeError(response)
     ).map(
       ([status, response]): readonly [string, Response] => {
-        const refs = responseHeaders(Number(status), headers)
-        refs.forEach(([, component]) => usedHeaders.add(component))
-        const headerObject = Object.fromEntries(refs.map(([name, component]) => [name, { $ref: `${HEADERS}${component}` }]))
+        const refs = OpenApiHeaders.forResponse(Number(status), headers)
+        refs.forEach(({ component }) => usedHeaders.add(component))
+        const headerObject = Object.fromEntries(refs.map(({ component, name }) => [name, { $ref: `${HEADERS}${component}` }]))
         return Number(status) >= 400
           ? [status, {
             description: errorDescription(response),
@@ -626,18 +541,22 @@ export const make = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup
       ...(op.description === undefined ? {} : { description: op.description }),
       ...(op.deprecated === undefined ? {} : { deprecated: op.deprecated }),
       ...(op.parameters.length === 0 ? {} : {
-        parameters: op.parameters.map((p): Parameter => ({
-          name: p.name,
-          in: p.in,
-          required: p.required,
-          ...(p.description === undefined ? {} : { description: p.description }),
-          schema: toSchema30(asJson(p.schema))
-        }))
+        parameters: op.parameters.map((p): Parameter => {
+          const schema = toSchema30(asJson(p.schema))
+          return {
+            name: p.name,
+            in: p.in,
+            required: p.required,
+            ...(p.description === undefined ? {} : { description: p.description }),
+            // The framework copies the description into the schema; once is enough for generated docs.
+            schema: schema.description === p.description ? omit(schema, "description") : schema
+          }
+        })
       }),
       ...(op.requestBody === undefined ? {} : {
         requestBody: { required: op.requestBody.required, content: content(op.requestBody.content, (s) => s) }
       }),
-      responses: Object.fromEntries(responses),
+      responses: { ...Object.fromEntries(responses), default: defaultResponse },
       // An empty list would mean "no authentication"; fall back to the API-level requirement.
       ...(security.length > 0 ? { security } : apiSecurity.length > 0 ? { security: apiSecurity } : {}),
       ...Object.fromEntries(extensions.map(([key, value]) => [key, asJson(value)]))
@@ -665,15 +584,19 @@ export const make = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup
   const intro = [source.info.summary, source.info.description].filter((s): s is string => s !== undefined)
   return {
     openapi: "3.0.3",
-    info: { title: source.info.title, version: source.info.version, description: describe(intro, paths) },
+    info: {
+      title: source.info.title,
+      version: source.info.version,
+      description: describe(intro, paths),
+      contact: CONTACT,
+      ...(source.info.license === undefined ? {} : { license: source.info.license })
+    },
     servers: options.servers.map(({ description, url }) => ({ url, description })),
     tags,
     paths,
     components: {
       schemas: reachable(allSchemas, [asJson(paths), errorRef]),
-      headers: Object.fromEntries(
-        Object.entries(HEADER_COMPONENTS).filter(([name]) => usedHeaders.has(name as HeaderComponent))
-      ),
+      headers: OpenApiHeaders.components(usedHeaders),
       securitySchemes: source.components.securitySchemes
     }
   }

@@ -159,8 +159,8 @@ describe("OpenApiDocument", () => {
     { id: "getPet", own: ["200", "400", "404", "410"] },
     { id: "createMessage", own: ["202", "400", "413"] },
     { id: "getMessage", own: ["200", "404"] }
-  ])("$id declares 401, 429, 500, 503 and $own", ({ id, own }) => {
-    expect(Object.keys(byId(id).op.responses).sort()).toEqual([...own, ...COMMON_ERRORS].sort())
+  ])("$id declares 401, 429, 500, 503, default and $own", ({ id, own }) => {
+    expect(Object.keys(byId(id).op.responses).sort()).toEqual([...own, ...COMMON_ERRORS, "default"].sort())
   })
 
   it("gives every error response the Error body, and nothing of HttpApiDecodeError is left", () => {
@@ -184,19 +184,56 @@ describe("OpenApiDocument", () => {
     expect(JSON.stringify(doc)).not.toMatch(/HttpApiDecodeError|"_tag"/)
   })
 
-  it("puts the rate-limit headers on every response, Retry-After on 429 and WWW-Authenticate on 401", () => {
+  it("gives every operation a `default` Error response for the statuses the HTTP layer answers itself", () => {
     for (const { op } of operations(doc)) {
-      for (const [status, response] of Object.entries(op.responses)) {
-        const names = Object.keys(response.headers)
-        expect(names, `${op.operationId} ${status}`).toEqual(expect.arrayContaining(RATE_LIMIT_HEADERS))
-        expect(names.includes("Retry-After"), `${op.operationId} ${status}`).toBe(status === "429")
-        expect(names.includes("WWW-Authenticate"), `${op.operationId} ${status}`).toBe(status === "401")
-        for (const header of Object.values(response.headers)) {
-          expect(header.$ref).toMatch(/^#\/components\/headers\//)
-          expect(doc.components.headers[header.$ref.replace("#/components/headers/", "")]).toBeDefined()
-        }
+      const fallback = op.responses["default"]!
+      expect(fallback.content).toEqual({ "application/json": { schema: { $ref: "#/components/schemas/Error" } } })
+      expect(fallback.headers).toEqual({})
+      for (const code of ["request_timeout", "expectation_failed", "headers_too_large"] as const) {
+        expect(fallback.description).toContain(`${ERROR_CODES[code].status} \`${code}\``)
       }
     }
+  })
+
+  it("marks required exactly the headers every answer of that status carries", () => {
+    const ALWAYS = Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, "always"]))
+    const SOMETIMES = Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, "sometimes"]))
+    // Answers below 500 all come after the rate limiter (401 and its 429 with the address's bucket);
+    // a 5xx may come before it; the HTTP layer's own answers (default) carry none.
+    const common = {
+      "401": { ...ALWAYS, "WWW-Authenticate": "always" },
+      "429": { ...ALWAYS, "Retry-After": "always" },
+      "500": SOMETIMES,
+      "503": { ...SOMETIMES, "Retry-After": "sometimes" },
+      default: {}
+    }
+    // getPet's own headers are written once the request is routed: never on 401 and 429.
+    const lifecycle = (presence: string) => ({ Deprecation: presence, Sunset: presence, Link: presence })
+    const expected: Record<string, Record<string, Record<string, string>>> = {
+      listPets: { "200": { ...ALWAYS, Link: "sometimes" }, "400": ALWAYS, ...common },
+      createPet: { "201": { ...ALWAYS, Location: "always" }, "400": ALWAYS, "413": ALWAYS, ...common },
+      getPet: {
+        ...Object.fromEntries(["200", "400", "404", "410"].map((status) => [status, { ...ALWAYS, ...lifecycle("always") }])),
+        ...common,
+        "500": { ...SOMETIMES, ...lifecycle("sometimes") },
+        "503": { ...common["503"], ...lifecycle("sometimes") }
+      },
+      createMessage: { "202": { ...ALWAYS, Location: "always" }, "400": ALWAYS, "413": ALWAYS, ...common },
+      getMessage: { "200": ALWAYS, "404": ALWAYS, ...common }
+    }
+    const presence = (id: string) =>
+      Object.fromEntries(Object.entries(byId(id).op.responses).map(([status, response]) => [
+        status,
+        Object.fromEntries(Object.entries(response.headers).map(([name, { $ref }]) => {
+          const header = doc.components.headers[$ref.replace("#/components/headers/", "")]
+          expect(header, $ref).toBeDefined()
+          return [name, header!.required === true ? "always" : "sometimes"]
+        }))
+      ]))
+    for (const id of Object.keys(expected)) expect(presence(id), id).toEqual(expected[id])
+  })
+
+  it("describes each header, and says when one sent only sometimes is absent", () => {
     const headers = doc.components.headers
     expect(headers["X-RateLimit-Reset"]!.schema).toMatchObject({ type: "integer" })
     expect(headers["X-RateLimit-Limit"]!.schema).toMatchObject({ type: "integer" })
@@ -204,22 +241,36 @@ describe("OpenApiDocument", () => {
     expect(headers["Retry-After"]!.schema).toMatchObject({ type: "integer", minimum: 1 })
     expect(headers["RateLimit-Policy"]!.schema).toMatchObject({ type: "string" })
     expect(headers["RateLimit"]!.schema).toMatchObject({ type: "string" })
+    for (const [name, header] of Object.entries(headers)) {
+      if (header.required === true) continue
+      expect(header.description, name).toMatch(/Absent|absent/)
+      // The optional variant describes the same header as the required one.
+      const always = headers[name.replace(/\.Optional$/, "")]
+      if (always !== undefined) expect(header.schema, name).toEqual(always.schema)
+    }
+    expect(headers["X-RateLimit-Limit.Optional"]!.description).toMatch(/before the rate limiter/)
+    expect(headers["Retry-After.Optional"]!.description).toMatch(/connections/)
   })
 
   it("declares each endpoint's own headers: Link, Location, Deprecation, Sunset", () => {
     const headersOf = (id: string, status: string) => byId(id).op.responses[status]!.headers
     const ref = (name: string) => ({ $ref: `#/components/headers/${name}` })
-    expect(headersOf("listPets", "200")["Link"]).toEqual(ref("Link-Next-Page"))
+    expect(headersOf("listPets", "200")["Link"]).toEqual(ref("Link-Next-Page.Optional"))
     expect(headersOf("listPets", "400")["Link"]).toBeUndefined()
     expect(headersOf("createPet", "201")["Location"]).toEqual(ref("Location"))
     expect(headersOf("createMessage", "202")["Location"]).toEqual(ref("Location"))
     expect(headersOf("createPet", "400")["Location"]).toBeUndefined()
-    for (const status of Object.keys(byId("getPet").op.responses)) {
+    for (const status of ["200", "400", "404", "410"]) {
       expect(headersOf("getPet", status)).toMatchObject({
         Deprecation: ref("Deprecation"),
         Sunset: ref("Sunset"),
         Link: ref("Link-Successor")
       })
+    }
+    expect(headersOf("getPet", "503")["Link"]).toEqual(ref("Link-Successor.Optional"))
+    for (const status of ["401", "429", "default"]) {
+      expect(Object.keys(headersOf("getPet", status))).not.toContain("Deprecation")
+      expect(Object.keys(headersOf("getPet", status))).not.toContain("Link")
     }
     for (const id of ["listPets", "createPet", "createMessage", "getMessage"]) {
       for (const response of Object.values(byId(id).op.responses)) {
@@ -228,7 +279,39 @@ describe("OpenApiDocument", () => {
       }
     }
     expect(doc.components.headers["Sunset"]!.example).toBe("Thu, 05 Dec 2030 00:00:00 GMT")
-    expect(doc.components.headers["Link-Next-Page"]!.description).toContain("rel=\"next\"")
+    expect(doc.components.headers["Link-Next-Page.Optional"]!.description).toContain("rel=\"next\"")
+  })
+
+  it("leaks nothing into generated types: no explicit `additionalProperties: true`, no repeated parameter descriptions", () => {
+    const explicit: Array<string> = []
+    walk(asJson(doc.components), (node, path) => {
+      if (isObject(node) && node.additionalProperties === true && path.at(-1) !== "properties") explicit.push(path.join("."))
+    })
+    expect(explicit).toEqual([])
+    for (const { op } of operations(doc)) {
+      for (const parameter of op.parameters ?? []) {
+        expect(parameter.schema.description, `${op.operationId} ${parameter.name}`).toBeUndefined()
+      }
+    }
+    const messageId = byId("getMessage").op.parameters?.find((p) => p.name === "id")
+    expect(messageId?.description).toMatch(/message/)
+  })
+
+  it("describes every schema and every property that is no reference (generated types get their doc comments)", () => {
+    const undescribed: Array<string> = []
+    for (const [name, schema] of Object.entries(doc.components.schemas)) {
+      if (typeof schema.description !== "string" || schema.description === "") undescribed.push(name)
+      for (const [property, sub] of Object.entries(isObject(schema.properties) ? schema.properties : {})) {
+        if (isObject(sub) && sub.$ref === undefined && typeof sub.description !== "string") undescribed.push(`${name}.${property}`)
+      }
+    }
+    expect(undescribed).toEqual([])
+  })
+
+  it("describes every operation and names the licence and a contact", () => {
+    for (const { op } of operations(doc)) expect(op.description ?? "", op.operationId).not.toBe("")
+    expect(doc.info.license).toEqual({ name: "MIT", url: "https://opensource.org/licenses/MIT" })
+    expect(doc.info.contact.url).toMatch(/^https:\/\//)
   })
 
   it("requires bearerAuth on every operation and never says `security: []`", () => {

@@ -1,0 +1,172 @@
+/**
+ * The response headers of the OpenAPI document: what each header means, and on which responses it
+ * is sent always (`required: true`) or only sometimes. The rules follow the order in which the
+ * application answers (see App.ts): authentication and the rate limiter run first and write the
+ * rate-limit headers, then routing adds an operation's own headers; only a 5xx can come before
+ * the limiter (a store that cannot be reached to check the key, a defect), and the HTTP layer's
+ * own refusals (the `default` response) come before everything.
+ *
+ * @internal
+ */
+import { Lifecycle } from "@petstore/core"
+import type { Context } from "effect"
+import type { ResponseHeaders } from "../Api.js"
+import type { Header } from "../OpenApiDocument.js"
+
+const sunset = new Date(Lifecycle.GET_PET_SUNSET_AT).toUTCString()
+const deprecatedSince = `@${Math.floor(Lifecycle.GET_PET_DEPRECATED_AT / 1000)}`
+
+const BEFORE_LIMITER = "Absent when the failure came before the rate limiter decided (the store could not be " +
+  "reached to check the key, or an unexpected error)."
+const BEFORE_ROUTING = "Absent when the failure came before the request was routed to this operation."
+
+/**
+ * Every header the document can reference, by component name, as sent always. `whenAbsent` says
+ * when it is missing from the responses that send it only sometimes (its optional variant).
+ */
+const HEADERS = {
+  "X-RateLimit-Limit": {
+    description: "Requests admitted per window by the limit closest to exhaustion (per minute or per day).",
+    schema: { type: "integer", minimum: 0 },
+    example: 60,
+    whenAbsent: BEFORE_LIMITER
+  },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in that limit's current window.",
+    schema: { type: "integer", minimum: 0 },
+    example: 59,
+    whenAbsent: BEFORE_LIMITER
+  },
+  "X-RateLimit-Reset": {
+    description: "Unix time, in whole seconds since the epoch, at which that limit is back to full.",
+    schema: { type: "integer", format: "int64", minimum: 0 },
+    example: 1767225660,
+    whenAbsent: BEFORE_LIMITER
+  },
+  "RateLimit-Policy": {
+    description: "Every limit that applies (per minute and per day) with its quota and window, as a " +
+      "structured field of draft-ietf-httpapi-ratelimit-headers.",
+    schema: { type: "string" },
+    example: "\"minute\";q=60;w=60, \"day\";q=1000;w=86400",
+    whenAbsent: BEFORE_LIMITER
+  },
+  "RateLimit": {
+    description: "What is left of each limit and when it is back to full, as a structured field of " +
+      "draft-ietf-httpapi-ratelimit-headers.",
+    schema: { type: "string" },
+    example: "\"minute\";r=59;t=1, \"day\";r=999;t=86400",
+    whenAbsent: BEFORE_LIMITER
+  },
+  "Retry-After": {
+    description: "Seconds to wait before retrying (whole seconds, rounded up, at least 1).",
+    schema: { type: "integer", minimum: 1 },
+    example: 1,
+    whenAbsent: "Sent when the server holds as many connections as it may; absent when the store cannot be reached."
+  },
+  "WWW-Authenticate": {
+    description: "The authentication scheme to use (RFC 6750).",
+    schema: { type: "string" },
+    example: "Bearer realm=\"petstore\""
+  },
+  "Location": {
+    description: "Path of the created or accepted resource.",
+    schema: { type: "string", format: "uri-reference" },
+    example: "/v1/pets/1"
+  },
+  "Link-Next-Page": {
+    description: "RFC 8288 link to the next page, `rel=\"next\"`, present exactly when more results exist " +
+      "(path-absolute; its `cursor` parameter continues the listing).",
+    schema: { type: "string" },
+    example: "</v1/pets?limit=20&cursor=abc>; rel=\"next\"",
+    whenAbsent: "Absent on the last page."
+  },
+  "Link-Successor": {
+    description: "RFC 8288 links to the operation that replaces this deprecated one (`rel=\"successor-version\"`) " +
+      "and to its deprecation notice (`rel=\"deprecation\"`).",
+    schema: { type: "string" },
+    example: "</v1/pets>; rel=\"successor-version\", </docs>; rel=\"deprecation\"; type=\"text/html\"",
+    whenAbsent: BEFORE_ROUTING
+  },
+  "Deprecation": {
+    description: "RFC 9745: when the operation was deprecated, as a structured date (epoch seconds).",
+    schema: { type: "string" },
+    example: deprecatedSince,
+    whenAbsent: BEFORE_ROUTING
+  },
+  "Sunset": {
+    description: "RFC 8594: when the operation is removed; from then on it answers 410.",
+    schema: { type: "string" },
+    example: sunset,
+    whenAbsent: BEFORE_ROUTING
+  }
+} as const satisfies Record<string, Omit<Header, "required"> & { readonly whenAbsent?: string }>
+
+type HeaderName = keyof typeof HEADERS
+
+/** Response headers an endpoint declares besides the rate-limit ones (Api.ts's `ResponseHeaders`). */
+export type DeclaredHeader = Context.Tag.Service<ResponseHeaders>[number]
+
+/** One header of one response: its name on the wire and the header component describing it. */
+export interface ResponseHeader {
+  readonly name: string
+  readonly component: string
+}
+
+const OPTIONAL = ".Optional"
+
+const always = (name: string, header: HeaderName = name as HeaderName): ResponseHeader => ({ name, component: header })
+const sometimes = (name: string, header: HeaderName = name as HeaderName): ResponseHeader => ({
+  name,
+  component: header + OPTIONAL
+})
+
+const RATE_LIMIT_HEADERS = [
+  "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"
+] as const satisfies ReadonlyArray<HeaderName>
+
+/**
+ * The headers of the response with `status` of an operation declaring `declared`. Every answer
+ * below 500 comes after the rate limiter (a 401 and its 429 with the client address's bucket), so
+ * it carries the rate-limit headers; a 401 or 429 comes before routing, so it never carries an
+ * operation's own headers. `Link` next to `Deprecation` points to the replacement; otherwise it is
+ * the pagination link of a success.
+ */
+export const forResponse = (status: number, declared: ReadonlyArray<DeclaredHeader>): ReadonlyArray<ResponseHeader> => {
+  const limited = status < 500 ? always : sometimes
+  const routed = status === 401 || status === 429 ? undefined : limited
+  const deprecation = declared.includes("Deprecation")
+  return [
+    ...RATE_LIMIT_HEADERS.map((name) => limited(name)),
+    ...(status === 401 ? [always("WWW-Authenticate")] : []),
+    ...(status === 429 ? [always("Retry-After")] : status === 503 ? [sometimes("Retry-After")] : []),
+    ...declared.flatMap((name): ReadonlyArray<ResponseHeader> => {
+      switch (name) {
+        case "Location":
+          return status === 201 || status === 202 ? [always(name)] : []
+        case "Deprecation":
+        case "Sunset":
+          return routed === undefined ? [] : [routed(name)]
+        case "Link":
+          return deprecation
+            ? routed === undefined ? [] : [routed(name, "Link-Successor")]
+            : status >= 200 && status < 300
+            ? [sometimes(name, "Link-Next-Page")]
+            : []
+      }
+    })
+  ]
+}
+
+/** The header components `used` refers to, by name, each as always or sometimes sent. */
+export const components = (used: ReadonlySet<string>): { readonly [component: string]: Header } =>
+  Object.fromEntries(
+    Object.entries(HEADERS).flatMap(([name, header]): ReadonlyArray<readonly [string, Header]> => {
+      const { whenAbsent, ...rest } = header as typeof header & { readonly whenAbsent?: string }
+      return [
+        ...(used.has(name) ? [[name, { ...rest, required: true }] as const] : []),
+        ...(used.has(name + OPTIONAL)
+          ? [[name + OPTIONAL, { ...rest, description: `${rest.description} ${whenAbsent ?? ""}`.trim() }] as const]
+          : [])
+      ]
+    })
+  )
