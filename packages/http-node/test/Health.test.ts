@@ -7,6 +7,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Readiness } from "@petstore/core"
 import { Effect, Exit, Fiber, Scope } from "effect"
+import { start as startExpress } from "../examples/hosts/express.js"
+import { start as startFastify } from "../examples/hosts/fastify.js"
+import { hostedBy, listening, send } from "./support/Hosts.js"
 import * as RawHttp from "./support/RawHttp.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
 
@@ -209,4 +212,25 @@ describe("/healthz and /readyz", () => {
       expect((yield* server.get("/v1/pets", key)).status).toBe(200)
       yield* Fiber.join(closing)
     }), 30_000)
+})
+
+describe("hosts that route the pet store's paths (App.paths) answer the health endpoints at the root", () => {
+  const express = hostedBy(async (runtime) => listening(await startExpress(runtime)))
+  const fastify = hostedBy(async (runtime) => {
+    const app = await startFastify(runtime)
+    return { url: listening(app.server).url, close: () => app.close() }
+  })
+  for (const [name, host] of [["Express", express], ["Fastify", fastify]] as const) {
+    it(`${name}: /healthz and /readyz without a key; 405 for POST; a neighbouring path is the host's`, async () => {
+      expect((await send(`${host.url}/healthz`)).body).toEqual({ status: "ok" })
+      expect((await send(`${host.url}/readyz`)).body).toEqual({ status: "ready", checks: { store: "up", rateLimiter: "up" } })
+      const post = await send(`${host.url}/readyz`, { method: "POST" })
+      expect(post.status).toBe(405)
+      expect(post.headers.allow).toBe("GET, HEAD")
+      // Not the pet store's (it would ask for a key): the host's own 404.
+      const neighbour = await send(`${host.url}/healthz/x`)
+      expect(neighbour.status).toBe(404)
+      expect(neighbour.body?.code).toBeUndefined()
+    })
+  }
 })
