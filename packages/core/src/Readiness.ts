@@ -96,6 +96,18 @@ export const probe = (options: ProbeOptions = {}): Effect.Effect<Effect.Effect<R
       { concurrent: true }
     )
     let last: { readonly at: number; readonly report: Report } | undefined
+    // Said once per change, not per probe: what became unreachable, and when everything answers again.
+    let said = ""
+    const sayChange = (report: Report): Effect.Effect<void> => {
+      const now = report.reasons.join("; ")
+      if (now === said) return Effect.void
+      said = now
+      return now === ""
+        ? Effect.logInfo("readiness: the store and the rate limiter answer")
+        : report.ready
+        ? Effect.logWarning(`readiness: degraded: ${now}`)
+        : Effect.logWarning(`readiness: not ready: ${now}`)
+    }
     let running: Deferred.Deferred<Report> | undefined
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (last !== undefined && now - last.at < reuseMillis) return Effect.succeed(last.report)
@@ -104,6 +116,7 @@ export const probe = (options: ProbeOptions = {}): Effect.Effect<Effect.Effect<R
       const answer = Deferred.unsafeMake<Report>(FiberId.none)
       running = answer
       return both.pipe(
+        Effect.tap(sayChange),
         Effect.flatMap((report) =>
           Effect.map(Clock.currentTimeMillis, (at) => {
             last = { at, report }

@@ -115,7 +115,7 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
         }),
         () =>
           Effect.sync(() => app.startDraining?.()).pipe(
-            Effect.zipRight(Effect.sleep(options.drainDelay ?? 0)),
+            Effect.zipRight(options.drainDelay === undefined ? Effect.void : Effect.sleep(options.drainDelay)),
             Effect.zipRight(close(server, connections, options.shutdownTimeout ?? "10 seconds"))
           )
       )

@@ -141,6 +141,10 @@ if ("skip" in database) {
       await proxy.restore()
       const back = await readyzBecomes(server.url, 200)
       expect(back.body.checks).toEqual({ store: "up", rateLimiter: "up" })
+      // The change is logged once each way, without the URL.
+      const log = server.output()
+      expect(log.match(/readiness: not ready: the store \(PostgreSQL\) cannot be reached/g)).toHaveLength(1)
+      expect(log).toContain("readiness: the store and the rate limiter answer")
     }, 60_000)
   })
 }
