@@ -14,12 +14,16 @@ import { CursorSigner } from "./PageCursor.js"
 import { PetRepository } from "./PetRepository.js"
 import { Pets } from "./Pets.js"
 import { RateLimiter, type RateLimiterOptions } from "./RateLimiter.js"
+import { StoreReadiness } from "./Readiness.js"
 import { SecureRandom } from "./SecureRandom.js"
 
 export interface PetstoreOptions {
   readonly environment?: KeyEnvironment | undefined
   readonly rateLimiter?: Partial<RateLimiterOptions> | undefined
-  /** Another rate limiter (Redis, shared by every instance) instead of the in-memory one. */
+  /**
+   * Another rate limiter (Redis, shared by every instance) instead of the in-memory one; a layer that
+   * also provides `LimiterReadiness` has it reach the readiness answer.
+   */
   readonly rateLimiterLayer?: Layer.Layer<RateLimiter> | undefined
   readonly messageQueue?: Partial<MessageQueueOptions> | undefined
 }
@@ -47,10 +51,16 @@ export const layer = (
 /** Everything in process memory: for tests, embedding and trying things out (nothing survives a restart). */
 export const layerMemory = (
   options: PetstoreOptions = {}
-): Layer.Layer<Services | Stores, never, MessageProcessor> =>
+): Layer.Layer<Services | Stores | StoreReadiness, never, MessageProcessor> =>
   layer(options).pipe(
     Layer.provideMerge(
-      Layer.mergeAll(PetRepository.layerMemory, AccountStore.layerMemory, MessageStore.layerMemory, CursorSigner.random)
+      Layer.mergeAll(
+        PetRepository.layerMemory,
+        AccountStore.layerMemory,
+        MessageStore.layerMemory,
+        CursorSigner.random,
+        StoreReadiness.layerAlwaysUp
+      )
     ),
     Layer.provide(SecureRandom.Live)
   )

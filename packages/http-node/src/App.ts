@@ -16,6 +16,7 @@ import * as ApiReference from "./ApiReference.js"
 import type { AppRequest } from "./AppRequest.js"
 import { type AppResponse, JSON_CONTENT_TYPE, type ResponseHeaders } from "./AppResponse.js"
 import * as ErrorResponse from "./ErrorResponse.js"
+import * as Health from "./Health.js"
 import * as JsonBody from "./JsonBody.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import * as Operations from "./Operations.js"
@@ -53,6 +54,8 @@ export class App extends Context.Tag("@petstore/http-node/App")<
      * another's `handle`): `DEFAULT_PATHS`.
      */
     readonly paths?: ReadonlyArray<string> | undefined
+    /** Makes `/readyz` answer 503 from now on: the server hosting it has begun to shut down. */
+    readonly startDraining?: (() => void) | undefined
   }
 >() {
   static readonly layer = (options: AppOptions): Layer.Layer<App, never, AppServices> => Layer.effect(App, make(options))
@@ -377,9 +380,13 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       return guarded(headers, () => serve(request, adminRoutes, headers, (path) => ({ path }), true))
     }
 
+    // Readiness ports come with the stores' adapters when they have them (read here, absent: up).
+    const health = yield* Health.make
     const handle = (request: AppRequest): Effect.Effect<AppResponse> => {
       const path = pathOf(request.url)
-      return (request.method === "GET" || request.method === "HEAD") && path === openApiPath
+      return path === Health.HEALTH_PATH || path === Health.READY_PATH
+        ? health.answer(request.method, path)
+        : (request.method === "GET" || request.method === "HEAD") && path === openApiPath
         ? Effect.succeed(labelRoute(OPENAPI_ROUTE)(json(200, openApiJson, {})))
         : (request.method === "GET" || request.method === "HEAD") && path === "/docs"
         ? Effect.succeed({ status: 200, headers: { "Content-Type": "text/html; charset=utf-8" }, body: referenceHtml, route: DOCS_ROUTE })
@@ -387,7 +394,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         ? serveAdmin(request)
         : servePublic(request)
     }
-    const paths = new Set(["/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
+    const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
     if (Option.isSome(adminToken)) paths.add("/admin/")
-    return App.of({ handle, paths: [...paths] })
+    return App.of({ handle, paths: [...paths], startDraining: health.startDraining })
   })

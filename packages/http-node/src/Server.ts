@@ -7,7 +7,7 @@
 import { Context, Data, Duration, Effect, Layer } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import type { App } from "./App.js"
+import { App } from "./App.js"
 import * as Connections from "./Connections.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as NodeHandler from "./NodeHandler.js"
@@ -15,6 +15,11 @@ import * as NodeHandler from "./NodeHandler.js"
 export interface ListenOptions {
   readonly port: number
   readonly host: string
+  /**
+   * How long the server keeps accepting and serving once shutdown begins, with `/readyz` answering
+   * 503, so load balancers stop sending before it stops accepting (default 0: it stops at once).
+   */
+  readonly drainDelay?: Duration.DurationInput | undefined
   /** How long in-flight requests may take to finish on shutdown before their connections are cut. */
   readonly shutdownTimeout?: Duration.DurationInput | undefined
   /** Longest wait for a request's headers (default 10 s); then 408 `request_timeout`. */
@@ -70,6 +75,7 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
   Layer.scoped(
     ServerAddress,
     Effect.gen(function*() {
+      const app = yield* App
       const handler = yield* NodeHandler.make
       const headersTimeout = Duration.toMillis(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT)
       const requestTimeout = Duration.toMillis(options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
@@ -107,7 +113,11 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
             resume(Effect.void)
           })
         }),
-        () => close(server, connections, options.shutdownTimeout ?? "10 seconds")
+        () =>
+          Effect.sync(() => app.startDraining?.()).pipe(
+            Effect.zipRight(options.drainDelay === undefined ? Effect.void : Effect.sleep(options.drainDelay)),
+            Effect.zipRight(close(server, connections, options.shutdownTimeout ?? "10 seconds"))
+          )
       )
       const address = server.address() as AddressInfo
       const host = address.family === "IPv6" ? `[${address.address}]` : address.address

@@ -4,7 +4,7 @@
  * @since 1.0.0
  */
 import { Layer } from "effect"
-import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
+import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom } from "@petstore/core"
 import * as AccountStorePg from "./AccountStorePg.js"
 import * as CursorSecretPg from "./CursorSecretPg.js"
 import { type Database, DatabaseOpenError, layer as layerPool, messageOf, type PostgresOptions, redact } from "./Database.js"
@@ -12,6 +12,7 @@ import * as LimiterStateStorePg from "./LimiterStateStorePg.js"
 import * as MessageStorePg from "./MessageStorePg.js"
 import * as Migrations from "./Migrations.js"
 import * as PetRepositoryPg from "./PetRepositoryPg.js"
+import * as ReadinessPg from "./ReadinessPg.js"
 import type { WriteBatcherOptions } from "./WriteBatcher.js"
 
 export interface PostgresStoreOptions extends PostgresOptions {
@@ -34,15 +35,16 @@ export const layerDatabase = (options: PostgresOptions): Layer.Layer<Database, D
 
 /**
  * Every core store on one PostgreSQL database: pets, accounts and keys, messages, the page-cursor
- * secret, and the limiter's durable state.
+ * secret, the limiter's durable state, and the store's readiness probe.
  *
  * @category layers
  */
 export const layer = (
   options: PostgresStoreOptions
-): Layer.Layer<Petstore.Stores | LimiterStateStore.LimiterStateStore | Database, DatabaseOpenError> =>
+): Layer.Layer<Petstore.Stores | LimiterStateStore.LimiterStateStore | Readiness.StoreReadiness | Database, DatabaseOpenError> =>
   Layer.mergeAll(
     PetRepositoryPg.layer(options.batching),
+    ReadinessPg.layer,
     AccountStorePg.layer(options.accountStore),
     MessageStorePg.layer(options.batching),
     LimiterStateStorePg.layer,
@@ -57,7 +59,11 @@ export const layer = (
  */
 export const layerPetstore = (
   options: PostgresPetstoreOptions
-): Layer.Layer<Petstore.Services | Petstore.Stores | Database, DatabaseOpenError, MessageProcessor.MessageProcessor> =>
+): Layer.Layer<
+  Petstore.Services | Petstore.Stores | Readiness.StoreReadiness | Database,
+  DatabaseOpenError,
+  MessageProcessor.MessageProcessor
+> =>
   LimiterPersistence.layer(options.limiter).pipe(
     Layer.mapError(openError(redact(options.url))),
     Layer.provideMerge(Petstore.layer(options.petstore).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),

@@ -12,6 +12,7 @@ export * as Import from "./Import.js"
 export * as Migrations from "./Migrations.js"
 export * as PetRepositoryPg from "./PetRepositoryPg.js"
 export * as PostgresPetstore from "./PostgresPetstore.js"
+export * as ReadinessPg from "./ReadinessPg.js"
 export * as WriteBatcher from "./WriteBatcher.js"
 
 export { DatabaseOpenError, isUrl, redact } from "./Database.js"

@@ -16,7 +16,7 @@
  * @since 1.0.0
  */
 import { Clock, Duration, Effect, Layer, type Scope } from "effect"
-import { Errors, LimitDecision, RateLimiter } from "@petstore/core"
+import { Errors, LimitDecision, RateLimiter, Readiness } from "@petstore/core"
 import * as LimiterScripts from "./LimiterScripts.js"
 import { Redis, type RedisOptions, type RedisUnavailable, layer as layerRedis, script } from "./RedisConnection.js"
 
@@ -45,6 +45,36 @@ export const accountKeys = (prefix: string, accountId: string, keyId: string) =>
 
 export const addressKey = (prefix: string, address: string) => `${prefix}{ip:${address}}:auth`
 
+/**
+ * Whether Redis runs the limiter's scripts: one decision on a key no client address can have, with
+ * room to spare (a PING would also answer while scripts fail: out of memory, a read-only replica).
+ */
+const scriptsRun = (redis: Redis["Type"], prefix: string): Effect.Effect<boolean> =>
+  redis.run(ADMIT_ADDRESS, [addressKey(prefix, "probe")], [1_000_000, -1]).pipe(
+    Effect.as(true),
+    Effect.orElseSucceed(() => false)
+  )
+
+/**
+ * The limiter's readiness: up while Redis runs its scripts. While it does not, `failure: "open"`
+ * still serves (limits in process memory), so the instance is degraded, not down; `closed` answers
+ * 503 to limited requests, so it is down.
+ *
+ * @category layers
+ */
+export const readiness = (
+  options: Pick<RateLimiterRedisOptions, "prefix" | "failure">
+): Layer.Layer<Readiness.LimiterReadiness, never, Redis> =>
+  Layer.effect(
+    Readiness.LimiterReadiness,
+    Effect.map(Redis, (redis) => {
+      const away: Readiness.Check = options.failure === "closed"
+        ? { state: "down", reason: "the rate limiter (Redis) cannot be reached" }
+        : { state: "degraded", reason: "the rate limiter (Redis) cannot be reached; limits apply per instance meanwhile" }
+      return { check: Effect.map(scriptsRun(redis, options.prefix ?? "petstore:"), (runs) => runs ? Readiness.UP : away) }
+    })
+  )
+
 /** @category constructors */
 export const make = (
   options: RateLimiterRedisOptions
@@ -63,12 +93,8 @@ export const make = (
     const timeArg = (now: number | undefined) =>
       !callerClock ? Effect.succeed(-1) : now === undefined ? Clock.currentTimeMillis : Effect.succeed(now)
 
-    // Looks at Redis every 250 ms while it is away; back to it as soon as it runs a script again (a
-    // PING would also answer while scripts fail: out of memory, a read-only replica).
-    const scriptRuns = redis.run(ADMIT_ADDRESS, [addressKey(prefix, "probe")], [1_000_000, -1]).pipe(
-      Effect.as(true),
-      Effect.orElseSucceed(() => false)
-    )
+    // Looks at Redis every 250 ms while it is away; back to it as soon as it runs a script again.
+    const scriptRuns = scriptsRun(redis, prefix)
     const probe = Effect.gen(function*() {
       while (!(yield* scriptRuns)) yield* Effect.sleep(PROBE_EVERY)
       shared = true
@@ -138,7 +164,7 @@ export const make = (
     })
   })
 
-/** The rate limiter on Redis, with its own connection, for the life of the layer. */
-export const layer = (options: RateLimiterRedisOptions): Layer.Layer<RateLimiter.RateLimiter> =>
-  Layer.scoped(RateLimiter.RateLimiter, make(options)).pipe(Layer.provide(layerRedis(options)))
+/** The rate limiter on Redis and its readiness, with their own connection, for the life of the layer. */
+export const layer = (options: RateLimiterRedisOptions): Layer.Layer<RateLimiter.RateLimiter | Readiness.LimiterReadiness> =>
+  Layer.merge(Layer.scoped(RateLimiter.RateLimiter, make(options)), readiness(options)).pipe(Layer.provide(layerRedis(options)))
 

@@ -48,6 +48,11 @@ export interface ServerConfig {
    * `PETSTORE_CONNECTION_BUFFER_BYTES`); what is not set keeps its default (`Connections.defaults`).
    */
   readonly connections?: Partial<Connections.ConnectionLimits> | undefined
+  /**
+   * On shutdown, how long the server keeps serving with `/readyz` answering 503 before it stops
+   * accepting (`PETSTORE_DRAIN_DELAY_MS`, default 0), so load balancers stop sending first.
+   */
+  readonly drainDelayMillis?: number | undefined
 }
 
 /** The rate limiter on Redis: its URL, and what a Redis outage does (`open`: limit in memory; `closed`: 503). */
@@ -184,6 +189,15 @@ const connections = Config.all({
     Object.fromEntries(Object.entries(limits).flatMap(([name, value]) => Option.isSome(value) ? [[name, value.value]] : [])))
 )
 
+// At most 5 minutes: longer than any orchestrator waits before it kills the process anyway.
+const drainDelayMillis = Config.integer("PETSTORE_DRAIN_DELAY_MS").pipe(
+  Config.validate({
+    message: "PETSTORE_DRAIN_DELAY_MS must be a whole number of milliseconds from 0 to 300000",
+    validation: (n) => n >= 0 && n <= 300_000
+  }),
+  Config.withDefault(0)
+)
+
 /**
  * A configuration error as one line per problem, each naming its variable. Values are never shown
  * for secrets (the admin token, the database and Redis URLs are read redacted and their checks name
@@ -228,7 +242,8 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   store,
   redis,
   banGraceMillis,
-  connections
+  connections,
+  drainDelayMillis
 }).pipe(
   Config.map((c): ServerConfig => ({
     ...c,

@@ -25,7 +25,7 @@ export const serverUrl = (baseUrl: string): string =>
 
 /** The application and its server, for a given configuration and services. */
 export const layer = (config: ServerConfig, services: ServicesLayer) =>
-  Server.layer({ port: config.port, host: config.host, connections: config.connections }).pipe(
+  Server.layer({ port: config.port, host: config.host, connections: config.connections, drainDelay: config.drainDelayMillis }).pipe(
     Layer.provideMerge(
       AppModule.App.layer({
         quickstartBasePath: config.quickstartBasePath,

@@ -4,7 +4,7 @@
  * @since 1.0.0
  */
 import { Layer } from "effect"
-import { type Errors, LimiterPersistence, type MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
+import { type Errors, LimiterPersistence, type MessageProcessor, Petstore, type Readiness, SecureRandom } from "@petstore/core"
 import * as AccountStoreSqlite from "./AccountStoreSqlite.js"
 import * as CursorSecretSqlite from "./CursorSecretSqlite.js"
 import { Database, type GroupCommitOptions } from "./GroupCommit.js"
@@ -12,6 +12,7 @@ import * as LimiterStateStoreSqlite from "./LimiterStateStoreSqlite.js"
 import * as MessageStoreSqlite from "./MessageStoreSqlite.js"
 import * as Migrations from "./Migrations.js"
 import * as PetRepositorySqlite from "./PetRepositorySqlite.js"
+import * as SqliteReadiness from "./SqliteReadiness.js"
 import * as Connection from "./Connection.js"
 
 export interface SqliteStoreOptions extends Connection.SqliteOptions {
@@ -39,18 +40,19 @@ export const layerDatabase = (
 
 /**
  * Every core store on one SQLite file (`:memory:` for a database that ends with the layer): pets,
- * accounts and keys, messages, and the page-cursor secret.
+ * accounts and keys, messages, the page-cursor secret, and the store's readiness probe.
  *
  * @category layers
  */
 export const layer = (
   options: SqliteStoreOptions
 ): Layer.Layer<
-  Petstore.Stores | Database | Connection.Connection,
+  Petstore.Stores | Readiness.StoreReadiness | Database | Connection.Connection,
   Connection.DatabaseOpenError
 > =>
   Layer.mergeAll(
     PetRepositorySqlite.layer,
+    SqliteReadiness.layer,
     AccountStoreSqlite.layer(options.accountStore),
     MessageStoreSqlite.layer,
     CursorSecretSqlite.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
@@ -65,7 +67,7 @@ export const layer = (
 export const layerPetstore = (
   options: SqlitePetstoreOptions
 ): Layer.Layer<
-  Petstore.Services | Petstore.Stores | Database | Connection.Connection,
+  Petstore.Services | Petstore.Stores | Readiness.StoreReadiness | Database | Connection.Connection,
   Connection.DatabaseOpenError,
   MessageProcessor.MessageProcessor
 > =>

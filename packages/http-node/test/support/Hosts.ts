@@ -2,8 +2,8 @@
  * What every host that mounts the pet store must show, through real HTTP: the list, a POST after
  * the host's own JSON parser (answers the same, status and body, as the application reading raw
  * bytes), the same under a prefix (links included), and the client's socket address reaching the
- * failed-authentication limit. Requests leave from chosen loopback addresses (127.0.0.2, .3 ...),
- * so two clients really have two addresses.
+ * failed-authentication limit; and the health endpoints under the prefix. Requests
+ * leave from chosen loopback addresses (127.0.0.2, .3 ...), so two clients really have two addresses.
  */
 import { Accounts } from "@petstore/core"
 import { Effect, Redacted } from "effect"
@@ -161,6 +161,12 @@ export const checkHost = async (url: string, run: <A, E>(effect: Effect.Effect<A
   expect(mountedList.status).toBe(200)
   expect(mountedList.headers.link).toMatch(/^<\/petstore\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/)
   expect((await send(`${url}/petstore/v1/pets`)).body).toMatchObject({ code: "unauthorized", status: 401 })
+
+  // The health endpoints under the prefix, without a key (at the root, a host routes them or not).
+  const health = await send(`${url}/petstore/healthz`)
+  expect({ status: health.status, body: health.body }).toEqual({ status: 200, body: { status: "ok" } })
+  const ready = await send(`${url}/petstore/readyz`)
+  expect({ status: ready.status, body: ready.body }).toEqual({ status: 200, body: { status: "ready", checks: { store: "up", rateLimiter: "up" } } })
 
   // Each client's socket address has its own failed-authentication bucket.
   const remaining = async (from: string) => (await send(`${url}/v1/pets`, { from })).headers["x-ratelimit-remaining"]

@@ -18,6 +18,7 @@ import {
   Petstore,
   type Plan,
   type RateLimiter,
+  Readiness,
   SecureRandom
 } from "@petstore/core"
 import { Clock, Context, type Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
@@ -50,6 +51,10 @@ export interface TestServerOptions {
   readonly timeouts?: { readonly headers: Duration.DurationInput; readonly request: Duration.DurationInput }
   /** The server's bounds on connections (default: the production ones). */
   readonly connections?: Partial<Connections.ConnectionLimits>
+  /** Replaces the memory stores' readiness (always up), to count or fail probes. */
+  readonly storeReadiness?: Readiness.StoreReadiness["Type"]
+  /** How long the server keeps serving once its scope starts closing (default 0). */
+  readonly drainDelay?: Duration.DurationInput
 }
 
 /**
@@ -256,10 +261,15 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         host: "127.0.0.1",
         headersTimeout: options.timeouts?.headers,
         requestTimeout: options.timeouts?.request,
-        connections: options.connections
+        connections: options.connections,
+        drainDelay: options.drainDelay
       }).pipe(
         Layer.provideMerge(App.layer(config)),
-        Layer.provideMerge(services)
+        Layer.provideMerge(
+          options.storeReadiness === undefined
+            ? services
+            : Layer.merge(services, Layer.succeed(Readiness.StoreReadiness, options.storeReadiness))
+        )
       )
       const context = yield* Layer.build(served).pipe(
         Effect.withClock(clock),

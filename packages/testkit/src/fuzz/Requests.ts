@@ -47,10 +47,13 @@ export interface RequestSpec {
 }
 
 const OPEN_PATHS = ["/v1/openapi.json", "/docs"]
+/** The health endpoints: no key and no rate limit, whatever the method (other methods get 405). */
+const HEALTH_PATHS = ["/healthz", "/readyz"]
 
 /**
  * Whether the server must take `target` as a request of the public API, which answers with the
- * rate-limit headers (every path but the open documents and the admin API, docs/api.md). Targets
+ * rate-limit headers (every path but the open documents, the health endpoints and the admin API,
+ * docs/api.md and docs/operations.md). Targets
  * a server could normalize onto those (dot segments, `//`, percent-encoding, case, fragments,
  * absolute or asterisk form) are left out.
  *
@@ -64,6 +67,7 @@ export const isPublicApiTarget = (method: string, target: string): boolean => {
   const lower = path.toLowerCase()
   if (lower === "/admin" || lower.startsWith("/admin/")) return false
   if (OPEN_PATHS.includes(lower) && (method === "GET" || method === "HEAD")) return false
+  if (HEALTH_PATHS.includes(path)) return false
   return true
 }
 

@@ -28,6 +28,7 @@ const FIXED = [
   "/v1/messages/..%2F..%2Fadmin", "/v1/openapi.json/", "/v1/openapi.json?x=1", "/v1/openapi.json;x", "/docs/", "/docs?x",
   "/docs/../v1/pets", "/admin", "/admin/", "/admin/v1", "/admin/v1/../../v1/pets", "/admin/v1/accounts/%00/keys",
   "/ADMIN/v1/accounts", "/v1/store/orders", "/v1/pets/1/2/3", "/.well-known/security.txt", "/%", "/%%", "/~", "/v1/pets/~1",
+  "/healthz", "/readyz", "/healthz/", "/readyz?x", "/healthz/../v1/pets", "/readyz/../v1/pets", "/healthz%2F..%2Fv1%2Fpets",
   "*", "http://x/v1/pets", "http://127.0.0.1/v1/openapi.json", "https://example.com/admin/v1/accounts", "HTTP://X/v1/pets"
 ]
 

@@ -1,0 +1,134 @@
+/**
+ * Readiness: whether this instance can serve, as the stores' adapters see it. Two ports, one per
+ * dependency an instance needs: the store (`StoreReadiness`, provided by the SQLite and PostgreSQL
+ * adapters; the memory stores are always up) and the rate limiter (`LimiterReadiness`, provided by
+ * the Redis limiter; the in-process one is always up). A port that is absent counts as up, so an
+ * embedder that wires its own stores keeps working.
+ *
+ * `probe` asks both at most once at a time and reuses the answer for a moment, so no number of
+ * readiness requests can load the store.
+ *
+ * @since 1.0.0
+ */
+import { Clock, Context, Deferred, Duration, Effect, Exit, FiberId, Layer, Option } from "effect"
+
+/**
+ * `up`: reachable. `degraded`: unreachable, but the instance still serves without it (the Redis
+ * limiter failing open limits in process memory). `down`: the instance cannot serve.
+ */
+export type State = "up" | "degraded" | "down"
+
+/** What one check found; `reason` names what is unreachable in words (never a URL or a password). */
+export interface Check {
+  readonly state: State
+  readonly reason?: string | undefined
+}
+
+/** The answer of a dependency that was reached. */
+export const UP: Check = { state: "up" }
+
+/** @category services */
+export class StoreReadiness extends Context.Tag("@petstore/core/StoreReadiness")<
+  StoreReadiness,
+  { readonly check: Effect.Effect<Check> }
+>() {
+  /** Stores in process memory: always reachable. */
+  static readonly layerAlwaysUp: Layer.Layer<StoreReadiness> = Layer.succeed(StoreReadiness, { check: Effect.succeed(UP) })
+}
+
+/** @category services */
+export class LimiterReadiness extends Context.Tag("@petstore/core/LimiterReadiness")<
+  LimiterReadiness,
+  { readonly check: Effect.Effect<Check> }
+>() {}
+
+/** What the instance's dependencies answered. */
+export interface Report {
+  /** Every dependency is up or degraded. */
+  readonly ready: boolean
+  readonly checks: { readonly store: State; readonly rateLimiter: State }
+  /** Why the instance is not ready, or degraded: one sentence per dependency that is not up. */
+  readonly reasons: ReadonlyArray<string>
+}
+
+export interface ProbeOptions {
+  /** How long an answer is reused (default 1 s): requests in that time share it. */
+  readonly reuse?: Duration.DurationInput | undefined
+  /** Longest wait for one check; past it the dependency counts as down (default 2 s). */
+  readonly timeout?: Duration.DurationInput | undefined
+}
+
+const bounded = (what: string, check: Effect.Effect<Check>, timeout: Duration.Duration): Effect.Effect<Check> =>
+  check.pipe(
+    Effect.timeoutTo({
+      duration: timeout,
+      onSuccess: (answer) => answer,
+      onTimeout: (): Check => ({ state: "down", reason: `the ${what} did not answer within ${Duration.format(timeout)}` })
+    }),
+    Effect.catchAllDefect((): Effect.Effect<Check> => Effect.succeed({ state: "down", reason: `the ${what} check failed` }))
+  )
+
+const reportOf = (store: Check, rateLimiter: Check): Report => ({
+  ready: store.state !== "down" && rateLimiter.state !== "down",
+  checks: { store: store.state, rateLimiter: rateLimiter.state },
+  reasons: [store.reason, rateLimiter.reason].filter((r): r is string => r !== undefined)
+})
+
+const INTERRUPTED = reportOf({ state: "down", reason: "the readiness check was interrupted" }, UP)
+
+/**
+ * The readiness of the ports in the current context (absent ones are up), shared: at most one
+ * probe in flight, its answer reused for `reuse`. The probe runs on its own fiber, so a caller
+ * that goes away does not cancel it for the others.
+ *
+ * @category constructors
+ */
+export const probe = (options: ProbeOptions = {}): Effect.Effect<Effect.Effect<Report>> =>
+  Effect.gen(function*() {
+    const reuseMillis = Duration.toMillis(options.reuse ?? Duration.seconds(1))
+    const timeout = Duration.decode(options.timeout ?? Duration.seconds(2))
+    const store = Option.map(yield* Effect.serviceOption(StoreReadiness), (s) => bounded("store", s.check, timeout))
+    const limiter = Option.map(yield* Effect.serviceOption(LimiterReadiness), (s) => bounded("rate limiter", s.check, timeout))
+    const both = Effect.zipWith(
+      Option.getOrElse(store, () => Effect.succeed(UP)),
+      Option.getOrElse(limiter, () => Effect.succeed(UP)),
+      reportOf,
+      { concurrent: true }
+    )
+    let last: { readonly at: number; readonly report: Report } | undefined
+    // Said once per change, not per probe: what became unreachable, and when everything answers again.
+    let said = ""
+    const sayChange = (report: Report): Effect.Effect<void> => {
+      const now = report.reasons.join("; ")
+      if (now === said) return Effect.void
+      said = now
+      return now === ""
+        ? Effect.logInfo("readiness: the store and the rate limiter answer")
+        : report.ready
+        ? Effect.logWarning(`readiness: degraded: ${now}`)
+        : Effect.logWarning(`readiness: not ready: ${now}`)
+    }
+    let running: Deferred.Deferred<Report> | undefined
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (last !== undefined && now - last.at < reuseMillis) return Effect.succeed(last.report)
+      if (running !== undefined) return Deferred.await(running)
+      // Made and noted before anything yields, so a request arriving meanwhile waits for this probe.
+      const answer = Deferred.unsafeMake<Report>(FiberId.none)
+      running = answer
+      return both.pipe(
+        Effect.tap(sayChange),
+        Effect.flatMap((report) =>
+          Effect.map(Clock.currentTimeMillis, (at) => {
+            last = { at, report }
+            return report
+          })
+        ),
+        Effect.onExit((exit) => {
+          running = undefined
+          return Deferred.done(answer, Exit.isSuccess(exit) ? exit : Exit.succeed(INTERRUPTED))
+        }),
+        Effect.forkDaemon,
+        Effect.zipRight(Deferred.await(answer))
+      )
+    })
+  })

@@ -1,0 +1,89 @@
+/**
+ * The health endpoints, for load balancers and orchestrators: outside `/v1`, without a key, at
+ * exact paths only, and touching no rate-limit bucket.
+ * - `/healthz`: 200 while the process serves; nothing else is asked.
+ * - `/readyz`: 200 when the store and the rate limiter answer (`Readiness.probe`: one probe at a
+ *   time, its answer shared for a second); 503 `unavailable` naming what does not, and 503 from
+ *   the moment the server starts draining on shutdown.
+ *
+ * @since 1.0.0
+ */
+import { Readiness } from "@petstore/core"
+import { Effect } from "effect"
+import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+
+export const HEALTH_PATH = "/healthz"
+export const READY_PATH = "/readyz"
+
+/** Seconds a client is told to wait before asking `/readyz` again: the life of a shared answer. */
+const RETRY_AFTER = "1"
+
+export interface Health {
+  /** The answer to `method` on `path`, one of `HEALTH_PATH` and `READY_PATH`. */
+  readonly answer: (method: string, path: string) => Effect.Effect<AppResponse>
+  /** From now on `/readyz` answers 503: the server is shutting down. */
+  readonly startDraining: () => void
+}
+
+const notAllowed = (method: string): AppResponse => {
+  const error = ErrorResponse.make("method_not_allowed", `${method} is not allowed here; allowed: GET, HEAD.`)
+  return { status: error.status, headers: { "Content-Type": JSON_CONTENT_TYPE, Allow: "GET, HEAD" }, body: error.body }
+}
+
+const unavailable = (message: string): AppResponse => {
+  const error = ErrorResponse.make("unavailable", message)
+  return {
+    status: error.status,
+    headers: { "Content-Type": JSON_CONTENT_TYPE, "Cache-Control": "no-store", "Retry-After": RETRY_AFTER },
+    body: error.body,
+    route: `GET ${READY_PATH}`
+  }
+}
+
+const ok = (body: string, route: string): AppResponse => ({
+  status: 200,
+  headers: { "Content-Type": JSON_CONTENT_TYPE, "Cache-Control": "no-store" },
+  body,
+  route
+})
+
+const ALIVE = JSON.stringify({ status: "ok" })
+const DRAINING = "Not ready: the server is shutting down."
+
+/** The 200 or 503 answer to a readiness report. */
+const readyAnswer = (report: Readiness.Report): AppResponse =>
+  report.ready
+    ? ok(
+      JSON.stringify({
+        status: "ready",
+        checks: report.checks,
+        ...(report.reasons.length > 0 ? { degraded: report.reasons } : {})
+      }),
+      `GET ${READY_PATH}`
+    )
+    : unavailable(`Not ready: ${report.reasons.join("; ")}.`)
+
+/**
+ * The endpoints over the readiness ports of the current context (absent ones count as up).
+ *
+ * @category constructors
+ */
+export const make: Effect.Effect<Health> = Effect.gen(function*() {
+  const probe = yield* Readiness.probe()
+  let draining = false
+  const readiness = Effect.map(probe, (report) => (draining ? unavailable(DRAINING) : readyAnswer(report)))
+  return {
+    answer: (method, path) =>
+      method !== "GET" && method !== "HEAD"
+        ? Effect.succeed(notAllowed(method))
+        : path === HEALTH_PATH
+        ? Effect.succeed(ok(ALIVE, `GET ${HEALTH_PATH}`))
+        : draining
+        ? Effect.succeed(unavailable(DRAINING))
+        : readiness,
+    startDraining: () => {
+      draining = true
+    }
+  }
+})
