@@ -84,6 +84,14 @@ const page = (document: OpenApiDocument, bundleUrl: string, documentUrl: string)
 `
 }
 
+/**
+ * The browser enforces what the page may do: scripts, styles, images, fonts and requests from this
+ * origin only (Scalar needs inline script and style, and WebAssembly).
+ */
+const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; " +
+  "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'; " +
+  "frame-ancestors 'self'"
+
 const notFound = ErrorResponse.make("not_found", "No such asset of the API reference; reload /docs.")
 
 /**
@@ -121,7 +129,15 @@ export const make = (options: { readonly document: OpenApiDocument; readonly ope
     const q = url.indexOf("?")
     const query = q === -1 ? "" : url.slice(q + 1)
     if (!query.startsWith("asset=")) {
-      return Effect.succeed({ status: 200, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" }, body: html })
+      return Effect.succeed({
+        status: 200,
+        headers: {
+          "Content-Type": "text/html; charset=utf-8",
+          "Cache-Control": "no-cache",
+          "Content-Security-Policy": CONTENT_SECURITY_POLICY
+        },
+        body: html
+      })
     }
     if (query !== bundleQuery) return Effect.succeed(error(notFound))
     return load.pipe(

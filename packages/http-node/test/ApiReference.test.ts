@@ -26,6 +26,7 @@ layer(TestServer.layer())("ApiReference", (it) => {
       const reply = expectStatus(yield* server.get("/docs"), 200)
       expect(reply.headers.get("content-type")).toBe("text/html; charset=utf-8")
       expect(reply.headers.get("cache-control")).toBe("no-cache")
+      expect(reply.headers.get("content-security-policy")).toMatch(/^default-src 'self'; /)
       expect(reply.text.length).toBeLessThan(4096)
       // Relative addresses only, so the same page works under a host's mount; no other origin at all.
       expect(reply.text).toContain(`<script src="${BUNDLE.slice(1)}"></script>`)
