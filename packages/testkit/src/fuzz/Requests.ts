@@ -46,7 +46,7 @@ export interface RequestSpec {
   readonly lowerCaseNames?: boolean
 }
 
-const OPEN_PATHS = ["/v1/openapi.json", "/docs"]
+const OPEN_PATHS = ["/v1/openapi.json", "/docs", "/favicon.ico"]
 
 /**
  * Whether the server must take `target` as a request of the public API, which answers with the
