@@ -143,6 +143,9 @@ export const checkHost = async (url: string, run: <A, E>(effect: Effect.Effect<A
     const bundle = await send(`${url}${base}/${/<script src="([^"]+)"/.exec(docs.text)![1]}`)
     expect({ base, status: bundle.status, type: bundle.headers["content-type"] }).toEqual({ base, status: 200, type: "text/javascript; charset=utf-8" })
     expect((await send(`${url}${base}/v1/openapi.json`)).status).toBe(200)
+    const head = await send(`${url}${base}/docs`, { method: "HEAD" })
+    expect({ base, status: head.status, type: head.headers["content-type"], text: head.text })
+      .toEqual({ base, status: 200, type: "text/html; charset=utf-8", text: "" })
   }
 
   // Every body answers as when the application reads the bytes itself.
