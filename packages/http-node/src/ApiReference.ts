@@ -101,7 +101,13 @@ const notFound = ErrorResponse.make("not_found", "No such asset of the API refer
  * @category constructors
  * @since 1.0.0
  */
-export const make = (options: { readonly document: OpenApiDocument; readonly openApiPath: `/${string}` }): ApiReference => {
+export const make = (options: {
+  readonly document: OpenApiDocument
+  readonly openApiPath: `/${string}`
+  /** Reads the bundle (default: from `@effect/platform`); tests pass one that fails. */
+  readonly readBundle?: () => Promise<string>
+}): ApiReference => {
+  const readBundle = options.readBundle ?? ScalarBundle.read
   const bundleQuery = `asset=scalar-${ScalarBundle.version()}.js`
   const html = page(options.document, `docs?${bundleQuery}`, options.openApiPath.slice(1))
 
@@ -109,7 +115,7 @@ export const make = (options: { readonly document: OpenApiDocument; readonly ope
   let loading: Promise<string> | undefined
   const load = Effect.suspend(() => {
     if (bundle !== undefined) return Effect.succeed(bundle)
-    loading ??= ScalarBundle.read().then(
+    loading ??= readBundle().then(
       (text) => (bundle = text),
       (error) => {
         loading = undefined // the next request tries again

@@ -5,7 +5,7 @@
  * packages/server/test/ApiReferenceBrowser.test.ts.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Logger } from "effect"
 import { Api, PUBLIC_PREFIX } from "../src/Api.js"
 import * as ApiReference from "../src/ApiReference.js"
 import * as ScalarBundle from "../src/internal/scalarBundle.js"
@@ -93,6 +93,25 @@ describe("ApiReference.make", () => {
     expect(settingsOf(reference.html).servers).toEqual([{ url: `https://x.test/${hostile}`, description: hostile }])
     expect(reference.html).toContain("<title>Pets &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; 1.0.0 · API reference</title>")
   })
+})
+
+describe("ApiReference bundle", () => {
+  const doc = OpenApiDocument.make({ api: Api, servers: [] })
+
+  it.effect("a bundle that cannot be read is a 500 Error body, and the next request reads it again", () =>
+    Effect.gen(function*() {
+      let reads = 0
+      const reference = ApiReference.make({
+        document: doc,
+        openApiPath: "/v1/openapi.json",
+        readBundle: () => ++reads === 1 ? Promise.reject(new Error("gone")) : Promise.resolve("bundle();")
+      })
+      const failed = yield* reference.answer(`/docs?${reference.bundleQuery}`)
+      expect(failed.status).toBe(500)
+      expect(JSON.parse(failed.body!)).toMatchObject({ code: "internal_error", status: 500 })
+      for (let i = 0; i < 2; i++) expect((yield* reference.answer(`/docs?${reference.bundleQuery}`)).body).toBe("bundle();")
+      expect(reads).toBe(2)
+    }).pipe(Effect.provide(Logger.remove(Logger.defaultLogger))))
 })
 
 describe("ScalarBundle.parse", () => {
