@@ -14,6 +14,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import type * as Endpoint from "@effect/platform/HttpApiEndpoint"
 import { ErrorBody, Lifecycle, Message, Pet } from "@petstore/core"
 import { Context, Schema } from "effect"
+import { OPERATION_DESCRIPTIONS } from "./OpenApiDescriptions.js"
 
 /** The path prefix of the pet operations (part of both environments' base URLs). */
 export const PUBLIC_PREFIX = "/v1"
@@ -88,11 +89,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
       .pipe(withCommonErrors)
       .annotate(OpenApi.Identifier, "listPets")
       .annotate(OpenApi.Summary, "List all animals")
-      .annotate(
-        OpenApi.Description,
-        "A page of animals ordered by id, optionally only those with one `status`. When more exist, the " +
-          "`Link` header (`rel=\"next\"`) gives the next page; a page without it is the last."
-      )
+      .annotate(OpenApi.Description, OPERATION_DESCRIPTIONS.listPets)
       .annotate(ResponseHeaders, ["Link"])
   )
   .add(
@@ -104,11 +101,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
       .pipe(withCommonErrors)
       .annotate(OpenApi.Identifier, "createPet")
       .annotate(OpenApi.Summary, "Add an animal")
-      .annotate(
-        OpenApi.Description,
-        "Adds an animal; the service assigns its id (an `id` in the body is ignored) and stores it as " +
-          "`available` when no `status` is given. `Location` is the new animal's path."
-      )
+      .annotate(OpenApi.Description, OPERATION_DESCRIPTIONS.createPet)
       .annotate(ResponseHeaders, ["Location"])
   )
   .add(
@@ -121,11 +114,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
       .pipe(withCommonErrors)
       .annotate(OpenApi.Identifier, "getPet")
       .annotate(OpenApi.Summary, "Get an animal (deprecated: use GET /pets with the status filter)")
-      .annotate(
-        OpenApi.Description,
-        "Deprecated: every answer after authentication carries `Deprecation`, `Sunset` and a `Link` to the " +
-          "replacement (`GET /pets` with the `status` filter); from the sunset on it answers `410 gone`."
-      )
+      .annotate(OpenApi.Description, OPERATION_DESCRIPTIONS.getPet)
       .annotate(OpenApi.Deprecated, true)
       .annotate(ResponseHeaders, ["Deprecation", "Sunset", "Link"])
   )
@@ -146,11 +135,7 @@ export const messagesGroup = (basePath: `/${string}` = PUBLIC_PREFIX) =>
         .pipe(withCommonErrors)
         .annotate(OpenApi.Identifier, "createMessage")
         .annotate(OpenApi.Summary, "Submit a message")
-        .annotate(
-          OpenApi.Description,
-          "Queues a message for processing (experimental). It is stored durably before the `202`, then processed " +
-            "at least once: `queued`, `processing`, then `delivered` or `failed`. `Location` is the path to read its state."
-        )
+        .annotate(OpenApi.Description, OPERATION_DESCRIPTIONS.createMessage)
         .annotate(OpenApi.Override, { "x-stability": "experimental" })
         .annotate(ResponseHeaders, ["Location"])
     )
@@ -162,11 +147,7 @@ export const messagesGroup = (basePath: `/${string}` = PUBLIC_PREFIX) =>
         .pipe(withCommonErrors)
         .annotate(OpenApi.Identifier, "getMessage")
         .annotate(OpenApi.Summary, "Read a message's current state")
-        .annotate(
-          OpenApi.Description,
-          "The message's current state (experimental). Only the account that submitted it can read it; " +
-            "for any other the answer is `404`."
-        )
+        .annotate(OpenApi.Description, OPERATION_DESCRIPTIONS.getMessage)
         .annotate(OpenApi.Override, { "x-stability": "experimental" })
     )
     .middleware(ApiKeyAuth)

@@ -82,6 +82,9 @@ const pathOf = (url: string): string => {
   return q === -1 ? url : url.slice(0, q)
 }
 
+/** Browsers ask every origin for `/favicon.ico`: no icon, no key needed, and not asked again for a week. */
+const noFavicon = (): AppResponse => ({ status: 204, headers: { "Cache-Control": "public, max-age=604800" }, body: undefined })
+
 const json = (status: number, body: string | undefined, headers: ResponseHeaders): AppResponse => {
   if (body !== undefined) headers["Content-Type"] = JSON_CONTENT_TYPE
   return { status, headers, body }
@@ -161,10 +164,11 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
 
     const document = OpenApiDocument.make({ api, servers: options.servers })
     const openApiJson = JSON.stringify(document)
-    const referenceHtml = ApiReference.render(document)
-    const openApiPath = `${PUBLIC_PREFIX}/openapi.json`
+    const openApiPath = `${PUBLIC_PREFIX}/openapi.json` as const
+    const reference = ApiReference.make({ document, openApiPath })
     const OPENAPI_ROUTE = `GET ${openApiPath}`
     const DOCS_ROUTE = "GET /docs"
+    const FAVICON_ROUTE = "GET /favicon.ico"
     const adminToken = Option.map(options.adminToken, (t) => Buffer.from(Redacted.value(t)))
     /** The open document is a route too: other methods on it are 405 (after authentication, like any route). */
     const staticAllowed = (url: string): string | undefined => (pathOf(url) === openApiPath ? "GET, HEAD" : undefined)
@@ -389,7 +393,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         : (request.method === "GET" || request.method === "HEAD") && path === openApiPath
         ? Effect.succeed(labelRoute(OPENAPI_ROUTE)(json(200, openApiJson, {})))
         : (request.method === "GET" || request.method === "HEAD") && path === "/docs"
-        ? Effect.succeed({ status: 200, headers: { "Content-Type": "text/html; charset=utf-8" }, body: referenceHtml, route: DOCS_ROUTE })
+        ? Effect.map(reference.answer(request.url), labelRoute(DOCS_ROUTE))
+        : (request.method === "GET" || request.method === "HEAD") && path === "/favicon.ico"
+        ? Effect.succeed(labelRoute(FAVICON_ROUTE)(noFavicon()))
         : path === "/admin" || path.startsWith("/admin/")
         ? serveAdmin(request)
         : servePublic(request)

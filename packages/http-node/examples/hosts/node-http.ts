@@ -7,7 +7,7 @@ export const start = async (runtime: PetstoreRuntime, port = 0): Promise<Http.Se
   const mounted = await runtime.runPromise(NodeHandler.makeWith({ basePath: "/petstore" }))
 
   const server = Http.createServer((req, res) => {
-    if (req.url?.startsWith("/v1/") || req.url === "/docs") return petstore(req, res)
+    if (req.url?.startsWith("/v1/") || req.url === "/docs" || req.url?.startsWith("/docs?")) return petstore(req, res)
     if (req.url?.startsWith("/petstore/")) return mounted(req, res)
     res.writeHead(404).end() // ... the host's own routes
   })

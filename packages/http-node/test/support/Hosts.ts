@@ -136,8 +136,17 @@ export const checkHost = async (url: string, run: <A, E>(effect: Effect.Effect<A
   expect(listed.status).toBe(200)
   expect(listed.headers["x-ratelimit-limit"]).toBe("100000")
   expect(listed.body).toContainEqual(created.body)
-  const docs = await send(`${url}/docs`)
-  expect(docs.headers["content-type"]).toMatch(/^text\/html/)
+  // The API reference, its bundle and its document, addressed relative to the page: at the root and under the mount.
+  for (const base of ["", "/petstore"]) {
+    const docs = await send(`${url}${base}/docs`)
+    expect(docs.headers["content-type"]).toMatch(/^text\/html/)
+    const bundle = await send(`${url}${base}/${/<script src="([^"]+)"/.exec(docs.text)![1]}`)
+    expect({ base, status: bundle.status, type: bundle.headers["content-type"] }).toEqual({ base, status: 200, type: "text/javascript; charset=utf-8" })
+    expect((await send(`${url}${base}/v1/openapi.json`)).status).toBe(200)
+    const head = await send(`${url}${base}/docs`, { method: "HEAD" })
+    expect({ base, status: head.status, type: head.headers["content-type"], text: head.text })
+      .toEqual({ base, status: 200, type: "text/html; charset=utf-8", text: "" })
+  }
 
   // Every body answers as when the application reads the bytes itself.
   for (const { body, contentType, keyless, what } of BODIES) {

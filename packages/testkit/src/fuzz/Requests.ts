@@ -46,7 +46,7 @@ export interface RequestSpec {
   readonly lowerCaseNames?: boolean
 }
 
-const OPEN_PATHS = ["/v1/openapi.json", "/docs"]
+const OPEN_PATHS = ["/v1/openapi.json", "/docs", "/favicon.ico"]
 /** The health endpoints: no key and no rate limit, whatever the method (other methods get 405). */
 const HEALTH_PATHS = ["/healthz", "/readyz"]
 

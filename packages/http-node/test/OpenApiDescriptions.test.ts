@@ -1,0 +1,27 @@
+/**
+ * The prose every renderer of the served document shows (`/v1/openapi.json`): the introduction with
+ * its sections, the tags' descriptions, and a description for each of the five operations.
+ */
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { OPERATION_DESCRIPTIONS } from "../src/OpenApiDescriptions.js"
+import { expectStatus } from "./support/Expectations.js"
+import { TestServer } from "./support/TestServer.js"
+
+layer(TestServer.layer())("OpenApiDescriptions", (it) => {
+  it.effect("the served document carries the introduction, the tags' and every operation's description", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const document = expectStatus(yield* server.get("/v1/openapi.json"), 200).body
+      const headings = [...(document.info.description as string).matchAll(/^## (.+)$/gm)].map((m) => m[1])
+      expect(headings).toEqual(["Authentication", "Rate limits", "Pagination", "Deprecation", "Stability", "Errors", "Not served"])
+      expect(document.tags.map((t: { name: string }) => t.name)).toEqual(["animals", "messages", "store", "pets"])
+      for (const tag of document.tags) expect(tag.description).toMatch(/\w/)
+
+      const operations = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, any>))
+      expect(operations.map((op) => op.operationId).sort()).toEqual(["createMessage", "createPet", "getMessage", "getPet", "listPets"])
+      for (const op of operations) expect(op.description, op.operationId).toBe(OPERATION_DESCRIPTIONS[op.operationId as keyof typeof OPERATION_DESCRIPTIONS])
+      const getPet = operations.find((op) => op.operationId === "getPet")
+      expect(getPet.description).toContain("Thu, 05 Dec 2030 00:00:00 GMT")
+    }))
+})
