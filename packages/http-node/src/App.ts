@@ -20,6 +20,7 @@ import * as JsonBody from "./JsonBody.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import * as Operations from "./Operations.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
+import * as RequestObserver from "./RequestObserver.js"
 import * as Routes from "./Routes.js"
 
 type FindResult<Ctx> = NonNullable<ReturnType<Routes.RouteTable<Ctx, ErrorResponse.OperationError>["find"]>>
@@ -39,6 +40,8 @@ export interface AppOptions {
   /** Proxies in front of the server that append to `X-Forwarded-For` (0: use the socket peer). */
   readonly trustProxy: number
   readonly servers: ReadonlyArray<{ readonly url: string; readonly description: string }>
+  /** The access log and tracing (both off by default); every response carries `X-Request-Id`. */
+  readonly observe?: RequestObserver.ObserveOptions | undefined
 }
 
 /** @category services */
@@ -389,5 +392,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     }
     const paths = new Set(["/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
     if (Option.isSome(adminToken)) paths.add("/admin/")
-    return App.of({ handle, paths: [...paths] })
+    const observe = yield* RequestObserver.make(options.observe ?? {})
+    return App.of({ handle: observe(handle), paths: [...paths] })
   })

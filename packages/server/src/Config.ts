@@ -48,6 +48,19 @@ export interface ServerConfig {
    * `PETSTORE_CONNECTION_BUFFER_BYTES`); what is not set keeps its default (`Connections.defaults`).
    */
   readonly connections?: Partial<Connections.ConnectionLimits> | undefined
+  /** Logs (`PETSTORE_LOG_FORMAT`, `PETSTORE_LOG_LEVEL`, `PETSTORE_ACCESS_LOG`); absent: text at info, no access log. */
+  readonly log?: LogConfig | undefined
+  /** `PETSTORE_TRACING`: `otlp` exports a span per request over OTLP/HTTP (see docs/operations.md); default `off`. */
+  readonly tracing?: "off" | "otlp" | undefined
+}
+
+/** How the server logs. */
+export interface LogConfig {
+  /** `json`: one object per line; `text`: for people. Absent: text on a terminal, json otherwise. */
+  readonly format: "json" | "text" | undefined
+  readonly level: "debug" | "info" | "warning" | "error" | "none"
+  /** One line per request (`PETSTORE_ACCESS_LOG`, default true). */
+  readonly accessLog: boolean
 }
 
 /** The rate limiter on Redis: its URL, and what a Redis outage does (`open`: limit in memory; `closed`: 503). */
@@ -184,6 +197,12 @@ const connections = Config.all({
     Object.fromEntries(Object.entries(limits).flatMap(([name, value]) => Option.isSome(value) ? [[name, value.value]] : [])))
 )
 
+const log = Config.all({
+  format: Config.option(Config.literal("json", "text")("PETSTORE_LOG_FORMAT")),
+  level: Config.literal("debug", "info", "warning", "error", "none")("PETSTORE_LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  accessLog: Config.boolean("PETSTORE_ACCESS_LOG").pipe(Config.withDefault(true))
+}).pipe(Config.map(({ format, ...rest }): LogConfig => ({ format: Option.getOrUndefined(format), ...rest })))
+
 /**
  * A configuration error as one line per problem, each naming its variable. Values are never shown
  * for secrets (the admin token, the database and Redis URLs are read redacted and their checks name
@@ -228,7 +247,9 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   store,
   redis,
   banGraceMillis,
-  connections
+  connections,
+  log,
+  tracing: Config.literal("off", "otlp")("PETSTORE_TRACING").pipe(Config.withDefault("off" as const))
 }).pipe(
   Config.map((c): ServerConfig => ({
     ...c,
