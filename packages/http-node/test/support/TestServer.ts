@@ -20,9 +20,10 @@ import {
   type RateLimiter,
   SecureRandom
 } from "@petstore/core"
-import { Clock, Context, type Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
+import { Clock, Context, type Duration, Effect, FiberRef, HashSet, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
 import { App } from "../../src/App.js"
 import type * as Connections from "../../src/Connections.js"
+import type * as RequestObserver from "../../src/RequestObserver.js"
 import * as Server from "../../src/Server.js"
 import { ServerAddress } from "../../src/Server.js"
 
@@ -50,6 +51,10 @@ export interface TestServerOptions {
   readonly timeouts?: { readonly headers: Duration.DurationInput; readonly request: Duration.DurationInput }
   /** The server's bounds on connections (default: the production ones). */
   readonly connections?: Partial<Connections.ConnectionLimits>
+  /** The access log and tracing (default: both off). */
+  readonly observe?: RequestObserver.ObserveOptions
+  /** The only logger of the server (to read what it logs); default: Effect's. */
+  readonly logger?: Logger.Logger<unknown, unknown>
 }
 
 /**
@@ -224,7 +229,8 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         quickstartBasePath: options.quickstartBasePath ?? "/v1",
         adminToken: Option.map(Option.fromNullable(adminToken), Redacted.make),
         trustProxy: options.trustProxy ?? 0,
-        servers: [{ url: "http://127.0.0.1", description: "Production" }]
+        servers: [{ url: "http://127.0.0.1", description: "Production" }],
+        observe: options.observe
       } as const
       const processor = options.messageProcessor === undefined
         ? MessageProcessor.MessageProcessor.layerRecordOnly
@@ -264,6 +270,7 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
       const context = yield* Layer.build(served).pipe(
         Effect.withClock(clock),
         options.quiet === true ? Logger.withMinimumLogLevel(LogLevel.None) : (self) => self,
+        options.logger === undefined ? (self) => self : Effect.locally(FiberRef.currentLoggers, HashSet.make(options.logger)),
         Effect.orDie
       )
       return makeHandle(Context.get(context, ServerAddress).url, clock, adminToken)
