@@ -263,7 +263,11 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       const found = routes.find(request.method, request.url)
       return found === undefined
         ? unrouted(request, routes, headers)
-        : Sync.map(serveRoute(request, found, headers, context, emptyBodyIsObject), labelRoute(found.handler.template))
+        : Sync.map(
+          // Guarded here, inside the label, so that a 5xx of a route names its route too.
+          guarded(headers, () => serveRoute(request, found, headers, context, emptyBodyIsObject)),
+          labelRoute(found.handler.template)
+        )
     }
 
     /** 404 for a path no route has, 405 with `Allow` for a route asked with another method. */

@@ -115,7 +115,7 @@ it.scoped("a 5xx carries it, and the error logged while serving the request carr
     expect(failed).toHaveLength(1)
     expect(failed[0]!.message).toContain("request failed")
     expect(failed[0]!.annotations.requestId).toBe("failing-1")
-    expect(log.access().map((line) => line.annotations)).toContainEqual(expect.objectContaining({ requestId: "failing-1", status: 500 }))
+    expect(log.access().map((line) => line.annotations)).toContainEqual(expect.objectContaining({ requestId: "failing-1", route: "GET /v1/pets", status: 500 }))
   }))
 
 it.scoped("the access log: one line per request with method, route, status, duration, account and request id", () =>
