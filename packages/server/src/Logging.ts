@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { Cause, Effect, FiberRef, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
+import { Cause, Effect, FiberRef, HashMap, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
 import type { LogConfig } from "./Config.js"
 
 const LEVELS: Record<LogConfig["level"], LogLevel.LogLevel> = {
@@ -27,6 +27,8 @@ const describeError = (error: Error): string => error.stack ?? `${error.name}: $
 
 // `Effect.logError("request failed", error)` gives an array: strings make the message, errors the error.
 const partsOf = (message: unknown, cause: Cause.Cause<unknown>): Parts => {
+  // The access line and most others: one string, no cause.
+  if (typeof message === "string" && Cause.isEmpty(cause)) return { message, error: undefined }
   const words: Array<string> = []
   const errors: Array<string> = []
   for (const part of Array.isArray(message) ? message : [message]) {
@@ -38,16 +40,41 @@ const partsOf = (message: unknown, cause: Cause.Cause<unknown>): Parts => {
   return { message: words.join(" "), error: errors.length === 0 ? undefined : errors.join("\n") }
 }
 
-const levelName = (level: LogLevel.LogLevel): string => level._tag.toLowerCase()
+const LEVEL_NAMES = new Map<string, string>(LogLevel.allLevels.map((level) => [level._tag, level._tag.toLowerCase()]))
+const levelName = (level: LogLevel.LogLevel): string => LEVEL_NAMES.get(level._tag) ?? level._tag.toLowerCase()
+
+const RESERVED = new Set(["time", "level", "message", "error"])
+
+// `,"key":` of each annotation name seen (a handful: the code's own names), "" for the reserved
+// ones; bounded in case names were ever made per request.
+const keyPrefixes = new Map<string, string>()
+const keyPrefix = (key: string): string => {
+  let prefix = keyPrefixes.get(key)
+  if (prefix === undefined) {
+    prefix = RESERVED.has(key) ? "" : `,${JSON.stringify(key)}:`
+    if (keyPrefixes.size < 1_000) keyPrefixes.set(key, prefix)
+  }
+  return prefix
+}
 
 /** One JSON object per line: `time`, `level`, `message`, then each annotation, then `error`. */
 export const jsonLogger: Logger.Logger<unknown, string> = Logger.make(({ annotations, cause, date, logLevel, message }) => {
   const parts = partsOf(message, cause)
-  const line: Record<string, unknown> = { time: date.toISOString(), level: levelName(logLevel), message: parts.message }
-  for (const [key, value] of annotations) if (!(key in line)) line[key] = value
-  if (parts.error !== undefined) line.error = parts.error
-  return JSON.stringify(line)
+  // Written out rather than through an object and JSON.stringify: this runs for every access line.
+  let line = `{"time":"${date.toISOString()}","level":"${levelName(logLevel)}","message":${JSON.stringify(parts.message)}`
+  HashMap.forEach(annotations, (value, key) => {
+    const prefix = keyPrefix(key)
+    if (prefix !== "") line += prefix + (typeof value === "number" && Number.isFinite(value) ? String(value) : JSON.stringify(structured(value)) ?? "null")
+  })
+  if (parts.error !== undefined) line += `,"error":${JSON.stringify(parts.error)}`
+  return line + "}"
 })
+
+// Plain values as they are; anything else as Effect's structured loggers show it.
+const structured = (value: unknown): unknown =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === null
+    ? value
+    : Inspectable.toJSON(value)
 
 const textValue = (value: unknown): string => {
   const text = typeof value === "string" ? value : Inspectable.toStringUnknown(value, 0)
@@ -58,7 +85,9 @@ const textValue = (value: unknown): string => {
 export const textLogger: Logger.Logger<unknown, string> = Logger.make(({ annotations, cause, date, logLevel, message }) => {
   const parts = partsOf(message, cause)
   let line = `${date.toISOString()} ${logLevel.label.padEnd(5)} ${parts.message}`
-  for (const [key, value] of annotations) line += ` ${key}=${textValue(value)}`
+  HashMap.forEach(annotations, (value, key) => {
+    line += ` ${key}=${textValue(value)}`
+  })
   return parts.error === undefined ? line : `${line}\n${parts.error.replace(/^/gm, "    ")}`
 })
 

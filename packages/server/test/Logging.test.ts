@@ -4,7 +4,9 @@
  * token or body ever reaches them.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { Cause, FiberId, FiberRefs, HashMap, List, LogLevel } from "effect"
 import { spawn } from "node:child_process"
+import * as Logging from "../src/Logging.js"
 import { ADMIN_TOKEN, createAccount, request } from "./support/Http.js"
 import { BIN, freePort, pollUntil, type Server, type Settings, start, stop } from "./support/ServerProcess.js"
 
@@ -128,5 +130,49 @@ describe("logs of the standalone server", () => {
       await stop({ process: child, url: "", output: () => output })
     }
     expect(output).toBe("")
+  })
+})
+
+describe("the line formats", () => {
+  const entry = (message: unknown, annotations: Record<string, unknown>, cause: Cause.Cause<unknown> = Cause.empty) => ({
+    fiberId: FiberId.none,
+    logLevel: LogLevel.Error,
+    message,
+    cause,
+    context: FiberRefs.empty(),
+    spans: List.empty(),
+    annotations: HashMap.fromIterable(Object.entries(annotations)),
+    date: new Date(Date.UTC(2026, 10, 24, 12, 0, 0, 5))
+  })
+
+  it("JSON: a line that parses whatever the message, annotations and error hold", () => {
+    const error = new Error("the store broke\n\"badly\"")
+    const line = Logging.jsonLogger.log(
+      entry(["request failed: \"quoted\"\nnext line", error], { requestId: "r-1", time: "not the time", ratio: Number.NaN, nested: { a: 1 } })
+    )
+    expect(line).not.toContain("\n")
+    expect(JSON.parse(line)).toEqual({
+      time: "2026-11-24T12:00:00.005Z",
+      level: "error",
+      message: "request failed: \"quoted\"\nnext line",
+      requestId: "r-1",
+      ratio: null,
+      nested: { a: 1 },
+      error: expect.stringContaining("the store broke")
+    })
+  })
+
+  it("JSON: a failure's cause is its error", () => {
+    const line = Logging.jsonLogger.log(entry("a failure", {}, Cause.fail(new Error("went wrong"))))
+    expect(JSON.parse(line)).toMatchObject({ message: "a failure", error: expect.stringContaining("went wrong") })
+  })
+
+  it("text: one line, values with spaces or quotes quoted, the error indented below", () => {
+    const text = Logging.textLogger.log(entry(["request failed", new Error("boom")], { requestId: "r-1", route: "GET /v1/pets" }))
+    const [first, ...rest] = text.split("\n")
+    expect(first).toMatch(/^2026-11-24T12:00:00\.005Z ERROR request failed /)
+    expect(first).toContain(" requestId=r-1")
+    expect(first).toContain(" route=\"GET /v1/pets\"")
+    expect(rest[0]).toMatch(/^ {4}Error: boom/)
   })
 })
