@@ -8,6 +8,9 @@ import type { AddressInfo } from "node:net"
 import { ADMIN_TOKEN, createAccount, request } from "./support/Http.js"
 import { pollUntil, start, stop } from "./support/ServerProcess.js"
 
+/** Node options that make any import of an OpenTelemetry module fail in the server process. */
+const FORBID_OPENTELEMETRY = `--import ${new URL("./support/forbid-opentelemetry.mjs", import.meta.url).href}`
+
 interface OtlpValue {
   readonly stringValue?: string
   readonly intValue?: number | string
@@ -80,5 +83,17 @@ describe("tracing of the standalone server", () => {
       await stop(server)
       await otlp.close()
     }
+  })
+
+  it("without PETSTORE_TRACING no OpenTelemetry module is loaded (with it, the same guard stops the start)", async () => {
+    const settings = { PETSTORE_STORE: "memory", PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN, NODE_OPTIONS: FORBID_OPENTELEMETRY }
+    const server = await start(settings)
+    try {
+      const account = await createAccount(server.url)
+      expect((await request(`${server.url}/v1/pets`, { key: account.key })).status).toBe(200)
+    } finally {
+      await stop(server)
+    }
+    await expect(start({ ...settings, PETSTORE_TRACING: "otlp" })).rejects.toThrow(/OpenTelemetry modules could not be loaded.*forbidden import/)
   })
 })
