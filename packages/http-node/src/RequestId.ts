@@ -19,9 +19,9 @@ const WELL_FORMED = /^[A-Za-z0-9._~:/+=-]{1,128}$/
 /** Whether `value` is kept as the request's id (1 to 128 characters of `[A-Za-z0-9._~:/+=-]`). */
 export const isWellFormed = (value: string): boolean => WELL_FORMED.test(value)
 
-/** A new id: a random UUID (122 random bits, so ids cannot be guessed; cheap, from node's entropy cache). */
-export const generate = (): string => randomUUID()
-
-/** The id of a request carrying `header` (the value of `X-Request-Id`, if any). */
+/**
+ * The id of a request carrying `header` (the value of `X-Request-Id`, if any); a new one is a
+ * random UUID (122 random bits, so ids cannot be guessed; cheap, from node's entropy cache).
+ */
 export const of = (header: string | undefined): string =>
   header !== undefined && WELL_FORMED.test(header) ? header : randomUUID()

@@ -35,10 +35,13 @@ export type Handle = (request: AppRequest) => Effect.Effect<AppResponse>
 /** The message of every access-log line (the facts are its annotations). */
 export const ACCESS_MESSAGE = "request"
 
-/** Writes one access line; `undefined` when no logger would show a line at level Info. */
+/** Writes one access line. */
 type AccessLog = (method: string, response: AppResponse, requestId: string, durationMs: number) => void
 
-/** The loggers, level and annotations of the fiber building the application, read once. */
+/**
+ * The access log on the loggers, level and annotations of the fiber building the application,
+ * read once; `undefined` when no logger would show a line at level Info.
+ */
 const makeAccessLog: Effect.Effect<AccessLog | undefined> = Effect.gen(function*() {
   const context = yield* Effect.getFiberRefs
   const loggers = FiberRefs.getOrDefault(context, FiberRef.currentLoggers)
