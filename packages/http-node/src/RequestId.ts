@@ -14,7 +14,7 @@ export const MAX_LENGTH = 128
 
 // Letters, digits and `. _ ~ : / + = -`: UUIDs, ULIDs, base64 and the ids proxies and tracing
 // systems write, but no space, quote, comma or control character, so an id is safe in any log format.
-const WELL_FORMED = /^[A-Za-z0-9._~:/+=-]{1,128}$/
+const WELL_FORMED = new RegExp(`^[A-Za-z0-9._~:/+=-]{1,${MAX_LENGTH}}$`)
 
 /** Whether `value` is kept as the request's id (1 to 128 characters of `[A-Za-z0-9._~:/+=-]`). */
 export const isWellFormed = (value: string): boolean => WELL_FORMED.test(value)

@@ -175,4 +175,10 @@ describe("the line formats", () => {
     expect(first).toContain(" route=\"GET /v1/pets\"")
     expect(rest[0]).toMatch(/^ {4}Error: boom/)
   })
+
+  it("the default format: text on a terminal, JSON otherwise", () => {
+    expect(Logging.defaultFormat({ isTTY: true })).toBe("text")
+    expect(Logging.defaultFormat({ isTTY: false })).toBe("json")
+    expect(Logging.defaultFormat({})).toBe("json")
+  })
 })
