@@ -98,6 +98,24 @@ layer(TestServer.layer())("X-Request-Id", (it) => {
     }))
 })
 
+layer(TestServer.layer({ quiet: true, timeouts: { headers: "1 second", request: "1 second" } }))("X-Request-Id on node's own error answers", (it) => {
+  it.effect("malformed HTTP gets a 400 with a new id; a body that never arrives gets a 408 with the request's id", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const [malformed] = answers(yield* exchange(server.url, "GARBAGE\r\n\r\n"))
+      expect(malformed!.status).toBe(400)
+      expect(malformed!.headers["x-request-id"]).toMatch(UUID)
+      const [slow] = answers(
+        yield* exchange(
+          server.url,
+          "POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: slow-1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":"
+        )
+      )
+      expect(slow!.status).toBe(408)
+      expect(slow!.headers["x-request-id"]).toBe("slow-1")
+    }))
+})
+
 it.scoped("a 5xx carries it, and the error logged while serving the request carries the same id", () =>
   Effect.gen(function*() {
     const down = Effect.die(new Error("the store broke"))
