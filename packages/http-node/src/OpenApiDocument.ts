@@ -326,6 +326,13 @@ const HEADER_COMPONENTS = {
     schema: { type: "string" },
     example: "\"minute\";r=59;t=1, \"day\";r=999;t=86400"
   },
+  "X-Request-Id": {
+    description: "The request's id: the `X-Request-Id` the request carried when it is 1 to 128 characters of " +
+      "`A-Z a-z 0-9 . _ ~ : / + = -`, otherwise a new random UUID. Quote it when reporting a problem.",
+    required: true,
+    schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._~:/+=-]+$" },
+    example: "5f0c6a6e-3b8a-4f6e-9d43-2a1b7c9e8f10"
+  },
   "Retry-After": {
     description: "Seconds to wait before retrying (whole seconds, rounded up, at least 1).",
     required: true,
@@ -387,6 +394,7 @@ const responseHeaders = (
   const deprecation = declared.includes("Deprecation")
   return [
     ...RATE_LIMIT_HEADERS.map((name) => [name, name] as const),
+    ["X-Request-Id", "X-Request-Id"] as const,
     ...(status === 401 ? [["WWW-Authenticate", "WWW-Authenticate"] as const] : []),
     ...(status === 429 ? [["Retry-After", "Retry-After"] as const] : []),
     ...declared.flatMap((name): ReadonlyArray<readonly [string, HeaderComponent]> => {

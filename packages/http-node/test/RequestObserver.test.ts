@@ -86,6 +86,23 @@ layer(TestServer.layer())("X-Request-Id", (it) => {
       yield* send("GET", "/v1/nowhere", 404, { key: other.key })
     }))
 
+  it.effect("the OpenAPI document declares it on every response of every operation", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const document = (yield* server.get("/v1/openapi.json")).body
+      expect(document.components.headers["X-Request-Id"]).toMatchObject({ required: true, schema: { maxLength: 128 } })
+      let responses = 0
+      for (const operations of Object.values(document.paths) as Array<Record<string, any>>) {
+        for (const operation of Object.values(operations)) {
+          for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
+            expect(response.headers?.["X-Request-Id"], `${operation.operationId} ${status}`).toEqual({ $ref: "#/components/headers/X-Request-Id" })
+            responses++
+          }
+        }
+      }
+      expect(responses).toBeGreaterThan(20)
+    }))
+
   it.effect("the answers node:http sends before the application (no Host: 400, a bad Expect: 417) carry one too", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
