@@ -48,7 +48,7 @@ export interface ServerConfig {
    * `PETSTORE_CONNECTION_BUFFER_BYTES`); what is not set keeps its default (`Connections.defaults`).
    */
   readonly connections?: Partial<Connections.ConnectionLimits> | undefined
-  /** Logs (`PETSTORE_LOG_FORMAT`, `PETSTORE_LOG_LEVEL`, `PETSTORE_ACCESS_LOG`); absent: text at info, no access log. */
+  /** Logs (`PETSTORE_LOG_FORMAT`, `PETSTORE_LOG_LEVEL`, `PETSTORE_ACCESS_LOG`); absent: the format the terminal suggests, level info, no access log. */
   readonly log?: LogConfig | undefined
   /** `PETSTORE_TRACING`: `otlp` exports a span per request over OTLP/HTTP (see docs/operations.md); default `off`. */
   readonly tracing?: "off" | "otlp" | undefined
