@@ -21,6 +21,7 @@ import * as JsonBody from "./JsonBody.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import * as Operations from "./Operations.js"
 import * as RateLimitHeaders from "./RateLimitHeaders.js"
+import * as RequestObserver from "./RequestObserver.js"
 import * as Routes from "./Routes.js"
 
 type FindResult<Ctx> = NonNullable<ReturnType<Routes.RouteTable<Ctx, ErrorResponse.OperationError>["find"]>>
@@ -40,6 +41,8 @@ export interface AppOptions {
   /** Proxies in front of the server that append to `X-Forwarded-For` (0: use the socket peer). */
   readonly trustProxy: number
   readonly servers: ReadonlyArray<{ readonly url: string; readonly description: string }>
+  /** The access log and tracing (both off by default); every response carries `X-Request-Id`. */
+  readonly observe?: RequestObserver.ObserveOptions | undefined
 }
 
 /** @category services */
@@ -267,7 +270,11 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       const found = routes.find(request.method, request.url)
       return found === undefined
         ? unrouted(request, routes, headers)
-        : Sync.map(serveRoute(request, found, headers, context, emptyBodyIsObject), labelRoute(found.handler.template))
+        : Sync.map(
+          // Guarded here, inside the label, so that a 5xx of a route names its route too.
+          guarded(headers, () => serveRoute(request, found, headers, context, emptyBodyIsObject)),
+          labelRoute(found.handler.template)
+        )
     }
 
     /** 404 for a path no route has, 405 with `Allow` for a route asked with another method. */
@@ -402,5 +409,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     }
     const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
     if (Option.isSome(adminToken)) paths.add("/admin/")
-    return App.of({ handle, paths: [...paths], startDraining: health.startDraining })
+    const observe = yield* RequestObserver.make(options.observe ?? {})
+    return App.of({ handle: observe(handle), paths: [...paths], startDraining: health.startDraining })
   })

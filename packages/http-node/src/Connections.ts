@@ -22,6 +22,7 @@ import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as NodeRequest from "./internal/nodeRequest.js"
+import * as RequestId from "./RequestId.js"
 
 export interface ConnectionLimits {
   /** Connections held at once; a new one past it gets 503 `unavailable` and is closed. */
@@ -267,7 +268,9 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
       const h = connection.held.indexOf(cut)
       if (h >= 0) connection.held.splice(h, 2)
     }
-    endWith(socket, rawAnswer(ErrorResponse.fromClientError(error.code)))
+    // The request's own id when its headers were read (a timed-out body), otherwise a new one.
+    const requestId = RequestId.of(cut?.headers["x-request-id"] as string | undefined)
+    endWith(socket, rawAnswer(ErrorResponse.fromClientError(error.code), `${RequestId.HEADER}: ${requestId}\r\n`))
   })
 
   // Every connection passes the cap first, then node's own connection listener.

@@ -11,6 +11,7 @@ import { App } from "./App.js"
 import * as Connections from "./Connections.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as NodeHandler from "./NodeHandler.js"
+import * as RequestId from "./RequestId.js"
 
 export interface ListenOptions {
   readonly port: number
@@ -64,9 +65,15 @@ const close = (server: Http.Server, connections: Connections.Installed, timeout:
 
 const CONTINUE = /^\s*100-continue\s*$/i
 
-/** Writes an Error answer through node's response and closes the connection. */
-const answerWith = (response: Http.ServerResponse, { body, status }: ErrorResponse.ErrorResult, headers: Record<string, string> = {}) => {
-  response.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), Connection: "close", ...headers })
+/** Writes an Error answer through node's response (with the request's id, as the application's) and closes the connection. */
+const answerWith = (request: Http.IncomingMessage, response: Http.ServerResponse, { body, status }: ErrorResponse.ErrorResult) => {
+  const requestId = RequestId.of(request.headers["x-request-id"] as string | undefined)
+  response.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(body),
+    Connection: "close",
+    [RequestId.HEADER]: requestId
+  })
   response.end(body)
 }
 
@@ -92,12 +99,12 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
         server,
         (request, response) => {
           if (request.httpVersion === "1.1" && request.headers.host === undefined) {
-            return answerWith(response, ErrorResponse.STATIC.missingHost)
+            return answerWith(request, response, ErrorResponse.STATIC.missingHost)
           }
           const expect = request.headers.expect
           if (expect !== undefined) {
             // Only exactly `100-continue` (node would also take `100-continue-ish`); anything else is 417.
-            if (!CONTINUE.test(expect)) return answerWith(response, ErrorResponse.STATIC.expectationFailed)
+            if (!CONTINUE.test(expect)) return answerWith(request, response, ErrorResponse.STATIC.expectationFailed)
             response.writeContinue()
           }
           handler(request, response)

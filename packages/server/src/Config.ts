@@ -53,6 +53,19 @@ export interface ServerConfig {
    * accepting (`PETSTORE_DRAIN_DELAY_MS`, default 0), so load balancers stop sending first.
    */
   readonly drainDelayMillis?: number | undefined
+  /** Logs (`PETSTORE_LOG_FORMAT`, `PETSTORE_LOG_LEVEL`, `PETSTORE_ACCESS_LOG`); absent: the format the terminal suggests, level info, no access log. */
+  readonly log?: LogConfig | undefined
+  /** `PETSTORE_TRACING`: `otlp` exports a span per request over OTLP/HTTP (see docs/operations.md); default `off`. */
+  readonly tracing?: "off" | "otlp" | undefined
+}
+
+/** How the server logs. */
+export interface LogConfig {
+  /** `json`: one object per line; `text`: for people. Absent: text on a terminal, json otherwise. */
+  readonly format: "json" | "text" | undefined
+  readonly level: "debug" | "info" | "warning" | "error" | "none"
+  /** One line per request (`PETSTORE_ACCESS_LOG`, default true). */
+  readonly accessLog: boolean
 }
 
 /** The rate limiter on Redis: its URL, and what a Redis outage does (`open`: limit in memory; `closed`: 503). */
@@ -197,6 +210,11 @@ const drainDelayMillis = Config.integer("PETSTORE_DRAIN_DELAY_MS").pipe(
   }),
   Config.withDefault(0)
 )
+const log = Config.all({
+  format: Config.option(Config.literal("json", "text")("PETSTORE_LOG_FORMAT")),
+  level: Config.literal("debug", "info", "warning", "error", "none")("PETSTORE_LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  accessLog: Config.boolean("PETSTORE_ACCESS_LOG").pipe(Config.withDefault(true))
+}).pipe(Config.map(({ format, ...rest }): LogConfig => ({ format: Option.getOrUndefined(format), ...rest })))
 
 /**
  * A configuration error as one line per problem, each naming its variable. Values are never shown
@@ -243,7 +261,9 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   redis,
   banGraceMillis,
   connections,
-  drainDelayMillis
+  drainDelayMillis,
+  log,
+  tracing: Config.literal("off", "otlp")("PETSTORE_TRACING").pipe(Config.withDefault("off" as const))
 }).pipe(
   Config.map((c): ServerConfig => ({
     ...c,

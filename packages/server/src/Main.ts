@@ -12,6 +12,8 @@ import * as Sqlite from "@petstore/sqlite"
 import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
 import { Api, App as AppModule, Server } from "@petstore/http-node"
 import { type ServerConfig } from "./Config.js"
+import * as Logging from "./Logging.js"
+import * as Tracing from "./Tracing.js"
 
 /** The services of a standalone server, on the stores `services` chooses (or any passed in). */
 export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
@@ -31,6 +33,7 @@ export const layer = (config: ServerConfig, services: ServicesLayer) =>
         quickstartBasePath: config.quickstartBasePath,
         adminToken: config.adminToken,
         trustProxy: config.trustProxy,
+        observe: { accessLog: config.log?.accessLog === true, tracing: config.tracing === "otlp" },
         servers: [
           { url: serverUrl(config.publicUrl), description: "Production" },
           ...Option.match(config.stagingUrl, { onNone: () => [], onSome: (url) => [{ url: serverUrl(url), description: "Staging" }] })
@@ -156,4 +159,14 @@ export const serve = (config: ServerConfig, servicesLayer: ServicesLayer = servi
       yield* Effect.log(`Pet Store Service listening on ${address.url}${Api.PUBLIC_PREFIX} (API reference: ${address.url}/docs)`)
       return yield* Effect.never
     })
+  ).pipe(Effect.provide(observability(config)))
+
+/**
+ * The logger and the tracer the configuration asks for, around everything the server does: the
+ * application, built under them, writes its access lines to the same output.
+ */
+export const observability = (config: ServerConfig): Layer.Layer<never, Error> =>
+  Layer.merge(
+    Logging.layer(config.log ?? { format: undefined, level: "info", accessLog: false }),
+    Tracing.layer(config.tracing)
   )

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect } from "effect"
-import { ServerConfig } from "../src/Config.js"
+import { describeError, ServerConfig } from "../src/Config.js"
 
 const read = (env: Record<string, string>) =>
   Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))
@@ -18,6 +18,31 @@ describe("ServerConfig", () => {
       Effect.gen(function*() {
         const error = yield* Effect.flip(read({ PETSTORE_BAN_GRACE_MS: value }))
         expect(String(error)).toContain("PETSTORE_BAN_GRACE_MS")
+      }))
+  }
+
+  it.effect("logs: text or JSON decided by the terminal unless PETSTORE_LOG_FORMAT says, level info, access log on; tracing off", () =>
+    Effect.gen(function*() {
+      const config = yield* read({})
+      expect(config.log).toEqual({ format: undefined, level: "info", accessLog: true })
+      expect(config.tracing).toBe("off")
+      const set = yield* read({ PETSTORE_LOG_FORMAT: "json", PETSTORE_LOG_LEVEL: "none", PETSTORE_ACCESS_LOG: "false", PETSTORE_TRACING: "otlp" })
+      expect(set.log).toEqual({ format: "json", level: "none", accessLog: false })
+      expect(set.tracing).toBe("otlp")
+    }))
+
+  for (
+    const [name, value] of [
+      ["PETSTORE_LOG_FORMAT", "xml"],
+      ["PETSTORE_LOG_LEVEL", "loud"],
+      ["PETSTORE_ACCESS_LOG", "sometimes"],
+      ["PETSTORE_TRACING", "jaeger"]
+    ] as const
+  ) {
+    it.effect(`${name}=${value} is refused with a message that names it`, () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(read({ [name]: value }))
+        expect(describeError(error)).toContain(name)
       }))
   }
 })

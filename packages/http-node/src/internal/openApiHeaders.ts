@@ -63,6 +63,13 @@ const HEADERS = {
     example: 1,
     whenAbsent: "Sent when the server holds as many connections as it may; absent when the store cannot be reached."
   },
+  "X-Request-Id": {
+    description: "The request's id: the `X-Request-Id` the request carried when it is 1 to 128 characters of " +
+      "`A-Z a-z 0-9 . _ ~ : / + = -`, otherwise a new random UUID. Quote it when reporting a problem.",
+    schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._~:/+=-]+$" },
+    example: "5f0c6a6e-3b8a-4f6e-9d43-2a1b7c9e8f10",
+    whenAbsent: "Absent on the 503 a server at its connection cap answers before reading the request."
+  },
   "WWW-Authenticate": {
     description: "The authentication scheme to use (RFC 6750).",
     schema: { type: "string" },
@@ -137,6 +144,7 @@ export const forResponse = (status: number, declared: ReadonlyArray<DeclaredHead
   const deprecation = declared.includes("Deprecation")
   return [
     ...RATE_LIMIT_HEADERS.map((name) => limited(name)),
+    limited("X-Request-Id"),
     ...(status === 401 ? [always("WWW-Authenticate")] : []),
     ...(status === 429 ? [always("Retry-After")] : status === 503 ? [sometimes("Retry-After")] : []),
     ...declared.flatMap((name): ReadonlyArray<ResponseHeader> => {

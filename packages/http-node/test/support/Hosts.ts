@@ -136,6 +136,10 @@ export const checkHost = async (url: string, run: <A, E>(effect: Effect.Effect<A
   expect(listed.status).toBe(200)
   expect(listed.headers["x-ratelimit-limit"]).toBe("100000")
   expect(listed.body).toContainEqual(created.body)
+  // Every host answers with the request's id, as the application writes it.
+  const identified = await send(`${url}/v1/pets`, { headers: { ...auth, "x-request-id": "host-check-1" } })
+  expect(identified.headers["x-request-id"]).toBe("host-check-1")
+  expect((await send(`${url}/petstore/v1/pets`)).headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
   // The API reference, its bundle and its document, addressed relative to the page: at the root and under the mount.
   for (const base of ["", "/petstore"]) {
     const docs = await send(`${url}${base}/docs`)

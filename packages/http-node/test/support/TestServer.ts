@@ -21,9 +21,10 @@ import {
   Readiness,
   SecureRandom
 } from "@petstore/core"
-import { Clock, Context, type Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
+import { Clock, Context, type Duration, Effect, FiberRef, HashSet, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
 import { App } from "../../src/App.js"
 import type * as Connections from "../../src/Connections.js"
+import type * as RequestObserver from "../../src/RequestObserver.js"
 import * as Server from "../../src/Server.js"
 import { ServerAddress } from "../../src/Server.js"
 
@@ -55,6 +56,10 @@ export interface TestServerOptions {
   readonly storeReadiness?: Readiness.StoreReadiness["Type"]
   /** How long the server keeps serving once its scope starts closing (default 0). */
   readonly drainDelay?: Duration.DurationInput
+  /** The access log and tracing (default: both off). */
+  readonly observe?: RequestObserver.ObserveOptions
+  /** The only logger of the server (to read what it logs); default: Effect's. */
+  readonly logger?: Logger.Logger<unknown, unknown>
 }
 
 /**
@@ -229,7 +234,8 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         quickstartBasePath: options.quickstartBasePath ?? "/v1",
         adminToken: Option.map(Option.fromNullable(adminToken), Redacted.make),
         trustProxy: options.trustProxy ?? 0,
-        servers: [{ url: "http://127.0.0.1", description: "Production" }]
+        servers: [{ url: "http://127.0.0.1", description: "Production" }],
+        observe: options.observe
       } as const
       const processor = options.messageProcessor === undefined
         ? MessageProcessor.MessageProcessor.layerRecordOnly
@@ -274,6 +280,7 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
       const context = yield* Layer.build(served).pipe(
         Effect.withClock(clock),
         options.quiet === true ? Logger.withMinimumLogLevel(LogLevel.None) : (self) => self,
+        options.logger === undefined ? (self) => self : Effect.locally(FiberRef.currentLoggers, HashSet.make(options.logger)),
         Effect.orDie
       )
       return makeHandle(Context.get(context, ServerAddress).url, clock, adminToken)

@@ -1,0 +1,143 @@
+/**
+ * What is observed of every request the application answers, applied once around `App.handle`
+ * so that every host (node:http, Express, Fastify, Effect, fetch) gets it: the request id
+ * (`X-Request-Id`, on the response and on every log line of the request), one access-log line
+ * after the answer, and a span when tracing is on.
+ *
+ * An answer that is already there (most requests: see `Sync`) stays one: no fiber, no Effect run
+ * and no span work when tracing is off. The access line goes straight to the loggers the
+ * application was built with, as `Effect.log` would hand it to them.
+ *
+ * @since 1.0.0
+ */
+import { Cause, type Clock, Effect, Exit, FiberRef, FiberRefs, HashMap, HashSet, List, LogLevel, type Tracer } from "effect"
+import type { AppRequest } from "./AppRequest.js"
+import type { AppResponse } from "./AppResponse.js"
+import * as RequestId from "./RequestId.js"
+
+export interface ObserveOptions {
+  /**
+   * One line per request at level Info, through the loggers current when the application is
+   * built: method, route, status, durationMs, accountId, requestId. Default false (a host often
+   * has an access log of its own); the standalone server turns it on (`PETSTORE_ACCESS_LOG`).
+   */
+  readonly accessLog?: boolean | undefined
+  /**
+   * A server span per request through Effect's tracer (`@effect/opentelemetry` exports it), the
+   * parent of the spans of the store calls made for it. Default false.
+   */
+  readonly tracing?: boolean | undefined
+}
+
+/** The application's answer to a request. */
+export type Handle = (request: AppRequest) => Effect.Effect<AppResponse>
+
+/** The message of every access-log line (the facts are its annotations). */
+export const ACCESS_MESSAGE = "request"
+
+/** Writes one access line. */
+type AccessLog = (method: string, response: AppResponse, requestId: string, durationMs: number) => void
+
+/**
+ * The access log on the loggers, level and annotations of the fiber building the application,
+ * read once; `undefined` when no logger would show a line at level Info.
+ */
+const makeAccessLog: Effect.Effect<AccessLog | undefined> = Effect.gen(function*() {
+  const context = yield* Effect.getFiberRefs
+  const loggers = FiberRefs.getOrDefault(context, FiberRef.currentLoggers)
+  if (HashSet.size(loggers) === 0) return undefined
+  if (LogLevel.greaterThan(FiberRefs.getOrDefault(context, FiberRef.currentMinimumLogLevel), LogLevel.Info)) return undefined
+  const base = FiberRefs.getOrDefault(context, FiberRef.currentLogAnnotations)
+  const fiberId = yield* Effect.fiberId
+  const clock = yield* Effect.clock
+  const spans = List.empty<never>()
+  return (method, response, requestId, durationMs) => {
+    let annotations = HashMap.set(base, "requestId", requestId)
+    annotations = HashMap.set(annotations, "method", method)
+    if (response.route !== undefined) annotations = HashMap.set(annotations, "route", response.route)
+    annotations = HashMap.set(annotations, "status", response.status)
+    annotations = HashMap.set(annotations, "durationMs", durationMs)
+    if (response.accountId !== undefined) annotations = HashMap.set(annotations, "accountId", response.accountId)
+    const date = new Date(clock.unsafeCurrentTimeMillis())
+    for (const logger of loggers) {
+      logger.log({ fiberId, logLevel: LogLevel.Info, message: ACCESS_MESSAGE, cause: Cause.empty, context, spans, annotations, date })
+    }
+  }
+})
+
+const millisSince = (clock: Clock.Clock, start: bigint): number =>
+  Math.round(Number(clock.unsafeCurrentTimeNanos() - start) / 1_000) / 1_000
+
+/**
+ * The span's name once the route is known: `@effect/opentelemetry`'s span carries the OpenTelemetry
+ * span, which can be renamed; any other tracer keeps the method alone (OpenTelemetry's name for a
+ * request without a route).
+ */
+const rename = (span: Tracer.Span, name: string): void => {
+  const otel = (span as { readonly span?: { readonly updateName?: unknown } }).span
+  if (typeof otel?.updateName === "function") (otel.updateName as (name: string) => void)(name)
+}
+
+/** Ends the request's span: error status on 5xx, as OpenTelemetry asks of server spans. */
+const endSpan = (span: Tracer.Span, clock: Clock.Clock, exit: Exit.Exit<AppResponse>): void => {
+  if (Exit.isFailure(exit)) return span.end(clock.unsafeCurrentTimeNanos(), exit)
+  const response = exit.value
+  span.attribute("http.response.status_code", response.status)
+  if (response.route !== undefined) {
+    span.attribute("http.route", response.route.slice(response.route.indexOf(" ") + 1))
+    rename(span, response.route)
+  }
+  span.end(clock.unsafeCurrentTimeNanos(), response.status >= 500 ? Exit.fail(`HTTP ${response.status}`) : Exit.void)
+}
+
+/** @category constructors */
+export const make = (options: ObserveOptions): Effect.Effect<(handle: Handle) => Handle> =>
+  Effect.gen(function*() {
+    const clock = yield* Effect.clock
+    const accessLog = options.accessLog === true ? yield* makeAccessLog : undefined
+
+    /** What follows every answer: the id on the response, the access line. */
+    const answered = (method: string, response: AppResponse, requestId: string, start: bigint): AppResponse => {
+      response.headers[RequestId.HEADER] = requestId
+      if (accessLog !== undefined) accessLog(method, response, requestId, millisSince(clock, start))
+      // Request metrics (count by route and status, latency) are recorded here, beside the access line.
+      return response
+    }
+
+    return (handle) => {
+      if (options.tracing !== true) {
+        return (request) => {
+          const requestId = RequestId.of(request.header("x-request-id"))
+          const start = accessLog === undefined ? 0n : clock.unsafeCurrentTimeNanos()
+          const result = handle(request)
+          if (Exit.isExit(result)) {
+            const exit = result as Exit.Exit<AppResponse>
+            if (Exit.isSuccess(exit)) answered(request.method, exit.value, requestId, start)
+            return exit
+          }
+          return Effect.map(
+            Effect.annotateLogs(result, "requestId", requestId),
+            (response) => answered(request.method, response, requestId, start)
+          )
+        }
+      }
+      // Traced: the whole request runs in its span, so the spans of store calls are its children.
+      return (request) => {
+        const requestId = RequestId.of(request.header("x-request-id"))
+        const start = clock.unsafeCurrentTimeNanos()
+        return Effect.flatMap(
+          Effect.makeSpan(request.method, {
+            kind: "server",
+            attributes: { "http.request.method": request.method, "request.id": requestId }
+          }),
+          (span) =>
+            Effect.suspend(() => handle(request)).pipe(
+              Effect.map((response) => answered(request.method, response, requestId, start)),
+              Effect.withParentSpan(span),
+              Effect.annotateLogs("requestId", requestId),
+              Effect.onExit((exit) => Effect.sync(() => endSpan(span, clock, exit)))
+            )
+        )
+      }
+    }
+  })

@@ -1,0 +1,146 @@
+/**
+ * The server's logs: Effect's Logger, configured here once. Each log is one line, a JSON object
+ * (`time`, `level`, `message`, the annotations such as `requestId`, and `error` when an error is
+ * logged) or text for people; lines are written to standard output together, once per turn of the
+ * event loop, so a busy server makes one write for many access lines.
+ *
+ * @since 1.0.0
+ */
+import { Cause, Effect, FiberRef, HashMap, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
+import type { LogConfig } from "./Config.js"
+
+const LEVELS: Record<LogConfig["level"], LogLevel.LogLevel> = {
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  none: LogLevel.None
+}
+
+/** What a log call was given: the words of its message, and the error(s) it carried. */
+interface Parts {
+  readonly message: string
+  readonly error: string | undefined
+}
+
+const describeError = (error: Error): string => error.stack ?? `${error.name}: ${error.message}`
+
+// `Effect.logError("request failed", error)` gives an array: strings make the message, errors the error.
+const partsOf = (message: unknown, cause: Cause.Cause<unknown>): Parts => {
+  // The access line and most others: one string, no cause.
+  if (typeof message === "string" && Cause.isEmpty(cause)) return { message, error: undefined }
+  const words: Array<string> = []
+  const errors: Array<string> = []
+  for (const part of Array.isArray(message) ? message : [message]) {
+    if (typeof part === "string") words.push(part)
+    else if (part instanceof Error) errors.push(describeError(part))
+    else words.push(Inspectable.toStringUnknown(part, 0))
+  }
+  if (!Cause.isEmpty(cause)) errors.push(Cause.pretty(cause, { renderErrorCause: true }))
+  return { message: words.join(" "), error: errors.length === 0 ? undefined : errors.join("\n") }
+}
+
+const LEVEL_NAMES = new Map<string, string>(LogLevel.allLevels.map((level) => [level._tag, level._tag.toLowerCase()]))
+const levelName = (level: LogLevel.LogLevel): string => LEVEL_NAMES.get(level._tag) ?? level._tag.toLowerCase()
+
+const RESERVED = new Set(["time", "level", "message", "error"])
+
+// `,"key":` of each annotation name seen (a handful: the code's own names), "" for the reserved
+// ones; bounded in case names were ever made per request.
+const keyPrefixes = new Map<string, string>()
+const keyPrefix = (key: string): string => {
+  let prefix = keyPrefixes.get(key)
+  if (prefix === undefined) {
+    prefix = RESERVED.has(key) ? "" : `,${JSON.stringify(key)}:`
+    if (keyPrefixes.size < 1_000) keyPrefixes.set(key, prefix)
+  }
+  return prefix
+}
+
+/** One JSON object per line: `time`, `level`, `message`, then each annotation, then `error`. */
+export const jsonLogger: Logger.Logger<unknown, string> = Logger.make(({ annotations, cause, date, logLevel, message }) => {
+  const parts = partsOf(message, cause)
+  // Written out rather than through an object and JSON.stringify: this runs for every access line.
+  let line = `{"time":"${date.toISOString()}","level":"${levelName(logLevel)}","message":${JSON.stringify(parts.message)}`
+  HashMap.forEach(annotations, (value, key) => {
+    const prefix = keyPrefix(key)
+    if (prefix !== "") line += prefix + (typeof value === "number" && Number.isFinite(value) ? String(value) : JSON.stringify(structured(value)) ?? "null")
+  })
+  if (parts.error !== undefined) line += `,"error":${JSON.stringify(parts.error)}`
+  return line + "}"
+})
+
+// Plain values as they are; anything else as Effect's structured loggers show it.
+const structured = (value: unknown): unknown =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === null
+    ? value
+    : Inspectable.toJSON(value)
+
+const textValue = (value: unknown): string => {
+  const text = typeof value === "string" ? value : Inspectable.toStringUnknown(value, 0)
+  return /^[^\s"=]+$/.test(text) ? text : JSON.stringify(text)
+}
+
+/** For a terminal: `time LEVEL message key=value …`, an error on the lines after. */
+export const textLogger: Logger.Logger<unknown, string> = Logger.make(({ annotations, cause, date, logLevel, message }) => {
+  const parts = partsOf(message, cause)
+  let line = `${date.toISOString()} ${logLevel.label.padEnd(5)} ${parts.message}`
+  HashMap.forEach(annotations, (value, key) => {
+    line += ` ${key}=${textValue(value)}`
+  })
+  return parts.error === undefined ? line : `${line}\n${parts.error.replace(/^/gm, "    ")}`
+})
+
+/** Where lines go: appended, and written together at the end of the event loop's turn. */
+export interface LineWriter {
+  readonly write: (line: string) => void
+  readonly flush: () => void
+}
+
+/** A writer that gathers the lines of one event-loop turn into one write on `stream`. */
+export const batchedWriter = (stream: { readonly write: (chunk: string) => unknown }): LineWriter => {
+  let pending = ""
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (pending === "") return
+    const out = pending
+    pending = ""
+    stream.write(out)
+  }
+  return {
+    write: (line) => {
+      pending += line + "\n"
+      if (!scheduled) {
+        scheduled = true
+        setImmediate(flush)
+      }
+    },
+    flush
+  }
+}
+
+/** The format used when none is configured: text on a terminal, JSON otherwise (a collector reads it). */
+export const defaultFormat = (stdout: { readonly isTTY?: boolean | undefined }): "json" | "text" =>
+  stdout.isTTY === true ? "text" : "json"
+
+/**
+ * Replaces Effect's loggers with the configured format and level, writing to `stdout`
+ * (what is still pending is written when the layer closes).
+ */
+export const layer = (
+  config: LogConfig,
+  stdout: NodeJS.WritableStream & { readonly isTTY?: boolean | undefined } = process.stdout
+): Layer.Layer<never> =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const writer = batchedWriter(stdout)
+    yield* Effect.addFinalizer(() => Effect.sync(writer.flush))
+    const format = (config.format ?? defaultFormat(stdout)) === "json" ? jsonLogger : textLogger
+    // Every other logger goes (the command line's runtime adds a pretty one); the tracer's stays,
+    // so a log inside a span is also an event of that span.
+    return Layer.merge(
+      Layer.locallyScoped(FiberRef.currentLoggers, HashSet.make(Logger.map(format, writer.write), Logger.tracerLogger)),
+      Logger.minimumLogLevel(LEVELS[config.level])
+    )
+  }))
+

@@ -1,0 +1,33 @@
+/**
+ * Tracing for the standalone server: with `PETSTORE_TRACING=otlp`, Effect's tracer exports through
+ * `@effect/opentelemetry` and the OTLP/HTTP exporter (endpoint, headers and batching from the
+ * standard `OTEL_EXPORTER_OTLP_*` and `OTEL_BSP_*` variables). Off, none of these modules is loaded.
+ *
+ * @since 1.0.0
+ */
+import { Effect, Layer } from "effect"
+import type { ServerConfig } from "./Config.js"
+
+/** The service name spans are exported under. */
+export const SERVICE_NAME = "petstore"
+
+/** The tracer the configuration asks for: none, or OTLP/HTTP (its modules loaded only then). */
+export const layer = (tracing: ServerConfig["tracing"]): Layer.Layer<never, Error> =>
+  tracing !== "otlp" ? Layer.empty : Layer.unwrapEffect(
+    Effect.tryPromise({
+      try: async () => {
+        const [NodeSdk, Exporter, TraceBase] = await Promise.all([
+          import("@effect/opentelemetry/NodeSdk"),
+          import("@opentelemetry/exporter-trace-otlp-http"),
+          import("@opentelemetry/sdk-trace-base")
+        ])
+        // Spans leave in batches, off the requests' path; what is pending is sent on shutdown.
+        const sdk = NodeSdk.layer(() => ({
+          resource: { serviceName: SERVICE_NAME },
+          spanProcessor: new TraceBase.BatchSpanProcessor(new Exporter.OTLPTraceExporter())
+        }))
+        return Layer.provide(Layer.empty, sdk)
+      },
+      catch: (error) => new Error(`PETSTORE_TRACING=otlp: the OpenTelemetry modules could not be loaded: ${String(error)}`)
+    })
+  )
