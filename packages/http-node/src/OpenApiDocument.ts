@@ -424,14 +424,15 @@ export const make = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup
     return match === undefined ? schema : { $ref: `${SCHEMAS}${match[0]}` }
   }
 
+  // The HTTP layer's own answers carry the request's id too (and nothing else of the rate limiter's).
   const defaultResponse: Response = {
     description: DEFAULT_DESCRIPTION,
-    headers: {},
+    headers: { "X-Request-Id": { $ref: `${HEADERS}X-Request-Id` } },
     content: { "application/json": { schema: errorRef } }
   }
 
   const apiSecurity = source.security.filter((requirement) => Object.keys(requirement).length > 0)
-  const usedHeaders = new Set<string>()
+  const usedHeaders = new Set<string>(["X-Request-Id"])
 
   const operation = (path: string, method: string, op: OpenApi.OpenAPISpecOperation): Operation => {
     const headers = declared.get(routeKey(method, path)) ?? []

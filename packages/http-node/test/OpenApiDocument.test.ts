@@ -188,7 +188,7 @@ describe("OpenApiDocument", () => {
     for (const { op } of operations(doc)) {
       const fallback = op.responses["default"]!
       expect(fallback.content).toEqual({ "application/json": { schema: { $ref: "#/components/schemas/Error" } } })
-      expect(fallback.headers).toEqual({})
+      expect(fallback.headers).toEqual({ "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } })
       for (const code of ["request_timeout", "expectation_failed", "headers_too_large"] as const) {
         expect(fallback.description).toContain(`${ERROR_CODES[code].status} \`${code}\``)
       }
@@ -196,16 +196,16 @@ describe("OpenApiDocument", () => {
   })
 
   it("marks required exactly the headers every answer of that status carries", () => {
-    const ALWAYS = Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, "always"]))
-    const SOMETIMES = Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, "sometimes"]))
+    const ALWAYS = Object.fromEntries([...RATE_LIMIT_HEADERS, "X-Request-Id"].map((name) => [name, "always"]))
+    const SOMETIMES = Object.fromEntries([...RATE_LIMIT_HEADERS, "X-Request-Id"].map((name) => [name, "sometimes"]))
     // Answers below 500 all come after the rate limiter (401 and its 429 with the address's bucket);
-    // a 5xx may come before it; the HTTP layer's own answers (default) carry none.
+    // a 5xx may come before it; the HTTP layer's own answers (default) carry only the request id.
     const common = {
       "401": { ...ALWAYS, "WWW-Authenticate": "always" },
       "429": { ...ALWAYS, "Retry-After": "always" },
       "500": SOMETIMES,
       "503": { ...SOMETIMES, "Retry-After": "sometimes" },
-      default: {}
+      default: { "X-Request-Id": "always" }
     }
     // getPet's own headers are written once the request is routed: never on 401 and 429.
     const lifecycle = (presence: string) => ({ Deprecation: presence, Sunset: presence, Link: presence })

@@ -86,7 +86,7 @@ layer(TestServer.layer())("X-Request-Id", (it) => {
       yield* send("GET", "/v1/nowhere", 404, { key: other.key })
     }))
 
-  it.effect("the OpenAPI document declares it on every response of every operation", () =>
+  it.effect("the OpenAPI document declares it on every response of every operation (required below 500)", () =>
     Effect.gen(function*() {
       const server = yield* TestServer
       const document = (yield* server.get("/v1/openapi.json")).body
@@ -95,7 +95,9 @@ layer(TestServer.layer())("X-Request-Id", (it) => {
       for (const operations of Object.values(document.paths) as Array<Record<string, any>>) {
         for (const operation of Object.values(operations)) {
           for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
-            expect(response.headers?.["X-Request-Id"], `${operation.operationId} ${status}`).toEqual({ $ref: "#/components/headers/X-Request-Id" })
+            // A 5xx may be answered before the request is read (past the connection cap): sometimes there.
+            const component = Number(status) >= 500 ? "X-Request-Id.Optional" : "X-Request-Id"
+            expect(response.headers?.["X-Request-Id"], `${operation.operationId} ${status}`).toEqual({ $ref: `#/components/headers/${component}` })
             responses++
           }
         }
