@@ -39,6 +39,11 @@ export interface AppOptions {
   /** Proxies in front of the server that append to `X-Forwarded-For` (0: use the socket peer). */
   readonly trustProxy: number
   readonly servers: ReadonlyArray<{ readonly url: string; readonly description: string }>
+  /**
+   * Metrics served at `GET /metrics` to the admin token (with the admin API's failed-token limits);
+   * absent, or no admin token: `/metrics` is an unknown path.
+   */
+  readonly metrics?: { readonly scrape: Effect.Effect<string>; readonly contentType: string } | undefined
 }
 
 /** @category services */
@@ -355,8 +360,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const adminFailures = new Map<string, TokenBucket.TokenBucketState>()
     const ADMIN_FAILURES_PER_MINUTE = 20
 
-    const serveAdmin = (request: AppRequest) => {
-      if (Option.isNone(adminToken)) return Effect.succeed(failure(ErrorResponse.STATIC.routeNotFound, {}))
+    /** The refusal of an admin request (404 without an admin token, 429 past the failures, 401), or none. */
+    const adminRefusal = (request: AppRequest): AppResponse | undefined => {
+      if (Option.isNone(adminToken)) return failure(ErrorResponse.STATIC.routeNotFound, {})
       const now = clock.unsafeCurrentTimeMillis()
       const address = clientAddress(request)
       const bucket = TokenBucket.refill(
@@ -365,20 +371,40 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         now
       )
       const wait = TokenBucket.waitMillis(bucket, ADMIN_FAILURES_PER_MINUTE, 1)
-      if (wait > 0) {
-        return Effect.succeed(failure(ADMIN_AUTH_LIMITED, { "Retry-After": String(Math.max(1, Math.ceil(wait / 1000))) }))
-      }
+      if (wait > 0) return failure(ADMIN_AUTH_LIMITED, { "Retry-After": String(Math.max(1, Math.ceil(wait / 1000))) })
       if (!adminAuthorized(request)) {
         if (adminFailures.size >= 10_000) adminFailures.clear()
         adminFailures.set(address, TokenBucket.take(bucket, 1))
-        return Effect.succeed(failure(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" }))
+        return failure(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" })
       }
+      return undefined
+    }
+
+    const serveAdmin = (request: AppRequest) => {
+      const refusal = adminRefusal(request)
+      if (refusal !== undefined) return Effect.succeed(refusal)
       const headers: ResponseHeaders = { "Cache-Control": "no-store" }
       return guarded(headers, () => serve(request, adminRoutes, headers, (path) => ({ path }), true))
     }
 
+    const METRICS_ROUTE = "GET /metrics"
+    const metrics = options.metrics
+    const serveMetrics = (request: AppRequest, scrape: Effect.Effect<string>, contentType: string): Effect.Effect<AppResponse> => {
+      const refusal = adminRefusal(request)
+      if (refusal !== undefined) return Effect.succeed(refusal)
+      return Effect.map(scrape, (body) => ({
+        status: 200,
+        headers: { "Content-Type": contentType, "Cache-Control": "no-store" },
+        body,
+        route: METRICS_ROUTE
+      }))
+    }
+
     const handle = (request: AppRequest): Effect.Effect<AppResponse> => {
       const path = pathOf(request.url)
+      if (metrics !== undefined && path === "/metrics" && (request.method === "GET" || request.method === "HEAD")) {
+        return serveMetrics(request, metrics.scrape, metrics.contentType)
+      }
       return (request.method === "GET" || request.method === "HEAD") && path === openApiPath
         ? Effect.succeed(labelRoute(OPENAPI_ROUTE)(json(200, openApiJson, {})))
         : (request.method === "GET" || request.method === "HEAD") && path === "/docs"
@@ -389,5 +415,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     }
     const paths = new Set(["/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
     if (Option.isSome(adminToken)) paths.add("/admin/")
+    if (Option.isSome(adminToken) && metrics !== undefined) paths.add("/metrics")
     return App.of({ handle, paths: [...paths] })
   })

@@ -48,6 +48,12 @@ export interface ServerConfig {
    * `PETSTORE_CONNECTION_BUFFER_BYTES`); what is not set keeps its default (`Connections.defaults`).
    */
   readonly connections?: Partial<Connections.ConnectionLimits> | undefined
+  /** Collect metrics and serve them at `/metrics` (`PETSTORE_METRICS`, default true; absent in code: true). */
+  readonly metrics?: boolean | undefined
+  /** Also serve the metrics, without a token, on this address (`PETSTORE_METRICS_ADDRESS=host:port`). */
+  readonly metricsAddress?: { readonly host: string; readonly port: number } | undefined
+  /** Run each store call in a span (for an OpenTelemetry exporter); false by default. */
+  readonly tracing?: boolean | undefined
 }
 
 /** The rate limiter on Redis: its URL, and what a Redis outage does (`open`: limit in memory; `closed`: 503). */
@@ -184,6 +190,19 @@ const connections = Config.all({
     Object.fromEntries(Object.entries(limits).flatMap(([name, value]) => Option.isSome(value) ? [[name, value.value]] : [])))
 )
 
+const metrics = Config.boolean("PETSTORE_METRICS").pipe(Config.withDefault(true))
+
+// host:port, the host a name, an IPv4 address or a bracketed IPv6 address.
+const metricsAddress = Config.option(Config.string("PETSTORE_METRICS_ADDRESS").pipe(
+  Config.mapOrFail((s) => {
+    const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(s.trim())
+    const port = match === null ? NaN : Number(match[2])
+    return match !== null && port >= 1 && port <= 65535
+      ? Either.right({ host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port })
+      : Either.left(ConfigError.InvalidData([], `PETSTORE_METRICS_ADDRESS must be host:port (such as 127.0.0.1:9464), got ${JSON.stringify(s)}`))
+  })
+))
+
 /**
  * A configuration error as one line per problem, each naming its variable. Values are never shown
  * for secrets (the admin token, the database and Redis URLs are read redacted and their checks name
@@ -228,10 +247,13 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   store,
   redis,
   banGraceMillis,
-  connections
+  connections,
+  metrics,
+  metricsAddress
 }).pipe(
-  Config.map((c): ServerConfig => ({
+  Config.map(({ metricsAddress, ...c }): ServerConfig => ({
     ...c,
+    metricsAddress: Option.getOrUndefined(metricsAddress),
     publicUrl: Option.getOrElse(c.publicUrl, () => `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}/v1`)
   }))
 )

@@ -1,0 +1,110 @@
+/**
+ * Store calls measured and traced: one wrapper for every store port (PetRepository, AccountStore,
+ * MessageStore, LimiterStateStore ...). Each effect-returning method of the wrapped service records
+ * its duration and its errors (`petstore_store_operation_duration_seconds`,
+ * `petstore_store_errors_total`) and, when tracing is on, runs in a span
+ * `store.<Store>.<operation>`. Applied by the composition root to the stores it builds, so the
+ * core and the adapters know nothing of it.
+ *
+ * With tracing off an answer that is already there (an `Exit`: a read from memory or a cache) stays
+ * one, so the core's `Sync` helpers still answer without a fiber; it is timed around the call.
+ *
+ * @since 1.0.0
+ */
+import { AccountStore, LimiterStateStore, MessageStore, PetRepository } from "@petstore/core"
+import { Cause, Context, Effect, Exit, Layer, Option } from "effect"
+import type { Metrics, StoreOperationCells } from "./Metrics.js"
+
+export interface InstrumentOptions {
+  /** Where durations and errors are counted; none: only tracing. */
+  readonly metrics?: Metrics | undefined
+  /** Run each call in a span `store.<Store>.<operation>` (Effect's tracer; exported when one is installed). */
+  readonly tracing: boolean
+}
+
+/** A store failure worth counting: the store could not be reached, or a defect; not a domain answer (KeyNotFound ...). */
+const isStoreError = (cause: Cause.Cause<unknown>): boolean => {
+  if (Cause.isInterruptedOnly(cause)) return false
+  const failure = Cause.failureOption(cause)
+  return Option.isNone(failure) || (typeof failure.value === "object" && failure.value !== null &&
+    (failure.value as { readonly _tag?: unknown })._tag === "StoreUnavailable")
+}
+
+const record = (cells: StoreOperationCells | undefined, start: number, exit: Exit.Exit<unknown, unknown>): void => {
+  if (cells === undefined) return
+  cells.duration.observe((performance.now() - start) / 1000)
+  if (Exit.isFailure(exit) && isStoreError(exit.cause)) cells.errors++
+}
+
+/** `effect` (already started at `start`) timed, and traced under `span` when given. */
+const observed = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  cells: StoreOperationCells | undefined,
+  start: number,
+  span: string | undefined
+): Effect.Effect<A, E, R> => {
+  const timed = cells === undefined ? effect : Effect.onExit(effect, (exit) => Effect.sync(() => record(cells, start, exit)))
+  return span === undefined ? timed : Effect.withSpan(timed, span, { kind: "client" })
+}
+
+/**
+ * `service` with each effect-returning method (and each effect-valued member) measured and traced
+ * as `store.<store>.<operation>`; other members are passed through.
+ */
+export const instrument = <S extends object>(store: string, service: S, options: InstrumentOptions): S => {
+  if (options.metrics === undefined && !options.tracing) return service
+  const wrapped: Record<string, unknown> = {}
+  for (const [operation, member] of Object.entries(service)) {
+    const cells = options.metrics?.storeOperation(store, operation)
+    const span = options.tracing ? `store.${store}.${operation}` : undefined
+    if (Effect.isEffect(member)) {
+      // An effect value (`countAccounts`, `nextClaimAt`) is timed each time it runs.
+      wrapped[operation] = Effect.suspend(() => observed(member, cells, performance.now(), span))
+    } else if (typeof member === "function") {
+      const method = member as (...args: Array<unknown>) => unknown
+      wrapped[operation] = (...args: Array<unknown>) => {
+        const start = performance.now()
+        let result: unknown
+        try {
+          result = method.apply(service, args)
+        } catch (defect) {
+          if (cells !== undefined) cells.errors++
+          throw defect
+        }
+        if (!Effect.isEffect(result)) return result
+        if (span === undefined && Exit.isExit(result)) {
+          record(cells, start, result)
+          return result
+        }
+        return observed(result, cells, start, span)
+      }
+    } else {
+      wrapped[operation] = member
+    }
+  }
+  return wrapped as S
+}
+
+/** The store ports wrapped, with the name each is measured and traced under. */
+const PORTS = [
+  [PetRepository.PetRepository, "PetRepository"],
+  [AccountStore.AccountStore, "AccountStore"],
+  [MessageStore.MessageStore, "MessageStore"],
+  [LimiterStateStore.LimiterStateStore, "LimiterStateStore"]
+] as const
+
+/** Replaces each store port `context` holds with its instrumented version. */
+export const instrumentContext = <A>(context: Context.Context<A>, options: InstrumentOptions): Context.Context<A> => {
+  let result = context
+  for (const [tag, name] of PORTS) {
+    const found = Context.getOption(context as Context.Context<unknown>, tag as Context.Tag<unknown, object>)
+    if (Option.isSome(found)) {
+      result = Context.add(result, tag as Context.Tag<unknown, object>, instrument(name, found.value, options)) as Context.Context<A>
+    }
+  }
+  return result
+}
+
+/** `stores` with every store port it provides instrumented (the layer itself when nothing is measured or traced). */
+export const layer = <A, E, R>(stores: Layer.Layer<A, E, R>, options: InstrumentOptions): Layer.Layer<A, E, R> =>
+  options.metrics === undefined && !options.tracing ? stores : Layer.map(stores, (context) => instrumentContext(context, options))
