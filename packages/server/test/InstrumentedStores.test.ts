@@ -81,10 +81,11 @@ describe("instrument", () => {
 
   it("with tracing on, a call runs in its span; a StoreUnavailable failure is counted as an error, a domain failure is not", async () => {
     const metrics = new Metrics()
-    const failing = {
+    const failing: PetRepository.PetRepository["Type"] = {
       ...pets,
       findById: () => Effect.fail(new Errors.StoreUnavailable({ cause: "down" })),
-      insert: () => Effect.fail(new Errors.PetNotFound({ id: 1 })) as never
+      // Not a store error: stands for a domain answer a port may fail with (AccountNotFound, KeyNotFound).
+      insert: () => Effect.fail(new Errors.PetNotFound({ id: 1 })) as unknown as Effect.Effect<never, Errors.StoreUnavailable>
     }
     const wrapped = instrument("PetRepository", failing, { metrics, tracing: true })
     await Effect.runPromise(Effect.exit(wrapped.findById(1 as never)).pipe(Effect.provide(TracingLive)))
