@@ -62,15 +62,7 @@ export const instrument = <S extends object>(store: string, service: S, options:
       wrapped[operation] = Effect.suspend(() => observed(member, cells, performance.now(), span))
     } else if (typeof member === "function") {
       const method = member as (...args: Array<unknown>) => unknown
-      wrapped[operation] = (...args: Array<unknown>) => {
-        const start = performance.now()
-        let result: unknown
-        try {
-          result = method.apply(service, args)
-        } catch (defect) {
-          if (cells !== undefined) cells.errors++
-          throw defect
-        }
+      const answer = (start: number, result: unknown): unknown => {
         if (!Effect.isEffect(result)) return result
         if (span === undefined && Exit.isExit(result)) {
           record(cells, start, result)
@@ -78,6 +70,32 @@ export const instrument = <S extends object>(store: string, service: S, options:
         }
         return observed(result, cells, start, span)
       }
+      const thrown = (defect: unknown): unknown => {
+        if (cells !== undefined) cells.errors++
+        return defect
+      }
+      // Store methods take a few arguments (at most 4): passed as they are, no array is made per call.
+      wrapped[operation] = method.length >= 1 && method.length <= 4
+        ? (a: unknown, b: unknown, c: unknown, d: unknown) => {
+          const start = performance.now()
+          let result: unknown
+          try {
+            result = method.call(service, a, b, c, d)
+          } catch (defect) {
+            throw thrown(defect)
+          }
+          return answer(start, result)
+        }
+        : (...args: Array<unknown>) => {
+          const start = performance.now()
+          let result: unknown
+          try {
+            result = method.apply(service, args)
+          } catch (defect) {
+            throw thrown(defect)
+          }
+          return answer(start, result)
+        }
     } else {
       wrapped[operation] = member
     }
