@@ -234,6 +234,22 @@ describe("/metrics on the server's port", () => {
   })
 })
 
+describe("metrics settings", () => {
+  it("PETSTORE_METRICS defaults to on; PETSTORE_METRICS_ADDRESS is read as host and port", async () => {
+    expect((await config({})).metrics).toBe(true)
+    expect((await config({ PETSTORE_METRICS: "false" })).metrics).toBe(false)
+    expect((await config({ PETSTORE_METRICS_ADDRESS: "0.0.0.0:9464" })).metricsAddress).toEqual({ host: "0.0.0.0", port: 9464 })
+    expect((await config({ PETSTORE_METRICS_ADDRESS: "[::1]:9464" })).metricsAddress).toEqual({ host: "::1", port: 9464 })
+    expect((await config({})).metricsAddress).toBeUndefined()
+  })
+
+  for (const [name, value] of [["PETSTORE_METRICS", "maybe"], ["PETSTORE_METRICS_ADDRESS", "9464"], ["PETSTORE_METRICS_ADDRESS", "host:70000"]] as const) {
+    it(`${name}=${value} is refused with a message that names it`, async () => {
+      await expect(config({ [name]: value })).rejects.toThrow(name)
+    })
+  }
+})
+
 const memoryStores = (pets: Layer.Layer<PetRepository.PetRepository>) =>
   Layer.mergeAll(pets, AccountStore.AccountStore.layerMemory, MessageStore.MessageStore.layerMemory, PageCursor.CursorSigner.random)
 
