@@ -1,12 +1,48 @@
-// What metrics add to one request, measured on the pieces the server wraps (each against the same
-// call unwrapped): the application's `handle` answering at once (counted by route and status, timed
-// with two performance.now() calls), the limiter's decision (its verdict counted), and a store call
-// that answers at once (timed, errors counted). A GET with every step answered at once goes through
-// the first two; a key looked up in the store, the third too.
-import { AccountStore, BanPolicy, RateLimiter } from "@petstore/core"
-import { CountedOutcomes, InstrumentedStores, MeteredApp, Metrics } from "@petstore/server"
-import { Exit } from "effect"
+// What metrics add to one request: a whole GET through the application of `serve` (in memory, a
+// kept page, so answered at once without a fiber) with metrics on against off; then the pieces the
+// server wraps, each against the same call unwrapped: the application's `handle` (counted by route
+// and status, timed with two performance.now() calls), the limiter's decision (its verdict counted),
+// and a store call answered at once (timed, errors counted; a GET makes two: the key, its account).
+import { Accounts, AccountStore, BanPolicy, Pets, RateLimiter } from "@petstore/core"
+import { App as AppModule } from "@petstore/http-node"
+import { Config, CountedOutcomes, InstrumentedStores, Main, MeteredApp, Metrics, ServerMetrics } from "@petstore/server"
+import { ConfigProvider, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { BENCH_LIMITS, draft, PAGE_LIMIT } from "../fixture.mjs"
 import { nsPerOp, report } from "./harness.mjs"
+
+/**
+ * The whole application of `serve` on the in-memory store (metrics on or off), with a key and
+ * the bench's pets: its `handle`, and a GET /v1/pets?limit=20 request of that key.
+ */
+const application = async (metricsOn) => {
+  const env = new Map([["PETSTORE_STORE", "memory"], ["PETSTORE_METRICS", String(metricsOn)]])
+  const config = await Effect.runPromise(Effect.withConfigProvider(Config.ServerConfig, ConfigProvider.fromMap(env)))
+  const appLayer = ServerMetrics.appLayer(config, (metrics) =>
+    AppModule.App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [], metrics })
+  ).pipe(Layer.provideMerge(ServerMetrics.observeServices(config, Main.services(config))))
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(appLayer, scope))
+  const { handle, key } = await Effect.runPromise(Effect.gen(function*() {
+    const accounts = yield* Accounts.Accounts
+    const pets = yield* Pets.Pets
+    const { key } = yield* accounts.create({ plan: "enterprise", limits: BENCH_LIMITS })
+    for (let i = 1; i <= 100; i++) yield* pets.create(draft(i))
+    return { handle: (yield* AppModule.App).handle, key: Redacted.value(key.key) }
+  }).pipe(Effect.provide(context)))
+  const authorization = `Bearer ${key}`
+  const request = {
+    method: "GET",
+    url: `/v1/pets?limit=${PAGE_LIMIT}`,
+    header: (name) => (name === "authorization" ? authorization : undefined),
+    remoteAddress: "127.0.0.1",
+    readBody: () => Exit.succeed({ _tag: "Body", bytes: new Uint8Array() })
+  }
+  // The first GET reads the page from the store and keeps it; from the second on, it is answered at once.
+  await Effect.runPromise(handle(request))
+  const second = handle(request)
+  if (!Exit.isExit(second) || second.value.status !== 200) throw new Error("a GET of a kept page was not answered at once")
+  return { get: () => handle(request).value.status, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
 
 const metrics = new Metrics.Metrics()
 const response = { status: 200, headers: {}, body: "[]", route: "GET /v1/pets" }
@@ -29,7 +65,18 @@ const countedAdmit = nsPerOp(() => counted.admit(subject, now++))
 const plainFind = nsPerOp(() => accounts.findKeyByHash("hash"))
 const instrumentedFind = nsPerOp(() => instrumented.findKeyByHash("hash"))
 
+// Whole GETs through the application, each answered at once (no fiber): metrics on against off.
+const getOn = await application(true)
+const getOff = await application(false)
+const wholeOn = nsPerOp(getOn.get)
+const wholeOff = nsPerOp(getOff.get)
+// The services' message worker and limiter timers would keep the process alive.
+await Promise.all([getOn.close(), getOff.close()])
+
 report("metrics", [
+  { id: "get-on", label: "GET /v1/pets?limit=20 through App.handle (in memory, answered at once), metrics on", value: wholeOn, unit: "ns" },
+  { id: "get-off", label: "the same, metrics off (PETSTORE_METRICS=false)", value: wholeOff, unit: "ns" },
+  { id: "get-added", label: "GET: metrics on − off", value: wholeOn - wholeOff, unit: "ns" },
   { id: "request-record", label: "Metrics.request (route lookup, status count, histogram bucket)", value: nsPerOp((i) => metrics.request("GET /v1/pets", 200, (i & 7) * 1e-4)), unit: "ns" },
   { id: "handle-added", label: "App.handle metered − unmetered (answered at once)", value: meteredHandle - plainHandle, unit: "ns" },
   { id: "admit-added", label: "RateLimiter.admit counted − uncounted (memory, at the request's time)", value: countedAdmit - plainAdmit, unit: "ns" },
