@@ -68,12 +68,12 @@ export const instrument = <S extends object>(store: string, service: S, options:
     } else if (typeof member === "function") {
       const method = member as (...args: Array<unknown>) => unknown
       const answer = (start: number, result: unknown): unknown => {
-        if (!Effect.isEffect(result)) return result
+        // The fast path first: an answer already there, with no span to run it in.
         if (span === undefined && Exit.isExit(result)) {
           record(cells, start, result)
           return result
         }
-        return observed(result, cells, start, span)
+        return Effect.isEffect(result) ? observed(result, cells, start, span) : result
       }
       const thrown = (defect: unknown): unknown => {
         if (cells !== undefined) cells.errors++
