@@ -20,6 +20,13 @@ export const goals = (load, micro) => {
   rows.push(row("GET, in-memory: ≥ 1.0× Fastify's req/s", ratio(getMem?.vs.fastify.rps), atLeast(getMem?.vs.fastify.rps, 1)))
   rows.push(row("GET, in-memory: p99 ≤ Fastify's p99", `p99 ${ratio(getMem?.vs.fastify.p99)} Fastify's`, atMost(getMem?.vs.fastify.p99, 1)))
   rows.push(row("GET, in-memory: ≥ 0.8× raw node:http req/s", ratio(getMem?.vs.raw.rps), atLeast(getMem?.vs.raw.rps, 0.8)))
+  const postMem = s.post?.memory
+  rows.push(row(
+    "GET, in-memory, metrics on: ≥ 0.95× metrics off req/s",
+    ratio(getMem?.vs.nometrics.rps),
+    atLeast(getMem?.vs.nometrics.rps, 0.95),
+    Number.isFinite(postMem?.vs.nometrics.rps) ? `POST: ${ratio(postMem.vs.nometrics.rps)} (against \`nometrics\`, the same server with \`PETSTORE_METRICS=false\`)` : ""
+  ))
   const durableMissing = load?.unavailable?.find((u) => u.id === "durable")
   const getDur = s.get?.durable
   rows.push(row(
@@ -108,6 +115,13 @@ export const goals = (load, micro) => {
     admit === undefined ? "not measured" : `${f(admit)} ns`,
     admit === undefined ? undefined : admit <= 1000,
     inFiber === undefined ? "" : `the Effect form \`admit\`, which reads the Clock itself, inside a running fiber: ${f(inFiber)} ns`
+  ))
+  const metricsCost = microValue("metrics", "get-added")
+  rows.push(row(
+    "metrics: CPU added to a GET ≤ a few hundred ns (whole App.handle, in memory, metrics on − off)",
+    metricsCost === undefined ? "not measured" : `${f(metricsCost)} ns`,
+    metricsCost === undefined ? undefined : metricsCost <= 500,
+    metricsCost === undefined ? "" : `of ${f(microValue("metrics", "get-off"))} ns without; parts: App.handle ${f(microValue("metrics", "handle-added"))} ns, admit ${f(microValue("metrics", "admit-added"))} ns, one store call ${f(microValue("metrics", "store-call-added"))} ns (a GET makes two: the key and its account); most of it is reading the clock (performance.now())`
   ))
   const mem = microValue("limiter-memory", "mb-1m-accounts")
   rows.push(row(

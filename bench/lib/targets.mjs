@@ -104,6 +104,16 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       cwd: mkdtempSync(join(tmpdir(), "petstore-bench-memory-")),
       kind: "app",
       scenarios: ["get", "post"]
+    },
+    {
+      id: "nometrics",
+      label: "ours, in-memory store, metrics off (PETSTORE_METRICS=false)",
+      role: "comparison",
+      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+      env: { PETSTORE_STORE: "memory", PETSTORE_METRICS: "false" },
+      cwd: mkdtempSync(join(tmpdir(), "petstore-bench-nometrics-")),
+      kind: "app",
+      scenarios: ["get", "post"]
     }
   ]
   if (durable.available) {

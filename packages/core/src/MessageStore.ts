@@ -25,6 +25,12 @@ export interface StoredMessage {
   readonly lastError: string | null
 }
 
+/** Messages not yet delivered or failed, by status. */
+export interface PendingCounts {
+  readonly queued: number
+  readonly processing: number
+}
+
 /** @category services */
 export class MessageStore extends Context.Tag("@petstore/core/MessageStore")<
   MessageStore,
@@ -43,6 +49,8 @@ export class MessageStore extends Context.Tag("@petstore/core/MessageStore")<
     readonly markFailed: (id: string, now: number, error: string) => Effect.Effect<void, StoreUnavailable>
     /** The earliest instant at which some message may become claimable, if any is pending. */
     readonly nextClaimAt: Effect.Effect<Option.Option<number>, StoreUnavailable>
+    /** How many messages wait (queued) and are being processed now: the queue's depth, for metrics. */
+    readonly pendingCounts: Effect.Effect<PendingCounts, StoreUnavailable>
   }
 >() {
   static readonly layerMemory = Layer.sync(MessageStore, () => makeMemory())
@@ -100,6 +108,11 @@ export const makeMemory = (): MessageStore["Type"] => {
         next = Math.min(next, m.status === "queued" ? m.availableAt : m.leaseUntil)
       }
       return next === Infinity ? Option.none() : Option.some(next)
+    }),
+    pendingCounts: Effect.sync(() => {
+      let queued = 0
+      for (const id of pending) if (messages.get(id)!.status === "queued") queued++
+      return { queued, processing: pending.size - queued }
     })
   }
 }

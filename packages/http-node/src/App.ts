@@ -43,6 +43,11 @@ export interface AppOptions {
   readonly servers: ReadonlyArray<{ readonly url: string; readonly description: string }>
   /** The access log and tracing (both off by default); every response carries `X-Request-Id`. */
   readonly observe?: RequestObserver.ObserveOptions | undefined
+  /**
+   * Metrics served at `GET /metrics` to the admin token (with the admin API's failed-token limits);
+   * absent, or no admin token: `/metrics` is an unknown path.
+   */
+  readonly metrics?: { readonly scrape: Effect.Effect<string>; readonly contentType: string } | undefined
 }
 
 /** @category services */
@@ -369,8 +374,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const adminFailures = new Map<string, TokenBucket.TokenBucketState>()
     const ADMIN_FAILURES_PER_MINUTE = 20
 
-    const serveAdmin = (request: AppRequest) => {
-      if (Option.isNone(adminToken)) return Effect.succeed(failure(ErrorResponse.STATIC.routeNotFound, {}))
+    /** The refusal of an admin request (404 without an admin token, 429 past the failures, 401), or none. */
+    const adminRefusal = (request: AppRequest): AppResponse | undefined => {
+      if (Option.isNone(adminToken)) return failure(ErrorResponse.STATIC.routeNotFound, {})
       const now = clock.unsafeCurrentTimeMillis()
       const address = clientAddress(request)
       const bucket = TokenBucket.refill(
@@ -379,25 +385,44 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         now
       )
       const wait = TokenBucket.waitMillis(bucket, ADMIN_FAILURES_PER_MINUTE, 1)
-      if (wait > 0) {
-        return Effect.succeed(failure(ADMIN_AUTH_LIMITED, { "Retry-After": String(Math.max(1, Math.ceil(wait / 1000))) }))
-      }
+      if (wait > 0) return failure(ADMIN_AUTH_LIMITED, { "Retry-After": String(Math.max(1, Math.ceil(wait / 1000))) })
       if (!adminAuthorized(request)) {
         if (adminFailures.size >= 10_000) adminFailures.clear()
         adminFailures.set(address, TokenBucket.take(bucket, 1))
-        return Effect.succeed(failure(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" }))
+        return failure(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" })
       }
+      return undefined
+    }
+
+    const serveAdmin = (request: AppRequest) => {
+      const refusal = adminRefusal(request)
+      if (refusal !== undefined) return Effect.succeed(refusal)
       const headers: ResponseHeaders = { "Cache-Control": "no-store" }
       return guarded(headers, () => serve(request, adminRoutes, headers, (path) => ({ path }), true))
     }
 
     // Readiness ports come with the stores' adapters when they have them (read here, absent: up).
     const health = yield* Health.make
+    const METRICS_ROUTE = "GET /metrics"
+    const metrics = options.metrics
+    const serveMetrics = (request: AppRequest, scrape: Effect.Effect<string>, contentType: string): Effect.Effect<AppResponse> => {
+      const refusal = adminRefusal(request)
+      if (refusal !== undefined) return Effect.succeed(refusal)
+      return Effect.map(scrape, (body) => ({
+        status: 200,
+        headers: { "Content-Type": contentType, "Cache-Control": "no-store" },
+        body,
+        route: METRICS_ROUTE
+      }))
+    }
+
     const handle = (request: AppRequest): Effect.Effect<AppResponse> => {
       const path = pathOf(request.url)
-      return path === Health.HEALTH_PATH || path === Health.READY_PATH
-        ? health.answer(request.method, path)
-        : (request.method === "GET" || request.method === "HEAD") && path === openApiPath
+      if (path === Health.HEALTH_PATH || path === Health.READY_PATH) return health.answer(request.method, path)
+      if (metrics !== undefined && path === "/metrics" && (request.method === "GET" || request.method === "HEAD")) {
+        return serveMetrics(request, metrics.scrape, metrics.contentType)
+      }
+      return (request.method === "GET" || request.method === "HEAD") && path === openApiPath
         ? Effect.succeed(labelRoute(OPENAPI_ROUTE)(json(200, openApiJson, {})))
         : (request.method === "GET" || request.method === "HEAD") && path === "/docs"
         ? Effect.map(reference.answer(request.url), labelRoute(DOCS_ROUTE))
@@ -409,6 +434,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     }
     const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
     if (Option.isSome(adminToken)) paths.add("/admin/")
+    if (Option.isSome(adminToken) && metrics !== undefined) paths.add("/metrics")
     const observe = yield* RequestObserver.make(options.observe ?? {})
     return App.of({ handle: observe(handle), paths: [...paths], startDraining: health.startDraining })
   })

@@ -46,6 +46,10 @@ const NEXT_CLAIM = statement(
   `SELECT min(CASE WHEN status = 'queued' THEN available_at ELSE lease_until END) AS at
    FROM messages WHERE status IN ('queued', 'processing')`
 )
+const PENDING = statement(
+  `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, count(*) FILTER (WHERE status = 'processing')::int AS processing
+   FROM messages WHERE status IN ('queued', 'processing')`
+)
 
 /** @category constructors */
 export const make = (
@@ -79,7 +83,8 @@ export const make = (
       markDelivered: (id, now) => Effect.asVoid(db.query(DELIVERED, [id, now])),
       markRetry: (id, now, availableAt, error) => Effect.asVoid(db.query(RETRY, [id, now, availableAt, error])),
       markFailed: (id, now, error) => Effect.asVoid(db.query(FAILED, [id, now, error])),
-      nextClaimAt: Effect.map(db.query<{ at: number | null }>(NEXT_CLAIM, []), (rows) => Option.fromNullable(rows[0]?.at))
+      nextClaimAt: Effect.map(db.query<{ at: number | null }>(NEXT_CLAIM, []), (rows) => Option.fromNullable(rows[0]?.at)),
+      pendingCounts: Effect.map(db.query<MessageStore.PendingCounts>(PENDING, []), (rows) => rows[0] ?? { queued: 0, processing: 0 })
     })
   })
 

@@ -19,6 +19,8 @@ export interface WriteBatcherOptions {
   readonly maxBatch: number
   /** Statements of this batcher in flight at once. */
   readonly maxInFlight: number
+  /** Told the number of writes of each batch sent (for metrics); it must not throw. */
+  readonly onBatch?: ((writes: number) => void) | undefined
 }
 
 export const DEFAULT_OPTIONS: WriteBatcherOptions = { maxBatch: 512, maxInFlight: 2 }
@@ -43,7 +45,7 @@ export const make = <I, O>(
   commit: (items: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>, Errors.StoreUnavailable>,
   options: Partial<WriteBatcherOptions> = {}
 ): WriteBatcher<I, O> => {
-  const { maxBatch, maxInFlight } = { ...DEFAULT_OPTIONS, ...options }
+  const { maxBatch, maxInFlight, onBatch } = { ...DEFAULT_OPTIONS, ...options }
   let queue: Array<Pending<I, O>> = []
   let inFlight = 0
   let scheduled = false
@@ -54,6 +56,7 @@ export const make = <I, O>(
       const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch)
       queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch)
       inFlight++
+      onBatch?.(batch.length)
       Effect.runCallback(commit(batch.map((p) => p.item)), {
         onExit: (exit) => {
           inFlight--

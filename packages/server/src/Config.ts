@@ -57,6 +57,10 @@ export interface ServerConfig {
   readonly log?: LogConfig | undefined
   /** `PETSTORE_TRACING`: `otlp` exports a span per request over OTLP/HTTP (see docs/operations.md); default `off`. */
   readonly tracing?: "off" | "otlp" | undefined
+  /** Collect metrics and serve them at `/metrics` (`PETSTORE_METRICS`, default true; absent in code: true). */
+  readonly metrics?: boolean | undefined
+  /** Also serve the metrics, without a token, on this address (`PETSTORE_METRICS_ADDRESS=host:port`). */
+  readonly metricsAddress?: { readonly host: string; readonly port: number } | undefined
 }
 
 /** How the server logs. */
@@ -215,6 +219,18 @@ const log = Config.all({
   level: Config.literal("debug", "info", "warning", "error", "none")("PETSTORE_LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   accessLog: Config.boolean("PETSTORE_ACCESS_LOG").pipe(Config.withDefault(true))
 }).pipe(Config.map(({ format, ...rest }): LogConfig => ({ format: Option.getOrUndefined(format), ...rest })))
+const metrics = Config.boolean("PETSTORE_METRICS").pipe(Config.withDefault(true))
+
+// host:port, the host a name, an IPv4 address or a bracketed IPv6 address.
+const metricsAddress = Config.option(Config.string("PETSTORE_METRICS_ADDRESS").pipe(
+  Config.mapOrFail((s) => {
+    const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(s.trim())
+    const port = match === null ? NaN : Number(match[2])
+    return match !== null && port >= 1 && port <= 65535
+      ? Either.right({ host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port })
+      : Either.left(ConfigError.InvalidData([], `PETSTORE_METRICS_ADDRESS must be host:port (such as 127.0.0.1:9464), got ${JSON.stringify(s)}`))
+  })
+))
 
 /**
  * A configuration error as one line per problem, each naming its variable. Values are never shown
@@ -263,10 +279,13 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   connections,
   drainDelayMillis,
   log,
-  tracing: Config.literal("off", "otlp")("PETSTORE_TRACING").pipe(Config.withDefault("off" as const))
+  tracing: Config.literal("off", "otlp")("PETSTORE_TRACING").pipe(Config.withDefault("off" as const)),
+  metrics,
+  metricsAddress
 }).pipe(
-  Config.map((c): ServerConfig => ({
+  Config.map(({ metricsAddress, ...c }): ServerConfig => ({
     ...c,
+    metricsAddress: Option.getOrUndefined(metricsAddress),
     publicUrl: Option.getOrElse(c.publicUrl, () => `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}/v1`)
   }))
 )

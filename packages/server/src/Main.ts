@@ -5,7 +5,19 @@
  *
  * @since 1.0.0
  */
-import { Accounts, AccountStore, BanPolicy, MessageProcessor, Petstore, SecureRandom } from "@petstore/core"
+import {
+  Accounts,
+  AccountStore,
+  BanPolicy,
+  LimiterPersistence,
+  type LimiterStateStore,
+  MessageProcessor,
+  MessageStore,
+  PageCursor,
+  Petstore,
+  PetRepository,
+  SecureRandom
+} from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as Redis from "@petstore/redis"
 import * as Sqlite from "@petstore/sqlite"
@@ -14,6 +26,7 @@ import { Api, App as AppModule, Server } from "@petstore/http-node"
 import { type ServerConfig } from "./Config.js"
 import * as Logging from "./Logging.js"
 import * as Tracing from "./Tracing.js"
+import * as ServerMetrics from "./ServerMetrics.js"
 
 /** The services of a standalone server, on the stores `services` chooses (or any passed in). */
 export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
@@ -25,10 +38,10 @@ export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
 export const serverUrl = (baseUrl: string): string =>
   baseUrl.endsWith(Api.PUBLIC_PREFIX) ? baseUrl.slice(0, -Api.PUBLIC_PREFIX.length) || "/" : baseUrl
 
-/** The application and its server, for a given configuration and services. */
+/** The application and its server, for a given configuration and services (metered unless `PETSTORE_METRICS=false`). */
 export const layer = (config: ServerConfig, services: ServicesLayer) =>
   Server.layer({ port: config.port, host: config.host, connections: config.connections, drainDelay: config.drainDelayMillis }).pipe(
-    Layer.provideMerge(
+    Layer.provideMerge(ServerMetrics.appLayer(config, (metrics) =>
       AppModule.App.layer({
         quickstartBasePath: config.quickstartBasePath,
         adminToken: config.adminToken,
@@ -37,15 +50,36 @@ export const layer = (config: ServerConfig, services: ServicesLayer) =>
         servers: [
           { url: serverUrl(config.publicUrl), description: "Production" },
           ...Option.match(config.stagingUrl, { onNone: () => [], onSome: (url) => [{ url: serverUrl(url), description: "Staging" }] })
-        ]
-      })
-    ),
-    Layer.provideMerge(services)
+        ],
+        metrics
+      }))),
+    Layer.provideMerge(ServerMetrics.observeServices(config, services))
+  )
+
+/**
+ * The core services over durable `stores` (observed: see `ServerMetrics.observeStores`), the
+ * limiter's daily counts and bans written behind, with the default message processor.
+ */
+const durableServices = <A, E>(
+  config: ServerConfig,
+  stores: Layer.Layer<A | Petstore.Stores | LimiterStateStore.LimiterStateStore, E>
+) =>
+  LimiterPersistence.layer().pipe(
+    Layer.provideMerge(Petstore.layer(petstoreOptions(config)).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
+    Layer.provideMerge(ServerMetrics.observeStores(config, stores)),
+    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
   )
 
 /** In-memory services with the default message processor. */
 export const memoryServices = (config: ServerConfig): ServicesLayer =>
-  Petstore.layerMemory(petstoreOptions(config)).pipe(Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly))
+  Petstore.layer(petstoreOptions(config)).pipe(
+    Layer.provideMerge(ServerMetrics.observeStores(
+      config,
+      Layer.mergeAll(PetRepository.PetRepository.layerMemory, AccountStore.AccountStore.layerMemory, MessageStore.MessageStore.layerMemory, PageCursor.CursorSigner.random)
+    )),
+    Layer.provide(SecureRandom.SecureRandom.Live),
+    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
+  )
 
 /**
  * The options of the core services: the key environment, and the rate limiter (with the configured
@@ -88,8 +122,11 @@ const createDemoAccount = Effect.gen(function*() {
  * restarts (see docs/storage.md).
  */
 export const sqliteServices = (config: ServerConfig, filename: string): ServicesLayer =>
-  Sqlite.layerPetstore({ filename, petstore: petstoreOptions(config) }).pipe(
-    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
+  durableServices(
+    config,
+    Sqlite.LimiterStateStoreSqlite.layer.pipe(
+      Layer.provideMerge(Sqlite.layer({ filename, groupCommit: ServerMetrics.batchOptions(config) }))
+    )
   )
 
 /**
@@ -98,8 +135,7 @@ export const sqliteServices = (config: ServerConfig, filename: string): Services
  * applies the plan's limits on its own: that is said once at start.
  */
 export const postgresServices = (config: ServerConfig, store: PostgresStore): ServicesLayer =>
-  Postgres.layerPetstore(postgresOptions(store, { petstore: petstoreOptions(config) })).pipe(
-    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly),
+  durableServices(config, Postgres.layer(postgresOptions(store, { batching: ServerMetrics.batchOptions(config) }))).pipe(
     Layer.tap(() =>
       config.redis === undefined
         ? Effect.logWarning(

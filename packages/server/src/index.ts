@@ -6,3 +6,8 @@
 export * as Cli from "./Cli.js"
 export * as Config from "./Config.js"
 export * as Main from "./Main.js"
+export * as CountedOutcomes from "./CountedOutcomes.js"
+export * as InstrumentedStores from "./InstrumentedStores.js"
+export * as MeteredApp from "./MeteredApp.js"
+export * as Metrics from "./Metrics.js"
+export * as ServerMetrics from "./ServerMetrics.js"

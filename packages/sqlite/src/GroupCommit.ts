@@ -28,6 +28,8 @@ export interface GroupCommitOptions {
    * turn, not a timer. 0 commits what arrived in the first turn.
    */
   readonly gatherTurns: number
+  /** Told the number of writes of each batch committed (for metrics); it must not throw. */
+  readonly onBatch?: ((writes: number) => void) | undefined
 }
 
 export const DEFAULT_OPTIONS: GroupCommitOptions = { maxBatch: 256, gatherTurns: 3 }
@@ -128,6 +130,7 @@ export const make = (options: GroupCommitOptions) =>
       }
       batches++
       writes += batch.length
+      options.onBatch?.(batch.length)
       for (let i = 0; i < batch.length; i++) tell(batch[i]!, Exit.succeed(results[i]))
     }
 

@@ -42,6 +42,10 @@ export const make: Effect.Effect<MessageStore.MessageStore["Type"], never, Conne
     `SELECT min(CASE WHEN status = 'queued' THEN available_at ELSE lease_until END)
      FROM messages INDEXED BY messages_pending WHERE status IN ('queued', 'processing')`
   ).pluck()
+  const pending = connection.prepare(
+    `SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'processing') AS processing
+     FROM messages INDEXED BY messages_pending WHERE status IN ('queued', 'processing')`
+  )
 
   const stored = (row: unknown) => Option.map(Option.fromNullable(row as StoreRows.MessageRow | undefined), StoreRows.toStoredMessage)
 
@@ -66,7 +70,8 @@ export const make: Effect.Effect<MessageStore.MessageStore["Type"], never, Conne
     markDelivered: (id, now) => db.write(() => void delivered.run(now, id)),
     markRetry: (id, now, availableAt, error) => db.write(() => void retry.run(now, availableAt, error, id)),
     markFailed: (id, now, error) => db.write(() => void failed.run(now, error, id)),
-    nextClaimAt: db.read(() => Option.fromNullable(nextClaim.get() as number | null | undefined))
+    nextClaimAt: db.read(() => Option.fromNullable(nextClaim.get() as number | null | undefined)),
+    pendingCounts: db.read(() => pending.get() as MessageStore.PendingCounts)
   })
 })
 

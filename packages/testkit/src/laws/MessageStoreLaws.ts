@@ -203,7 +203,7 @@ export const messageStoreLaws = <E>(
     )
 
     property(
-      "nextClaimAt is the earliest instant a pending message may be claimed: nothing is claimable before it, something is at it",
+      "nextClaimAt is the earliest instant a pending message may be claimed: nothing is claimable before it, something is at it; pendingCounts counts the pending ones by status",
       [
         queued({ min: 0, max: 10 }, NOW, 0),
         fc.array(fc.tuple(fc.constantFrom("processing", "retry", "delivered", "failed"), lease), { minLength: 10, maxLength: 10 }),
@@ -228,6 +228,9 @@ export const messageStoreLaws = <E>(
             }
             yield* insertAll(store, later)
             pendingAt.push(...later.map((m) => m.availableAt))
+            // The queue's depth counts the same fates: retried and later ones wait, claimed ones are processing.
+            const processing = fates.slice(0, first.length).filter(([fate]) => fate === "processing").length
+            expect(yield* store.pendingCounts).toStrictEqual({ queued: pendingAt.length - processing, processing })
 
             const next = yield* store.nextClaimAt
             if (pendingAt.length === 0) {

@@ -1,0 +1,94 @@
+// What metrics add to one request: a whole GET through the application of `serve` (in memory, a
+// kept page, so answered at once without a fiber) with metrics on against off; then the pieces the
+// server wraps, each against the same call unwrapped: the application's `handle` (counted by route
+// and status, timed with two performance.now() calls), the limiter's decision (its verdict counted),
+// and a store call answered at once (timed, errors counted; a GET makes two: the key, its account).
+import { Accounts, AccountStore, BanPolicy, Pets, RateLimiter } from "@petstore/core"
+import { App as AppModule } from "@petstore/http-node"
+import { Config, CountedOutcomes, InstrumentedStores, Main, MeteredApp, Metrics, ServerMetrics } from "@petstore/server"
+import { ConfigProvider, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { BENCH_LIMITS, draft, PAGE_LIMIT } from "../fixture.mjs"
+import { nsPerOp, QUICK, report } from "./harness.mjs"
+
+/**
+ * The whole application of `serve` on the in-memory store (metrics on or off), with a key and
+ * the bench's pets: its `handle`, and a GET /v1/pets?limit=20 request of that key.
+ */
+const application = async (metricsOn) => {
+  const env = new Map([["PETSTORE_STORE", "memory"], ["PETSTORE_METRICS", String(metricsOn)]])
+  const config = await Effect.runPromise(Effect.withConfigProvider(Config.ServerConfig, ConfigProvider.fromMap(env)))
+  const appLayer = ServerMetrics.appLayer(config, (metrics) =>
+    AppModule.App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [], metrics })
+  ).pipe(Layer.provideMerge(ServerMetrics.observeServices(config, Main.services(config))))
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(appLayer, scope))
+  const { handle, key } = await Effect.runPromise(Effect.gen(function*() {
+    const accounts = yield* Accounts.Accounts
+    const pets = yield* Pets.Pets
+    const { key } = yield* accounts.create({ plan: "enterprise", limits: BENCH_LIMITS })
+    for (let i = 1; i <= 100; i++) yield* pets.create(draft(i))
+    return { handle: (yield* AppModule.App).handle, key: Redacted.value(key.key) }
+  }).pipe(Effect.provide(context)))
+  const authorization = `Bearer ${key}`
+  const request = {
+    method: "GET",
+    url: `/v1/pets?limit=${PAGE_LIMIT}`,
+    header: (name) => (name === "authorization" ? authorization : undefined),
+    remoteAddress: "127.0.0.1",
+    readBody: () => Exit.succeed({ _tag: "Body", bytes: new Uint8Array() })
+  }
+  // The first GET reads the page from the store and keeps it; from the second on, it is answered at once.
+  await Effect.runPromise(handle(request))
+  const second = handle(request)
+  if (!Exit.isExit(second) || second.value.status !== 200) throw new Error("a GET of a kept page was not answered at once")
+  return { get: () => handle(request).value.status, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+const metrics = new Metrics.Metrics()
+const response = { status: 200, headers: {}, body: "[]", route: "GET /v1/pets" }
+const app = { handle: () => Exit.succeed(response), paths: undefined }
+const metered = MeteredApp.meter(app, metrics)
+const request = { method: "GET", url: "/v1/pets", header: () => undefined, remoteAddress: "127.0.0.1", readBody: () => Exit.succeed({ _tag: "Body", bytes: new Uint8Array() }) }
+
+const limiter = RateLimiter.makeMemory({ ...RateLimiter.DEFAULT_OPTIONS, ban: BanPolicy.DEFAULT_OPTIONS })
+const counted = CountedOutcomes.countVerdicts(limiter, metrics)
+const subject = { accountId: "acc_1", keyId: "key_1", limits: { perMinute: 1_000_000_000, perDay: 1_000_000_000_000 } }
+let now = Date.now()
+
+const accounts = AccountStore.makeMemory()
+const instrumented = InstrumentedStores.instrument("AccountStore", accounts, { metrics, tracing: false })
+
+const plainHandle = nsPerOp(() => app.handle(request))
+const meteredHandle = nsPerOp(() => metered.handle(request))
+const plainAdmit = nsPerOp(() => limiter.admit(subject, now++))
+const countedAdmit = nsPerOp(() => counted.admit(subject, now++))
+const plainFind = nsPerOp(() => accounts.findKeyByHash("hash"))
+const instrumentedFind = nsPerOp(() => instrumented.findKeyByHash("hash"))
+
+// Whole GETs through the application, each answered at once (no fiber): metrics on against off.
+const getOn = await application(true)
+const getOff = await application(false)
+// On and off alternate, sample by sample, so that drift of a shared machine falls on both; medians.
+const ons = []
+const offs = []
+for (let k = 0; k < (QUICK ? 5 : 11); k++) {
+  ons.push(nsPerOp(getOn.get, { samples: 1, warmupMs: 50 }))
+  offs.push(nsPerOp(getOff.get, { samples: 1, warmupMs: 50 }))
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+const wholeOn = median(ons)
+const wholeOff = median(offs)
+const wholeAdded = median(ons.map((on, k) => on - offs[k]))
+// The services' message worker and limiter timers would keep the process alive.
+await Promise.all([getOn.close(), getOff.close()])
+
+report("metrics", [
+  { id: "get-on", label: "GET /v1/pets?limit=20 through App.handle (in memory, answered at once), metrics on", value: wholeOn, unit: "ns" },
+  { id: "get-off", label: "the same, metrics off (PETSTORE_METRICS=false)", value: wholeOff, unit: "ns" },
+  { id: "get-added", label: "GET: metrics on − off (median of the paired samples)", value: wholeAdded, unit: "ns" },
+  { id: "request-record", label: "Metrics.request (route lookup, status count, histogram bucket)", value: nsPerOp((i) => metrics.request("GET /v1/pets", 200, (i & 7) * 1e-4)), unit: "ns" },
+  { id: "handle-added", label: "App.handle metered − unmetered (answered at once)", value: meteredHandle - plainHandle, unit: "ns" },
+  { id: "admit-added", label: "RateLimiter.admit counted − uncounted (memory, at the request's time)", value: countedAdmit - plainAdmit, unit: "ns" },
+  { id: "store-call-added", label: "store call instrumented − plain (AccountStore.findKeyByHash in memory, tracing off)", value: instrumentedFind - plainFind, unit: "ns" },
+  { id: "per-request", label: "per request (handle + admit + one store call added)", value: meteredHandle - plainHandle + countedAdmit - plainAdmit + instrumentedFind - plainFind, unit: "ns" }
+])
