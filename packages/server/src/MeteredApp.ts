@@ -17,9 +17,9 @@ const record = (metrics: Metrics, start: number, exit: Exit.Exit<AppResponse.App
   else if (!Exit.isInterrupted(exit)) metrics.request(undefined, 500, seconds)
 }
 
-/** `app` with its answers counted and timed in `metrics`. */
+/** `app` with its answers counted and timed in `metrics` (its paths and its drain kept as they are). */
 export const meter = (app: App.App["Type"], metrics: Metrics): App.App["Type"] => ({
-  paths: app.paths,
+  ...app,
   handle: (request) => {
     const start = performance.now()
     let answer: Effect.Effect<AppResponse.AppResponse>

@@ -32,7 +32,7 @@ const storeSpans = (store: string) =>
 describe("store spans", () => {
   for (const store of ["memory", "sqlite"] as const) {
     it(`with tracing on (${store}), each store call is a span store.<Store>.<operation>`, async () => {
-      const conf = await config({ PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN, PETSTORE_STORE: store, PETSTORE_DATABASE: ":memory:" }, { tracing: true })
+      const conf = await config({ PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN, PETSTORE_STORE: store, PETSTORE_DATABASE: ":memory:" }, { tracing: "otlp" })
       const server = await start(conf, undefined, traced)
       servers.push(server)
       const account = await createAccount(server.url)
@@ -52,7 +52,7 @@ describe("store spans", () => {
 
   it("with tracing off (the default), no store call makes a span", async () => {
     const conf = await config({ PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN })
-    expect(conf.tracing).toBeUndefined()
+    expect(conf.tracing).toBe("off")
     const server = await start(conf, undefined, traced)
     servers.push(server)
     const account = await createAccount(server.url)
