@@ -70,6 +70,20 @@ const neverBans = (real: Limiter): Limiter =>
 const noGrace = (): Limiter =>
   RateLimiter.makeMemory({ ...RateLimiter.DEFAULT_OPTIONS, ban: { ...BanPolicy.DEFAULT_OPTIONS, graceMillis: 0 } })
 
+/** Answers 404 to a read of the pet (message) the server created last: a read that misses the latest write. */
+const latestNotFound = (collection: "pets" | "messages", created: number): ServerVariant["corrupt"] => {
+  let latest: string | undefined
+  return (req, res) => {
+    if (req.method === "POST" && req.url === `/v1/${collection}` && res.status === created && res.body !== undefined) {
+      latest = String((JSON.parse(res.body) as { id: unknown }).id)
+    }
+    if (req.method === "GET" && latest !== undefined && req.url === `/v1/${collection}/${latest}` && res.status === 200) {
+      return errorResponse(res, 404, "not_found")
+    }
+    return res
+  }
+}
+
 const VARIANTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerVariant; readonly caught: RegExp }> = [
   {
     name: "off-by-one limit (one request too many admitted per burst)",
@@ -128,6 +142,16 @@ const VARIANTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerV
       }
     },
     caught: /skipped|must be full/
+  },
+  {
+    name: "404 for the pet it has just acknowledged with 201",
+    variant: { corrupt: latestNotFound("pets", 201) },
+    caught: /read-your-writes: GET \/v1\/pets\/\d+ → 404, right after the 201/
+  },
+  {
+    name: "404 for the message it has just accepted with 202",
+    variant: { corrupt: latestNotFound("messages", 202) },
+    caught: /read-your-writes: GET \/v1\/messages\/\S+ → 404, right after the 202/
   }
 ]
 

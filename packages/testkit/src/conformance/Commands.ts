@@ -10,7 +10,9 @@ import { FastCheck as fc } from "effect"
 import * as Invalid from "../arbitraries/Invalid.js"
 import * as Valid from "../arbitraries/Valid.js"
 import { now } from "./HttpExchange.js"
-import { type ChainModel, fail, type KeyModel, type Model, type PetRecord } from "./Model.js"
+import { expectStatus, fail, type KeyModel, type Model, type PetRecord } from "./Model.js"
+import { checkPage } from "./PageCheck.js"
+import { readMessageBack, readPetBack } from "./ReadYourWrites.js"
 import type { Session } from "./Session.js"
 
 type Command = fc.AsyncCommand<Model, Session, boolean>
@@ -43,10 +45,6 @@ const errorCode = (session: Session, body: string): string | undefined => {
     void session
     return undefined
   }
-}
-
-const expectStatus = (what: string, actual: number, expected: ReadonlyArray<number>, body: string) => {
-  if (!expected.includes(actual)) fail(`${what}: expected ${expected.join(" or ")}, got ${actual}: ${body.slice(0, 300)}`)
 }
 
 abstract class Base implements Command {
@@ -96,6 +94,8 @@ class CreatePet extends Base {
       fail(`${what}: Location ${JSON.stringify(location)} does not point at /pets/${pet.id}`)
     }
     model.observePet(pet, what)
+    model.acknowledged.set(pet.id, pet)
+    await readPetBack(model, session, pet)
   }
 }
 
@@ -168,41 +168,6 @@ class GetPetInvalid extends Base {
     if (x === undefined) return
     expectStatus(`GET ${path} (${this.invalid.defect}) → ${x.response.status}`, x.response.status, [400], x.response.text)
   }
-}
-
-/** Checks one page of a listing that starts after `afterId`, and returns the next link. */
-const checkPage = (model: Model, session: Session, chain: Omit<ChainModel, "key" | "pages" | "next">, x: import("./HttpExchange.js").HttpExchange, what: string) => {
-  expectStatus(what, x.response.status, [200], x.response.text)
-  const pets = session.json(x, what) as ReadonlyArray<PetRecord>
-  if (!Array.isArray(pets)) return fail(`${what}: the body is not an array`)
-  const link = x.response.headers["link"]
-  let next: string | undefined
-  if (link !== undefined) {
-    const m = /<([^>]*)>\s*;\s*rel="?next"?/.exec(link)
-    if (m === null) fail(`${what}: a Link header without rel="next": ${link}`)
-    next = m![1]!
-    if (!next.startsWith("/")) fail(`${what}: the next link ${next} is not a path-absolute reference`)
-    const q = new URL(next, "http://x").searchParams
-    if (q.get("limit") !== String(chain.limit)) fail(`${what}: the next link ${next} does not keep limit=${chain.limit}`)
-    if ((q.get("status") ?? undefined) !== chain.status) fail(`${what}: the next link ${next} does not keep the status filter ${chain.status}`)
-    if (q.get("cursor") === null) fail(`${what}: the next link ${next} has no cursor`)
-  }
-  if (pets.length > chain.limit) fail(`${what}: ${pets.length} pets, more than limit=${chain.limit}`)
-  if (next !== undefined && pets.length !== chain.limit) fail(`${what}: a page with a next link must be full: ${pets.length} of ${chain.limit}`)
-  let previous = chain.afterId
-  for (const pet of pets) {
-    if (!(pet.id > previous)) fail(`${what}: ids are not ascending after ${chain.afterId}: ${pets.map((p) => p.id).join(",")}`)
-    previous = pet.id
-    if (chain.status !== undefined && pet.status !== chain.status) fail(`${what}: pet ${pet.id} has status ${pet.status}, filter ${chain.status}`)
-    model.observePet(pet, what)
-  }
-  const upTo = next === undefined ? Number.MAX_SAFE_INTEGER : previous
-  const ids = new Set(pets.map((p) => p.id))
-  const missing = model.knownPets(chain.afterId, upTo, chain.status).filter((p) => !ids.has(p.id))
-  if (missing.length > 0) {
-    fail(`${what}: pets ${missing.slice(0, 5).map((p) => p.id).join(", ")} exist${chain.status === undefined ? "" : ` with status ${chain.status}`} but were skipped (page after ${chain.afterId}, limit ${chain.limit}, ${next === undefined ? "no next link" : "next link"})`)
-  }
-  return { next, lastId: previous }
 }
 
 class ListPets extends Base {
@@ -335,7 +300,9 @@ class SubmitMessage extends Base {
     const location = x.response.headers["location"]
     if (location === undefined || !location.endsWith(`/messages/${m.id}`)) fail(`${what}: Location ${location} does not point at the message`)
     session.variables.set(m.id, `MESSAGE_${model.messages.length + 1}`)
-    model.messages.push({ id: m.id, text: this.text, account: key.account, lastStatus: "queued" })
+    const message = { id: m.id, text: this.text, account: key.account, lastStatus: "queued" }
+    model.messages.push(message)
+    await readMessageBack(model, session, message)
   }
 }
 

@@ -50,6 +50,11 @@ export const fail = (message: string): never => {
   throw new ConformanceViolation(message)
 }
 
+/** Fails unless the status is one of `expected`, quoting the start of the body. */
+export const expectStatus = (what: string, actual: number, expected: ReadonlyArray<number>, body: string): void => {
+  if (!expected.includes(actual)) fail(`${what}: expected ${expected.join(" or ")}, got ${actual}: ${body.slice(0, 300)}`)
+}
+
 export interface PlanLimits {
   readonly perMinute: number
   readonly perDay: number
@@ -119,6 +124,15 @@ export type AuthOutcome = "valid" | "invalid" | "either"
 export class Model {
   readonly pets = new Map<number, PetRecord>()
   maxPetId = 0
+  /** Pets the server acknowledged with 201, by id: each must be readable and listed until the end. */
+  readonly acknowledged = new Map<number, PetRecord>()
+  /** Ids of the pets the server held before the run (its inventory must be these and the acknowledged). */
+  readonly preexisting = new Set<number>()
+  /**
+   * Per status filter, where the checker's read-your-writes listing (limit 100) stands: after the
+   * last full page it read, with that page's next link, so each check reads about one page.
+   */
+  readonly listingTails = new Map<string, { afterId: number; next: string | undefined }>()
   readonly accounts: Array<AccountModel> = []
   readonly messages: Array<MessageModel> = []
   readonly chains: Array<ChainModel> = []
@@ -135,7 +149,14 @@ export class Model {
   }
 
   addAccount(name: string, id: string | undefined, limits: PlanLimits, fresh: boolean, at: number, wallMs: number): AccountModel {
-    const account: AccountModel = {
+    const account = this.makeAccount(name, id, limits, fresh, at, wallMs)
+    this.accounts.push(account)
+    return account
+  }
+
+  /** An account the model tracks but commands never pick (the checker's own, for its reads). */
+  makeAccount(name: string, id: string | undefined, limits: PlanLimits, fresh: boolean, at: number, wallMs: number): AccountModel {
+    return {
       name,
       id,
       limits,
@@ -144,8 +165,6 @@ export class Model {
       day: utcDay(wallMs),
       keys: []
     }
-    this.accounts.push(account)
-    return account
   }
 
   addKey(account: AccountModel, variable: string, secret: string, keyId: string | undefined): KeyModel {

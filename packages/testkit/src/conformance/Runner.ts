@@ -122,6 +122,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       adminToken: options.adminToken,
       givenKeys: options.keys ?? []
     })
+    await session.setUpChecker()
     let lastFailure: { message: string; curl: string } | undefined
     let requests = 0
     const commands = fc.commands(commandArbitraries({ admin: options.adminToken !== undefined }), {
