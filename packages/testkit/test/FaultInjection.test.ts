@@ -84,6 +84,25 @@ const latestNotFound = (collection: "pets" | "messages", created: number): Serve
   }
 }
 
+const isListing = (req: { readonly method: string; readonly url: string }, res: AppResponse.AppResponse) =>
+  req.method === "GET" && /^\/v1\/pets(\?|$)/.test(req.url) && res.status === 200 && res.body !== undefined
+
+/** Edits the pets of each listing page (the rest of the answer kept). */
+const editListing = (edit: (pets: Array<{ readonly id: number }>, url: string) => Array<unknown>): ServerVariant["corrupt"] => (req, res) =>
+  isListing(req, res) ? { ...res, body: JSON.stringify(edit(JSON.parse(res.body!) as Array<{ readonly id: number }>, req.url)) } : res
+
+/** Once the server holds pets, the last page of the checker's whole listing shows one nobody created. */
+const ghostPet = (): ServerVariant["corrupt"] => {
+  let created = 0
+  const edit = editListing((pets, url) =>
+    created >= 3 && url === "/v1/pets?limit=100" ? [...pets, { id: 9_000_000_000_000, name: "ghost", categoryId: 1, status: "available" }] : pets
+  )
+  return (req, res) => {
+    if (req.method === "POST" && req.url === "/v1/pets" && res.status === 201) created++
+    return edit(req, res)
+  }
+}
+
 const VARIANTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerVariant; readonly caught: RegExp }> = [
   {
     name: "off-by-one limit (one request too many admitted per burst)",
@@ -134,14 +153,18 @@ const VARIANTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerV
   },
   {
     name: "a listing that drops the first pet of every page",
-    variant: {
-      corrupt: (req, res) => {
-        if (req.method !== "GET" || !/^\/v1\/pets(\?|$)/.test(req.url) || res.status !== 200 || res.body === undefined) return res
-        const pets = JSON.parse(res.body) as Array<unknown>
-        return pets.length < 2 ? res : { ...res, body: JSON.stringify(pets.slice(1)) }
-      }
-    },
+    variant: { corrupt: editListing((pets) => (pets.length < 2 ? pets : pets.slice(1))) },
     caught: /skipped|must be full/
+  },
+  {
+    name: "a listing that repeats the first pet of a page at its end",
+    variant: { corrupt: editListing((pets) => (pets.length === 0 ? pets : [...pets, pets[0]])) },
+    caught: /listed twice|not ascending|more than limit/
+  },
+  {
+    name: "a pet in the listing that the server never acknowledged creating",
+    variant: { corrupt: ghostPet() },
+    caught: /never acknowledged creating it|not above every id seen before/
   },
   {
     name: "404 for the pet it has just acknowledged with 201",

@@ -9,6 +9,14 @@ import type { HttpExchange } from "./HttpExchange.js"
 import { type ChainModel, expectStatus, fail, type Model, type PetRecord } from "./Model.js"
 import type { Session } from "./Session.js"
 
+/** The target of the page's `Link rel="next"`, if it has one. */
+export const nextLink = (x: HttpExchange, what: string): string | undefined => {
+  const link = x.response.headers["link"]
+  if (link === undefined) return undefined
+  const m = /<([^>]*)>\s*;\s*rel="?next"?/.exec(link)
+  return m === null ? fail(`${what}: a Link header without rel="next": ${link}`) : m[1]!
+}
+
 /** Checks one page of a listing that starts after `afterId`, and returns the next link. */
 export const checkPage = (
   model: Model,
@@ -20,12 +28,8 @@ export const checkPage = (
   expectStatus(what, x.response.status, [200], x.response.text)
   const pets = session.json(x, what) as ReadonlyArray<PetRecord>
   if (!Array.isArray(pets)) return fail(`${what}: the body is not an array`)
-  const link = x.response.headers["link"]
-  let next: string | undefined
-  if (link !== undefined) {
-    const m = /<([^>]*)>\s*;\s*rel="?next"?/.exec(link)
-    if (m === null) fail(`${what}: a Link header without rel="next": ${link}`)
-    next = m![1]!
+  const next = nextLink(x, what)
+  if (next !== undefined) {
     if (!next.startsWith("/")) fail(`${what}: the next link ${next} is not a path-absolute reference`)
     const q = new URL(next, "http://x").searchParams
     if (q.get("limit") !== String(chain.limit)) fail(`${what}: the next link ${next} does not keep limit=${chain.limit}`)

@@ -9,6 +9,7 @@ import { FastCheck as fc } from "effect"
 import { commandArbitraries } from "./Commands.js"
 import { makeClient } from "./HttpExchange.js"
 import { ConformanceViolation, DEFAULT_EXPECTATIONS, type Expectations, Model, type PlanLimits } from "./Model.js"
+import { recordPreexisting, takeInventory } from "./Inventory.js"
 import * as OpenApiChecker from "./OpenApiChecker.js"
 import { type GivenKey, Session } from "./Session.js"
 
@@ -122,9 +123,13 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       adminToken: options.adminToken,
       givenKeys: options.keys ?? []
     })
-    await session.setUpChecker()
-    let lastFailure: { message: string; curl: string } | undefined
+    await session.prepare()
     let requests = 0
+    const before = await outsideSequences(session, () => recordPreexisting(model, session))
+    requests += session.log.length
+    if (typeof before === "object") return failed(before.message, before.curl)
+    if (before !== undefined) warnings.push(`the inventory is not taken: ${before}`)
+    let lastFailure: { message: string; curl: string } | undefined
     const commands = fc.commands(commandArbitraries({ admin: options.adminToken !== undefined }), {
       maxCommands: options.maxCommands ?? 40
     })
@@ -150,20 +155,26 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       interruptAfterTimeLimit: options.timeLimitMs ?? 90_000,
       markInterruptAsFailure: false
     })
-    const durationMs = Date.now() - started
-    const answers = Object.fromEntries([...session.answers].sort(([a], [b]) => a.localeCompare(b)))
     const report = (failure?: NonNullable<ConformanceReport["failure"]>): ConformanceReport => ({
       ok: failure === undefined,
       runs: details.numRuns,
       seed,
-      durationMs,
+      durationMs: Date.now() - started,
       requests,
       warnings,
-      answers,
+      answers: Object.fromEntries([...session.answers].sort(([a], [b]) => a.localeCompare(b))),
       ...(failure === undefined ? {} : { failure })
     })
+    if (!details.failed && before === undefined) {
+      const after = await outsideSequences(session, () => takeInventory(model, session))
+      requests += session.log.length
+      if (typeof after === "object") {
+        return report({ message: after.message, commands: "(none: the inventory after every sequence)", curl: after.curl, shrinks: 0 })
+      }
+      if (after !== undefined) warnings.push(`the inventory is not taken: ${after}`)
+    }
     if (!details.failed) {
-      log(`${details.numRuns} sequences, ${requests} requests, ${(durationMs / 1000).toFixed(1)} s`)
+      log(`${details.numRuns} sequences, ${requests} requests, ${((Date.now() - started) / 1000).toFixed(1)} s`)
       return report()
     }
     if (lastFailure === undefined) {
@@ -177,7 +188,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       shrinks: details.numShrinks
     })
 
-    function failed(message: string): ConformanceReport {
+    function failed(message: string, curl = ""): ConformanceReport {
       return {
         ok: false,
         runs: 0,
@@ -186,11 +197,28 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
         requests: 0,
         warnings: [],
         answers: {},
-        failure: { message, commands: "", curl: "", shrinks: 0 }
+        failure: { message, commands: "", curl, shrinks: 0 }
       }
     }
   } finally {
     client.close()
+  }
+}
+
+/**
+ * Runs checks outside any command sequence (the inventory) on a fresh log: a violation comes back
+ * with its requests as curl commands; a reason it could not be taken as a string.
+ */
+const outsideSequences = async (
+  session: Session,
+  body: () => Promise<string | undefined>
+): Promise<{ readonly message: string; readonly curl: string } | string | undefined> => {
+  session.startPhase()
+  try {
+    return await body()
+  } catch (error) {
+    if (!(error instanceof ConformanceViolation)) throw error
+    return { message: error.message, curl: session.curlScript() }
   }
 }
 

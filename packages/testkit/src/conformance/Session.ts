@@ -170,14 +170,30 @@ export class Session {
     if (this.hasAdmin) {
       this.model.accounts.length = 0
       for (const spec of SEQUENCE_ACCOUNTS) await this.createAccount(`${spec.name}${this.sequence}`, spec.body, spec.limits)
-    } else if (!this.givenSetUp) {
-      this.givenSetUp = true
-      this.givenKeys.forEach((given, i) => {
-        const account = this.model.addAccount(`KEY_${i + 1}`, undefined, given.limits, false, now(), Date.now())
-        this.model.addKey(account, `KEY_${i + 1}`, given.key, undefined)
-        this.variables.set(given.key, `KEY_${i + 1}`)
-      })
+    } else {
+      this.setUpGivenKeys()
     }
+  }
+
+  /** Before the first sequence: the checker's own account, or the keys given on the command line. */
+  async prepare(): Promise<void> {
+    await this.setUpChecker()
+    if (!this.hasAdmin) this.setUpGivenKeys()
+  }
+
+  /** A fresh log for requests outside any command sequence (the inventory), printed if they fail. */
+  startPhase(): void {
+    this.log = []
+  }
+
+  private setUpGivenKeys(): void {
+    if (this.givenSetUp) return
+    this.givenSetUp = true
+    this.givenKeys.forEach((given, i) => {
+      const account = this.model.addAccount(`KEY_${i + 1}`, undefined, given.limits, false, now(), Date.now())
+      this.model.addKey(account, `KEY_${i + 1}`, given.key, undefined)
+      this.variables.set(given.key, `KEY_${i + 1}`)
+    })
   }
 
   private adminHeaders(body: boolean): Record<string, string> {
