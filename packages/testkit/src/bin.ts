@@ -18,6 +18,8 @@ Checks a pet store server against its OpenAPI document and a model of the interf
   --runs N              command sequences to run (default 600)
   --max-commands N      longest sequence (default 40)
   --seed S              replay a run
+  --path P              with --seed: run only the failing sequence at fast-check's path P
+  --replay-path R       with --path: which of its commands ran (both are printed with a failure)
   --time-limit S        stop after S seconds, shrinking included (default 90)
   --prefix PATH         path prefix of the public API (default /v1)
   --messages-prefix P   base path of the message example (default: the prefix)
@@ -39,6 +41,8 @@ const main = async (): Promise<number> => {
         runs: { type: "string" },
         "max-commands": { type: "string" },
         seed: { type: "string" },
+        path: { type: "string" },
+        "replay-path": { type: "string" },
         "time-limit": { type: "string" },
         prefix: { type: "string" },
         "messages-prefix": { type: "string" },
@@ -76,6 +80,8 @@ const main = async (): Promise<number> => {
         ? { failedAuthPerMinute: int("failed-auth-per-minute", values["failed-auth-per-minute"])! }
         : {})
     }
+    if (values.path !== undefined && values.seed === undefined) throw new Error("--path needs the --seed it was printed with")
+    if (values["replay-path"] !== undefined && values.path === undefined) throw new Error("--replay-path needs --path")
     const timeLimit = int("time-limit", values["time-limit"])
     const report = await runConformance({
       baseUrl,
@@ -84,6 +90,8 @@ const main = async (): Promise<number> => {
       numRuns: int("runs", values.runs),
       maxCommands: int("max-commands", values["max-commands"]),
       seed: int("seed", values.seed),
+      path: values.path,
+      replayPath: values["replay-path"],
       timeLimitMs: timeLimit === undefined ? undefined : timeLimit * 1000,
       publicPrefix: values.prefix,
       messagesPrefix: values["messages-prefix"],

@@ -9,8 +9,10 @@
 import type { HttpExchange } from "./HttpExchange.js"
 import { fail, type Model, type PetRecord } from "./Model.js"
 import { nextLink } from "./PageCheck.js"
-import { CHECKER_PAGE } from "./ReadYourWrites.js"
 import type { Session } from "./Session.js"
+
+/** The inventory's page size: the largest the interface allows. */
+const INVENTORY_PAGE = 100
 
 /** The filters the inventory reads: the whole listing, then each status. */
 export const INVENTORY_FILTERS: ReadonlyArray<string | undefined> = [undefined, "available", "pending", "sold"]
@@ -28,7 +30,7 @@ const walk = async (
   label: string,
   onPage: (pets: ReadonlyArray<PetRecord>, x: HttpExchange, what: string) => void
 ): Promise<NotTaken | undefined> => {
-  let path: string | undefined = `${session.publicPrefix}/pets?limit=${CHECKER_PAGE}${status === undefined ? "" : `&status=${status}`}`
+  let path: string | undefined = `${session.publicPrefix}/pets?limit=${INVENTORY_PAGE}${status === undefined ? "" : `&status=${status}`}`
   while (path !== undefined) {
     let x: HttpExchange | undefined
     for (let attempt = 0; attempt < 3 && x === undefined; attempt++) {

@@ -129,7 +129,7 @@ export class Model {
   /** Ids of the pets the server held before the run (its inventory must be these and the acknowledged). */
   readonly preexisting = new Set<number>()
   /**
-   * Per status filter, where the checker's read-your-writes listing (limit 100) stands: after the
+   * Per status filter, where the checker's read-your-writes listing (limit 10) stands: after the
    * last full page it read, with that page's next link, so each check reads about one page.
    */
   readonly listingTails = new Map<string, { afterId: number; next: string | undefined }>()

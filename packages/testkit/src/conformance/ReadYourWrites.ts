@@ -11,8 +11,11 @@ import { expectStatus, fail, type KeyModel, type MessageModel, type Model, type 
 import { checkPage } from "./PageCheck.js"
 import type { Session } from "./Session.js"
 
-/** The page size of the checker's own listings. */
-export const CHECKER_PAGE = 100
+/**
+ * The page size of the read-your-writes listings: small, so the standing point moves often and
+ * each check reads few pets.
+ */
+const TAIL_PAGE = 10
 
 /** Reads an acknowledged pet back by id, then finds it in its status filter's listing. */
 export const readPetBack = async (model: Model, session: Session, pet: PetRecord): Promise<void> => {
@@ -31,12 +34,12 @@ export const readPetBack = async (model: Model, session: Session, pet: PetRecord
 }
 
 /**
- * Reads the listing of the pet's status from where the checker's last read of it stood (limit 100)
+ * Reads the listing of the pet's status from where the checker's last read of it stood (limit 10)
  * until the last page; the pet must be on it. Full pages move the standing point forward.
  */
 const findListed = async (model: Model, session: Session, pet: PetRecord, key: KeyModel): Promise<void> => {
   const tail = model.listingTails.get(pet.status) ?? { afterId: 0, next: undefined }
-  let path = tail.next ?? `${session.publicPrefix}/pets?limit=${CHECKER_PAGE}&status=${encodeURIComponent(pet.status)}`
+  let path = tail.next ?? `${session.publicPrefix}/pets?limit=${TAIL_PAGE}&status=${encodeURIComponent(pet.status)}`
   let afterId = tail.afterId
   for (let pages = 0; pages < 10_000; pages++) {
     const x = await session.keyed("read-your-writes: list the pet's status", key, { method: "GET", path })
@@ -50,7 +53,7 @@ const findListed = async (model: Model, session: Session, pet: PetRecord, key: K
         fail(`${what}: pet ${pet.id} (status ${pet.status}), acknowledged with 201, is not listed under status=${pet.status} (page ids ${ids.slice(0, 10).join(",")}${ids.length > 10 ? ",…" : ""})`)
       }
     }
-    const page = checkPage(model, session, { limit: CHECKER_PAGE, status: pet.status, afterId }, x, what)
+    const page = checkPage(model, session, { limit: TAIL_PAGE, status: pet.status, afterId }, x, what)
     if (page.next === undefined) return
     afterId = page.lastId
     path = page.next

@@ -11,6 +11,7 @@ import { makeClient } from "./HttpExchange.js"
 import { ConformanceViolation, DEFAULT_EXPECTATIONS, type Expectations, Model, type PlanLimits } from "./Model.js"
 import { recordPreexisting, takeInventory } from "./Inventory.js"
 import * as OpenApiChecker from "./OpenApiChecker.js"
+import { replayCommand, replayPathOf } from "./Replay.js"
 import { type GivenKey, Session } from "./Session.js"
 
 /** @category models */
@@ -26,6 +27,10 @@ export interface ConformanceOptions {
   /** Longest sequence (default 40 commands). */
   readonly maxCommands?: number | undefined
   readonly seed?: number | undefined
+  /** With `seed`, fast-check's path to one counterexample: runs only that sequence (printed with a failure). */
+  readonly path?: string | undefined
+  /** With `path`, which commands of the sequence ran (printed with a failure), so shrinking replays exactly. */
+  readonly replayPath?: string | undefined
   /** Stop starting new sequences, and stop shrinking, after this long (default 90 s). */
   readonly timeLimitMs?: number | undefined
   readonly publicPrefix?: string | undefined
@@ -43,6 +48,8 @@ export interface ConformanceFailure {
   /** The requests of the shrunk sequence as a replayable shell script. */
   readonly curl: string
   readonly shrinks: number
+  /** The command line that runs the shrunk sequence again (seed and path); secrets as shell variables. */
+  readonly replay: string
 }
 
 /** @category models */
@@ -94,6 +101,16 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   if (options.adminToken === undefined && (options.keys ?? []).length === 0) {
     throw new Error("give an admin token or at least one key")
   }
+  const replay = (counterexample?: Parameters<typeof replayCommand>[2]) =>
+    replayCommand({
+      baseUrls: [options.baseUrl],
+      admin: options.adminToken !== undefined,
+      keyLimits: (options.keys ?? []).map((k) => k.limits),
+      maxCommands: options.maxCommands,
+      publicPrefix: options.publicPrefix,
+      messagesPrefix: options.messagesPrefix,
+      expectations: options.expectations
+    }, seed, counterexample)
   try {
     // The document, without a key.
     const docExchange = await client.send({ method: "GET", path: `${publicPrefix}/openapi.json`, headers: {} })
@@ -131,7 +148,8 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     if (before !== undefined) warnings.push(`the inventory is not taken: ${before}`)
     let lastFailure: { message: string; curl: string } | undefined
     const commands = fc.commands(commandArbitraries({ admin: options.adminToken !== undefined }), {
-      maxCommands: options.maxCommands ?? 40
+      maxCommands: options.maxCommands ?? 40,
+      ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath })
     })
     const property = fc.asyncProperty(commands, async (cmds) => {
       try {
@@ -152,6 +170,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     const details = await fc.check(property, {
       numRuns,
       seed,
+      ...(options.path === undefined ? {} : { path: options.path }),
       interruptAfterTimeLimit: options.timeLimitMs ?? 90_000,
       markInterruptAsFailure: false
     })
@@ -169,7 +188,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       const after = await outsideSequences(session, () => takeInventory(model, session))
       requests += session.log.length
       if (typeof after === "object") {
-        return report({ message: after.message, commands: "(none: the inventory after every sequence)", curl: after.curl, shrinks: 0 })
+        return report({ message: after.message, commands: "(none: the inventory after every sequence)", curl: after.curl, shrinks: 0, replay: replay() })
       }
       if (after !== undefined) warnings.push(`the inventory is not taken: ${after}`)
     }
@@ -178,14 +197,18 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       return report()
     }
     if (lastFailure === undefined) {
-      return report({ message: String(details.errorInstance), commands: "", curl: "", shrinks: details.numShrinks })
+      return report({ message: String(details.errorInstance), commands: "", curl: "", shrinks: details.numShrinks, replay: replay() })
     }
     const counterexample = details.counterexample?.[0]
+    const printed = counterexample === undefined ? "" : String(counterexample)
     return report({
       message: lastFailure.message,
-      commands: counterexample === undefined ? "" : String(counterexample),
+      commands: printed,
       curl: lastFailure.curl,
-      shrinks: details.numShrinks
+      shrinks: details.numShrinks,
+      replay: details.counterexamplePath === null
+        ? replay()
+        : replay({ path: details.counterexamplePath, replayPath: replayPathOf(printed) })
     })
 
     function failed(message: string, curl = ""): ConformanceReport {
@@ -197,7 +220,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
         requests: 0,
         warnings: [],
         answers: {},
-        failure: { message, commands: "", curl, shrinks: 0 }
+        failure: { message, commands: "", curl, shrinks: 0, replay: replay() }
       }
     }
   } finally {
@@ -238,7 +261,7 @@ export const formatReport = (report: ConformanceReport): string => {
   lines.push("", f.message)
   if (f.commands !== "") lines.push("", "Shortest failing command sequence:", `  ${f.commands}`)
   if (f.curl !== "") lines.push("", "The same requests as curl commands:", f.curl)
-  lines.push("", `Replay with --seed ${report.seed}.`)
+  lines.push("", "Replay it with:", `  ${f.replay}`)
   return lines.join("\n")
 }
 
