@@ -9,6 +9,7 @@
  *
  * @since 1.0.0
  */
+import { errorCode } from "./AnswerRules.js"
 import * as BanBounds from "./BanBounds.js"
 import type { HttpExchange } from "./HttpExchange.js"
 import { TokenBounds } from "./TokenBounds.js"
@@ -351,7 +352,7 @@ export class Model {
 
     let outcome: Admission
     if (status === 429) {
-      const code = this.errorCode(x)
+      const code = errorCode(x)
       if (code !== "rate_limited" && code !== "daily_quota_exceeded" && code !== "key_banned") {
         fail(`${what}: 429 with code ${JSON.stringify(code)}; expected rate_limited, daily_quota_exceeded or key_banned`)
       }
@@ -444,15 +445,6 @@ export class Model {
         this.checkReset(x, what, 86_400 + 1)
         return outcome
       }
-    }
-  }
-
-  private errorCode(x: HttpExchange): string | undefined {
-    try {
-      const body = JSON.parse(x.response.text) as { code?: unknown }
-      return typeof body.code === "string" ? body.code : undefined
-    } catch {
-      return undefined
     }
   }
 

@@ -5,6 +5,7 @@
  *
  * @since 1.0.0
  */
+import { codeProblem } from "./AnswerRules.js"
 import { type HttpClient, type HttpExchange, type HttpRequest, now, toCurl } from "./HttpExchange.js"
 import { type AccountModel, fail, type KeyModel, type Model, type PlanLimits } from "./Model.js"
 import type { OpenApiChecker } from "./OpenApiChecker.js"
@@ -105,7 +106,9 @@ export class Session {
     this.log.push({ label, exchange, defines })
     this.count(exchange)
     if (!request.path.startsWith("/admin/")) {
-      const problems = this.checker.check(exchange)
+      const problems = [...this.checker.check(exchange)]
+      const code = codeProblem(exchange)
+      if (code !== undefined) problems.push(code)
       if (problems.length > 0) fail(problems.join("\n"))
     } else if (exchange.response.status >= 500) {
       fail(`${request.method} ${request.path} → ${exchange.response.status}: a server error (any 5xx fails)`)

@@ -120,6 +120,35 @@ const withoutHeader = (status: number, name: string): Corrupt => (_req, res) => 
   return { ...res, headers }
 }
 
+/** Edits the served OpenAPI document. */
+const editDocument = (edit: (doc: Record<string, any>) => void): Corrupt => (req, res) => {
+  if (req.method !== "GET" || req.url !== "/v1/openapi.json" || res.status !== 200 || res.body === undefined) return res
+  const doc = JSON.parse(res.body) as Record<string, any>
+  edit(doc)
+  return { ...res, body: JSON.stringify(doc) }
+}
+
+/** Rewrites one header of every answer that has it. */
+const rewriteHeader = (name: string, rewrite: (value: string) => string): Corrupt => (_req, res) => {
+  const value = res.headers[name]
+  return value === undefined ? res : { ...res, headers: { ...res.headers, [name]: rewrite(value) } }
+}
+
+/** Replaces the code of every error answer with the status. */
+const wrongCode = (status: number, code: string, when: (url: string) => boolean = () => true): Corrupt => (req, res) =>
+  res.status === status && when(req.url) ? errorResponse(res, status, code) : res
+
+/** Writes every message's createdAt with a +00:00 offset instead of Z. */
+const offsetTimestamps: Corrupt = (req, res) =>
+  req.url.startsWith("/v1/messages") && res.body !== undefined && res.status < 300
+    ? { ...res, body: res.body.replace(/"createdAt":"([^"]+)Z"/g, "\"createdAt\":\"$1+00:00\"") }
+    : res
+
+const errorCodeOf = (res: AppResponse.AppResponse): string | undefined => {
+  if (res.status < 400 || res.body === undefined) return undefined
+  return (JSON.parse(res.body) as { code?: string }).code
+}
+
 /** Each planted fault, and what the failure message must match. */
 export const PLANTED_FAULTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerVariant; readonly caught: RegExp }> = [
   {
@@ -181,5 +210,60 @@ export const PLANTED_FAULTS: ReadonlyArray<{ readonly name: string; readonly var
     name: "404 for the message it has just accepted with 202",
     variant: { corrupt: latestNotFound("messages", 202) },
     caught: /read-your-writes: GET \/v1\/messages\/\S+ → 404, right after the 202/
+  },
+  {
+    name: "a document that says openapi: 3.1.0",
+    variant: { corrupt: editDocument((doc) => void (doc.openapi = "3.1.0")) },
+    caught: /openapi is "3\.1\.0": the interface is OpenAPI 3\.0\.x/
+  },
+  {
+    name: "a document without the operation id getPet",
+    variant: { corrupt: editDocument((doc) => void delete doc.paths["/v1/pets/{petId}"].get.operationId) },
+    caught: /operationId undefined, expected getPet/
+  },
+  {
+    name: "a document without the tag animals on createPet",
+    variant: { corrupt: editDocument((doc) => void (doc.paths["/v1/pets"].post.tags = [])) },
+    caught: /POST \/v1\/pets: not tagged animals/
+  },
+  {
+    name: "a document without the bearer security scheme",
+    variant: { corrupt: editDocument((doc) => void delete doc.components.securitySchemes) },
+    caught: /no security scheme of type http, scheme bearer/
+  },
+  {
+    name: "a document that leaves out the 429 of createPet",
+    variant: { corrupt: editDocument((doc) => void delete doc.paths["/v1/pets"].post.responses["429"]) },
+    caught: /POST \/v1\/pets: status 429 is not documented/
+  },
+  {
+    name: "a document that leaves out Retry-After on the 429 of listPets",
+    variant: { corrupt: editDocument((doc) => void delete doc.paths["/v1/pets"].get.responses["429"].headers["Retry-After"]) },
+    caught: /GET \/v1\/pets: the 429 response does not document the header Retry-After/
+  },
+  {
+    name: "Retry-After in milliseconds",
+    variant: { corrupt: rewriteHeader("Retry-After", (v) => String(Number(v) * 1000)) },
+    caught: /Retry-After \d+000 |a first ban of \d+000 s/
+  },
+  {
+    name: "X-RateLimit-Reset in milliseconds",
+    variant: { corrupt: rewriteHeader("X-RateLimit-Reset", (v) => String(Number(v) * 1000)) },
+    caught: /X-RateLimit-Reset \d+ is not within/
+  },
+  {
+    name: "405 answered with the code not_found",
+    variant: { corrupt: wrongCode(405, "not_found") },
+    caught: /code "not_found"; a 405 carries method_not_allowed/
+  },
+  {
+    name: "malformed JSON answered with invalid_request instead of invalid_json",
+    variant: { corrupt: (_req, res) => (errorCodeOf(res) === "invalid_json" ? errorResponse(res, 400, "invalid_request") : res) },
+    caught: /malformed_json.*code "invalid_request", expected invalid_json/
+  },
+  {
+    name: "a message's createdAt with an offset instead of Z",
+    variant: { corrupt: offsetTimestamps },
+    caught: /createdAt "[^"]+\+00:00" is not an RFC 3339 timestamp in UTC/
   }
 ]
