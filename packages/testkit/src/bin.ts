@@ -11,7 +11,8 @@ const USAGE = `Usage: petstore-conformance --base-url URL (--admin-token TOKEN |
 
 Checks a pet store server against its OpenAPI document and a model of the interface's rules.
 
-  --base-url URL        the server's origin, e.g. http://127.0.0.1:8080
+  --base-url URL        the server's origin, e.g. http://127.0.0.1:8080; repeat it for several
+                        instances of one deployment (requests go to each in turn)
   --admin-token TOKEN   create accounts and keys through /admin/v1 (or env PETSTORE_ADMIN_TOKEN)
   --key KEY[:LIMITS]    a key to use instead (repeatable, one per account); LIMITS is free (default),
                         pro, business or PER_MINUTE/PER_DAY
@@ -28,6 +29,8 @@ Checks a pet store server against its OpenAPI document and a model of the interf
   --ban-grace-ms N      after a wait's first 429, how long refused requests do not count toward a
                         ban (default 250)
   --failed-auth-per-minute N   failed authentications per address per minute (default 100)
+  --revocation-bound-ms N      with several instances: how long after a revocation another instance
+                        may still accept the key, as the server publishes it (default 0)
 `
 
 const main = async (): Promise<number> => {
@@ -35,7 +38,7 @@ const main = async (): Promise<number> => {
   try {
     ;({ values } = parseArgs({
       options: {
-        "base-url": { type: "string" },
+        "base-url": { type: "string", multiple: true },
         "admin-token": { type: "string" },
         key: { type: "string", multiple: true },
         runs: { type: "string" },
@@ -50,6 +53,7 @@ const main = async (): Promise<number> => {
         "ban-seconds": { type: "string" },
         "ban-grace-ms": { type: "string" },
         "failed-auth-per-minute": { type: "string" },
+        "revocation-bound-ms": { type: "string" },
         help: { type: "boolean", short: "h" }
       }
     }))
@@ -67,8 +71,8 @@ const main = async (): Promise<number> => {
     return Number(raw)
   }
   try {
-    const baseUrl = values["base-url"]
-    if (baseUrl === undefined) throw new Error("--base-url is required")
+    const baseUrl = values["base-url"] ?? []
+    if (baseUrl.length === 0) throw new Error("--base-url is required")
     const adminToken = values["admin-token"] ?? process.env.PETSTORE_ADMIN_TOKEN
     const keys = (values.key ?? []).map(parseKey)
     if ((adminToken === undefined || adminToken === "") && keys.length === 0) throw new Error("give --admin-token or at least one --key")
@@ -78,6 +82,9 @@ const main = async (): Promise<number> => {
       ...(values["ban-grace-ms"] !== undefined ? { banGraceMs: int("ban-grace-ms", values["ban-grace-ms"])! } : {}),
       ...(values["failed-auth-per-minute"] !== undefined
         ? { failedAuthPerMinute: int("failed-auth-per-minute", values["failed-auth-per-minute"])! }
+        : {}),
+      ...(values["revocation-bound-ms"] !== undefined
+        ? { revocationBoundMs: int("revocation-bound-ms", values["revocation-bound-ms"])! }
         : {})
     }
     if (values.path !== undefined && values.seed === undefined) throw new Error("--path needs the --seed it was printed with")

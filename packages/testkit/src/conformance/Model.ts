@@ -30,6 +30,8 @@ export interface Expectations {
   readonly decisionSlackMs: number
   /** Tolerated difference between the server's wall clock and ours (s). */
   readonly clockSkewSeconds: number
+  /** With several instances, how long after a revocation (or a rotation's grace) another may still accept the key (ms). */
+  readonly revocationBoundMs: number
 }
 
 export const DEFAULT_EXPECTATIONS: Expectations = {
@@ -39,7 +41,8 @@ export const DEFAULT_EXPECTATIONS: Expectations = {
   failedAuthPerMinute: 100,
   messageDeadlineMs: 5_000,
   decisionSlackMs: 3,
-  clockSkewSeconds: 5
+  clockSkewSeconds: 5,
+  revocationBoundMs: 0
 }
 
 /** A failed conformance check. @category errors */

@@ -26,7 +26,8 @@ const FLAGS: ReadonlyArray<readonly [keyof Expectations, string]> = [
   ["banThreshold", "--ban-threshold"],
   ["banSeconds", "--ban-seconds"],
   ["banGraceMs", "--ban-grace-ms"],
-  ["failedAuthPerMinute", "--failed-auth-per-minute"]
+  ["failedAuthPerMinute", "--failed-auth-per-minute"],
+  ["revocationBoundMs", "--revocation-bound-ms"]
 ]
 
 /** `petstore-conformance …` replaying the run from its seed, and the failing sequence when a path is given. */

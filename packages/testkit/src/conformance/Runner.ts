@@ -17,8 +17,11 @@ import { type GivenKey, Session } from "./Session.js"
 
 /** @category models */
 export interface ConformanceOptions {
-  /** Where the server is, e.g. `http://127.0.0.1:8080` (the public API is under `publicPrefix`). */
-  readonly baseUrl: string
+  /**
+   * Where the server is, e.g. `http://127.0.0.1:8080` (the public API is under `publicPrefix`); several
+   * instances of one deployment: requests go to each in turn, and what must hold across them is checked.
+   */
+  readonly baseUrl: string | ReadonlyArray<string>
   /** With an admin token, each sequence creates its own accounts and keys through `/admin/v1`. */
   readonly adminToken?: string | undefined
   /** Without one, keys to use, each of a different account, with the account's limits. */
@@ -98,13 +101,16 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   const publicPrefix = options.publicPrefix ?? "/v1"
   const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0
   const numRuns = options.numRuns ?? 600
-  const client = makeClient(options.baseUrl)
+  const baseUrls = typeof options.baseUrl === "string" ? [options.baseUrl] : options.baseUrl
+  if (baseUrls.length === 0) throw new Error("give at least one base URL")
+  const clients = baseUrls.map((url) => makeClient(url))
+  const client = clients[0]!
   if (options.adminToken === undefined && (options.keys ?? []).length === 0) {
     throw new Error("give an admin token or at least one key")
   }
   const replay = (counterexample?: Parameters<typeof replayCommand>[2]) =>
     replayCommand({
-      baseUrls: [options.baseUrl],
+      baseUrls,
       admin: options.adminToken !== undefined,
       keyLimits: (options.keys ?? []).map((k) => k.limits),
       maxCommands: options.maxCommands,
@@ -123,6 +129,10 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       document = JSON.parse(docExchange.response.text)
     } catch {
       return failed(`GET ${publicPrefix}/openapi.json: not JSON`)
+    }
+    for (const other of clients.slice(1)) {
+      const x = await other.send(docExchange.request)
+      if (x.response.status !== 200) return failed(`GET ${other.origin}${publicPrefix}/openapi.json → ${x.response.status}: every instance serves the document`)
     }
     let checker: OpenApiChecker.OpenApiChecker
     try {
@@ -146,7 +156,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
 
     const model = new Model(expect, performance.now())
     const session = new Session({
-      client,
+      clients,
       checker,
       model,
       publicPrefix,
@@ -238,7 +248,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       }
     }
   } finally {
-    client.close()
+    for (const c of clients) c.close()
   }
 }
 

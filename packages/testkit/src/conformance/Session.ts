@@ -13,6 +13,8 @@ import type { OpenApiChecker } from "./OpenApiChecker.js"
 /** One logged request; `defines` names values of its JSON answer for later commands (`jq` paths). */
 export interface LoggedExchange {
   readonly label: string
+  /** The instance that answered. */
+  readonly origin: string
   readonly exchange: HttpExchange
   readonly defines: ReadonlyArray<readonly [variable: string, jqPath: string, value: string]>
 }
@@ -24,7 +26,8 @@ export interface GivenKey {
 }
 
 export interface SessionOptions {
-  readonly client: HttpClient
+  /** One client per instance of the deployment; requests go to each in turn. */
+  readonly clients: ReadonlyArray<HttpClient>
   readonly checker: OpenApiChecker
   readonly model: Model
   readonly publicPrefix: string
@@ -60,7 +63,7 @@ const KEY_FORMAT = /^psk_(live|test)_[0-9A-Za-z]{22,}$/
 
 /** @category models */
 export class Session {
-  readonly client: HttpClient
+  readonly clients: ReadonlyArray<HttpClient>
   readonly checker: OpenApiChecker
   readonly model: Model
   readonly publicPrefix: string
@@ -72,6 +75,8 @@ export class Session {
   /** Literal values (keys, ids) and the shell variables that stand for them in printed commands. */
   readonly variables = new Map<string, string>()
   private sequence = 0
+  /** Which instance the next request goes to: in turn, so a burst is split and a read follows a write elsewhere. */
+  private turn = 0
   private keyCounter = 0
   private givenKeys: ReadonlyArray<GivenKey>
   private givenSetUp = false
@@ -81,7 +86,7 @@ export class Session {
   private checkerSetUp: Array<LoggedExchange> = []
 
   constructor(options: SessionOptions) {
-    this.client = options.client
+    this.clients = options.clients
     this.checker = options.checker
     this.model = options.model
     this.publicPrefix = options.publicPrefix
@@ -102,8 +107,9 @@ export class Session {
 
   /** Sends and logs a request and checks the response against the OpenAPI document. */
   async send(label: string, request: HttpRequest, defines: LoggedExchange["defines"] = []): Promise<HttpExchange> {
-    const exchange = await this.client.send(request)
-    this.log.push({ label, exchange, defines })
+    const client = this.nextClient()
+    const exchange = await client.send(request)
+    this.log.push({ label, origin: client.origin, exchange, defines })
     this.count(exchange)
     if (!request.path.startsWith("/admin/")) {
       const problems = [...this.checker.check(exchange)]
@@ -114,6 +120,10 @@ export class Session {
       fail(`${request.method} ${request.path} → ${exchange.response.status}: a server error (any 5xx fails)`)
     }
     return exchange
+  }
+
+  private nextClient(): HttpClient {
+    return this.clients[this.turn++ % this.clients.length]!
   }
 
   private count(x: HttpExchange) {
@@ -261,7 +271,8 @@ export class Session {
       headers: this.adminHeaders(true),
       body: JSON.stringify(body)
     }
-    const x = await this.client.send(request)
+    const client = this.nextClient()
+    const x = await client.send(request)
     this.count(x)
     const what = `create account ${name}: POST /admin/v1/accounts → ${x.response.status}`
     if (x.response.status !== 201) fail(`${what}: expected 201, got ${x.response.text.slice(0, 200)}`)
@@ -274,6 +285,7 @@ export class Session {
     this.variables.set(issued.id, `KEYID_${keyVariable.slice(4)}`)
     this.log.push({
       label: `create account ${name}`,
+      origin: client.origin,
       exchange: x,
       defines: [
         [`ACCOUNT_${name}`, ".id", accountId],
@@ -327,7 +339,7 @@ export class Session {
     const issued = this.checkIssuedKey(this.json(x, what), what)
     this.log[this.log.length - 1] = { ...this.log[this.log.length - 1]!, defines: this.keyDefines(variable, issued) }
     const lo = x.sentAt - this.model.expect.decisionSlackMs + graceSeconds * 1000
-    const hi = x.receivedAt + this.model.expect.decisionSlackMs + graceSeconds * 1000
+    const hi = x.receivedAt + this.model.expect.decisionSlackMs + this.model.expect.revocationBoundMs + graceSeconds * 1000
     key.endsAt = key.endsAt === undefined ? { lo, hi } : { lo: Math.min(key.endsAt.lo, lo), hi: Math.min(key.endsAt.hi, hi) }
     this.model.addKey(key.account, variable, issued.key, issued.id)
   }
@@ -340,7 +352,8 @@ export class Session {
     if (x.response.status !== 204) fail(`${what}: expected 204, got ${x.response.text.slice(0, 200)}`)
     if (x.response.text.length > 0) fail(`${what}: a 204 with a body`)
     const lo = x.sentAt - this.model.expect.decisionSlackMs
-    const hi = x.receivedAt + this.model.expect.decisionSlackMs
+    // Every instance refuses the key within the bound the server publishes (0: at once).
+    const hi = x.receivedAt + this.model.expect.decisionSlackMs + this.model.expect.revocationBoundMs
     key.endsAt = key.endsAt === undefined ? { lo, hi } : { lo: Math.min(key.endsAt.lo, lo), hi: Math.min(key.endsAt.hi, hi) }
   }
 
@@ -381,7 +394,7 @@ export class Session {
     const usesChecker = checkerSecret !== undefined && this.log.some((e) => JSON.stringify(e.exchange.request.headers).includes(checkerSecret))
     for (const entry of usesChecker ? [...this.checkerSetUp, ...this.log] : this.log) {
       const request: HttpRequest = { ...entry.exchange.request, path: substitute(entry.exchange.request.path) }
-      const curl = toCurl(this.client.origin, request, substitute)
+      const curl = toCurl(entry.origin, request, substitute)
       lines.push(`# ${entry.label} (got ${entry.exchange.response.status})`)
       if (entry.defines.length === 0) {
         lines.push(curl)

@@ -11,7 +11,7 @@ import type { ServerVariant } from "./InProcessServer.js"
 type Limiter = RateLimiter.RateLimiter["Type"]
 type Corrupt = NonNullable<ServerVariant["corrupt"]>
 
-const errorResponse = (response: AppResponse.AppResponse, status: number, code: string): AppResponse.AppResponse => ({
+export const errorResponse = (response: AppResponse.AppResponse, status: number, code: string): AppResponse.AppResponse => ({
   status,
   headers: { ...response.headers, "Content-Type": "application/json" },
   body: JSON.stringify({ code, message: "injected fault", status })
