@@ -12,7 +12,9 @@ import * as Valid from "../arbitraries/Valid.js"
 import { codesForDefect, expectCode, expectUtcTimestamp } from "./AnswerRules.js"
 import { now } from "./HttpExchange.js"
 import { expectStatus, fail, type KeyModel, type Model, type PetRecord } from "./Model.js"
+import { createsWhilePaging, type CreatesWhilePagingPlan, createsWhilePagingPlan } from "./CreatesWhilePaging.js"
 import { checkPage } from "./PageCheck.js"
+import { parallelBurst, parallelBurstSize } from "./ParallelBurst.js"
 import { readMessageBack, readPetBack } from "./ReadYourWrites.js"
 import type { Session } from "./Session.js"
 
@@ -566,6 +568,36 @@ class Burst extends Base {
   }
 }
 
+/** Requests sent at once with one key; see `ParallelBurst.ts`. */
+class ParallelBurstCommand extends Base {
+  constructor(readonly pick: KeyPick, readonly count: number) {
+    super()
+  }
+  toString() {
+    return `parallelBurst(${describePick(this.pick)}, ${this.count} at once)`
+  }
+  async run(model: Model, session: Session) {
+    const key = pickKey(model, this.pick)
+    if (key === undefined) return
+    await parallelBurst(model, session, key, this.count)
+  }
+}
+
+/** Pets created with one key while the checker's key pages through the listing; see `CreatesWhilePaging.ts`. */
+class CreatesWhilePagingCommand extends Base {
+  constructor(readonly pick: KeyPick, readonly plan: CreatesWhilePagingPlan) {
+    super()
+  }
+  toString() {
+    return `createsWhilePaging(${describePick(this.pick)}, limit ${this.plan.limit}, ${this.plan.pets.length} creates)`
+  }
+  async run(model: Model, session: Session) {
+    const key = pickKey(model, this.pick)
+    if (key === undefined) return
+    await createsWhilePaging(model, session, key, this.plan)
+  }
+}
+
 /** A client that waits Retry-After and retries succeeds (absent other traffic). */
 class HonourRetryAfter extends Base {
   constructor(readonly pick: KeyPick) {
@@ -681,7 +713,9 @@ export const commandArbitraries = (options: { readonly admin: boolean }): Array<
     fc.tuple(k, fc.constantFrom("/store/orders", "/pet", "/pets/1/owner", "/animals", "/messages/x/y", "/PETS", "/Pets", "/pets/")).map(([p, path]) => new UnknownRoute(p, path)),
     fc.tuple(k, fc.integer({ min: 1, max: 8 })).map(([p, n]) => new Burst(p, n, false, 0, 0)),
     fc.tuple(k, fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 13 })).map(([p, g, e]) => new Burst(p, 0, true, g, e)),
-    k.map((p) => new HonourRetryAfter(p))
+    k.map((p) => new HonourRetryAfter(p)),
+    fc.tuple(k, parallelBurstSize).map(([p, n]) => new ParallelBurstCommand(p, n)),
+    fc.tuple(k, createsWhilePagingPlan).map(([p, plan]) => new CreatesWhilePagingCommand(p, plan))
   ]
   if (!options.admin) return publicCommands
   return [

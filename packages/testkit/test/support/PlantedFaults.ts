@@ -54,6 +54,30 @@ const consumingOnReject = (real: Limiter): Limiter => {
   }
 }
 
+/**
+ * Not atomic: reads the account's usage, pauses (as a round trip to a store would), then decides on
+ * what it read and writes it back, so requests decided at the same time all see the same tokens.
+ */
+const nonAtomic = (): Limiter => {
+  const usage = new Map<string, LimitDecision.AccountUsage>()
+  const standings = new Map<string, BanPolicy.KeyStanding>()
+  const real = RateLimiter.makeMemory(RateLimiter.DEFAULT_OPTIONS)
+  return {
+    ...real,
+    admit: ({ accountId, keyId, limits }, at) =>
+      Effect.gen(function*() {
+        const now = at ?? (yield* Clock.currentTimeMillis)
+        const before = usage.get(accountId) ?? LimitDecision.freshUsage(limits, now)
+        const standing = standings.get(keyId) ?? BanPolicy.CLEAN
+        yield* Effect.sleep("5 millis")
+        const next = LimitDecision.decide(limits, before, standing, now, 1, BanPolicy.DEFAULT_OPTIONS)
+        usage.set(accountId, next.usage)
+        standings.set(keyId, next.standing)
+        return next.decision
+      })
+  }
+}
+
 /** Never bans: a key that keeps sending while told to wait only ever gets rate_limited. */
 const neverBans = (real: Limiter): Limiter =>
   ({
@@ -149,6 +173,23 @@ const errorCodeOf = (res: AppResponse.AppResponse): string | undefined => {
   return (JSON.parse(res.body) as { code?: string }).code
 }
 
+/**
+ * A listing that is a snapshot: the last page of a paged listing leaves out the pets created after
+ * its first page was served (pets created while a client pages never reach it).
+ */
+const snapshotListing = (): Corrupt => {
+  let newest = 0
+  let snapshot = 0
+  return (req, res) => {
+    if (req.method === "POST" && req.url === "/v1/pets" && res.status === 201) newest = (JSON.parse(res.body!) as { id: number }).id
+    if (!isListing(req, res)) return res
+    if (!req.url.includes("cursor=")) snapshot = newest
+    if (!req.url.includes("cursor=") || res.headers["Link"] !== undefined) return res
+    const pets = JSON.parse(res.body!) as Array<{ readonly id: number }>
+    return { ...res, body: JSON.stringify(pets.filter((p) => p.id <= snapshot)) }
+  }
+}
+
 /** Each planted fault, and what the failure message must match. */
 export const PLANTED_FAULTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerVariant; readonly caught: RegExp }> = [
   {
@@ -170,6 +211,16 @@ export const PLANTED_FAULTS: ReadonlyArray<{ readonly name: string; readonly var
     name: "bans counting the requests sent within the grace after a wait's first refusal",
     variant: { limiter: noGrace },
     caught: /key_banned, but key .* sent at most \d+ early requests after the grace/
+  },
+  {
+    name: "a limiter that is not atomic (requests decided at once all see the same tokens)",
+    variant: { limiter: nonAtomic },
+    caught: /admitted, but account .* bucket held at most|bucket must be empty|requests left this minute|requests left today|daily quota/
+  },
+  {
+    name: "a paged listing that is a snapshot (pets created while a client pages never reach it)",
+    variant: { corrupt: snapshotListing() },
+    caught: /were acknowledged before the last page was asked for, but no page listed them|skipped/
   },
   {
     name: "missing X-RateLimit-Remaining on 404",
