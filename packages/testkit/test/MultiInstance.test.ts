@@ -5,10 +5,18 @@
  * own, or one that reads stale pets, fail.
  */
 import { RateLimiter } from "@petstore/core"
+import { Effect } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { formatReport, runConformance } from "../src/index.js"
 import { ADMIN_TOKEN, type ServerVariant, startInstances } from "./support/InProcessServer.js"
 import { errorResponse } from "./support/PlantedFaults.js"
+
+/** Admits what the shared limiter refuses as key_banned (a ban kept in one instance's memory). */
+const ignoringBans = (real: RateLimiter.RateLimiter["Type"]): RateLimiter.RateLimiter["Type"] => ({
+  ...real,
+  admit: (subject, at) =>
+    Effect.map(real.admit(subject, at), (decision) => (decision.verdict === "key_banned" ? { ...decision, verdict: "allowed" as const, retryAfterMillis: 0 } : decision))
+})
 
 /** Instance 1 answers 404 for the pet created last on any instance: a stale read across instances. */
 const staleSecondInstance = (): NonNullable<ServerVariant["corruptInstance"]> => {
@@ -40,6 +48,12 @@ describe("several instances", () => {
     expect(report.ok, formatReport(report)).toBe(false)
     expect(report.failure!.message).toMatch(/bucket must be empty|must have a token|requests left|X-RateLimit-Remaining|Retry-After/)
     expect(report.failure!.replay).toMatch(/--base-url http:\/\/\S+ --base-url http:\/\/\S+ /)
+  }, 60_000)
+
+  it("an instance that lets a banned key through fails: a ban holds on every instance", async () => {
+    const report = await run({ limiter: (real, instance) => (instance === 1 ? ignoringBans(real) : real) })
+    expect(report.ok, formatReport(report)).toBe(false)
+    expect(report.failure!.message).toMatch(/is banned, but the request was admitted|admitted \(200\) although account .* bucket must be empty/)
   }, 60_000)
 
   it("an instance that does not see the pet just created on the other fails read-your-writes", async () => {

@@ -20,7 +20,7 @@ export interface ServerVariant {
   /** With several instances: rewrites the answers of one instance (by its index) only. */
   readonly corruptInstance?: (index: number) => ServerVariant["corrupt"]
   /** Replaces the rate limiter (it may wrap the one the memory services built); called once per instance. */
-  readonly limiter?: (real: RateLimiter.RateLimiter["Type"]) => RateLimiter.RateLimiter["Type"]
+  readonly limiter?: (real: RateLimiter.RateLimiter["Type"], instance: number) => RateLimiter.RateLimiter["Type"]
 }
 
 export const startServer = async (variant: ServerVariant = {}): Promise<RunningServer> => {
@@ -56,7 +56,7 @@ export const startInstances = async (count: number, variant: ServerVariant = {})
   const servers: Array<RunningServer> = []
   for (let i = 0; i < count; i++) {
     const wrappedApp = wrap(variant.corruptInstance?.(i) ?? variant.corrupt)
-    const context = variant.limiter === undefined ? shared : Context.add(shared, limiterTag, variant.limiter(Context.get(shared, limiterTag)))
+    const context = variant.limiter === undefined ? shared : Context.add(shared, limiterTag, variant.limiter(Context.get(shared, limiterTag), i))
     const layer = Server.layer({ port: 0, host: "127.0.0.1", shutdownTimeout: "1 second" }).pipe(
       Layer.provide(wrappedApp),
       Layer.provide(Layer.succeedContext(context))
