@@ -11,13 +11,16 @@ const USAGE = `Usage: petstore-conformance --base-url URL (--admin-token TOKEN |
 
 Checks a pet store server against its OpenAPI document and a model of the interface's rules.
 
-  --base-url URL        the server's origin, e.g. http://127.0.0.1:8080
+  --base-url URL        the server's origin, e.g. http://127.0.0.1:8080; repeat it for several
+                        instances of one deployment (requests go to each in turn)
   --admin-token TOKEN   create accounts and keys through /admin/v1 (or env PETSTORE_ADMIN_TOKEN)
   --key KEY[:LIMITS]    a key to use instead (repeatable, one per account); LIMITS is free (default),
                         pro, business or PER_MINUTE/PER_DAY
   --runs N              command sequences to run (default 600)
   --max-commands N      longest sequence (default 40)
   --seed S              replay a run
+  --path P              with --seed: run only the failing sequence at fast-check's path P
+  --replay-path R       with --path: which of its commands ran (both are printed with a failure)
   --time-limit S        stop after S seconds, shrinking included (default 90)
   --prefix PATH         path prefix of the public API (default /v1)
   --messages-prefix P   base path of the message example (default: the prefix)
@@ -26,6 +29,8 @@ Checks a pet store server against its OpenAPI document and a model of the interf
   --ban-grace-ms N      after a wait's first 429, how long refused requests do not count toward a
                         ban (default 250)
   --failed-auth-per-minute N   failed authentications per address per minute (default 100)
+  --revocation-bound-ms N      with several instances: how long after a revocation another instance
+                        may still accept the key, as the server publishes it (default 0)
 `
 
 const main = async (): Promise<number> => {
@@ -33,12 +38,14 @@ const main = async (): Promise<number> => {
   try {
     ;({ values } = parseArgs({
       options: {
-        "base-url": { type: "string" },
+        "base-url": { type: "string", multiple: true },
         "admin-token": { type: "string" },
         key: { type: "string", multiple: true },
         runs: { type: "string" },
         "max-commands": { type: "string" },
         seed: { type: "string" },
+        path: { type: "string" },
+        "replay-path": { type: "string" },
         "time-limit": { type: "string" },
         prefix: { type: "string" },
         "messages-prefix": { type: "string" },
@@ -46,6 +53,7 @@ const main = async (): Promise<number> => {
         "ban-seconds": { type: "string" },
         "ban-grace-ms": { type: "string" },
         "failed-auth-per-minute": { type: "string" },
+        "revocation-bound-ms": { type: "string" },
         help: { type: "boolean", short: "h" }
       }
     }))
@@ -63,8 +71,8 @@ const main = async (): Promise<number> => {
     return Number(raw)
   }
   try {
-    const baseUrl = values["base-url"]
-    if (baseUrl === undefined) throw new Error("--base-url is required")
+    const baseUrl = values["base-url"] ?? []
+    if (baseUrl.length === 0) throw new Error("--base-url is required")
     const adminToken = values["admin-token"] ?? process.env.PETSTORE_ADMIN_TOKEN
     const keys = (values.key ?? []).map(parseKey)
     if ((adminToken === undefined || adminToken === "") && keys.length === 0) throw new Error("give --admin-token or at least one --key")
@@ -74,8 +82,13 @@ const main = async (): Promise<number> => {
       ...(values["ban-grace-ms"] !== undefined ? { banGraceMs: int("ban-grace-ms", values["ban-grace-ms"])! } : {}),
       ...(values["failed-auth-per-minute"] !== undefined
         ? { failedAuthPerMinute: int("failed-auth-per-minute", values["failed-auth-per-minute"])! }
+        : {}),
+      ...(values["revocation-bound-ms"] !== undefined
+        ? { revocationBoundMs: int("revocation-bound-ms", values["revocation-bound-ms"])! }
         : {})
     }
+    if (values.path !== undefined && values.seed === undefined) throw new Error("--path needs the --seed it was printed with")
+    if (values["replay-path"] !== undefined && values.path === undefined) throw new Error("--replay-path needs --path")
     const timeLimit = int("time-limit", values["time-limit"])
     const report = await runConformance({
       baseUrl,
@@ -84,6 +97,8 @@ const main = async (): Promise<number> => {
       numRuns: int("runs", values.runs),
       maxCommands: int("max-commands", values["max-commands"]),
       seed: int("seed", values.seed),
+      path: values.path,
+      replayPath: values["replay-path"],
       timeLimitMs: timeLimit === undefined ? undefined : timeLimit * 1000,
       publicPrefix: values.prefix,
       messagesPrefix: values["messages-prefix"],

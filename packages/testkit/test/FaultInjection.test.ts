@@ -1,157 +1,32 @@
 /**
- * The conformance suite must catch broken servers: each variant below is the project's server with
- * one deliberate fault (test-only: built here by wrapping the application or the rate limiter), and
- * the suite must fail on it, shrink the failure and print it as curl commands.
+ * The conformance suite must catch broken servers: each planted fault (test/support/PlantedFaults.ts)
+ * is the project's server with one deliberate fault, and the default run must fail on it, shrink the
+ * failure and print it as curl commands and a command line that replays it.
  */
-import { BanPolicy, LimitDecision, RateLimiter, TokenBucket } from "@petstore/core"
-import { Clock, Effect } from "effect"
-import type { AppResponse } from "@petstore/http-node"
 import { describe, expect, it } from "@effect/vitest"
 import { formatReport, runConformance } from "../src/index.js"
-import { ADMIN_TOKEN, type ServerVariant, startServer } from "./support/InProcessServer.js"
-
-type Limiter = RateLimiter.RateLimiter["Type"]
-
-const errorResponse = (response: AppResponse.AppResponse, status: number, code: string): AppResponse.AppResponse => ({
-  status,
-  headers: { ...response.headers, "Content-Type": "application/json" },
-  body: JSON.stringify({ code, message: "injected fault", status })
-})
-
-/** Admits the first request refused after a run of admitted ones: a bucket that holds one token too many. */
-const offByOneLimit = (real: Limiter): Limiter => {
-  const lastAllowed = new Map<string, boolean>()
-  return {
-    ...real,
-    admit: (subject, now) =>
-      Effect.map(real.admit(subject, now), (decision) => {
-        const previous = lastAllowed.get(subject.accountId) ?? true
-        if (decision.verdict === "rate_limited" && previous) {
-          lastAllowed.set(subject.accountId, false)
-          return { ...decision, verdict: "allowed" as const, retryAfterMillis: 0 }
-        }
-        lastAllowed.set(subject.accountId, decision.verdict === "allowed")
-        return decision
-      })
-  }
-}
-
-/** The limiter's own state, with the bug that a refused request still takes a token. */
-const consumingOnReject = (real: Limiter): Limiter => {
-  const usage = new Map<string, LimitDecision.AccountUsage>()
-  const standings = new Map<string, BanPolicy.KeyStanding>()
-  return {
-    ...real,
-    admit: ({ accountId, keyId, limits }, at) => Effect.map(at === undefined ? Clock.currentTimeMillis : Effect.succeed(at), (now) => {
-      const before = usage.get(accountId) ?? LimitDecision.freshUsage(limits, now)
-      const next = LimitDecision.decide(limits, before, standings.get(keyId) ?? BanPolicy.CLEAN, now, 1, BanPolicy.DEFAULT_OPTIONS)
-      const after = next.decision.verdict === "rate_limited"
-        ? { ...next.usage, bucket: TokenBucket.take(next.usage.bucket, 1) }
-        : next.usage
-      usage.set(accountId, after)
-      standings.set(keyId, next.standing)
-      return next.decision
-    })
-  }
-}
-
-/** Never bans: a key that keeps sending while told to wait only ever gets rate_limited. */
-const neverBans = (real: Limiter): Limiter =>
-  ({
-    ...real,
-    admit: (subject, now) =>
-      Effect.map(real.admit(subject, now), (decision) =>
-        decision.verdict === "key_banned"
-          ? { ...decision, verdict: "rate_limited" as const, retryAfterMillis: 1_000 }
-          : decision)
-  })
-
-/** No grace: refused requests sent right after a wait's first refusal count toward a ban. */
-const noGrace = (): Limiter =>
-  RateLimiter.makeMemory({ ...RateLimiter.DEFAULT_OPTIONS, ban: { ...BanPolicy.DEFAULT_OPTIONS, graceMillis: 0 } })
-
-const VARIANTS: ReadonlyArray<{ readonly name: string; readonly variant: ServerVariant; readonly caught: RegExp }> = [
-  {
-    name: "off-by-one limit (one request too many admitted per burst)",
-    variant: { limiter: offByOneLimit },
-    caught: /admitted \(200\) although account .* bucket must be empty/
-  },
-  {
-    name: "the limiter consuming a token on a refused request",
-    variant: { limiter: consumingOnReject },
-    caught: /X-RateLimit-Remaining|Retry-After|must have a token|bucket/
-  },
-  {
-    name: "no bans for keys that keep sending while told to wait",
-    variant: { limiter: neverBans },
-    caught: /expected a ban \(key_banned\)/
-  },
-  {
-    name: "bans counting the requests sent within the grace after a wait's first refusal",
-    variant: { limiter: noGrace },
-    caught: /key_banned, but key .* sent at most \d+ early requests after the grace/
-  },
-  {
-    name: "missing X-RateLimit-Remaining on 404",
-    variant: {
-      corrupt: (_req, res) => {
-        if (res.status !== 404) return res
-        const { ["X-RateLimit-Remaining"]: _, ...headers } = res.headers
-        return { ...res, headers }
-      }
-    },
-    caught: /X-RateLimit-Remaining is missing/
-  },
-  {
-    name: "500 on a malformed cursor",
-    variant: { corrupt: (req, res) => (req.url.includes("cursor=") && res.status === 400 ? errorResponse(res, 500, "internal_error") : res) },
-    caught: /a server error \(any 5xx fails\)/
-  },
-  {
-    name: "401 without WWW-Authenticate",
-    variant: {
-      corrupt: (_req, res) => {
-        if (res.status !== 401) return res
-        const { ["WWW-Authenticate"]: _, ...headers } = res.headers
-        return { ...res, headers }
-      }
-    },
-    caught: /WWW-Authenticate/
-  },
-  {
-    name: "a listing that drops the first pet of every page",
-    variant: {
-      corrupt: (req, res) => {
-        if (req.method !== "GET" || !/^\/v1\/pets(\?|$)/.test(req.url) || res.status !== 200 || res.body === undefined) return res
-        const pets = JSON.parse(res.body) as Array<unknown>
-        return pets.length < 2 ? res : { ...res, body: JSON.stringify(pets.slice(1)) }
-      }
-    },
-    caught: /skipped|must be full/
-  }
-]
+import { ADMIN_TOKEN, startServer } from "./support/InProcessServer.js"
+import { PLANTED_FAULTS } from "./support/PlantedFaults.js"
 
 describe("fault injection: the conformance suite fails on each broken variant", () => {
-  for (const { caught, name, variant } of VARIANTS) {
+  for (const { caught, name, variant } of PLANTED_FAULTS) {
     it(name, async () => {
       const server = await startServer(variant)
       try {
-        const report = await runConformance({
-          baseUrl: server.url,
-          adminToken: ADMIN_TOKEN,
-          numRuns: 200,
-          seed: 42,
-          timeLimitMs: 40_000
-        })
+        // The default run (600 sequences, 40 commands at most), with a fixed seed.
+        const report = await runConformance({ baseUrl: server.url, adminToken: ADMIN_TOKEN, seed: 42 })
         const text = formatReport(report)
         expect(report.ok, `the suite passed a broken server: ${text}`).toBe(false)
         expect(report.failure!.message).toMatch(caught)
         // Shrunk and printed: the failing requests as curl commands.
         expect(report.failure!.curl).toContain("curl -sS")
-        console.log(`--- ${name}\n${text.split("\n").slice(0, 6).join("\n")}`)
+        // And a command line that replays it.
+        expect(report.failure!.replay).toMatch(/^petstore-conformance --base-url \S+ --admin-token "\$ADMIN_TOKEN" --seed 42/)
+        expect(text).toContain(report.failure!.replay)
+        console.log(`--- ${name} (${(report.durationMs / 1000).toFixed(1)} s)\n${text.split("\n").slice(0, 6).join("\n")}\n${report.failure!.replay}`)
       } finally {
         await server.close()
       }
-    }, 90_000)
+    }, 60_000)
   }
 })

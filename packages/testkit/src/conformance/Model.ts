@@ -9,6 +9,7 @@
  *
  * @since 1.0.0
  */
+import { errorCode } from "./AnswerRules.js"
 import * as BanBounds from "./BanBounds.js"
 import type { HttpExchange } from "./HttpExchange.js"
 import { TokenBounds } from "./TokenBounds.js"
@@ -29,6 +30,8 @@ export interface Expectations {
   readonly decisionSlackMs: number
   /** Tolerated difference between the server's wall clock and ours (s). */
   readonly clockSkewSeconds: number
+  /** With several instances, how long after a revocation (or a rotation's grace) another may still accept the key (ms). */
+  readonly revocationBoundMs: number
 }
 
 export const DEFAULT_EXPECTATIONS: Expectations = {
@@ -38,7 +41,8 @@ export const DEFAULT_EXPECTATIONS: Expectations = {
   failedAuthPerMinute: 100,
   messageDeadlineMs: 5_000,
   decisionSlackMs: 3,
-  clockSkewSeconds: 5
+  clockSkewSeconds: 5,
+  revocationBoundMs: 0
 }
 
 /** A failed conformance check. @category errors */
@@ -48,6 +52,11 @@ export class ConformanceViolation extends Error {
 
 export const fail = (message: string): never => {
   throw new ConformanceViolation(message)
+}
+
+/** Fails unless the status is one of `expected`, quoting the start of the body. */
+export const expectStatus = (what: string, actual: number, expected: ReadonlyArray<number>, body: string): void => {
+  if (!expected.includes(actual)) fail(`${what}: expected ${expected.join(" or ")}, got ${actual}: ${body.slice(0, 300)}`)
 }
 
 export interface PlanLimits {
@@ -119,6 +128,15 @@ export type AuthOutcome = "valid" | "invalid" | "either"
 export class Model {
   readonly pets = new Map<number, PetRecord>()
   maxPetId = 0
+  /** Pets the server acknowledged with 201, by id: each must be readable and listed until the end. */
+  readonly acknowledged = new Map<number, PetRecord>()
+  /** Ids of the pets the server held before the run (its inventory must be these and the acknowledged). */
+  readonly preexisting = new Set<number>()
+  /**
+   * Per status filter, where the checker's read-your-writes listing (limit 10) stands: after the
+   * last full page it read, with that page's next link, so each check reads about one page.
+   */
+  readonly listingTails = new Map<string, { afterId: number; next: string | undefined }>()
   readonly accounts: Array<AccountModel> = []
   readonly messages: Array<MessageModel> = []
   readonly chains: Array<ChainModel> = []
@@ -135,7 +153,14 @@ export class Model {
   }
 
   addAccount(name: string, id: string | undefined, limits: PlanLimits, fresh: boolean, at: number, wallMs: number): AccountModel {
-    const account: AccountModel = {
+    const account = this.makeAccount(name, id, limits, fresh, at, wallMs)
+    this.accounts.push(account)
+    return account
+  }
+
+  /** An account the model tracks but commands never pick (the checker's own, for its reads). */
+  makeAccount(name: string, id: string | undefined, limits: PlanLimits, fresh: boolean, at: number, wallMs: number): AccountModel {
+    return {
       name,
       id,
       limits,
@@ -144,8 +169,6 @@ export class Model {
       day: utcDay(wallMs),
       keys: []
     }
-    this.accounts.push(account)
-    return account
   }
 
   addKey(account: AccountModel, variable: string, secret: string, keyId: string | undefined): KeyModel {
@@ -332,7 +355,7 @@ export class Model {
 
     let outcome: Admission
     if (status === 429) {
-      const code = this.errorCode(x)
+      const code = errorCode(x)
       if (code !== "rate_limited" && code !== "daily_quota_exceeded" && code !== "key_banned") {
         fail(`${what}: 429 with code ${JSON.stringify(code)}; expected rate_limited, daily_quota_exceeded or key_banned`)
       }
@@ -425,15 +448,6 @@ export class Model {
         this.checkReset(x, what, 86_400 + 1)
         return outcome
       }
-    }
-  }
-
-  private errorCode(x: HttpExchange): string | undefined {
-    try {
-      const body = JSON.parse(x.response.text) as { code?: unknown }
-      return typeof body.code === "string" ? body.code : undefined
-    } catch {
-      return undefined
     }
   }
 

@@ -7,15 +7,21 @@
  */
 import { FastCheck as fc } from "effect"
 import { commandArbitraries } from "./Commands.js"
-import { makeClient } from "./HttpExchange.js"
+import { makeClient, toCurl } from "./HttpExchange.js"
 import { ConformanceViolation, DEFAULT_EXPECTATIONS, type Expectations, Model, type PlanLimits } from "./Model.js"
+import { recordPreexisting, takeInventory } from "./Inventory.js"
+import * as DocumentRules from "./DocumentRules.js"
 import * as OpenApiChecker from "./OpenApiChecker.js"
+import { replayCommand, replayPathOf } from "./Replay.js"
 import { type GivenKey, Session } from "./Session.js"
 
 /** @category models */
 export interface ConformanceOptions {
-  /** Where the server is, e.g. `http://127.0.0.1:8080` (the public API is under `publicPrefix`). */
-  readonly baseUrl: string
+  /**
+   * Where the server is, e.g. `http://127.0.0.1:8080` (the public API is under `publicPrefix`); several
+   * instances of one deployment: requests go to each in turn, and what must hold across them is checked.
+   */
+  readonly baseUrl: string | ReadonlyArray<string>
   /** With an admin token, each sequence creates its own accounts and keys through `/admin/v1`. */
   readonly adminToken?: string | undefined
   /** Without one, keys to use, each of a different account, with the account's limits. */
@@ -25,6 +31,10 @@ export interface ConformanceOptions {
   /** Longest sequence (default 40 commands). */
   readonly maxCommands?: number | undefined
   readonly seed?: number | undefined
+  /** With `seed`, fast-check's path to one counterexample: runs only that sequence (printed with a failure). */
+  readonly path?: string | undefined
+  /** With `path`, which commands of the sequence ran (printed with a failure), so shrinking replays exactly. */
+  readonly replayPath?: string | undefined
   /** Stop starting new sequences, and stop shrinking, after this long (default 90 s). */
   readonly timeLimitMs?: number | undefined
   readonly publicPrefix?: string | undefined
@@ -42,6 +52,8 @@ export interface ConformanceFailure {
   /** The requests of the shrunk sequence as a replayable shell script. */
   readonly curl: string
   readonly shrinks: number
+  /** The command line that runs the shrunk sequence again (seed and path); secrets as shell variables. */
+  readonly replay: string
 }
 
 /** @category models */
@@ -89,10 +101,23 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   const publicPrefix = options.publicPrefix ?? "/v1"
   const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0
   const numRuns = options.numRuns ?? 600
-  const client = makeClient(options.baseUrl)
+  const baseUrls = typeof options.baseUrl === "string" ? [options.baseUrl] : options.baseUrl
+  if (baseUrls.length === 0) throw new Error("give at least one base URL")
+  const clients = baseUrls.map((url) => makeClient(url))
+  const client = clients[0]!
   if (options.adminToken === undefined && (options.keys ?? []).length === 0) {
     throw new Error("give an admin token or at least one key")
   }
+  const replay = (counterexample?: Parameters<typeof replayCommand>[2]) =>
+    replayCommand({
+      baseUrls,
+      admin: options.adminToken !== undefined,
+      keyLimits: (options.keys ?? []).map((k) => k.limits),
+      maxCommands: options.maxCommands,
+      publicPrefix: options.publicPrefix,
+      messagesPrefix: options.messagesPrefix,
+      expectations: options.expectations
+    }, seed, counterexample)
   try {
     // The document, without a key.
     const docExchange = await client.send({ method: "GET", path: `${publicPrefix}/openapi.json`, headers: {} })
@@ -105,27 +130,50 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     } catch {
       return failed(`GET ${publicPrefix}/openapi.json: not JSON`)
     }
-    const checker = OpenApiChecker.make(document)
-    const warnings = [...checker.warnings]
-    const getPet = checker.match("GET", `${publicPrefix}/pets/1`)
-    if (getPet._tag !== "Operation") return failed("the document has no GET /pets/{petId}")
-    const docPaths = (document as { paths: Record<string, Record<string, { deprecated?: boolean }>> }).paths
-    if (docPaths[getPet.template]?.get?.deprecated !== true) return failed("GET /pets/{petId} is not marked deprecated: true")
+    for (const other of clients.slice(1)) {
+      const x = await other.send(docExchange.request)
+      if (x.response.status !== 200) return failed(`GET ${other.origin}${publicPrefix}/openapi.json → ${x.response.status}: every instance serves the document`)
+    }
+    let checker: OpenApiChecker.OpenApiChecker
+    try {
+      checker = OpenApiChecker.make(document)
+    } catch (error) {
+      return failed(`GET ${publicPrefix}/openapi.json: ${(error as Error).message}`, toCurl(client.origin, docExchange.request))
+    }
+    const messagesPrefix = options.messagesPrefix ?? publicPrefix
+    const documentVerdict = DocumentRules.check(document, { publicPrefix, messagesPrefix }, (method, path) => {
+      const route = checker.match(method, path)
+      return route._tag === "UnknownRoute" ? undefined : route.template
+    })
+    if (documentVerdict.failures.length > 0) {
+      return failed(
+        `the document GET ${publicPrefix}/openapi.json departs from the interface:\n- ${documentVerdict.failures.join("\n- ")}`,
+        toCurl(client.origin, docExchange.request)
+      )
+    }
+    // The checker's own warning on the version is a failure above; the rest are matters of taste.
+    const warnings = [...checker.warnings.filter((w) => !w.startsWith("openapi is ")), ...documentVerdict.warnings]
 
     const model = new Model(expect, performance.now())
     const session = new Session({
-      client,
+      clients,
       checker,
       model,
       publicPrefix,
-      messagesPrefix: options.messagesPrefix ?? publicPrefix,
+      messagesPrefix,
       adminToken: options.adminToken,
       givenKeys: options.keys ?? []
     })
-    let lastFailure: { message: string; curl: string } | undefined
+    await session.prepare()
     let requests = 0
+    const before = await outsideSequences(session, () => recordPreexisting(model, session))
+    requests += session.log.length
+    if (typeof before === "object") return failed(before.message, before.curl)
+    if (before !== undefined) warnings.push(`the inventory is not taken: ${before}`)
+    let lastFailure: { message: string; curl: string } | undefined
     const commands = fc.commands(commandArbitraries({ admin: options.adminToken !== undefined }), {
-      maxCommands: options.maxCommands ?? 40
+      maxCommands: options.maxCommands ?? 40,
+      ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath })
     })
     const property = fc.asyncProperty(commands, async (cmds) => {
       try {
@@ -146,37 +194,48 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     const details = await fc.check(property, {
       numRuns,
       seed,
+      ...(options.path === undefined ? {} : { path: options.path }),
       interruptAfterTimeLimit: options.timeLimitMs ?? 90_000,
       markInterruptAsFailure: false
     })
-    const durationMs = Date.now() - started
-    const answers = Object.fromEntries([...session.answers].sort(([a], [b]) => a.localeCompare(b)))
     const report = (failure?: NonNullable<ConformanceReport["failure"]>): ConformanceReport => ({
       ok: failure === undefined,
       runs: details.numRuns,
       seed,
-      durationMs,
+      durationMs: Date.now() - started,
       requests,
       warnings,
-      answers,
+      answers: Object.fromEntries([...session.answers].sort(([a], [b]) => a.localeCompare(b))),
       ...(failure === undefined ? {} : { failure })
     })
+    if (!details.failed && before === undefined) {
+      const after = await outsideSequences(session, () => takeInventory(model, session))
+      requests += session.log.length
+      if (typeof after === "object") {
+        return report({ message: after.message, commands: "(none: the inventory after every sequence)", curl: after.curl, shrinks: 0, replay: replay() })
+      }
+      if (after !== undefined) warnings.push(`the inventory is not taken: ${after}`)
+    }
     if (!details.failed) {
-      log(`${details.numRuns} sequences, ${requests} requests, ${(durationMs / 1000).toFixed(1)} s`)
+      log(`${details.numRuns} sequences, ${requests} requests, ${((Date.now() - started) / 1000).toFixed(1)} s`)
       return report()
     }
     if (lastFailure === undefined) {
-      return report({ message: String(details.errorInstance), commands: "", curl: "", shrinks: details.numShrinks })
+      return report({ message: String(details.errorInstance), commands: "", curl: "", shrinks: details.numShrinks, replay: replay() })
     }
     const counterexample = details.counterexample?.[0]
+    const printed = counterexample === undefined ? "" : String(counterexample)
     return report({
       message: lastFailure.message,
-      commands: counterexample === undefined ? "" : String(counterexample),
+      commands: printed,
       curl: lastFailure.curl,
-      shrinks: details.numShrinks
+      shrinks: details.numShrinks,
+      replay: details.counterexamplePath === null
+        ? replay()
+        : replay({ path: details.counterexamplePath, replayPath: replayPathOf(printed) })
     })
 
-    function failed(message: string): ConformanceReport {
+    function failed(message: string, curl = ""): ConformanceReport {
       return {
         ok: false,
         runs: 0,
@@ -185,11 +244,28 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
         requests: 0,
         warnings: [],
         answers: {},
-        failure: { message, commands: "", curl: "", shrinks: 0 }
+        failure: { message, commands: "", curl, shrinks: 0, replay: replay() }
       }
     }
   } finally {
-    client.close()
+    for (const c of clients) c.close()
+  }
+}
+
+/**
+ * Runs checks outside any command sequence (the inventory) on a fresh log: a violation comes back
+ * with its requests as curl commands; a reason it could not be taken as a string.
+ */
+const outsideSequences = async (
+  session: Session,
+  body: () => Promise<string | undefined>
+): Promise<{ readonly message: string; readonly curl: string } | string | undefined> => {
+  session.startPhase()
+  try {
+    return await body()
+  } catch (error) {
+    if (!(error instanceof ConformanceViolation)) throw error
+    return { message: error.message, curl: session.curlScript() }
   }
 }
 
@@ -209,7 +285,7 @@ export const formatReport = (report: ConformanceReport): string => {
   lines.push("", f.message)
   if (f.commands !== "") lines.push("", "Shortest failing command sequence:", `  ${f.commands}`)
   if (f.curl !== "") lines.push("", "The same requests as curl commands:", f.curl)
-  lines.push("", `Replay with --seed ${report.seed}.`)
+  lines.push("", "Replay it with:", `  ${f.replay}`)
   return lines.join("\n")
 }
 

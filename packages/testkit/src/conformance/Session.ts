@@ -5,13 +5,16 @@
  *
  * @since 1.0.0
  */
+import { codeProblem } from "./AnswerRules.js"
 import { type HttpClient, type HttpExchange, type HttpRequest, now, toCurl } from "./HttpExchange.js"
-import { fail, type KeyModel, type Model, type PlanLimits } from "./Model.js"
+import { type AccountModel, fail, type KeyModel, type Model, type PlanLimits } from "./Model.js"
 import type { OpenApiChecker } from "./OpenApiChecker.js"
 
 /** One logged request; `defines` names values of its JSON answer for later commands (`jq` paths). */
 export interface LoggedExchange {
   readonly label: string
+  /** The instance that answered. */
+  readonly origin: string
   readonly exchange: HttpExchange
   readonly defines: ReadonlyArray<readonly [variable: string, jqPath: string, value: string]>
 }
@@ -23,7 +26,8 @@ export interface GivenKey {
 }
 
 export interface SessionOptions {
-  readonly client: HttpClient
+  /** One client per instance of the deployment; requests go to each in turn. */
+  readonly clients: ReadonlyArray<HttpClient>
   readonly checker: OpenApiChecker
   readonly model: Model
   readonly publicPrefix: string
@@ -49,11 +53,17 @@ export const SEQUENCE_ACCOUNTS: ReadonlyArray<{ readonly name: string; readonly 
   }
 ]
 
+/** The checker's own account: as roomy as the admin API allows, so its reads are never refused. */
+const CHECKER_ACCOUNT = {
+  body: { plan: "enterprise", limits: { perMinute: 1_000_000, perDay: 1_000_000_000 } },
+  limits: { perMinute: 1_000_000, perDay: 1_000_000_000 }
+}
+
 const KEY_FORMAT = /^psk_(live|test)_[0-9A-Za-z]{22,}$/
 
 /** @category models */
 export class Session {
-  readonly client: HttpClient
+  readonly clients: ReadonlyArray<HttpClient>
   readonly checker: OpenApiChecker
   readonly model: Model
   readonly publicPrefix: string
@@ -65,12 +75,18 @@ export class Session {
   /** Literal values (keys, ids) and the shell variables that stand for them in printed commands. */
   readonly variables = new Map<string, string>()
   private sequence = 0
+  /** Which instance the next request goes to: in turn, so a burst is split and a read follows a write elsewhere. */
+  private turn = 0
   private keyCounter = 0
   private givenKeys: ReadonlyArray<GivenKey>
   private givenSetUp = false
+  /** The checker's own key (admin API only); see `setUpChecker`. */
+  checkerKey: KeyModel | undefined
+  /** The request that created the checker's account, printed before a script that uses its key. */
+  private checkerSetUp: Array<LoggedExchange> = []
 
   constructor(options: SessionOptions) {
-    this.client = options.client
+    this.clients = options.clients
     this.checker = options.checker
     this.model = options.model
     this.publicPrefix = options.publicPrefix
@@ -91,16 +107,23 @@ export class Session {
 
   /** Sends and logs a request and checks the response against the OpenAPI document. */
   async send(label: string, request: HttpRequest, defines: LoggedExchange["defines"] = []): Promise<HttpExchange> {
-    const exchange = await this.client.send(request)
-    this.log.push({ label, exchange, defines })
+    const client = this.nextClient()
+    const exchange = await client.send(request)
+    this.log.push({ label, origin: client.origin, exchange, defines })
     this.count(exchange)
     if (!request.path.startsWith("/admin/")) {
-      const problems = this.checker.check(exchange)
+      const problems = [...this.checker.check(exchange)]
+      const code = codeProblem(exchange)
+      if (code !== undefined) problems.push(code)
       if (problems.length > 0) fail(problems.join("\n"))
     } else if (exchange.response.status >= 500) {
       fail(`${request.method} ${request.path} → ${exchange.response.status}: a server error (any 5xx fails)`)
     }
     return exchange
+  }
+
+  private nextClient(): HttpClient {
+    return this.clients[this.turn++ % this.clients.length]!
   }
 
   private count(x: HttpExchange) {
@@ -160,14 +183,30 @@ export class Session {
     if (this.hasAdmin) {
       this.model.accounts.length = 0
       for (const spec of SEQUENCE_ACCOUNTS) await this.createAccount(`${spec.name}${this.sequence}`, spec.body, spec.limits)
-    } else if (!this.givenSetUp) {
-      this.givenSetUp = true
-      this.givenKeys.forEach((given, i) => {
-        const account = this.model.addAccount(`KEY_${i + 1}`, undefined, given.limits, false, now(), Date.now())
-        this.model.addKey(account, `KEY_${i + 1}`, given.key, undefined)
-        this.variables.set(given.key, `KEY_${i + 1}`)
-      })
+    } else {
+      this.setUpGivenKeys()
     }
+  }
+
+  /** Before the first sequence: the checker's own account, or the keys given on the command line. */
+  async prepare(): Promise<void> {
+    await this.setUpChecker()
+    if (!this.hasAdmin) this.setUpGivenKeys()
+  }
+
+  /** A fresh log for requests outside any command sequence (the inventory), printed if they fail. */
+  startPhase(): void {
+    this.log = []
+  }
+
+  private setUpGivenKeys(): void {
+    if (this.givenSetUp) return
+    this.givenSetUp = true
+    this.givenKeys.forEach((given, i) => {
+      const account = this.model.addAccount(`KEY_${i + 1}`, undefined, given.limits, false, now(), Date.now())
+      this.model.addKey(account, `KEY_${i + 1}`, given.key, undefined)
+      this.variables.set(given.key, `KEY_${i + 1}`)
+    })
   }
 
   private adminHeaders(body: boolean): Record<string, string> {
@@ -194,7 +233,37 @@ export class Session {
     return { key: key as string, id: id as string }
   }
 
-  private async createAccount(name: string, body: object, limits: PlanLimits) {
+  /**
+   * With an admin API, the checker's own account (1,000,000 a minute): its read-backs and its
+   * inventory are never refused, and commands never pick, exhaust or revoke its key. Its requests
+   * still pass through the model like any other.
+   */
+  async setUpChecker(): Promise<void> {
+    if (!this.hasAdmin || this.checkerKey !== undefined) return
+    const saved = this.log
+    this.log = []
+    const account = await this.createAccount("CHECKER", CHECKER_ACCOUNT.body, CHECKER_ACCOUNT.limits, false)
+    this.checkerSetUp = this.log
+    this.log = saved
+    this.checkerKey = account.keys[0]
+  }
+
+  /**
+   * The key for the checker's own reads: its account's, or else the live key most certain to be
+   * admitted (not told to wait, the most tokens).
+   */
+  readerKey(): KeyModel | undefined {
+    if (this.checkerKey !== undefined) return this.checkerKey
+    const at = now()
+    let best: KeyModel | undefined
+    for (const key of this.model.liveKeys(at)) {
+      if (this.model.toldToWait(key, at)) continue
+      if (best === undefined || key.account.bucket.lower(at) > best.account.bucket.lower(at)) best = key
+    }
+    return best
+  }
+
+  private async createAccount(name: string, body: object, limits: PlanLimits, listed = true): Promise<AccountModel> {
     const keyVariable = this.newKeyVariable(name)
     const request: HttpRequest = {
       method: "POST",
@@ -202,7 +271,8 @@ export class Session {
       headers: this.adminHeaders(true),
       body: JSON.stringify(body)
     }
-    const x = await this.client.send(request)
+    const client = this.nextClient()
+    const x = await client.send(request)
     this.count(x)
     const what = `create account ${name}: POST /admin/v1/accounts → ${x.response.status}`
     if (x.response.status !== 201) fail(`${what}: expected 201, got ${x.response.text.slice(0, 200)}`)
@@ -215,6 +285,7 @@ export class Session {
     this.variables.set(issued.id, `KEYID_${keyVariable.slice(4)}`)
     this.log.push({
       label: `create account ${name}`,
+      origin: client.origin,
       exchange: x,
       defines: [
         [`ACCOUNT_${name}`, ".id", accountId],
@@ -222,8 +293,11 @@ export class Session {
         [`KEYID_${keyVariable.slice(4)}`, ".keyId", issued.id]
       ]
     })
-    const account = this.model.addAccount(name, accountId, limits, true, x.receivedAt, x.wallSentAt)
+    const account = listed
+      ? this.model.addAccount(name, accountId, limits, true, x.receivedAt, x.wallSentAt)
+      : this.model.makeAccount(name, accountId, limits, true, x.receivedAt, x.wallSentAt)
     this.model.addKey(account, keyVariable, issued.key, issued.id)
+    return account
   }
 
   /** `POST /admin/v1/accounts/{id}/keys`: a further key of the account. */
@@ -265,7 +339,7 @@ export class Session {
     const issued = this.checkIssuedKey(this.json(x, what), what)
     this.log[this.log.length - 1] = { ...this.log[this.log.length - 1]!, defines: this.keyDefines(variable, issued) }
     const lo = x.sentAt - this.model.expect.decisionSlackMs + graceSeconds * 1000
-    const hi = x.receivedAt + this.model.expect.decisionSlackMs + graceSeconds * 1000
+    const hi = x.receivedAt + this.model.expect.decisionSlackMs + this.model.expect.revocationBoundMs + graceSeconds * 1000
     key.endsAt = key.endsAt === undefined ? { lo, hi } : { lo: Math.min(key.endsAt.lo, lo), hi: Math.min(key.endsAt.hi, hi) }
     this.model.addKey(key.account, variable, issued.key, issued.id)
   }
@@ -278,7 +352,8 @@ export class Session {
     if (x.response.status !== 204) fail(`${what}: expected 204, got ${x.response.text.slice(0, 200)}`)
     if (x.response.text.length > 0) fail(`${what}: a 204 with a body`)
     const lo = x.sentAt - this.model.expect.decisionSlackMs
-    const hi = x.receivedAt + this.model.expect.decisionSlackMs
+    // Every instance refuses the key within the bound the server publishes (0: at once).
+    const hi = x.receivedAt + this.model.expect.decisionSlackMs + this.model.expect.revocationBoundMs
     key.endsAt = key.endsAt === undefined ? { lo, hi } : { lo: Math.min(key.endsAt.lo, lo), hi: Math.min(key.endsAt.hi, hi) }
   }
 
@@ -315,9 +390,11 @@ export class Session {
       "# Set ADMIN_TOKEN (and KEY_n for keys given on the command line) before running.",
       "set -u"
     ]
-    for (const entry of this.log) {
+    const checkerSecret = this.checkerKey?.secret
+    const usesChecker = checkerSecret !== undefined && this.log.some((e) => JSON.stringify(e.exchange.request.headers).includes(checkerSecret))
+    for (const entry of usesChecker ? [...this.checkerSetUp, ...this.log] : this.log) {
       const request: HttpRequest = { ...entry.exchange.request, path: substitute(entry.exchange.request.path) }
-      const curl = toCurl(this.client.origin, request, substitute)
+      const curl = toCurl(entry.origin, request, substitute)
       lines.push(`# ${entry.label} (got ${entry.exchange.response.status})`)
       if (entry.defines.length === 0) {
         lines.push(curl)

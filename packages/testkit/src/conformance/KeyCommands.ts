@@ -1,0 +1,62 @@
+/**
+ * The commands on keys through the admin API: issue, rotate, revoke and list.
+ *
+ * @since 1.0.0
+ */
+import { type Command, Base, describePick, type KeyPick, pickKey } from "./CommandBase.js"
+import { type Model } from "./Model.js"
+import type { Session } from "./Session.js"
+
+export class IssueKey implements Command {
+  constructor(readonly index: number) {}
+  check(model: Readonly<Model>) {
+    return model.accounts.some((a) => a.id !== undefined)
+  }
+  toString() {
+    return `issueKey(account#${this.index % 97})`
+  }
+  run(_model: Model, session: Session) {
+    return session.issueKey(this.index)
+  }
+}
+
+export class RotateKey extends Base {
+  constructor(readonly pick: KeyPick, readonly graceSeconds: number) {
+    super()
+  }
+  toString() {
+    return `rotateKey(${describePick(this.pick)}, grace ${this.graceSeconds} s)`
+  }
+  async run(model: Model, session: Session) {
+    const key = pickKey(model, this.pick)
+    if (key === undefined || key.keyId === undefined) return
+    await session.rotateKey(key, this.graceSeconds)
+  }
+}
+
+export class RevokeKey extends Base {
+  constructor(readonly pick: KeyPick) {
+    super()
+  }
+  toString() {
+    return `revokeKey(${describePick(this.pick)})`
+  }
+  async run(model: Model, session: Session) {
+    const key = pickKey(model, this.pick)
+    if (key === undefined || key.keyId === undefined) return
+    await session.revokeKey(key)
+  }
+}
+
+export class ListKeys implements Command {
+  constructor(readonly index: number) {}
+  check(model: Readonly<Model>) {
+    return model.accounts.some((a) => a.id !== undefined)
+  }
+  toString() {
+    return `listKeys(account#${this.index % 97})`
+  }
+  run(_model: Model, session: Session) {
+    return session.listKeys(this.index)
+  }
+}
