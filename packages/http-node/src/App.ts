@@ -408,12 +408,12 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const serveMetrics = (request: AppRequest, scrape: Effect.Effect<string>, contentType: string): Effect.Effect<AppResponse> => {
       const refusal = adminRefusal(request)
       if (refusal !== undefined) return Effect.succeed(refusal)
-      return Effect.map(scrape, (body) => ({
+      return Effect.map(scrape, (body): AppResponse => ({
         status: 200,
         headers: { "Content-Type": contentType, "Cache-Control": "no-store" },
         body,
         route: METRICS_ROUTE
-      }))
+      })).pipe(recover({ "Cache-Control": "no-store" }), Effect.map(labelRoute(METRICS_ROUTE)))
     }
 
     const handle = (request: AppRequest): Effect.Effect<AppResponse> => {

@@ -283,9 +283,19 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   metrics,
   metricsAddress
 }).pipe(
-  Config.map(({ metricsAddress, ...c }): ServerConfig => ({
-    ...c,
-    metricsAddress: Option.getOrUndefined(metricsAddress),
-    publicUrl: Option.getOrElse(c.publicUrl, () => `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}/v1`)
-  }))
+  Config.mapOrFail(({ metricsAddress, ...c }) => {
+    const address = Option.getOrUndefined(metricsAddress)
+    // A metrics address with metrics off, or on the server's own address, cannot be what was meant.
+    if (address !== undefined && !c.metrics) {
+      return Either.left(ConfigError.InvalidData([], "PETSTORE_METRICS_ADDRESS is set but PETSTORE_METRICS is false: unset one of them"))
+    }
+    if (address !== undefined && address.port === c.port && address.host === c.host) {
+      return Either.left(ConfigError.InvalidData([], "PETSTORE_METRICS_ADDRESS must differ from HOST:PORT, where the metrics are already served at /metrics to the admin token"))
+    }
+    return Either.right<ServerConfig>({
+      ...c,
+      metricsAddress: address,
+      publicUrl: Option.getOrElse(c.publicUrl, () => `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}/v1`)
+    })
+  })
 )

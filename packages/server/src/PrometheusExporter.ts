@@ -58,12 +58,25 @@ const collector = (
   get: async () => ({ name, help, type, values: await values(), aggregator: "sum" as const })
 })
 
+/**
+ * Node's process metrics, collected once per process: `collectDefaultMetrics` starts an event-loop
+ * delay monitor and a GC observer that are never stopped, so every exporter of the process (an
+ * embedder may build several) shares this one registry rather than starting its own.
+ */
+let processRegistry: PromClient.Registry | undefined
+const processMetrics = (prom: typeof PromClient): PromClient.Registry => {
+  if (processRegistry === undefined) {
+    processRegistry = new prom.Registry()
+    prom.collectDefaultMetrics({ register: processRegistry })
+  }
+  return processRegistry
+}
+
 /** Builds the exporter of `metrics`, with Node's default process metrics. */
 export const make = (metrics: Metrics): Effect.Effect<Exporter> =>
   Effect.promise(() => import("prom-client")).pipe(
     Effect.map((prom) => {
-      const registry = new prom.Registry()
-      prom.collectDefaultMetrics({ register: registry })
+      const registry = prom.Registry.merge([processMetrics(prom)])
       const register = (metric: ReturnType<typeof collector>) => registry.registerMetric(metric as unknown as PromClient.Metric)
 
       register(collector("petstore_http_requests_total", "HTTP requests answered, by route template and status.", "counter", () =>

@@ -248,6 +248,15 @@ describe("metrics settings", () => {
       await expect(config({ [name]: value })).rejects.toThrow(name)
     })
   }
+
+  it("a metrics address with metrics off, or on the server's own address, is refused with a message that names it", async () => {
+    await expect(config({ PETSTORE_METRICS: "false", PETSTORE_METRICS_ADDRESS: "127.0.0.1:9464" }))
+      .rejects.toThrow(/PETSTORE_METRICS_ADDRESS .*PETSTORE_METRICS is false/)
+    await expect(config({ PORT: "9464", HOST: "127.0.0.1", PETSTORE_METRICS_ADDRESS: "127.0.0.1:9464" }))
+      .rejects.toThrow(/PETSTORE_METRICS_ADDRESS must differ from HOST:PORT/)
+    expect((await config({ PORT: "9464", HOST: "127.0.0.1", PETSTORE_METRICS_ADDRESS: "127.0.0.1:9465" })).metricsAddress)
+      .toEqual({ host: "127.0.0.1", port: 9465 })
+  })
 })
 
 const memoryStores = (pets: Layer.Layer<PetRepository.PetRepository>) =>

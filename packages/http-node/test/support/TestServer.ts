@@ -60,6 +60,8 @@ export interface TestServerOptions {
   readonly observe?: RequestObserver.ObserveOptions
   /** The only logger of the server (to read what it logs); default: Effect's. */
   readonly logger?: Logger.Logger<unknown, unknown>
+  /** Metrics served at `/metrics` to the admin token (default: none). */
+  readonly metrics?: { readonly scrape: Effect.Effect<string>; readonly contentType: string }
 }
 
 /**
@@ -235,7 +237,8 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         adminToken: Option.map(Option.fromNullable(adminToken), Redacted.make),
         trustProxy: options.trustProxy ?? 0,
         servers: [{ url: "http://127.0.0.1", description: "Production" }],
-        observe: options.observe
+        observe: options.observe,
+        metrics: options.metrics
       } as const
       const processor = options.messageProcessor === undefined
         ? MessageProcessor.MessageProcessor.layerRecordOnly
