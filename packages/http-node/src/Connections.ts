@@ -64,12 +64,13 @@ export const rawAnswer = ({ body, status }: ErrorResponse.ErrorResult, extra = "
   `HTTP/1.1 ${status} ${Http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n${extra}` +
   `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
 
-const CONNECT_NOT_ALLOWED = rawAnswer(ErrorResponse.STATIC.connectNotAllowed, "Allow: GET, HEAD, POST, DELETE\r\n")
+/** The answer to CONNECT, with the request's id (taken when well-formed, else generated). */
+const connectNotAllowed = (requestId: string) =>
+  rawAnswer(ErrorResponse.STATIC.connectNotAllowed, `Allow: GET, HEAD, POST, DELETE\r\n${RequestId.HEADER}: ${requestId}\r\n`)
 
-const TOO_MANY_CONNECTIONS = rawAnswer(
-  ErrorResponse.make("unavailable", "The server holds as many connections as it may; retry in a moment."),
-  "Retry-After: 1\r\n"
-)
+const TOO_MANY_CONNECTIONS = ErrorResponse.make("unavailable", "The server holds as many connections as it may; retry in a moment.")
+/** The answer to a connection past the cap: no request has been read, so its id is generated. */
+const tooManyConnections = () => rawAnswer(TOO_MANY_CONNECTIONS, `Retry-After: 1\r\n${RequestId.HEADER}: ${RequestId.of(undefined)}\r\n`)
 
 /** node's per-connection internals this module works with (present on node's server sockets). */
 interface ServerSocket extends Net.Socket {
@@ -249,9 +250,9 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
   }
 
   // node hands a CONNECT request's socket over without a parser: it is answered in its turn, then closed.
-  server.on("connect", (_request: Http.IncomingMessage, socket: ServerSocket) => {
+  server.on("connect", (request: Http.IncomingMessage, socket: ServerSocket) => {
     socket.on("error", () => {})
-    endWith(socket, CONNECT_NOT_ALLOWED)
+    endWith(socket, connectNotAllowed(RequestId.of(request.headers["x-request-id"] as string | undefined)))
   })
 
   server.on("clientError", (error: NodeJS.ErrnoException, socket: ServerSocket) => {
@@ -308,7 +309,7 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
     if (refusing >= 1_000) return socket.destroy()
     refusing++
     sockets.add(socket)
-    socket.end(TOO_MANY_CONNECTIONS)
+    socket.end(tooManyConnections())
     socket.resume()
     const timer = setTimeout(() => socket.destroy(), Math.min(limits.lingerMillis, 1_000))
     socket.once("close", () => {

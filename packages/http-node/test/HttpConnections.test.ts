@@ -111,6 +111,8 @@ describe("HTTP connections", () => {
       const [refused] = RawHttp.answers(ending.raw)
       expectErrorBody(refused!, 503, "unavailable")
       expect(refused!.headers["retry-after"]).toBe("1")
+      // No request was read: the id is the server's own, as on any answer.
+      expect(refused!.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
       expect(ending.reset).toBe(false)
       held[0].socket.destroy()
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))

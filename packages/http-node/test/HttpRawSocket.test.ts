@@ -34,6 +34,11 @@ layer(TestServer.layer({ quiet: true }), { excludeTestServices: true })("HTTP ov
       expect(reply!.status).toBe(405)
       expect(reply!.headers["allow"]).toBe("GET, HEAD, POST, DELETE")
       expect(reply!.body).toMatchObject({ code: "method_not_allowed", status: 405 })
+      expect(reply!.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
+      // A well-formed id of the client's is returned as given.
+      const [given] = answers(yield* exchange(server.url, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: tunnel-7\r\n\r\n"))
+      expect(given!.status).toBe(405)
+      expect(given!.headers["x-request-id"]).toBe("tunnel-7")
     }))
 
   it.effect("a malformed request on a keep-alive connection already answered once gets a 400 Error body, then the close", () =>

@@ -68,7 +68,7 @@ const HEADERS = {
       "`A-Z a-z 0-9 . _ ~ : / + = -`, otherwise a new random UUID. Quote it when reporting a problem.",
     schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._~:/+=-]+$" },
     example: "5f0c6a6e-3b8a-4f6e-9d43-2a1b7c9e8f10",
-    whenAbsent: "Absent on the 503 a server at its connection cap answers before reading the request."
+    whenAbsent: "Absent only on a 500 that a host embedding the service answers itself."
   },
   "WWW-Authenticate": {
     description: "The authentication scheme to use (RFC 6750).",
