@@ -14,6 +14,7 @@ import { Cause, type Clock, Effect, Exit, FiberRef, FiberRefs, HashMap, HashSet,
 import type { AppRequest } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
 import * as RequestId from "./RequestId.js"
+import * as TraceParent from "./TraceParent.js"
 
 export interface ObserveOptions {
   /**
@@ -24,7 +25,8 @@ export interface ObserveOptions {
   readonly accessLog?: boolean | undefined
   /**
    * A server span per request through Effect's tracer (`@effect/opentelemetry` exports it), the
-   * parent of the spans of the store calls made for it. Default false.
+   * parent of the spans of the store calls made for it, and the child of the caller's span when
+   * the request carries a W3C `traceparent`. Default false.
    */
   readonly tracing?: boolean | undefined
 }
@@ -126,10 +128,14 @@ export const make = (options: ObserveOptions): Effect.Effect<(handle: Handle) =>
         const requestId = RequestId.of(request.header("x-request-id"))
         const start = clock.unsafeCurrentTimeNanos()
         return Effect.flatMap(
-          Effect.makeSpan(request.method, {
-            kind: "server",
-            attributes: { "http.request.method": request.method, "request.id": requestId }
-          }),
+          Effect.flatMap(Effect.option(Effect.currentParentSpan), (hostSpan) =>
+            Effect.makeSpan(request.method, {
+              kind: "server",
+              attributes: { "http.request.method": request.method, "request.id": requestId },
+              // Under a host's span (an Effect host traces its requests), the span is its child;
+              // otherwise the caller's trace (W3C `traceparent`) is continued, or a trace begins.
+              ...(hostSpan._tag === "None" ? { parent: TraceParent.parse(request.header("traceparent")) } : {})
+            })),
           (span) =>
             Effect.suspend(() => handle(request)).pipe(
               Effect.map((response) => answered(request.method, response, requestId, start)),

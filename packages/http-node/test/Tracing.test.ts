@@ -97,6 +97,23 @@ describe("docs/operations.md: the tracing example", () => {
 
     expect(new Set([list, get, keyless].map((span) => span.spanContext().traceId)).size).toBe(3)
   })
+
+  it("continues the caller's trace from a W3C traceparent; a malformed one starts a trace of its own", async () => {
+    const auth = { authorization: `Bearer ${served.key}` }
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+    const callerSpanId = "00f067aa0ba902b7"
+    const traceparent = `00-${traceId}-${callerSpanId}-01`
+    expect((await send(`${served.url}/v1/pets`, { headers: { ...auth, traceparent, "x-request-id": "traced-child" } })).status).toBe(200)
+    expect((await send(`${served.url}/v1/pets`, { headers: { ...auth, traceparent: "00-not-a-trace", "x-request-id": "traced-bad" } })).status).toBe(200)
+
+    const spans = exporter.getFinishedSpans()
+    const child = requestSpan(spans, "traced-child")
+    expect(child.spanContext().traceId).toBe(traceId)
+    expect(child.parentSpanContext?.spanId).toBe(callerSpanId)
+    const bad = requestSpan(spans, "traced-bad")
+    expect(bad.spanContext().traceId).not.toBe(traceId)
+    expect(bad.parentSpanContext).toBeUndefined()
+  })
 })
 
 describe("store calls and failures in a traced request", () => {
