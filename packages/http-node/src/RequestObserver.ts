@@ -10,7 +10,17 @@
  *
  * @since 1.0.0
  */
-import { Cause, type Clock, Effect, Exit, FiberRef, FiberRefs, HashMap, HashSet, List, LogLevel, type Tracer } from "effect"
+import * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
+import * as List from "effect/List"
+import * as LogLevel from "effect/LogLevel"
+import type * as Tracer from "effect/Tracer"
 import type { AppRequest } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
 import * as RequestId from "./RequestId.js"

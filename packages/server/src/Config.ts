@@ -6,7 +6,11 @@
 import { BanPolicy } from "@petstore/core"
 import type { Connections } from "@petstore/http-node"
 import * as Postgres from "@petstore/postgres"
-import { Config, ConfigError, Either, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 
 /**
  * Where the data lives: a SQLite file (`:memory:` for a database that ends with the process), a

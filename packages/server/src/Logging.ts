@@ -6,7 +6,15 @@
  *
  * @since 1.0.0
  */
-import { Cause, Effect, FiberRef, HashMap, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
+import * as Inspectable from "effect/Inspectable"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import type { LogConfig } from "./Config.js"
 
 const LEVELS: Record<LogConfig["level"], LogLevel.LogLevel> = {

@@ -5,7 +5,9 @@
  * @since 1.0.0
  */
 import { ErrorResponse, Server } from "@petstore/http-node"
-import { Effect, Layer, Runtime } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import * as Http from "node:http"
 
 /** Serves `GET /metrics` with `scrape`'s text on `host:port` for the life of the layer. */

@@ -7,7 +7,7 @@
  *
  * @since 1.0.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type * as PromClient from "prom-client"
 import { type HistogramCell, type Metrics, type Verdict } from "./Metrics.js"
 

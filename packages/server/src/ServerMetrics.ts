@@ -7,7 +7,10 @@
  */
 import { MessageStore, RateLimiter } from "@petstore/core"
 import { type App, type Server } from "@petstore/http-node"
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { ServerConfig } from "./Config.js"
 import { countDeliveries, countVerdicts } from "./CountedOutcomes.js"
 import * as InstrumentedStores from "./InstrumentedStores.js"

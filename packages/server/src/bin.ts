@@ -6,7 +6,7 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { cli } from "./Cli.js"
 import * as PlainOutput from "./PlainOutput.js"
 
