@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { type LimitDecision, type MessageStore, type RateLimiter } from "@petstore/core"
+import type { LimitDecision, MessageStore, RateLimiter } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type { DeliveryOutcome, Metrics, Verdict } from "./Metrics.js"

@@ -6,7 +6,8 @@
  *
  * @since 1.0.0
  */
-import { App, type AppResponse } from "@petstore/http-node"
+import * as App from "@petstore/http-node/App"
+import type * as AppResponse from "@petstore/http-node/AppResponse"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"

@@ -4,7 +4,8 @@
  *
  * @since 1.0.0
  */
-import { ErrorResponse, Server } from "@petstore/http-node"
+import * as ErrorResponse from "@petstore/http-node/ErrorResponse"
+import * as Server from "@petstore/http-node/Server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"

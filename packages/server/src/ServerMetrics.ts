@@ -6,7 +6,8 @@
  * @since 1.0.0
  */
 import { MessageStore, RateLimiter } from "@petstore/core"
-import { type App, type Server } from "@petstore/http-node"
+import type * as App from "@petstore/http-node/App"
+import type * as Server from "@petstore/http-node/Server"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
