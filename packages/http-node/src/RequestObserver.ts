@@ -62,12 +62,15 @@ const makeAccessLog: Effect.Effect<AccessLog | undefined> = Effect.gen(function*
   const clock = yield* Effect.clock
   const spans = List.empty<never>()
   return (method, response, requestId, durationMs) => {
-    let annotations = HashMap.set(base, "requestId", requestId)
-    annotations = HashMap.set(annotations, "method", method)
-    if (response.route !== undefined) annotations = HashMap.set(annotations, "route", response.route)
-    annotations = HashMap.set(annotations, "status", response.status)
-    annotations = HashMap.set(annotations, "durationMs", durationMs)
-    if (response.accountId !== undefined) annotations = HashMap.set(annotations, "accountId", response.accountId)
+    // One copy of the base annotations, filled in place (not a new map per fact).
+    const annotations = HashMap.beginMutation(base)
+    HashMap.set(annotations, "requestId", requestId)
+    HashMap.set(annotations, "method", method)
+    if (response.route !== undefined) HashMap.set(annotations, "route", response.route)
+    HashMap.set(annotations, "status", response.status)
+    HashMap.set(annotations, "durationMs", durationMs)
+    if (response.accountId !== undefined) HashMap.set(annotations, "accountId", response.accountId)
+    HashMap.endMutation(annotations)
     const date = new Date(clock.unsafeCurrentTimeMillis())
     for (const logger of loggers) {
       logger.log({ fiberId, logLevel: LogLevel.Info, message: ACCESS_MESSAGE, cause: Cause.empty, context, spans, annotations, date })
