@@ -52,7 +52,6 @@ const firstAfter = (pets: ReadonlyArray<Pet>, afterId: number): number => {
 export const makeMemory = (): PetRepository["Type"] => {
   const all: Array<Pet> = []
   const byStatus: Record<PetStatus, Array<Pet>> = { available: [], pending: [], sold: [] }
-  const byId = new Map<number, Pet>()
   let nextId = 1
   return {
     insert: (draft) =>
@@ -60,7 +59,6 @@ export const makeMemory = (): PetRepository["Type"] => {
         const pet: Pet = { id: nextId++ as PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }
         all.push(pet)
         byStatus[pet.status].push(pet)
-        byId.set(pet.id, pet)
         return pet
       }),
     listAfter: ({ afterId, limit, status }) =>
@@ -69,6 +67,11 @@ export const makeMemory = (): PetRepository["Type"] => {
         const start = firstAfter(source, afterId)
         return source.slice(start, start + limit)
       }),
-    findById: (id) => Effect.sync(() => Option.fromNullable(byId.get(id)))
+    // Ids are given in increasing order, so `all` is sorted by id: no map from id to pet is kept.
+    findById: (id) =>
+      Effect.sync(() => {
+        const pet = all[firstAfter(all, id - 1)]
+        return pet !== undefined && pet.id === id ? Option.some(pet) : Option.none()
+      })
   }
 }
