@@ -290,6 +290,9 @@ const runLoad = async () => {
       for (const dir of new Set([target.dataDir, target.cwd])) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
     }
   }
+  // Start-up of each target, measured as it started (Targets.start): before any load or set-up.
+  const startup = Object.fromEntries(running.map((r) => [r.id, { ms: r.startupMs, idleRss: r.idleRss, instances: r.pids.length }]))
+  for (const r of running) log(`${r.id}: first 200 on GET /v1/pets ${Number.isFinite(r.startupMs) ? `${r.startupMs.toFixed(0)} ms` : "–"} after the spawn; idle RSS ${(r.idleRss / 2 ** 20).toFixed(0)} MB`)
   const responses = {}
   for (const r of running) {
     if (r.scenarios.includes("get")) responses[r.id] = await Targets.checkPage(r, await Targets.newKey(r))
@@ -399,6 +402,7 @@ const runLoad = async () => {
     rounds,
     summary,
     responses,
+    startup,
     files,
     postgres: postgres.settings,
     redis: redis.settings,

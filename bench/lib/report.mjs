@@ -27,6 +27,40 @@ export const goals = (load, micro) => {
     atLeast(getMem?.vs.nometrics.rps, 0.95),
     Number.isFinite(postMem?.vs.nometrics.rps) ? `POST: ${ratio(postMem.vs.nometrics.rps)} (against \`nometrics\`, the same server with \`PETSTORE_METRICS=false\`)` : ""
   ))
+  // Memory, tail latency and start-up against the Fastify peer (peak RSS over the whole run).
+  const peakRss = (id) => s.get?.[id]?.peakRss ?? s.post?.[id]?.peakRss
+  const rssRatio = (id) => peakRss(id) / peakRss("fastify")
+  rows.push(row(
+    "peak RSS, in-memory: ≤ 1.0× Fastify's",
+    ratio(rssRatio("memory")),
+    atMost(rssRatio("memory"), 1),
+    `${mb(peakRss("memory"))} MB vs ${mb(peakRss("fastify"))} MB`
+  ))
+  rows.push(row(
+    "peak RSS, durable SQLite: ≤ 1.2× Fastify's",
+    ratio(rssRatio("durable")),
+    atMost(rssRatio("durable"), 1.2),
+    `${mb(peakRss("durable"))} MB vs ${mb(peakRss("fastify"))} MB`
+  ))
+  for (const [id, what] of [["memory", "in-memory"], ["durable", "durable SQLite"]]) {
+    const p99 = s.post?.[id]?.vs.fastify.p99
+    rows.push(row(`POST, ${what}: p99 ≤ Fastify's p99`, `p99 ${ratio(p99)} Fastify's`, atMost(p99, 1), Number.isFinite(p99) ? `${f(s.post[id].p99, 2)} ms vs ${f(s.post.fastify.p99, 2)} ms` : ""))
+  }
+  const up = load?.startup ?? {}
+  const upNote = (field, unit, scale = 1) =>
+    ["memory", "durable", "fastify", "raw"].filter((id) => Number.isFinite(up[id]?.[field])).map((id) => `${id} ${f(up[id][field] / scale)} ${unit}`).join(", ")
+  rows.push(row(
+    "start-up (spawn to the first 200 on GET /v1/pets), in-memory: reported against Fastify's",
+    ratio(up.memory?.ms / up.fastify?.ms),
+    undefined,
+    upNote("ms", "ms")
+  ))
+  rows.push(row(
+    "idle RSS after start, in-memory: reported against Fastify's",
+    ratio(up.memory?.idleRss / up.fastify?.idleRss),
+    undefined,
+    upNote("idleRss", "MB", 2 ** 20)
+  ))
   const durableMissing = load?.unavailable?.find((u) => u.id === "durable")
   const getDur = s.get?.durable
   rows.push(row(
@@ -232,6 +266,16 @@ const loadTable = (load, scenario) => {
   return lines.join("\n") + "\n"
 }
 
+const startupTable = (load) => {
+  const lines = ["| target | role | start-up ms | ×Fastify | idle RSS MB | ×Fastify |", "|---|---|--:|--:|--:|--:|"]
+  const fastify = load.startup.fastify
+  for (const [id, u] of Object.entries(load.startup)) {
+    const t = load.labels[id]
+    lines.push(`| ${t.label}${u.instances > 1 ? ` (first instance; RSS of ${u.instances})` : ""} | ${t.role} | ${f(u.ms)} | ${ratio(u.ms / fastify?.ms)} | ${mb(u.idleRss)} | ${ratio(u.idleRss / fastify?.idleRss)} |`)
+  }
+  return lines.join("\n") + "\n"
+}
+
 const roundsTable = (load) => {
   // Targets of several instances: each instance's load generator's req/s and p99 too.
   const spread = load.rounds.some((r) => r.perInstance !== undefined)
@@ -338,6 +382,13 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
           "table also divides by the requests the target itself decided with the run's key (read from its rate-limit headers after the run). " +
           "\"Redis CPU µs/req\" = Redis's own CPU (`INFO cpu`) over the run ÷ requests.\n"
       )
+    }
+    if (load.startup !== undefined) {
+      out.push("## Start-up\n")
+      out.push(startupTable(load))
+      out.push("Start-up = from the spawn of the process (`taskset` then node) to the first 200 on `GET /v1/pets`, polled every 5 ms: as soon as the port " +
+        "answers, an account is made through the admin API and its key asks for the page (for `raw`, the page needs no key; targets without a GET scenario: –). " +
+        "Each target starts once per run, while the targets started before it stay idle. Idle RSS = `VmRSS` 1 s after that first 200, before any set-up or load.\n")
     }
     const rb = Object.entries(load.responses).map(([id, r]) => `${id} ${r.headerBytes} B of headers + ${r.bodyBytes} B of body`)
     out.push(`Every GET target answered the same 20-pet body (checked byte for byte before the rounds). Response sizes: ${rb.join("; ")}.\n`)

@@ -261,13 +261,19 @@ const freePort = () =>
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
-/** Starts one process of a target (pinned to `cpu` with taskset when given) and waits until it answers HTTP. */
+/**
+ * Starts one process of a target (pinned to `cpu` with taskset when given) and waits until it answers
+ * HTTP. Measures its start-up: `startupMs`, from the spawn to the first 200 on `GET /v1/pets` (an
+ * app target with a key made through its admin API as soon as the port answers; NaN for a target
+ * with no GET scenario), and `idleRss`, its resident set 1 s later, before any load or set-up.
+ */
 const startProcess = async (target, { cpu, root, nodeArgs = [] }) => {
   const port = await freePort()
   const argv = [process.execPath, ...nodeArgs, ...target.argv.map((a) => (a.startsWith("bench/") ? join(root, a) : a))]
   const command = cpu === undefined ? argv : ["taskset", "-c", String(cpu), ...argv]
   const env = { ...process.env, ...target.env, PORT: String(port), HOST: "127.0.0.1", PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN }
   delete env.NODE_OPTIONS
+  const spawned = performance.now()
   // Our server runs in its own empty directory, so nothing it defaults to (./data/...) touches the repository.
   const child = spawn(command[0], command.slice(1), { cwd: target.cwd ?? root, env, stdio: ["ignore", "pipe", "pipe"] })
   let log = ""
@@ -279,20 +285,44 @@ const startProcess = async (target, { cpu, root, nodeArgs = [] }) => {
   let exited = null
   child.on("exit", (code, signal) => (exited = { code, signal }))
   const deadline = Date.now() + 30_000
-  for (;;) {
-    if (exited !== null) throw new Error(`${target.id} exited during start-up (${JSON.stringify(exited)}):\n${log}`)
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL")
-      throw new Error(`${target.id} did not answer within 30 s:\n${log}`)
-    }
-    try {
-      await request(port, "GET", "/v1/pets")
-      break
-    } catch {
-      await sleep(100)
+  const wait = async (what, check) => {
+    for (;;) {
+      if (exited !== null) throw new Error(`${target.id} exited during start-up (${JSON.stringify(exited)}):\n${log}`)
+      if (Date.now() > deadline) {
+        child.kill("SIGKILL")
+        throw new Error(`${target.id} did not ${what} within 30 s:\n${log}`)
+      }
+      try {
+        const value = await check()
+        if (value !== undefined) return value
+      } catch {
+        // not listening yet
+      }
+      await sleep(STARTUP_POLL_MS)
     }
   }
-  return { port, pid: child.pid, child, log: () => log, exited: () => exited }
+  const first = await wait("answer HTTP", () => request(port, "GET", "/v1/pets"))
+  let startupMs = Number.NaN
+  if (target.scenarios.includes("get")) {
+    const headers = target.kind === "raw" ? {} : { authorization: `Bearer ${await newKey({ ...target, port })}` }
+    if (target.kind === "raw" && first.status === 200) startupMs = performance.now() - spawned
+    else {
+      await wait("answer GET /v1/pets with 200", async () => ((await request(port, "GET", "/v1/pets", { headers })).status === 200 ? true : undefined))
+      startupMs = performance.now() - spawned
+    }
+  }
+  await sleep(1_000)
+  const idleRss = residentBytes(child.pid)
+  return { port, pid: child.pid, child, log: () => log, exited: () => exited, startupMs, idleRss }
+}
+
+/** How often start-up polls the port (the resolution of the start-up time). */
+const STARTUP_POLL_MS = 5
+
+/** The resident set of `pid` now (`VmRSS`). */
+const residentBytes = (pid) => {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+  return match === null ? Number.NaN : Number(match[1]) * 1024
 }
 
 /**
@@ -316,6 +346,9 @@ export const start = async (target, options) => {
     ports: processes.map((p) => p.port),
     pid: processes[0].pid,
     pids: processes.map((p) => p.pid),
+    // The first instance's start-up (it migrates a fresh database); the idle resident sets added up.
+    startupMs: processes[0].startupMs,
+    idleRss: processes.reduce((a, p) => a + p.idleRss, 0),
     child: processes[0].child,
     log: () => processes.map((p, i) => (many ? `[instance ${i + 1}] ${p.log()}` : p.log())).join("\n"),
     exited: () => processes.map((p) => p.exited()).find((e) => e !== null) ?? null

@@ -3,7 +3,11 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Exit, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { AccountNotFound, KeyNotFound, type StoreUnavailable } from "./Errors.js"
 import type { Plan, PlanLimits } from "./Plan.js"
 

@@ -3,7 +3,14 @@
  *
  * @since 1.0.0
  */
-import { Clock, Context, Effect, Either, Exit, Layer, Option, type Redacted } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
 import { type Account, AccountStore, type KeyRecord } from "./AccountStore.js"
 import * as ApiKey from "./ApiKey.js"
 import { AccountNotFound, InvalidExpiry, type InvalidPlan, KeyNotFound, type StoreUnavailable } from "./Errors.js"

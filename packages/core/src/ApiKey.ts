@@ -5,7 +5,8 @@
  *
  * @since 1.0.0
  */
-import { Effect, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import { hash as digest } from "node:crypto"
 import { base62, type SecureRandom } from "./SecureRandom.js"
 

@@ -3,7 +3,7 @@
  *
  * @since 1.0.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** @category schemas */
 export const ErrorBody = Schema.Struct({

@@ -3,7 +3,7 @@
  *
  * @since 1.0.0
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /** @category errors */
 export class PetNotFound extends Data.TaggedError("PetNotFound")<{ readonly id: number }> {}

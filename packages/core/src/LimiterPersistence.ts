@@ -7,7 +7,12 @@
  *
  * @since 1.0.0
  */
-import { Clock, Duration, Effect, Fiber, Layer, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import * as BanPolicy from "./BanPolicy.js"
 import * as DailyQuota from "./DailyQuota.js"
 import type { StoreUnavailable } from "./Errors.js"

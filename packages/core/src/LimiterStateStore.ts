@@ -5,7 +5,9 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { StoreUnavailable } from "./Errors.js"
 import type { DurableLimiterState } from "./RateLimiter.js"
 

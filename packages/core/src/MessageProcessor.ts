@@ -4,7 +4,10 @@
  *
  * @since 1.0.0
  */
-import { Context, Data, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 /** A processing attempt failed; the queue retries with backoff until the budget is spent. */
 export class ProcessingFailed extends Data.TaggedError("ProcessingFailed")<{ readonly reason: string }> {}

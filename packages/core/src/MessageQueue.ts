@@ -5,7 +5,16 @@
  *
  * @since 1.0.0
  */
-import { Cause, Clock, Context, Duration, Effect, Fiber, Layer, Option, Queue, Random } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Random from "effect/Random"
 import { MessageNotFound, type StoreUnavailable } from "./Errors.js"
 import type { Message, MessageId } from "./Message.js"
 import { MessageProcessor } from "./MessageProcessor.js"

@@ -4,7 +4,10 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { StoreUnavailable } from "./Errors.js"
 import type { MessageStatus } from "./Message.js"
 

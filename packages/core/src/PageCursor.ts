@@ -4,7 +4,11 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Either, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { InvalidCursor } from "./Errors.js"
 import type { PetStatus } from "./Pet.js"

@@ -3,7 +3,7 @@
  *
  * @since 1.0.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The largest identifier JSON numbers can carry exactly (2^53 − 1). */
 export const MAX_ID = Number.MAX_SAFE_INTEGER

@@ -4,7 +4,10 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { StoreUnavailable } from "./Errors.js"
 import type { CategoryId, Pet, PetId, PetStatus } from "./Pet.js"
 
@@ -49,7 +52,6 @@ const firstAfter = (pets: ReadonlyArray<Pet>, afterId: number): number => {
 export const makeMemory = (): PetRepository["Type"] => {
   const all: Array<Pet> = []
   const byStatus: Record<PetStatus, Array<Pet>> = { available: [], pending: [], sold: [] }
-  const byId = new Map<number, Pet>()
   let nextId = 1
   return {
     insert: (draft) =>
@@ -57,7 +59,6 @@ export const makeMemory = (): PetRepository["Type"] => {
         const pet: Pet = { id: nextId++ as PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }
         all.push(pet)
         byStatus[pet.status].push(pet)
-        byId.set(pet.id, pet)
         return pet
       }),
     listAfter: ({ afterId, limit, status }) =>
@@ -66,6 +67,11 @@ export const makeMemory = (): PetRepository["Type"] => {
         const start = firstAfter(source, afterId)
         return source.slice(start, start + limit)
       }),
-    findById: (id) => Effect.sync(() => Option.fromNullable(byId.get(id)))
+    // Ids are given in increasing order, so `all` is sorted by id: no map from id to pet is kept.
+    findById: (id) =>
+      Effect.sync(() => {
+        const pet = all[firstAfter(all, id - 1)]
+        return pet !== undefined && pet.id === id ? Option.some(pet) : Option.none()
+      })
   }
 }

@@ -3,7 +3,11 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Either, Layer, Option } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { InvalidCursor, PetNotFound, type StoreUnavailable } from "./Errors.js"
 import { CursorSigner } from "./PageCursor.js"
 import { DEFAULT_PET_STATUS, type NewPet, type Pet, type PetId, type PetStatus } from "./Pet.js"

@@ -3,7 +3,7 @@
  *
  * @since 1.0.0
  */
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { Accounts } from "./Accounts.js"
 import { AccountStore } from "./AccountStore.js"
 import type { KeyEnvironment } from "./ApiKey.js"

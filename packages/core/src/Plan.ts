@@ -3,7 +3,8 @@
  *
  * @since 1.0.0
  */
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { InvalidPlan } from "./Errors.js"
 
 /** @category schemas */

@@ -6,7 +6,11 @@
  *
  * @since 1.0.0
  */
-import { Clock, Context, Effect, Exit, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as BanPolicy from "./BanPolicy.js"
 import * as DailyQuota from "./DailyQuota.js"
 import type { StoreUnavailable } from "./Errors.js"

@@ -10,7 +10,15 @@
  *
  * @since 1.0.0
  */
-import { Clock, Context, Deferred, Duration, Effect, Exit, FiberId, Layer, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 
 /**
  * `up`: reachable. `degraded`: unreachable, but the instance still serves without it (the Redis

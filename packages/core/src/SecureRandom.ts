@@ -3,7 +3,9 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
 
 /** @category services */

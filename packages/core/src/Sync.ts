@@ -8,7 +8,11 @@
  *
  * @since 1.0.0
  */
-import { Cause, Chunk, Effect, Either, Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 
 /** `Effect.flatMap`, applied at once when `self` is already answered. */
 export const flatMap = <A, E, R, B, E2, R2>(

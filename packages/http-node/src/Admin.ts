@@ -4,7 +4,8 @@
  * @since 1.0.0
  */
 import { Accounts } from "@petstore/core"
-import { Effect, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import type { AdminGroup } from "./AdminApi.js"
 import { InvalidInput } from "./ErrorResponse.js"
 import type { GroupHandlers } from "./Routes.js"

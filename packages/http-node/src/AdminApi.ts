@@ -9,7 +9,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { ErrorBody, Plan } from "@petstore/core"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const ADMIN_PREFIX = "/admin/v1"
 

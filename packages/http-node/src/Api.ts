@@ -13,7 +13,8 @@ import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import type * as Endpoint from "@effect/platform/HttpApiEndpoint"
 import { ErrorBody, Lifecycle, Message, Pet } from "@petstore/core"
-import { Context, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
 import { OPERATION_DESCRIPTIONS } from "./OpenApiDescriptions.js"
 
 /** The path prefix of the pet operations (part of both environments' base URLs). */

@@ -9,7 +9,7 @@
  *
  * @since 1.0.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { AppResponse } from "./AppResponse.js"
 import { JSON_CONTENT_TYPE } from "./AppResponse.js"
 import * as ErrorResponse from "./ErrorResponse.js"

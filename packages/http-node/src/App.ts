@@ -7,7 +7,14 @@
  * @since 1.0.0
  */
 import { Accounts, type LimitDecision, type MessageQueue, type Pets, RateLimiter, Sync, TokenBucket } from "@petstore/core"
-import { Cause, Context, Effect, Either, Exit, Layer, Option, Redacted } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { timingSafeEqual } from "node:crypto"
 import * as Admin from "./Admin.js"
 import { AdminApi } from "./AdminApi.js"

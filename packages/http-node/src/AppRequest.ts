@@ -3,7 +3,7 @@
  *
  * @since 1.0.0
  */
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 
 /**
  * The body; or the fact that it was larger than the limit (it is then not read further); or that

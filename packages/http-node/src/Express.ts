@@ -11,7 +11,7 @@
  *
  * @since 1.0.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { App, BODY_LIMIT, pathsOf } from "./App.js"
 import type { BodyResult } from "./AppRequest.js"

@@ -10,7 +10,7 @@
  *
  * @since 1.0.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify"
 import { App, pathsOf } from "./App.js"
 import type { AppResponse } from "./AppResponse.js"

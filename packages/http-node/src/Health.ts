@@ -9,7 +9,7 @@
  * @since 1.0.0
  */
 import { Readiness } from "@petstore/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 

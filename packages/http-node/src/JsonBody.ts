@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 
 /** Deeper than any body of the interface needs (a pet is 1 level; the admin API 2). */
 export const MAX_DEPTH = 32

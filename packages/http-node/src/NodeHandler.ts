@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { App } from "./App.js"
 import * as Mount from "./internal/mount.js"

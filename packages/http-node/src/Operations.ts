@@ -4,7 +4,9 @@
  * @since 1.0.0
  */
 import { Lifecycle, MessageQueue, type Pet, Pets, Sync } from "@petstore/core"
-import { Clock, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { type AnimalsGroup, type messagesGroup, PUBLIC_PREFIX } from "./Api.js"
 import type { ResponseHeaders } from "./AppResponse.js"
 import { Gone, type OperationError } from "./ErrorResponse.js"

@@ -4,7 +4,11 @@
  *
  * @since 1.0.0
  */
-import { Context, Data, Duration, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { App } from "./App.js"

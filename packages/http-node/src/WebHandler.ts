@@ -4,7 +4,8 @@
  *
  * @since 1.0.0
  */
-import { Effect, Runtime } from "effect"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
 import { App } from "./App.js"
 import type { AppRequest, BodyResult } from "./AppRequest.js"
 import * as ErrorResponse from "./ErrorResponse.js"

@@ -12,7 +12,12 @@
  *
  * @since 1.0.0
  */
-import { Clock, Effect, Exit, Layer, Option, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import { AccountStore, Errors, StoreRows } from "@petstore/core"
 import { Database, queryOn, statement } from "./Database.js"
 

@@ -12,10 +12,16 @@
  *
  * @since 1.0.0
  */
-import { Context, Data, Duration, Effect, Layer, type Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
 import pg from "pg"
 import { Errors } from "@petstore/core"
+import { isUrl, redact } from "./DatabaseUrl.js"
 
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database?sslmode=…` (or `postgresql://`). */
@@ -41,20 +47,7 @@ export class DatabaseOpenError extends Data.TaggedError("DatabaseOpenError")<{
   readonly cause?: unknown
 }> {}
 
-/** Whether `value` names a PostgreSQL database rather than a file. */
-export const isUrl = (value: string): boolean => /^postgres(ql)?:\/\//i.test(value.trim())
-
-/** `url` with its password replaced by `***` (and nothing else changed), for messages and logs. */
-export const redact = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== "") parsed.password = "***"
-    for (const name of ["password", "pass"]) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, "***")
-    return parsed.toString()
-  } catch {
-    return "(a malformed PostgreSQL URL)"
-  }
-}
+export { isUrl, redact }
 
 /** The PostgreSQL error code (SQLSTATE) or Node error code somewhere in `error`'s causes. */
 export const errorCode = (error: unknown): string | undefined => {

@@ -7,7 +7,8 @@
  *
  * @since 1.0.0
  */
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import type { AccountStore, Errors, MessageStore, Pet, RateLimiter, StoreSnapshot } from "@petstore/core"
 import { SECRET_NAME } from "./CursorSecretPg.js"
 import { ADMIN_TIMEOUT, type Client, Database } from "./Database.js"

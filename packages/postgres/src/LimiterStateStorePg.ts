@@ -7,7 +7,8 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { LimiterStateStore, StoreRows } from "@petstore/core"
 import { Database, queryOn, statement } from "./Database.js"
 

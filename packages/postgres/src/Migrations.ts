@@ -12,7 +12,8 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { ADMIN_TIMEOUT, Database, DatabaseOpenError, messageOf } from "./Database.js"
 
 export interface Migration {

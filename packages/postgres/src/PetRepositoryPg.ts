@@ -14,7 +14,9 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Errors, type Pet, PetRepository, StoreRows } from "@petstore/core"
 import { Database, statement } from "./Database.js"
 import * as WriteBatcher from "./WriteBatcher.js"

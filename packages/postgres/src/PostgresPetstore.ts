@@ -3,7 +3,7 @@
  *
  * @since 1.0.0
  */
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom } from "@petstore/core"
 import * as AccountStorePg from "./AccountStorePg.js"
 import * as CursorSecretPg from "./CursorSecretPg.js"

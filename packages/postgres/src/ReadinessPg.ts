@@ -5,7 +5,8 @@
  * @since 1.0.0
  */
 import { Readiness } from "@petstore/core"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Database, statement } from "./Database.js"
 
 /** Longest wait for the probe's answer. */

@@ -11,7 +11,8 @@
  *
  * @since 1.0.0
  */
-import { Effect, Exit } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type { Errors } from "@petstore/core"
 
 export interface WriteBatcherOptions {

@@ -15,7 +15,11 @@
  *
  * @since 1.0.0
  */
-import { Clock, Duration, Effect, Layer, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { Errors, LimitDecision, RateLimiter, Readiness } from "@petstore/core"
 import * as LimiterScripts from "./LimiterScripts.js"
 import { Redis, type RedisOptions, type RedisUnavailable, layer as layerRedis, script } from "./RedisConnection.js"

@@ -8,7 +8,12 @@
  * @since 1.0.0
  */
 import { createClient } from "@redis/client"
-import { Context, Data, Duration, Effect, Layer, type Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
 
 export interface RedisOptions {

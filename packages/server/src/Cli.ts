@@ -7,14 +7,23 @@
  */
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import { Accounts, type Errors, type Plan } from "@petstore/core"
-import { Cause, ConfigError, Console, Data, Effect, Either, Layer, Option, ParseResult, Redacted, Schema } from "effect"
-import { AdminApi } from "@petstore/http-node"
-import { describeError, ServerConfig } from "./Config.js"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as AdminApi from "@petstore/http-node/AdminApi"
+import { CliFailure, configuration, describe, explained } from "./CommandFailure.js"
+import type { ServerConfig } from "./Config.js"
 import * as Main from "./Main.js"
+import * as ServeCommand from "./ServeCommand.js"
 import * as StoreAdmin from "./StoreAdmin.js"
 
-/** A command failed for a reason the user can act on; `message` is the whole explanation. */
-export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
+export { CliFailure } from "./CommandFailure.js"
 
 /** Where the commands get their services; `Main.services` unless a test or embedder says otherwise. */
 export interface CliOptions {
@@ -28,15 +37,6 @@ const IN_MEMORY_WARNING =
 const EMPTY_STORE_WARNING =
   "warning: the store holds no accounts. With the in-memory store (no durable store configured) nothing is kept between commands, so no account or key created earlier can be found."
 
-const describe = (error: unknown): string =>
-  ConfigError.isConfigError(error)
-    ? `invalid configuration: ${describeError(error)}`
-    : error instanceof Error
-    ? error.message
-    : typeof error === "object" && error !== null && "message" in error
-    ? String(error.message)
-    : String(error)
-
 const storeUnavailable = (error: Errors.StoreUnavailable) =>
   new CliFailure({ message: `the store cannot be reached: ${describe(error.cause)}` })
 
@@ -48,8 +48,6 @@ const unknownKey = (error: Errors.KeyNotFound) => new CliFailure({ message: `unk
 // Only an active key can be rotated; the core does not say which of the other cases it was.
 const noActiveKey = (error: Errors.KeyNotFound) =>
   new CliFailure({ message: `no active key ${JSON.stringify(error.id)} (unknown, revoked or expired)` })
-
-const config = Effect.mapError(ServerConfig, (error) => new CliFailure({ message: describe(error) }))
 
 const iso = (ms: number | null): string => (ms === null ? "-" : new Date(ms).toISOString())
 
@@ -75,17 +73,13 @@ export const make = (options: CliOptions) => {
     )
 
   const withAccounts = <A, E>(f: (accounts: Accounts.Accounts["Type"]) => Effect.Effect<A, E>) =>
-    Effect.flatMap(config, (conf) => Effect.flatMap(Accounts.Accounts, f).pipe(Effect.provide(open(conf))))
+    Effect.flatMap(configuration, (conf) => Effect.flatMap(Accounts.Accounts, f).pipe(Effect.provide(open(conf))))
 
   /** Key commands need an account from an earlier command, which an in-memory store cannot have. */
   const warnIfEmpty = (accounts: Accounts.Accounts["Type"]) =>
     Effect.flatMap(accounts.countAccounts, (n) => (n === 0 ? Console.error(EMPTY_STORE_WARNING) : Effect.void))
 
-  const serve = Command.make("serve", {}, () =>
-    Effect.flatMap(config, (conf) =>
-      Main.serve(conf, options.services(conf)).pipe(
-        Effect.mapError((error) => new CliFailure({ message: describe(error) }))
-      ))).pipe(Command.withDescription("Run the HTTP server (configuration from the environment; see README)."))
+  const serve = Command.make("serve", {}, () => ServeCommand.serve(options.services)).pipe(Command.withDescription("Run the HTTP server (configuration from the environment; see README)."))
 
   const createAccount = Command.make(
     "create",
@@ -203,7 +197,7 @@ export const make = (options: CliOptions) => {
   ).pipe(Command.withDescription("Replace a key with a new one; the old one keeps working for --grace-seconds."))
 
   const migrate = Command.make("migrate", {}, () =>
-    Effect.flatMap(config, (conf) =>
+    Effect.flatMap(configuration, (conf) =>
       StoreAdmin.migrate(conf).pipe(
         Effect.flatMap((lines) => Console.log(lines.join("\n"))),
         Effect.mapError((error) => new CliFailure({ message: error.message }))
@@ -217,7 +211,7 @@ export const make = (options: CliOptions) => {
     "import-sqlite",
     { file: Args.file({ name: "SQLITE_FILE", exists: "yes" }).pipe(Args.withDescription("The SQLite file to copy from.")) },
     ({ file }) =>
-      Effect.flatMap(config, (conf) =>
+      Effect.flatMap(configuration, (conf) =>
         StoreAdmin.importSqlite(conf, file).pipe(
           Effect.flatMap((lines) => Console.log(lines.join("\n"))),
           Effect.mapError((error) => new CliFailure({ message: error.message }))
@@ -250,16 +244,11 @@ export const make = (options: CliOptions) => {
    */
   return (argv: ReadonlyArray<string>) =>
     run(argv).pipe(
-      Effect.catchAllCause((cause) => {
-        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      Effect.catchAllCause((cause): Effect.Effect<never, CliFailure | ValidationError.ValidationError> => {
         const failure = Cause.failureOption(cause)
         // @effect/cli has already printed its own validation messages.
         if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return Effect.fail(failure.value)
-        const message = Option.match(failure, {
-          onNone: () => `internal error: ${describe(Cause.squash(cause))}`,
-          onSome: (e) => (e instanceof CliFailure ? e.message : describe(e))
-        })
-        return Effect.zipRight(Console.error(`petstore: ${message}`), Effect.fail(new CliFailure({ message })))
+        return explained(Effect.failCause(cause))
       })
     )
 }

@@ -4,9 +4,13 @@
  * @since 1.0.0
  */
 import { BanPolicy } from "@petstore/core"
-import type { Connections } from "@petstore/http-node"
-import * as Postgres from "@petstore/postgres"
-import { Config, ConfigError, Either, Option, Redacted } from "effect"
+import type * as Connections from "@petstore/http-node/Connections"
+import * as DatabaseUrl from "@petstore/postgres/DatabaseUrl"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 
 /**
  * Where the data lives: a SQLite file (`:memory:` for a database that ends with the process), a
@@ -125,7 +129,7 @@ const database = Config.redacted("PETSTORE_DATABASE").pipe(
       const s = Redacted.value(r).trim()
       if (s.length === 0) return false
       // A URL of another kind (mysql://, redis://) is a mistake, not a file name.
-      if (!Postgres.isUrl(s)) return !/^[a-z][a-z0-9+.-]*:\/\//i.test(s)
+      if (!DatabaseUrl.isUrl(s)) return !/^[a-z][a-z0-9+.-]*:\/\//i.test(s)
       try {
         return new URL(s).hostname !== "" || new URL(s).searchParams.has("host")
       } catch {
@@ -147,7 +151,7 @@ const store = Config.all({
   Config.map(({ database, kind, poolSize }): StoreConfig =>
     kind === "memory"
       ? { _tag: "memory" }
-      : Postgres.isUrl(Redacted.value(database))
+      : DatabaseUrl.isUrl(Redacted.value(database))
       ? { _tag: "postgres", url: database, poolSize }
       : { _tag: "sqlite", filename: Redacted.value(database) }
   )

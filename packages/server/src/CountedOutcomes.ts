@@ -6,8 +6,9 @@
  *
  * @since 1.0.0
  */
-import { type LimitDecision, type MessageStore, type RateLimiter } from "@petstore/core"
-import { Effect, Exit } from "effect"
+import type { LimitDecision, MessageStore, RateLimiter } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type { DeliveryOutcome, Metrics, Verdict } from "./Metrics.js"
 
 /**

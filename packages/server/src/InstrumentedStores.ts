@@ -12,7 +12,12 @@
  * @since 1.0.0
  */
 import { AccountStore, LimiterStateStore, MessageStore, PetRepository } from "@petstore/core"
-import { Cause, Context, Effect, Exit, Layer, Option } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { Metrics, StoreOperationCells } from "./Metrics.js"
 
 export interface InstrumentOptions {

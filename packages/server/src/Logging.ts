@@ -6,7 +6,15 @@
  *
  * @since 1.0.0
  */
-import { Cause, Effect, FiberRef, HashMap, HashSet, Inspectable, Layer, Logger, LogLevel } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
+import * as Inspectable from "effect/Inspectable"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import type { LogConfig } from "./Config.js"
 
 const LEVELS: Record<LogConfig["level"], LogLevel.LogLevel> = {
@@ -57,16 +65,32 @@ const keyPrefix = (key: string): string => {
   return prefix
 }
 
+// The start of a line up to its message, `{"time":"…","level":"…","message":`, for the last
+// millisecond and level seen: a busy server writes many lines in the same millisecond.
+let headMillis = Number.NaN
+let headLevel = ""
+let head = ""
+const lineHead = (date: Date, level: string): string => {
+  const millis = date.getTime()
+  if (millis !== headMillis || level !== headLevel) {
+    headMillis = millis
+    headLevel = level
+    head = `{"time":"${date.toISOString()}","level":"${level}","message":`
+  }
+  return head
+}
+
 /** One JSON object per line: `time`, `level`, `message`, then each annotation, then `error`. */
 export const jsonLogger: Logger.Logger<unknown, string> = Logger.make(({ annotations, cause, date, logLevel, message }) => {
-  const parts = partsOf(message, cause)
   // Written out rather than through an object and JSON.stringify: this runs for every access line.
-  let line = `{"time":"${date.toISOString()}","level":"${levelName(logLevel)}","message":${JSON.stringify(parts.message)}`
+  const plain = typeof message === "string" && Cause.isEmpty(cause)
+  const parts = plain ? undefined : partsOf(message, cause)
+  let line = lineHead(date, levelName(logLevel)) + JSON.stringify(plain ? message : parts!.message)
   HashMap.forEach(annotations, (value, key) => {
     const prefix = keyPrefix(key)
     if (prefix !== "") line += prefix + (typeof value === "number" && Number.isFinite(value) ? String(value) : JSON.stringify(structured(value)) ?? "null")
   })
-  if (parts.error !== undefined) line += `,"error":${JSON.stringify(parts.error)}`
+  if (parts?.error !== undefined) line += `,"error":${JSON.stringify(parts.error)}`
   return line + "}"
 })
 

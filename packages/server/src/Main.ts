@@ -18,13 +18,18 @@ import {
   PetRepository,
   SecureRandom
 } from "@petstore/core"
-import * as Postgres from "@petstore/postgres"
-import * as Redis from "@petstore/redis"
-import * as Sqlite from "@petstore/sqlite"
-import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
-import { Api, App as AppModule, Server } from "@petstore/http-node"
-import { type ServerConfig } from "./Config.js"
+import * as Console from "effect/Console"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Api from "@petstore/http-node/Api"
+import * as AppModule from "@petstore/http-node/App"
+import * as Server from "@petstore/http-node/Server"
+import type { ServerConfig } from "./Config.js"
 import * as Logging from "./Logging.js"
+import * as StoreAdapters from "./StoreAdapters.js"
 import * as Tracing from "./Tracing.js"
 import * as ServerMetrics from "./ServerMetrics.js"
 
@@ -91,14 +96,13 @@ const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => {
   return {
     environment: config.environment,
     rateLimiter: limiter,
-    rateLimiterLayer: config.redis === undefined ? undefined : Redis.layer({
-      url: Redacted.value(config.redis.url),
-      failure: config.redis.failure,
-      prefix: config.redis.prefix,
-      limiter
-    })
+    rateLimiterLayer: config.redis === undefined ? undefined : redisLimiter(config.redis, limiter)
   }
 }
+
+const redisLimiter = (redis: NonNullable<ServerConfig["redis"]>, limiter: Petstore.PetstoreOptions["rateLimiter"]) =>
+  StoreAdapters.layerFrom(StoreAdapters.redis, (Redis) =>
+    Redis.layer({ url: Redacted.value(redis.url), failure: redis.failure, prefix: redis.prefix, limiter }))
 
 /** On an empty store with no admin API, an account to try things with; its key is printed once. */
 const createDemoAccount = Effect.gen(function*() {
@@ -124,9 +128,10 @@ const createDemoAccount = Effect.gen(function*() {
 export const sqliteServices = (config: ServerConfig, filename: string): ServicesLayer =>
   durableServices(
     config,
-    Sqlite.LimiterStateStoreSqlite.layer.pipe(
-      Layer.provideMerge(Sqlite.layer({ filename, groupCommit: ServerMetrics.batchOptions(config) }))
-    )
+    StoreAdapters.layerFrom(StoreAdapters.sqlite, (Sqlite) =>
+      Sqlite.LimiterStateStoreSqlite.layer.pipe(
+        Layer.provideMerge(Sqlite.layer({ filename, groupCommit: ServerMetrics.batchOptions(config) }))
+      ))
   )
 
 /**
@@ -135,7 +140,11 @@ export const sqliteServices = (config: ServerConfig, filename: string): Services
  * applies the plan's limits on its own: that is said once at start.
  */
 export const postgresServices = (config: ServerConfig, store: PostgresStore): ServicesLayer =>
-  durableServices(config, Postgres.layer(postgresOptions(store, { batching: ServerMetrics.batchOptions(config) }))).pipe(
+  durableServices(
+    config,
+    StoreAdapters.layerFrom(StoreAdapters.postgres, (Postgres) =>
+      Postgres.layer(postgresOptions(store, { batching: ServerMetrics.batchOptions(config) })))
+  ).pipe(
     Layer.tap(() =>
       config.redis === undefined
         ? Effect.logWarning(
@@ -175,8 +184,8 @@ export const accountServices = (config: ServerConfig): Layer.Layer<Accounts.Acco
   const stores: Layer.Layer<AccountStore.AccountStore, unknown> = store._tag === "memory"
     ? AccountStore.AccountStore.layerMemory
     : store._tag === "sqlite"
-    ? Sqlite.layer({ filename: store.filename })
-    : Postgres.layer(postgresOptions(store, {}))
+    ? StoreAdapters.layerFrom(StoreAdapters.sqlite, (Sqlite) => Sqlite.layer({ filename: store.filename }))
+    : StoreAdapters.layerFrom(StoreAdapters.postgres, (Postgres) => Postgres.layer(postgresOptions(store, {})))
   return Accounts.Accounts.layer({ environment: config.environment }).pipe(
     Layer.provide(stores),
     Layer.provide(SecureRandom.SecureRandom.Live)

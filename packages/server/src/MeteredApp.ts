@@ -6,8 +6,11 @@
  *
  * @since 1.0.0
  */
-import { App, type AppResponse } from "@petstore/http-node"
-import { Effect, Exit, Layer } from "effect"
+import * as App from "@petstore/http-node/App"
+import type * as AppResponse from "@petstore/http-node/AppResponse"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import type { Metrics } from "./Metrics.js"
 
 const record = (metrics: Metrics, start: number, exit: Exit.Exit<AppResponse.AppResponse>) => {

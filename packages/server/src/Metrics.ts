@@ -7,7 +7,7 @@
  * @since 1.0.0
  */
 import type { MessageStore } from "@petstore/core"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 
 /** Request and store-call latency buckets, in seconds: from 100 µs (an answer from memory) to 10 s. */
 export const LATENCY_BUCKETS: ReadonlyArray<number> = [

@@ -4,8 +4,11 @@
  *
  * @since 1.0.0
  */
-import { ErrorResponse, Server } from "@petstore/http-node"
-import { Effect, Layer, Runtime } from "effect"
+import * as ErrorResponse from "@petstore/http-node/ErrorResponse"
+import * as Server from "@petstore/http-node/Server"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import * as Http from "node:http"
 
 /** Serves `GET /metrics` with `scrape`'s text on `host:port` for the life of the layer. */

@@ -2,14 +2,15 @@
  * The Prometheus text of a server's `Metrics`, through prom-client: its registry writes the
  * exposition format (escaping, `_bucket`/`_sum`/`_count`, `le`) and adds Node's process metrics.
  * Our metrics are registered as collectors that read the plain cells when scraped, so serving
- * costs prom-client nothing. prom-client is imported only when this is built: a server with
- * metrics off never loads it.
+ * costs prom-client nothing. prom-client is imported at the first scrape: a server nobody scrapes,
+ * or with metrics off, never loads it (its modules, and the @opentelemetry/api it requires, weigh
+ * about 12 MB of resident memory).
  *
  * @since 1.0.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type * as PromClient from "prom-client"
-import { type HistogramCell, type Metrics, type Verdict } from "./Metrics.js"
+import type { HistogramCell, Metrics, Verdict } from "./Metrics.js"
 
 /** The content type of the exposition format served at `/metrics`. */
 export const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -72,54 +73,65 @@ const processMetrics = (prom: typeof PromClient): PromClient.Registry => {
   return processRegistry
 }
 
-/** Builds the exporter of `metrics`, with Node's default process metrics. */
+/**
+ * The exporter of `metrics`, with Node's default process metrics. Its registry is made at the first
+ * scrape (Node's process metrics such as event-loop delay and GC are observed from then on).
+ */
 export const make = (metrics: Metrics): Effect.Effect<Exporter> =>
-  Effect.promise(() => import("prom-client")).pipe(
-    Effect.map((prom) => {
-      const registry = prom.Registry.merge([processMetrics(prom)])
-      const register = (metric: ReturnType<typeof collector>) => registry.registerMetric(metric as unknown as PromClient.Metric)
+  Effect.sync(() => {
+    let registry: Promise<PromClient.Registry> | undefined
+    return {
+      scrape: Effect.promise(async () => {
+        registry ??= import("prom-client").then((prom) => makeRegistry(prom, metrics))
+        return (await registry).metrics()
+      })
+    }
+  })
 
-      register(collector("petstore_http_requests_total", "HTTP requests answered, by route template and status.", "counter", () =>
-        [...metrics.routes].flatMap(([route, cells]) =>
-          [...cells.statuses].map(([status, value]) => ({ labels: { route, status }, value }))
-        )))
-      register(collector(
-        "petstore_http_request_duration_seconds",
-        "Time from a request's arrival at the application to its answer, by route template.",
-        "histogram",
-        () => [...metrics.routes].flatMap(([route, cells]) => histogramSamples("petstore_http_request_duration_seconds", cells.duration, { route }))
-      ))
-      register(collector("petstore_rate_limit_decisions_total", "Rate limiter decisions, by verdict.", "counter", () =>
-        VERDICTS.map((verdict) => ({ labels: { verdict }, value: metrics.verdicts.get(verdict) ?? 0 }))))
-      register(collector("petstore_message_queue_depth", "Messages not yet delivered or failed, by state (read from the message store).", "gauge", async () => {
-        if (metrics.queueDepth === undefined) return []
-        const counts = await Effect.runPromise(Effect.either(metrics.queueDepth))
-        // A store that cannot be reached has no depth to report; its errors are counted on their own.
-        if (counts._tag === "Left") return []
-        return [
-          { labels: { state: "queued" }, value: counts.right.queued },
-          { labels: { state: "processing" }, value: counts.right.processing }
-        ]
-      }))
-      register(collector("petstore_message_deliveries_total", "Message processing attempts, by outcome.", "counter", () =>
-        (["delivered", "retried", "failed"] as const).map((outcome) => ({ labels: { outcome }, value: metrics.deliveries.get(outcome) ?? 0 }))))
-      register(collector(
-        "petstore_store_operation_duration_seconds",
-        "Time of store calls, by store and operation.",
-        "histogram",
-        () =>
-          metrics.storeOperations.flatMap((cells) =>
-            histogramSamples("petstore_store_operation_duration_seconds", cells.duration, { store: cells.store, operation: cells.operation })
-          )
-      ))
-      register(collector("petstore_store_errors_total", "Store calls that failed (store unreachable or a defect), by store and operation.", "counter", () =>
-        metrics.storeOperations.map((cells) => ({ labels: { store: cells.store, operation: cells.operation }, value: cells.errors }))))
-      register(collector(
-        "petstore_group_commit_batch_size",
-        "Writes per group-commit batch (one SQLite transaction, or one PostgreSQL insert statement).",
-        "histogram",
-        () => histogramSamples("petstore_group_commit_batch_size", metrics.batches, {})
-      ))
-      return { scrape: Effect.promise(() => registry.metrics()) }
-    })
-  )
+const makeRegistry = (prom: typeof PromClient, metrics: Metrics): PromClient.Registry => {
+  const registry = prom.Registry.merge([processMetrics(prom)])
+  const register = (metric: ReturnType<typeof collector>) => registry.registerMetric(metric as unknown as PromClient.Metric)
+
+  register(collector("petstore_http_requests_total", "HTTP requests answered, by route template and status.", "counter", () =>
+    [...metrics.routes].flatMap(([route, cells]) =>
+      [...cells.statuses].map(([status, value]) => ({ labels: { route, status }, value }))
+    )))
+  register(collector(
+    "petstore_http_request_duration_seconds",
+    "Time from a request's arrival at the application to its answer, by route template.",
+    "histogram",
+    () => [...metrics.routes].flatMap(([route, cells]) => histogramSamples("petstore_http_request_duration_seconds", cells.duration, { route }))
+  ))
+  register(collector("petstore_rate_limit_decisions_total", "Rate limiter decisions, by verdict.", "counter", () =>
+    VERDICTS.map((verdict) => ({ labels: { verdict }, value: metrics.verdicts.get(verdict) ?? 0 }))))
+  register(collector("petstore_message_queue_depth", "Messages not yet delivered or failed, by state (read from the message store).", "gauge", async () => {
+    if (metrics.queueDepth === undefined) return []
+    const counts = await Effect.runPromise(Effect.either(metrics.queueDepth))
+    // A store that cannot be reached has no depth to report; its errors are counted on their own.
+    if (counts._tag === "Left") return []
+    return [
+      { labels: { state: "queued" }, value: counts.right.queued },
+      { labels: { state: "processing" }, value: counts.right.processing }
+    ]
+  }))
+  register(collector("petstore_message_deliveries_total", "Message processing attempts, by outcome.", "counter", () =>
+    (["delivered", "retried", "failed"] as const).map((outcome) => ({ labels: { outcome }, value: metrics.deliveries.get(outcome) ?? 0 }))))
+  register(collector(
+    "petstore_store_operation_duration_seconds",
+    "Time of store calls, by store and operation.",
+    "histogram",
+    () =>
+      metrics.storeOperations.flatMap((cells) =>
+        histogramSamples("petstore_store_operation_duration_seconds", cells.duration, { store: cells.store, operation: cells.operation })
+      )
+  ))
+  register(collector("petstore_store_errors_total", "Store calls that failed (store unreachable or a defect), by store and operation.", "counter", () =>
+    metrics.storeOperations.map((cells) => ({ labels: { store: cells.store, operation: cells.operation }, value: cells.errors }))))
+  register(collector(
+    "petstore_group_commit_batch_size",
+    "Writes per group-commit batch (one SQLite transaction, or one PostgreSQL insert statement).",
+    "histogram",
+    () => histogramSamples("petstore_group_commit_batch_size", metrics.batches, {})
+  ))
+  return registry
+}

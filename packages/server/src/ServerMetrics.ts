@@ -6,8 +6,12 @@
  * @since 1.0.0
  */
 import { MessageStore, RateLimiter } from "@petstore/core"
-import { type App, type Server } from "@petstore/http-node"
-import { Context, Effect, Layer, Option } from "effect"
+import type * as App from "@petstore/http-node/App"
+import type * as Server from "@petstore/http-node/Server"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { ServerConfig } from "./Config.js"
 import { countDeliveries, countVerdicts } from "./CountedOutcomes.js"
 import * as InstrumentedStores from "./InstrumentedStores.js"

@@ -7,7 +7,9 @@
 import { StoreSnapshot } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as Sqlite from "@petstore/sqlite"
-import { Data, Effect, Redacted } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import type { ServerConfig } from "./Config.js"
 
 /** Store work that could not be done; `message` is the whole explanation (never a password). */

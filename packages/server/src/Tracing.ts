@@ -5,7 +5,8 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { ServerConfig } from "./Config.js"
 
 /** The service name spans are exported under. */

@@ -4,12 +4,20 @@
  *
  * @since 1.0.0
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Effect } from "effect"
-import { cli } from "./Cli.js"
+import * as Effect from "effect/Effect"
 import * as PlainOutput from "./PlainOutput.js"
+import { isServeAlone } from "./ServeCommand.js"
+
+// `petstore serve` alone (how the server is started) needs no parsing: it runs without loading the
+// command line (@effect/cli, its printer and its platform services), which the other commands use.
+const program: Effect.Effect<unknown, unknown> = isServeAlone(process.argv)
+  ? (await import("./ServeCommand.js")).run()
+  : await import("./Cli.js").then(async ({ cli }) => {
+    const NodeContext = await import("@effect/platform-node/NodeContext")
+    return Effect.provide(cli(process.argv), NodeContext.layer)
+  })
 
 // The command line explains every failure itself (one line on stderr); only the exit code is left.
-const program = PlainOutput.wanted(process.env, process.stdout) ? PlainOutput.plain(cli(process.argv)) : cli(process.argv)
-program.pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: true }))
+const withOutput = PlainOutput.wanted(process.env, process.stdout) ? PlainOutput.plain(program) : program
+withOutput.pipe(NodeRuntime.runMain({ disableErrorReporting: true }))

@@ -12,7 +12,11 @@
  *
  * @since 1.0.0
  */
-import { Clock, Effect, Exit, Layer, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { AccountStore, Errors, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"

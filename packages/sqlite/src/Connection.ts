@@ -11,7 +11,10 @@
  * @since 1.0.0
  */
 import Sqlite3 from "better-sqlite3"
-import { Context, Data, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 

@@ -4,7 +4,8 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type Errors, PageCursor, SecureRandom } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"

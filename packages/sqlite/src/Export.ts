@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { StoreRows, type StoreSnapshot } from "@petstore/core"
 import { Connection, DatabaseOpenError, explain } from "./Connection.js"
 

@@ -14,7 +14,10 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Exit, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { Errors } from "@petstore/core"
 import { Connection } from "./Connection.js"
 

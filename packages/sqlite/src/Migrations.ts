@@ -9,7 +9,9 @@
  *
  * @since 1.0.0
  */
-import { Clock, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Connection, DatabaseOpenError, explain } from "./Connection.js"
 
 export interface Migration {

@@ -6,7 +6,9 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { type Pet, PetRepository, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"

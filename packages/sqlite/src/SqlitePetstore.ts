@@ -3,7 +3,7 @@
  *
  * @since 1.0.0
  */
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { type Errors, LimiterPersistence, type MessageProcessor, Petstore, type Readiness, SecureRandom } from "@petstore/core"
 import * as AccountStoreSqlite from "./AccountStoreSqlite.js"
 import * as CursorSecretSqlite from "./CursorSecretSqlite.js"

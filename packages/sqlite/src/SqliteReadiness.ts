@@ -4,7 +4,8 @@
  * @since 1.0.0
  */
 import { Readiness } from "@petstore/core"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Connection } from "./Connection.js"
 
 const DOWN: Readiness.Check = { state: "down", reason: "the store (SQLite) cannot be read" }

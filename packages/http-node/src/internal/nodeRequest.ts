@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { Exit } from "effect"
+import * as Exit from "effect/Exit"
 import type { IncomingMessage } from "node:http"
 import { BODY_LIMIT } from "../App.js"
 import type { AppRequest, BodyResult } from "../AppRequest.js"

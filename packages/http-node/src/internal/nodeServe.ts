@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { ServerResponse } from "node:http"
 import type { App } from "../App.js"
 import type { BodyResult } from "../AppRequest.js"

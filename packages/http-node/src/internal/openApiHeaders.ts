@@ -9,7 +9,7 @@
  * @internal
  */
 import { Lifecycle } from "@petstore/core"
-import type { Context } from "effect"
+import type * as Context from "effect/Context"
 import type { ResponseHeaders } from "../Api.js"
 import type { Header } from "../OpenApiDocument.js"
 

@@ -4,7 +4,10 @@
  *
  * @internal
  */
-import { Effect, Exit, Runtime, RuntimeFlags } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
+import * as RuntimeFlags from "effect/RuntimeFlags"
 import { App } from "../App.js"
 import type { AppRequest } from "../AppRequest.js"
 import type { AppResponse } from "../AppResponse.js"
