@@ -301,19 +301,26 @@ const startProcess = async (target, { cpu, root, nodeArgs = [] }) => {
       await sleep(STARTUP_POLL_MS)
     }
   }
-  const first = await wait("answer HTTP", () => request(port, "GET", "/v1/pets"))
-  let startupMs = Number.NaN
-  if (target.scenarios.includes("get")) {
-    const headers = target.kind === "raw" ? {} : { authorization: `Bearer ${await newKey({ ...target, port })}` }
-    if (target.kind === "raw" && first.status === 200) startupMs = performance.now() - spawned
-    else {
-      await wait("answer GET /v1/pets with 200", async () => ((await request(port, "GET", "/v1/pets", { headers })).status === 200 ? true : undefined))
-      startupMs = performance.now() - spawned
+  // Whatever fails from here on, the process is not left running: the caller knows nothing of it yet.
+  try {
+    const first = await wait("answer HTTP", () => request(port, "GET", "/v1/pets"))
+    let startupMs = Number.NaN
+    if (target.scenarios.includes("get")) {
+      const headers = target.kind === "raw" ? {} : { authorization: `Bearer ${await newKey({ ...target, port })}` }
+      if (target.kind === "raw" && first.status === 200) startupMs = performance.now() - spawned
+      else {
+        await wait("answer GET /v1/pets with 200", async () => ((await request(port, "GET", "/v1/pets", { headers })).status === 200 ? true : undefined))
+        startupMs = performance.now() - spawned
+      }
     }
+    await sleep(1_000)
+    if (exited !== null) throw new Error(`${target.id} exited during start-up (${JSON.stringify(exited)}):\n${log}`)
+    const idleRss = residentBytes(child.pid)
+    return { port, pid: child.pid, child, log: () => log, exited: () => exited, startupMs, idleRss }
+  } catch (error) {
+    if (exited === null) child.kill("SIGKILL")
+    throw error
   }
-  await sleep(1_000)
-  const idleRss = residentBytes(child.pid)
-  return { port, pid: child.pid, child, log: () => log, exited: () => exited, startupMs, idleRss }
 }
 
 /** How often start-up polls the port (the resolution of the start-up time). */

@@ -82,7 +82,11 @@ export const make = (metrics: Metrics): Effect.Effect<Exporter> =>
     let registry: Promise<PromClient.Registry> | undefined
     return {
       scrape: Effect.promise(async () => {
-        registry ??= import("prom-client").then((prom) => makeRegistry(prom, metrics))
+        // A first scrape that fails (prom-client missing, say) is not kept: the next one tries again.
+        registry ??= import("prom-client").then((prom) => makeRegistry(prom, metrics)).catch((error) => {
+          registry = undefined
+          throw error
+        })
         return (await registry).metrics()
       })
     }

@@ -38,11 +38,14 @@ const loadedPackages = (record: string): Set<string> => {
 const withRecord = async (settings: Settings, body: (url: string, loaded: () => Set<string>) => Promise<void>) => {
   const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-modules-"))
   const record = Path.join(directory, "modules.txt")
-  const server = await start({ ...settings, NODE_OPTIONS: RECORDER, PETSTORE_TEST_MODULE_RECORD: record })
   try {
-    await body(server.url, () => loadedPackages(record))
+    const server = await start({ ...settings, NODE_OPTIONS: RECORDER, PETSTORE_TEST_MODULE_RECORD: record })
+    try {
+      await body(server.url, () => loadedPackages(record))
+    } finally {
+      await stop(server)
+    }
   } finally {
-    await stop(server)
     Fs.rmSync(directory, { recursive: true, force: true })
   }
 }
