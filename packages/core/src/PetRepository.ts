@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { StoreUnavailable } from "./Errors.js"
 import type { CategoryId, Pet, PetId, PetStatus } from "./Pet.js"
+import * as Sync from "./Sync.js"
 
 /** A pet as it is stored: everything but the id, which the store assigns. */
 export interface PetDraft {
@@ -54,22 +55,23 @@ export const makeMemory = (): PetRepository["Type"] => {
   const byStatus: Record<PetStatus, Array<Pet>> = { available: [], pending: [], sold: [] }
   let nextId = 1
   return {
+    // Each completes at once: a request's steps run it without a fiber (see `Sync.now`).
     insert: (draft) =>
-      Effect.sync(() => {
+      Sync.sync(() => {
         const pet: Pet = { id: nextId++ as PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }
         all.push(pet)
         byStatus[pet.status].push(pet)
         return pet
       }),
     listAfter: ({ afterId, limit, status }) =>
-      Effect.sync(() => {
+      Sync.sync(() => {
         const source = Option.isSome(status) ? byStatus[status.value] : all
         const start = firstAfter(source, afterId)
         return source.slice(start, start + limit)
       }),
     // Ids are given in increasing order, so `all` is sorted by id: no map from id to pet is kept.
     findById: (id) =>
-      Effect.sync(() => {
+      Sync.sync(() => {
         const pet = all[firstAfter(all, id - 1)]
         return pet !== undefined && pet.id === id ? Option.some(pet) : Option.none()
       })

@@ -52,4 +52,37 @@ describe("Sync combinators", () => {
     expect(Exit.isExit(Sync.match(Effect.fail("x"), { onFailure: () => 0, onSuccess: () => 1 }))).toBe(true)
     expect(Exit.isExit(Sync.map(Effect.sync(() => 1), (n) => n + 1))).toBe(false)
   })
+
+  it("Sync.sync is lazy like Effect.sync: no work until run, the work again on every run", () =>
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 5 }), (runs) => {
+        let done = 0
+        const effect = Sync.sync(() => ++done)
+        expect(done).toBe(0)
+        for (let i = 1; i <= runs; i++) expect(Effect.runSync(effect)).toBe(i)
+        expect(done).toBe(runs)
+      })
+    ))
+
+  it("Sync.now runs work made by Sync.sync once, there, as an Exit; any other effect is left to run", () => {
+    let done = 0
+    const answered = Sync.now(Sync.sync(() => ++done))
+    expect(answered).toStrictEqual(Exit.succeed(1))
+    expect(done).toBe(1)
+    // Then the combinators answer at once too: no fiber for the next steps.
+    expect(Sync.map(answered, (n) => n + 1)).toStrictEqual(Exit.succeed(2))
+    expect(done).toBe(1)
+    const other = Effect.sync(() => ++done)
+    expect(Sync.now(other)).toBe(other)
+    expect(done).toBe(1)
+    expect(Sync.evaluator(other)).toBeUndefined()
+    // Mapped, it is still work that completes at once, and still lazy.
+    const mapped = Sync.map(Sync.sync(() => ++done), (n) => n * 10)
+    expect(done).toBe(1)
+    expect(Sync.evaluator(mapped)).toBeDefined()
+    expect(Sync.now(mapped)).toStrictEqual(Exit.succeed(20))
+    expect(Effect.runSync(mapped)).toBe(30)
+    // Work that throws throws to the caller, as a step run at once does.
+    expect(() => Sync.now(Sync.sync(() => { throw new Error("boom") }))).toThrow("boom")
+  })
 })

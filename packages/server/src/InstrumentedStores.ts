@@ -11,7 +11,7 @@
  *
  * @since 1.0.0
  */
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository } from "@petstore/core"
+import { AccountStore, LimiterStateStore, MessageStore, PetRepository, Sync } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -72,18 +72,36 @@ export const instrument = <S extends object>(store: string, service: S, options:
       wrapped[operation] = Effect.suspend(() => observed(member, cells, performance.now(), span))
     } else if (typeof member === "function") {
       const method = member as (...args: Array<unknown>) => unknown
-      const answer = (start: number, result: unknown): unknown => {
-        // The fast path first: an answer already there, with no span to run it in.
-        if (span === undefined && Exit.isExit(result)) {
-          record(cells, start, result)
-          return result
-        }
-        return Effect.isEffect(result) ? observed(result, cells, start, span) : result
-      }
       const thrown = (defect: unknown): unknown => {
         if (cells !== undefined) cells.errors++
         return defect
       }
+      const answer = (start: number, result: unknown): unknown => {
+        if (!Effect.isEffect(result)) return result
+        if (span === undefined) {
+          // The fast paths first: an answer already there, or work that completes at once (timed
+          // when it is run, and still runnable at once: see `Sync.now`), with no span to run it in.
+          if (Exit.isExit(result)) {
+            record(cells, start, result)
+            return result
+          }
+          const evaluate = Sync.evaluator(result)
+          if (evaluate !== undefined) return timedAtOnce(evaluate)
+        }
+        return observed(result, cells, start, span)
+      }
+      const timedAtOnce = <A>(evaluate: () => A): Effect.Effect<A> =>
+        Sync.sync(() => {
+          const start = performance.now()
+          let value: A
+          try {
+            value = evaluate()
+          } catch (defect) {
+            throw thrown(defect)
+          }
+          record(cells, start, Exit.succeed(value))
+          return value
+        })
       // Store methods take a few arguments (at most 4): passed as they are, no array is made per call.
       wrapped[operation] = method.length >= 1 && method.length <= 4
         ? (a: unknown, b: unknown, c: unknown, d: unknown) => {

@@ -4,7 +4,7 @@
  * wrapper keeps an answer that is already there as it is (no fiber) when tracing is off.
  */
 import { Resource, Tracer } from "@effect/opentelemetry"
-import { AccountStore, Errors, PetRepository } from "@petstore/core"
+import { AccountStore, Errors, PetRepository, Sync } from "@petstore/core"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Effect, Exit, Layer, Option, type Scope } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
@@ -77,6 +77,27 @@ describe("instrument", () => {
     expect(metrics.storeOperation("AccountStore", "findKeyByHash").duration.count).toBe(1)
     // With tracing on it runs in a span, so it is an effect to run.
     expect(Exit.isExit(instrument("AccountStore", accounts, { tracing: true }).findKeyByHash("x"))).toBe(false)
+  })
+
+  it("with tracing off, work that completes at once stays so (Sync.now runs it without a fiber), measured when it runs, and lazy", () => {
+    const metrics = new Metrics()
+    const repository = PetRepository.makeMemory()
+    const wrapped = instrument("PetRepository", repository, { metrics, tracing: false })
+    const insert = wrapped.insert({ name: "Rex", categoryId: 1 as never, status: "available" })
+    const cells = metrics.storeOperation("PetRepository", "insert")
+    // Built, not run: nothing stored, nothing measured.
+    expect(cells.duration.count).toBe(0)
+    expect(Sync.evaluator(insert)).toBeDefined()
+    const answered = Sync.now(insert)
+    expect(Exit.isExit(answered)).toBe(true)
+    expect(answered).toStrictEqual(Exit.succeed({ id: 1, name: "Rex", categoryId: 1, status: "available" }))
+    expect(cells.duration.count).toBe(1)
+    // As an effect it does its work each time it is run.
+    expect(Effect.runSync(insert).id).toBe(2)
+    expect(cells.duration.count).toBe(2)
+    // With tracing on it runs in a span, so the caller runs it in a fiber.
+    const traced = instrument("PetRepository", repository, { tracing: true })
+    expect(Sync.evaluator(traced.insert({ name: "Tom", categoryId: 1 as never, status: "available" }))).toBeUndefined()
   })
 
   it("with tracing on, a call runs in its span; a StoreUnavailable failure is counted as an error, a domain failure is not", async () => {
