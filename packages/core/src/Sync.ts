@@ -31,7 +31,10 @@ export const sync = <A>(evaluate: () => A): Effect.Effect<A> => {
   return effect
 }
 
-/** The work of an effect made by `Sync.sync`, to be run at once; `undefined` for any other effect. */
+/**
+ * The work of an effect made by `Sync.sync`, to be run at once; `undefined` for any other effect.
+ * Only `Sync.sync` sets the mark, on effects that cannot fail (a throw is a defect).
+ */
 export const evaluator = <A, E, R>(self: Effect.Effect<A, E, R>): (() => A) | undefined =>
   (self as unknown as { readonly [EVALUATE]?: () => A })[EVALUATE]
 

@@ -61,7 +61,11 @@ export interface AppOptions {
 export class App extends Context.Tag("@petstore/http-node/App")<
   App,
   {
-    /** The answer to `request`; the request's time is read from the Clock when `handle` is called. */
+    /**
+     * The answer to `request`; the request's time is read from the Clock when `handle` is called.
+     * Call it when the request is to be answered and run its result once: the steps that can
+     * answer at once (the key, the limiter, an in-memory write or read) run during the call.
+     */
     readonly handle: (request: AppRequest) => Effect.Effect<AppResponse>
     /**
      * The paths the application answers: exact paths, and prefixes ending in "/". A host that

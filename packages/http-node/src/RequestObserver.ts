@@ -109,9 +109,10 @@ const endSpan = (span: Tracer.Span, clock: Clock.Clock, exit: Exit.Exit<AppRespo
  * `effect` with `requestId` among the log annotations of the fiber that runs it, put back as they
  * were when it ends; then `answered` on its response. As `Effect.annotateLogs` would, for every
  * line logged meanwhile, at a fraction of its cost on this path, which every request that waits
- * takes (measured: about 7 µs of CPU per durable POST): the fiber's annotations are set and set back,
- * without the uninterruptible region of `Effect.locally`. An interrupted request does not put them back; its fiber
- * ends with it (or, under an Effect host, is being interrupted with it).
+ * takes (measured: about 7 µs of CPU per durable POST): the fiber's annotations are set and set
+ * back, without the uninterruptible region of `Effect.locally`. An interrupted request does not set
+ * them back: the servers run each request in a fiber of its own, which ends with it; the Effect
+ * host (`EffectHttp`), which runs it in the host's fiber, sets them back itself.
  */
 const withRequestId = (
   effect: Effect.Effect<AppResponse>,
@@ -122,9 +123,9 @@ const withRequestId = (
     FiberRef.getAndUpdate(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)),
     (before) =>
       Effect.flatMap(Effect.exit(effect), (exit) =>
-        Effect.zipRight(
+        Effect.flatMap(
           FiberRef.set(FiberRef.currentLogAnnotations, before),
-          Exit.isSuccess(exit) ? Exit.succeed(answered(exit.value)) : exit
+          () => Exit.isSuccess(exit) ? Exit.succeed(answered(exit.value)) : exit
         ))
   )
 

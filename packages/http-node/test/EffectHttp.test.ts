@@ -4,16 +4,18 @@
  * (`examples/hosts/effect-httpapi.ts`) whose own API includes the pet store's groups; both served
  * by `@effect/platform-node`'s `NodeHttpServer` over real HTTP.
  */
-import { HttpApi, HttpApiBuilder, HttpServer, OpenApi } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpServer, HttpServerRequest, OpenApi } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Logger, Scope } from "effect"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HostApi, HttpLive as HttpApiLive } from "../examples/hosts/effect-httpapi.js"
 import { HttpLive as RouterLive } from "../examples/hosts/effect-router.js"
 import { PetstoreLive } from "../examples/hosts/petstore.js"
 import { Api } from "../src/Api.js"
+import { App } from "../src/App.js"
 import * as EffectHttp from "../src/EffectHttp.js"
+import * as RequestObserver from "../src/RequestObserver.js"
 import { checkHost, createKey, send } from "./support/Hosts.js"
 
 type Served = { readonly url: string; readonly context: Context.Context<any>; readonly scope: Scope.CloseableScope }
@@ -101,5 +103,36 @@ describe("Effect HttpApi host with the pet store's API under a prefix", () => {
     expect(created.headers.location).toBe(`/petstore/v1/pets/${created.body.id}`)
     expect((await send(`${served.url}/petstore/v1/pets?limit=abc`)).body).toMatchObject({ code: "unauthorized" })
     expect((await send(`${served.url}/v1/pets`)).status).toBe(404)
+  })
+})
+
+describe("the request id on log lines, under an Effect host", () => {
+  it("a request interrupted in the host's fiber leaves the host's log annotations as they were", async () => {
+    const lines: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
+    const logger = Logger.make(({ annotations, message }) => {
+      lines.push({ message, annotations: Object.fromEntries(annotations) })
+    })
+    const observe = await Effect.runPromise(RequestObserver.make({}))
+    // A request that waits, and waits for ever once it has logged.
+    const handle = observe(() => Effect.zipRight(Effect.logInfo("inside"), Effect.never))
+    const app = await Effect.runPromise(EffectHttp.httpApp().pipe(Effect.provideService(App, { handle })))
+    const request = HttpServerRequest.HttpServerRequest.of(
+      HttpServerRequest.fromWeb(new Request("http://host/v1/pets", { headers: { "x-request-id": "r-1" } }))
+    )
+    const host = app.pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+      Effect.onInterrupt(() => Effect.logInfo("host finalizer")),
+      Effect.annotateLogs("host", "h"),
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+    )
+    await Effect.runPromise(Effect.gen(function*() {
+      const fiber = yield* Effect.fork(host)
+      while (lines.length === 0) yield* Effect.sleep("1 millis")
+      yield* Fiber.interrupt(fiber)
+    }))
+    expect(lines).toEqual([
+      { message: ["inside"], annotations: { host: "h", requestId: "r-1" } },
+      { message: ["host finalizer"], annotations: { host: "h" } }
+    ])
   })
 })

@@ -7,7 +7,9 @@
  * core and the adapters know nothing of it.
  *
  * With tracing off an answer that is already there (an `Exit`: a read from memory or a cache) stays
- * one, so the core's `Sync` helpers still answer without a fiber; it is timed around the call.
+ * one, so the core's `Sync` helpers still answer without a fiber; it is timed around the call. Work
+ * that completes at once (`Sync.sync`: the in-memory pet repository) stays so too, timed when it
+ * runs. With tracing on, every call runs in its span (and so in a fiber).
  *
  * @since 1.0.0
  */
@@ -97,7 +99,9 @@ export const instrument = <S extends object>(store: string, service: S, options:
           try {
             value = evaluate()
           } catch (defect) {
-            throw thrown(defect)
+            // Timed and counted as a defect, as on the fiber path.
+            record(cells, start, Exit.die(defect))
+            throw defect
           }
           record(cells, start, Exit.succeed(value))
           return value

@@ -95,6 +95,11 @@ describe("instrument", () => {
     // As an effect it does its work each time it is run.
     expect(Effect.runSync(insert).id).toBe(2)
     expect(cells.duration.count).toBe(2)
+    // Work that throws is timed and counted as an error, and the throw reaches the caller.
+    const broken = instrument("PetRepository", { ...repository, insert: (_draft: PetRepository.PetDraft) => Sync.sync((): never => { throw new Error("broken") }) }, { metrics, tracing: false })
+    expect(() => Sync.now(broken.insert({ name: "Tom", categoryId: 1 as never, status: "available" }))).toThrow("broken")
+    expect(cells.duration.count).toBe(3)
+    expect(cells.errors).toBe(1)
     // With tracing on it runs in a span, so the caller runs it in a fiber.
     const traced = instrument("PetRepository", repository, { tracing: true })
     expect(Sync.evaluator(traced.insert({ name: "Tom", categoryId: 1 as never, status: "available" }))).toBeUndefined()
