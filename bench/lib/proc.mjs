@@ -30,11 +30,17 @@ export const reapedChildrenCpuSeconds = () => {
   return (Number(f[13]) + Number(f[14])) / CLK_TCK // fields 16 (cutime) and 17 (cstime)
 }
 
-/** Peak resident set size in bytes (VmHWM). */
-export const peakRssBytes = (pid) => {
-  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+/** A size field of `/proc/<pid>/status` (given in kB) in bytes. */
+const statusBytes = (pid, field) => {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))
   return match === null ? Number.NaN : Number(match[1]) * 1024
 }
+
+/** Peak resident set size in bytes (VmHWM). */
+export const peakRssBytes = (pid) => statusBytes(pid, "VmHWM")
+
+/** Resident set size now, in bytes (VmRSS). */
+export const rssBytes = (pid) => statusBytes(pid, "VmRSS")
 
 /** CPU seconds all cores have spent busy (not idle or waiting for I/O) since boot. */
 export const machineBusySeconds = () => {

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BENCH_LIMITS, draft, firstPage, PAGE_LIMIT, SEED_PETS } from "../fixture.mjs"
 import * as Pg from "./pg.mjs"
+import * as Proc from "./proc.mjs"
 import * as Redis from "./redis.mjs"
 
 export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef"
@@ -315,7 +316,7 @@ const startProcess = async (target, { cpu, root, nodeArgs = [] }) => {
     }
     await sleep(1_000)
     if (exited !== null) throw new Error(`${target.id} exited during start-up (${JSON.stringify(exited)}):\n${log}`)
-    const idleRss = residentBytes(child.pid)
+    const idleRss = Proc.rssBytes(child.pid)
     return { port, pid: child.pid, child, log: () => log, exited: () => exited, startupMs, idleRss }
   } catch (error) {
     if (exited === null) child.kill("SIGKILL")
@@ -325,12 +326,6 @@ const startProcess = async (target, { cpu, root, nodeArgs = [] }) => {
 
 /** How often start-up polls the port (the resolution of the start-up time). */
 const STARTUP_POLL_MS = 5
-
-/** The resident set of `pid` now (`VmRSS`). */
-const residentBytes = (pid) => {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
-  return match === null ? Number.NaN : Number(match[1]) * 1024
-}
 
 /**
  * Starts a target's processes (`instances`, default 1), one after the other (the first migrates a

@@ -262,7 +262,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         }
         input.payload = decoded.right
       }
-      return Sync.match(route.handler(input, context(route.path)), {
+      // Run here, where the request is answered: an operation over work that completes at once (an
+      // in-memory write or read, see `Sync.now`) is answered without a fiber.
+      return Sync.match(Sync.now(route.handler(input, context(route.path))), {
         onFailure: (error) => failure(ErrorResponse.fromOperationError(error), headers),
         onSuccess: (reply) => {
           if (reply.headers !== undefined) Object.assign(headers, reply.headers)

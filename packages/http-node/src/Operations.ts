@@ -36,8 +36,7 @@ export const animals = Effect.gen(function*() {
     listPets: ({ urlParams }, { path }) => {
       const limit = urlParams.limit ?? Pets.PAGE_LIMIT.default
       return Sync.map(
-        // Run here: a kept page is already answered, and a page read from memory completes at once.
-        Sync.now(pets.list({ limit, status: Option.fromNullable(urlParams.status), cursor: Option.fromNullable(urlParams.cursor) })),
+        pets.list({ limit, status: Option.fromNullable(urlParams.status), cursor: Option.fromNullable(urlParams.cursor) }),
         (page) => {
           if (Option.isNone(page.next)) return { value: page.pets }
           const kept = fullPageReplies.get(page)
@@ -54,8 +53,7 @@ export const animals = Effect.gen(function*() {
       )
     },
     createPet: ({ payload }, { path }) =>
-      // Run here: the in-memory repository's insert completes at once (no fiber for the request).
-      Sync.map(Sync.now(pets.create(payload)), (pet) => ({ value: pet, headers: { Location: `${path}/${pet.id}` } })),
+      Sync.map(pets.create(payload), (pet) => ({ value: pet, headers: { Location: `${path}/${pet.id}` } })),
     getPet: ({ path }) =>
       Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Reply<Pet.Pet>, OperationError> =>
         Lifecycle.isGetPetSunset(now)

@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import type * as Headers from "@effect/platform/Headers"
+import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Option from "effect/Option"
 import type * as Tracer from "effect/Tracer"
@@ -14,4 +14,4 @@ import type * as Tracer from "effect/Tracer"
 export const parse = (traceparent: string | undefined): Tracer.ExternalSpan | undefined =>
   traceparent === undefined
     ? undefined
-    : Option.getOrUndefined(HttpTraceContext.w3c({ traceparent } as unknown as Headers.Headers))
+    : Option.getOrUndefined(HttpTraceContext.w3c(Headers.unsafeFromRecord({ traceparent })))

@@ -7,12 +7,12 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as PlainOutput from "./PlainOutput.js"
-import { isServeAlone } from "./ServeCommand.js"
+import * as ServeCommand from "./ServeCommand.js"
 
 // `petstore serve` alone (how the server is started) needs no parsing: it runs without loading the
 // command line (@effect/cli, its printer and its platform services), which the other commands use.
-const program: Effect.Effect<unknown, unknown> = isServeAlone(process.argv)
-  ? (await import("./ServeCommand.js")).run()
+const program: Effect.Effect<unknown, unknown> = ServeCommand.isServeAlone(process.argv)
+  ? ServeCommand.run()
   : await import("./Cli.js").then(async ({ cli }) => {
     const NodeContext = await import("@effect/platform-node/NodeContext")
     return Effect.provide(cli(process.argv), NodeContext.layer)
