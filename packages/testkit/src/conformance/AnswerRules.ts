@@ -6,7 +6,7 @@
  * @since 1.0.0
  */
 import type { HttpExchange } from "./HttpExchange.js"
-import { fail } from "./Model.js"
+import { fail } from "./Violation.js"
 
 /** The codes each status may carry on the public API (the model picks among 429's three). @category constants */
 export const CODES_BY_STATUS: Readonly<Record<number, ReadonlyArray<string>>> = {

@@ -6,7 +6,8 @@
  */
 import { FastCheck as fc } from "effect"
 import { now } from "./HttpExchange.js"
-import type { KeyModel, Model } from "./Model.js"
+import type { Model } from "./Model.js"
+import type { KeyModel } from "./ModelRecords.js"
 import type { Session } from "./Session.js"
 
 /** A command of the run. */

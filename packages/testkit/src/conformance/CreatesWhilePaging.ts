@@ -9,9 +9,11 @@
 import { FastCheck as fc } from "effect"
 import * as Valid from "../arbitraries/Valid.js"
 import { now } from "./HttpExchange.js"
-import { expectStatus, fail, type KeyModel, type Model, type PetRecord } from "./Model.js"
+import type { Model } from "./Model.js"
+import type { KeyModel, PetRecord } from "./ModelRecords.js"
 import { checkPage } from "./PageCheck.js"
 import type { Session } from "./Session.js"
+import { expectStatus, fail } from "./Violation.js"
 
 /** What one run of the command sends. @category models */
 export interface CreatesWhilePagingPlan {

@@ -7,9 +7,11 @@
  * @since 1.0.0
  */
 import type { HttpExchange } from "./HttpExchange.js"
-import { fail, type Model, type PetRecord } from "./Model.js"
+import type { Model } from "./Model.js"
+import type { PetRecord } from "./ModelRecords.js"
 import { nextLink } from "./PageCheck.js"
 import type { Session } from "./Session.js"
+import { fail } from "./Violation.js"
 
 /** The inventory's page size: the largest the interface allows. */
 const INVENTORY_PAGE = 100

@@ -16,7 +16,7 @@ export class IssueKey implements Command {
     return `issueKey(account#${this.index % 97})`
   }
   run(_model: Model, session: Session) {
-    return session.issueKey(this.index)
+    return session.admin.issueKey(this.index)
   }
 }
 
@@ -30,7 +30,7 @@ export class RotateKey extends Base {
   async run(model: Model, session: Session) {
     const key = pickKey(model, this.pick)
     if (key === undefined || key.keyId === undefined) return
-    await session.rotateKey(key, this.graceSeconds)
+    await session.admin.rotateKey(key, this.graceSeconds)
   }
 }
 
@@ -44,7 +44,7 @@ export class RevokeKey extends Base {
   async run(model: Model, session: Session) {
     const key = pickKey(model, this.pick)
     if (key === undefined || key.keyId === undefined) return
-    await session.revokeKey(key)
+    await session.admin.revokeKey(key)
   }
 }
 
@@ -57,6 +57,6 @@ export class ListKeys implements Command {
     return `listKeys(account#${this.index % 97})`
   }
   run(_model: Model, session: Session) {
-    return session.listKeys(this.index)
+    return session.admin.listKeys(this.index)
   }
 }

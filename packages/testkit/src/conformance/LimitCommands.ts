@@ -7,9 +7,10 @@
  */
 import { type Command, Base, describePick, type KeyPick, pickKey, sleep } from "./CommandBase.js"
 import { now } from "./HttpExchange.js"
-import { expectStatus, fail, type Model } from "./Model.js"
+import type { Model } from "./Model.js"
 import { parallelBurst } from "./ParallelBurst.js"
 import type { Session } from "./Session.js"
+import { expectStatus, fail } from "./Violation.js"
 
 const AUTH_PROBES: ReadonlyArray<(prefix: string) => { method: string; path: string; body?: string }> = [
   (p) => ({ method: "GET", path: `${p}/pets` }),

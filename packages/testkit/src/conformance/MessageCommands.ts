@@ -8,9 +8,11 @@ import * as Invalid from "../arbitraries/Invalid.js"
 import { codesForDefect, expectCode, expectUtcTimestamp } from "./AnswerRules.js"
 import { Base, describePick, JSON_HEADERS, type KeyPick, pickKey, sleep } from "./CommandBase.js"
 import { now } from "./HttpExchange.js"
-import { expectStatus, fail, type KeyModel, type Model } from "./Model.js"
+import type { Model } from "./Model.js"
+import type { KeyModel } from "./ModelRecords.js"
 import { readMessageBack } from "./ReadYourWrites.js"
 import type { Session } from "./Session.js"
+import { expectStatus, fail } from "./Violation.js"
 
 export class SubmitMessage extends Base {
   constructor(readonly pick: KeyPick, readonly text: string) {

@@ -6,8 +6,10 @@
  * @since 1.0.0
  */
 import type { HttpExchange } from "./HttpExchange.js"
-import { type ChainModel, expectStatus, fail, type Model, type PetRecord } from "./Model.js"
+import type { Model } from "./Model.js"
+import type { ChainModel, PetRecord } from "./ModelRecords.js"
 import type { Session } from "./Session.js"
+import { expectStatus, fail } from "./Violation.js"
 
 /** The target of the page's `Link rel="next"`, if it has one. */
 export const nextLink = (x: HttpExchange, what: string): string | undefined => {

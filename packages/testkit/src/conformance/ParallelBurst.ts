@@ -11,8 +11,10 @@ import { FastCheck as fc } from "effect"
 import { errorCode } from "./AnswerRules.js"
 import * as BanBounds from "./BanBounds.js"
 import { now } from "./HttpExchange.js"
-import { fail, type KeyModel, type Model } from "./Model.js"
+import type { Model } from "./Model.js"
+import type { KeyModel } from "./ModelRecords.js"
 import type { Session } from "./Session.js"
+import { fail } from "./Violation.js"
 
 const EPSILON = 1e-6
 

@@ -9,10 +9,12 @@ import * as Invalid from "../arbitraries/Invalid.js"
 import { codesForDefect, expectCode } from "./AnswerRules.js"
 import { Base, describePick, JSON_HEADERS, type KeyPick, pickKey } from "./CommandBase.js"
 import { createsWhilePaging, type CreatesWhilePagingPlan } from "./CreatesWhilePaging.js"
-import { expectStatus, fail, type Model, type PetRecord } from "./Model.js"
+import type { Model } from "./Model.js"
+import type { PetRecord } from "./ModelRecords.js"
 import { checkPage } from "./PageCheck.js"
 import { readPetBack } from "./ReadYourWrites.js"
 import type { Session } from "./Session.js"
+import { expectStatus, fail } from "./Violation.js"
 
 const SUNSET = "Thu, 05 Dec 2030 00:00:00 GMT"
 

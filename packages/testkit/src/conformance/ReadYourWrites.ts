@@ -7,9 +7,11 @@
  * @since 1.0.0
  */
 import { now } from "./HttpExchange.js"
-import { expectStatus, fail, type KeyModel, type MessageModel, type Model, type PetRecord } from "./Model.js"
+import type { Model } from "./Model.js"
+import type { KeyModel, MessageModel, PetRecord } from "./ModelRecords.js"
 import { checkPage } from "./PageCheck.js"
 import type { Session } from "./Session.js"
+import { expectStatus, fail } from "./Violation.js"
 
 /**
  * The page size of the read-your-writes listings: small, so the standing point moves often and

@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import type { Expectations } from "./Model.js"
+import type { Expectations } from "./Expectations.js"
 
 /** What a replay needs of the run. @category models */
 export interface ReplaySource {

@@ -7,13 +7,16 @@
  */
 import { FastCheck as fc } from "effect"
 import { commandArbitraries } from "./Commands.js"
+import { DEFAULT_EXPECTATIONS, type Expectations } from "./Expectations.js"
 import { makeClient, toCurl } from "./HttpExchange.js"
-import { ConformanceViolation, DEFAULT_EXPECTATIONS, type Expectations, Model, type PlanLimits } from "./Model.js"
+import { Model } from "./Model.js"
+import type { PlanLimits } from "./ModelRecords.js"
 import { recordPreexisting, takeInventory } from "./Inventory.js"
 import * as DocumentRules from "./DocumentRules.js"
 import * as OpenApiChecker from "./OpenApiChecker.js"
 import { replayCommand, replayPathOf } from "./Replay.js"
 import { type GivenKey, Session } from "./Session.js"
+import { ConformanceViolation } from "./Violation.js"
 
 /** @category models */
 export interface ConformanceOptions {

@@ -1,0 +1,160 @@
+/**
+ * The admin API as the checker uses it: creating accounts, and issuing, rotating, revoking and
+ * listing keys. Each call is logged on its {@link Session} (with the shell variables its answer
+ * defines), checked, and recorded in the model.
+ *
+ * @since 1.0.0
+ */
+import type { HttpRequest } from "./HttpExchange.js"
+import type { AccountModel, KeyModel, PlanLimits } from "./ModelRecords.js"
+import type { Session } from "./Session.js"
+import type { LoggedExchange } from "./SessionLog.js"
+import { fail } from "./Violation.js"
+
+const KEY_FORMAT = /^psk_(live|test)_[0-9A-Za-z]{22,}$/
+
+const checkIssuedKey = (body: unknown, what: string): { key: string; id: string } => {
+  const b = body as { key?: unknown; id?: unknown; keyId?: unknown; prefix?: unknown }
+  const key = b.key
+  const id = typeof b.keyId === "string" ? b.keyId : b.id
+  if (typeof key !== "string" || !KEY_FORMAT.test(key)) {
+    fail(`${what}: the key ${JSON.stringify(key)} is not psk_live_/psk_test_ followed by at least 128 random bits (22+ base62)`)
+  }
+  if (typeof id !== "string") fail(`${what}: no key id in ${JSON.stringify(body)}`)
+  if (typeof b.prefix === "string" && (!(key as string).startsWith(b.prefix) || b.prefix.length >= (key as string).length - 16)) {
+    fail(`${what}: the display prefix ${JSON.stringify(b.prefix)} is not a short prefix of the key`)
+  }
+  return { key: key as string, id: id as string }
+}
+
+/** The admin API calls of one session. @category models */
+export class AdminApi {
+  private keyCounter = 0
+
+  constructor(private readonly session: Session) {}
+
+  private headers(body: boolean): Record<string, string> {
+    return body
+      ? { Authorization: `Bearer ${this.session.adminToken}`, "Content-Type": "application/json" }
+      : { Authorization: `Bearer ${this.session.adminToken}` }
+  }
+
+  private newKeyVariable(account: string): string {
+    return `KEY_${account}_${++this.keyCounter}`
+  }
+
+  /** `POST /admin/v1/accounts`: an account with its first key; `listed: false` keeps it out of the commands' picks. */
+  async createAccount(name: string, body: object, limits: PlanLimits, listed = true): Promise<AccountModel> {
+    const keyVariable = this.newKeyVariable(name)
+    const request: HttpRequest = {
+      method: "POST",
+      path: "/admin/v1/accounts",
+      headers: this.headers(true),
+      body: JSON.stringify(body)
+    }
+    const { exchange: x, origin } = await this.session.sendUnlogged(request)
+    const what = `create account ${name}: POST /admin/v1/accounts → ${x.response.status}`
+    if (x.response.status !== 201) fail(`${what}: expected 201, got ${x.response.text.slice(0, 200)}`)
+    const created = this.session.json(x, what) as { id?: unknown; plan?: unknown }
+    const issued = checkIssuedKey(created, what)
+    if (typeof created.id !== "string") fail(`${what}: no account id`)
+    const accountId = created.id as string
+    this.session.variables.set(accountId, `ACCOUNT_${name}`)
+    this.session.variables.set(issued.key, keyVariable)
+    this.session.variables.set(issued.id, `KEYID_${keyVariable.slice(4)}`)
+    this.session.log.push({
+      label: `create account ${name}`,
+      origin,
+      exchange: x,
+      defines: [
+        [`ACCOUNT_${name}`, ".id", accountId],
+        [keyVariable, ".key", issued.key],
+        [`KEYID_${keyVariable.slice(4)}`, ".keyId", issued.id]
+      ]
+    })
+    const account = listed
+      ? this.session.model.addAccount(name, accountId, limits, true, x.receivedAt, x.wallSentAt)
+      : this.session.model.makeAccount(name, accountId, limits, true, x.receivedAt, x.wallSentAt)
+    this.session.model.addKey(account, keyVariable, issued.key, issued.id)
+    return account
+  }
+
+  /** `POST /admin/v1/accounts/{id}/keys`: a further key of the account. */
+  async issueKey(accountIndex: number): Promise<void> {
+    const account = this.session.model.accounts[accountIndex % this.session.model.accounts.length]!
+    const keyVariable = this.newKeyVariable(account.name)
+    const path = `/admin/v1/accounts/${account.id}/keys`
+    const x = await this.session.send(`issue a key for ${account.name}`, { method: "POST", path, headers: this.headers(true), body: "{}" })
+    const what = `issue key: POST ${path} → ${x.response.status}`
+    if (x.response.status !== 201) fail(`${what}: expected 201, got ${x.response.text.slice(0, 200)}`)
+    const issued = checkIssuedKey(this.session.json(x, what), what)
+    this.session.log[this.session.log.length - 1] = { ...this.session.log[this.session.log.length - 1]!, defines: this.keyDefines(keyVariable, issued) }
+    this.session.model.addKey(account, keyVariable, issued.key, issued.id)
+  }
+
+  private keyDefines(variable: string, issued: { key: string; id: string }): LoggedExchange["defines"] {
+    this.session.variables.set(issued.key, variable)
+    this.session.variables.set(issued.id, `KEYID_${variable.slice(4)}`)
+    return [[variable, ".key", issued.key], [`KEYID_${variable.slice(4)}`, ".id", issued.id]]
+  }
+
+  /** `POST /admin/v1/keys/{keyId}/rotate`: a new key; the old one works for `graceSeconds` more. */
+  async rotateKey(key: KeyModel, graceSeconds: number): Promise<void> {
+    const path = `/admin/v1/keys/${key.keyId}/rotate`
+    const ended = key.endsAt !== undefined
+    const x = await this.session.send(`rotate ${key.variable} (grace ${graceSeconds} s)`, {
+      method: "POST",
+      path,
+      headers: this.headers(true),
+      body: JSON.stringify({ graceSeconds })
+    })
+    const what = `rotate key: POST ${path} → ${x.response.status}`
+    if (ended) {
+      // Rotating a key that no longer works: 404, or (while its grace runs) a new key.
+      if (x.response.status === 404) return
+    }
+    if (x.response.status !== 201) fail(`${what}: expected 201, got ${x.response.text.slice(0, 200)}`)
+    const variable = this.newKeyVariable(key.account.name)
+    const issued = checkIssuedKey(this.session.json(x, what), what)
+    this.session.log[this.session.log.length - 1] = { ...this.session.log[this.session.log.length - 1]!, defines: this.keyDefines(variable, issued) }
+    const lo = x.sentAt - this.session.model.expect.decisionSlackMs + graceSeconds * 1000
+    const hi = x.receivedAt + this.session.model.expect.decisionSlackMs + this.session.model.expect.revocationBoundMs + graceSeconds * 1000
+    key.endsAt = key.endsAt === undefined ? { lo, hi } : { lo: Math.min(key.endsAt.lo, lo), hi: Math.min(key.endsAt.hi, hi) }
+    this.session.model.addKey(key.account, variable, issued.key, issued.id)
+  }
+
+  /** `DELETE /admin/v1/keys/{keyId}`: 204, and the key is refused at once. */
+  async revokeKey(key: KeyModel): Promise<void> {
+    const path = `/admin/v1/keys/${key.keyId}`
+    const x = await this.session.send(`revoke ${key.variable}`, { method: "DELETE", path, headers: this.headers(false) })
+    const what = `revoke key: DELETE ${path} → ${x.response.status}`
+    if (x.response.status !== 204) fail(`${what}: expected 204, got ${x.response.text.slice(0, 200)}`)
+    if (x.response.text.length > 0) fail(`${what}: a 204 with a body`)
+    const lo = x.sentAt - this.session.model.expect.decisionSlackMs
+    // Every instance refuses the key within the bound the server publishes (0: at once).
+    const hi = x.receivedAt + this.session.model.expect.decisionSlackMs + this.session.model.expect.revocationBoundMs
+    key.endsAt = key.endsAt === undefined ? { lo, hi } : { lo: Math.min(key.endsAt.lo, lo), hi: Math.min(key.endsAt.hi, hi) }
+  }
+
+  /** `GET /admin/v1/accounts/{id}/keys`: metadata of every key, in the state the model knows. */
+  async listKeys(accountIndex: number): Promise<void> {
+    const account = this.session.model.accounts[accountIndex % this.session.model.accounts.length]!
+    const path = `/admin/v1/accounts/${account.id}/keys`
+    const x = await this.session.send(`list the keys of ${account.name}`, { method: "GET", path, headers: this.headers(false) })
+    const what = `list keys: GET ${path} → ${x.response.status}`
+    if (x.response.status !== 200) fail(`${what}: expected 200, got ${x.response.text.slice(0, 200)}`)
+    const listed = this.session.json(x, what)
+    if (!Array.isArray(listed)) return fail(`${what}: expected an array`)
+    if (x.response.text.includes("psk_live_") && listed.some((k) => JSON.stringify(k).length > 0 && this.session.model.accounts.some((a) => a.keys.some((mk) => JSON.stringify(k).includes(mk.secret))))) {
+      fail(`${what}: the listing shows a full key; keys are shown only once, at creation`)
+    }
+    for (const key of account.keys) {
+      const entry = listed.find((k) => (k as { id?: unknown }).id === key.keyId) as { state?: unknown } | undefined
+      if (entry === undefined) fail(`${what}: key ${key.variable} (${key.keyId}) is not listed`)
+      const auth = this.session.model.authOf(key, x.sentAt, x.receivedAt)
+      const state = entry!.state
+      if (auth === "valid" && state !== "active") fail(`${what}: key ${key.variable} is listed as ${String(state)}, expected active`)
+      if (auth === "invalid" && state === "active") fail(`${what}: key ${key.variable} is listed as active, but it was revoked or has expired`)
+    }
+  }
+}
