@@ -2,9 +2,10 @@
 //   - JSON.stringify + Buffer.from: what our server does (App → NodeHandler);
 //   - Effect Schema encode + JSON.stringify: what HttpApiBuilder would do (for comparison);
 //   - fast-json-stringify compiled from the Pets JSON Schema: a compiled serializer (Fastify's way);
-//   - RateLimitHeaders.write: the X-RateLimit-*, RateLimit-Policy and RateLimit fields of one decision.
+//   - RateLimitHeaders.write: the X-RateLimit-*, RateLimit-Policy and RateLimit fields of one decision
+//     (an internal module of the package, read from its build: `pnpm bench` builds first).
 import { BanPolicy, LimitDecision, Pet } from "@petstore/core"
-import { RateLimitHeaders } from "@petstore/http-node"
+import * as RateLimitHeaders from "../../packages/http-node/dist/internal/rateLimitHeaders.js"
 import { Schema } from "effect"
 import fastJson from "fast-json-stringify"
 import { firstPage } from "../fixture.mjs"

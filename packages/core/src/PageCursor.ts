@@ -10,6 +10,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { createHmac, timingSafeEqual } from "node:crypto"
+import * as BoundedCache from "./BoundedCache.js"
 import { InvalidCursor } from "./Errors.js"
 import type { PetStatus } from "./Pet.js"
 import { MAX_ID } from "./Pet.js"
@@ -23,6 +24,8 @@ export interface CursorPosition {
 
 const STATUS_CODES: ReadonlyArray<PetStatus> = ["available", "pending", "sold"]
 const MAC_LENGTH = 22 // base64url characters ≈ 132 bits
+/** How many issued cursors are kept (the cache starts over beyond). */
+const CURSORS_KEPT = 4096
 
 /** @category services */
 export class CursorSigner extends Context.Tag("@petstore/core/CursorSigner")<
@@ -50,16 +53,17 @@ export const make = (secret: Uint8Array): CursorSigner["Type"] => {
   if (secret.length < 16) throw new Error("cursor secret must be at least 16 bytes")
   const key = Buffer.from(secret)
   const invalid = (reason: string) => Either.left(new InvalidCursor({ reason }))
-  // A cursor is a pure function of its position; pages end at the same positions again and again,
-  // so signatures are kept (bounded) instead of recomputing an HMAC for every page served.
-  const issued = new Map<string, string>()
+  // Issued cursors by payload. Invalidation: none needed. A cursor is a pure function of its payload
+  // and this signer's secret, which never changes, so a kept cursor is always the one that would be
+  // signed again. Pages end at the same positions again and again, so keeping them saves an HMAC
+  // per page served. Entries are dropped only when the cache starts over.
+  const issued = BoundedCache.make<string, string>(CURSORS_KEPT)
   return {
     encode: ({ afterId, status }) => {
       const payload = `${afterId.toString(36)}.${Option.match(status, { onNone: () => 0, onSome: (s) => STATUS_CODES.indexOf(s) + 1 })}`
       let token = issued.get(payload)
       if (token === undefined) {
         token = `${Buffer.from(payload).toString("base64url")}.${sign(key, payload)}`
-        if (issued.size >= 4096) issued.clear()
         issued.set(payload, token)
       }
       return token

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as BoundedCache from "./BoundedCache.js"
 import { InvalidCursor, PetNotFound, type StoreUnavailable } from "./Errors.js"
 import { CursorSigner } from "./PageCursor.js"
 import { DEFAULT_PET_STATUS, type NewPet, type Pet, type PetId, type PetStatus } from "./Pet.js"
@@ -47,10 +48,12 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
     Effect.gen(function*() {
       const repo = yield* PetRepository
       const cursors = yield* CursorSigner
-      // Pets never change, and a pet created later always gets a higher id (the repository's
-      // contract), so a full page (one with a next cursor) can never change again: it is kept and
-      // the same Page object is answered again, which also lets an adapter keep its encoding.
-      const fullPages = new Map<string, Page>()
+      // Full pages (one with a next cursor) by position, status filter and limit. Invalidation: none
+      // needed. Pets never change, and a pet created later always gets a higher id (the repository's
+      // contract), so a full page can never change again; only a page that is not full could, and
+      // those are not kept. The same Page object is answered again, which also lets an adapter keep
+      // its encoding. Entries are dropped only when the cache starts over.
+      const fullPages = BoundedCache.make<string, Page>(FULL_PAGES_KEPT)
       return Pets.of({
         create: (input) =>
           repo.insert({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }),
@@ -73,7 +76,6 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
             if (rows.length <= limit) return { pets: rows, next: Option.none() }
             const pets = rows.slice(0, limit)
             const page: Page = { pets, next: Option.some(cursors.encode({ afterId: pets[pets.length - 1]!.id, status })) }
-            if (fullPages.size >= FULL_PAGES_KEPT) fullPages.clear()
             fullPages.set(key, page)
             return page
           })

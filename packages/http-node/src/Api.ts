@@ -12,10 +12,13 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import type * as Endpoint from "@effect/platform/HttpApiEndpoint"
-import { ErrorBody, Lifecycle, Message, Pet } from "@petstore/core"
+import { ErrorBody, Message, Pet } from "@petstore/core"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
-import { OPERATION_DESCRIPTIONS } from "./OpenApiDescriptions.js"
+import { ERROR_CODES } from "./ErrorCodes.js"
+import { STORE_UNAVAILABLE } from "./ErrorResponse.js"
+import * as GetPetLifecycle from "./internal/getPetLifecycle.js"
+import { OPERATION_DESCRIPTIONS } from "./internal/openApiDescriptions.js"
 
 /** The path prefix of the pet operations (part of both environments' base URLs). */
 export const PUBLIC_PREFIX = "/v1"
@@ -74,10 +77,10 @@ const withCommonErrors = <E extends Endpoint.HttpApiEndpoint.Any>(endpoint: E): 
     .addError(error(401, "The API key is missing or invalid."))
     .addError(error(429, "Rate limit or daily quota exceeded, or the key is temporarily banned."))
     .addError(error(500, "Internal error."))
-    .addError(error(503, "The store cannot be reached; nothing was written.")) as unknown as E
+    .addError(error(503, STORE_UNAVAILABLE)) as unknown as E
 
 const invalid = error(400, "The request is invalid (query, path or body).")
-const tooLarge = error(413, "The body is larger than 64 KiB.")
+const tooLarge = error(413, ERROR_CODES.payload_too_large.description)
 const notFound = (what: string) => error(404, `The requested ${what} does not exist.`)
 
 /** The pet operations, tag `animals`. */
@@ -111,7 +114,7 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
       .addSuccess(Pet.Pet)
       .addError(invalid)
       .addError(notFound("animal"))
-      .addError(error(410, `The operation reached its sunset (${new Date(Lifecycle.GET_PET_SUNSET_AT).toUTCString()}) and was removed.`))
+      .addError(error(410, `The operation reached its sunset (${GetPetLifecycle.SUNSET}) and was removed.`))
       .pipe(withCommonErrors)
       .annotate(OpenApi.Identifier, "getPet")
       .annotate(OpenApi.Summary, "Get an animal (deprecated: use GET /pets with the status filter)")

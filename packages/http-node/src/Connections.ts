@@ -22,7 +22,7 @@ import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as NodeRequest from "./internal/nodeRequest.js"
-import * as RequestId from "./RequestId.js"
+import * as RequestId from "./internal/requestId.js"
 
 export interface ConnectionLimits {
   /** Connections held at once; a new one past it gets 503 `unavailable` and is closed. */

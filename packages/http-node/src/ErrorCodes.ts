@@ -3,7 +3,9 @@
  *
  * @since 1.0.0
  */
+import { BODY_LIMIT_TEXT } from "./internal/limits.js"
 
+/** Each code's status and meaning (the OpenAPI document's table of codes, and some responses' descriptions). */
 export const ERROR_CODES = {
   invalid_request: {
     status: 400,
@@ -17,7 +19,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, description: "The route exists but not with this method; see the `Allow` header." },
   gone: { status: 410, description: "The operation has reached its sunset date and was removed." },
   request_timeout: { status: 408, description: "The request was not received completely in time; the connection is closed." },
-  payload_too_large: { status: 413, description: "The body is larger than 64 KiB." },
+  payload_too_large: { status: 413, description: `The body is larger than ${BODY_LIMIT_TEXT}.` },
   expectation_failed: { status: 417, description: "The request's `Expect` header asks for something other than `100-continue`." },
   headers_too_large: { status: 431, description: "The request's headers are larger than the server accepts (16 KiB)." },
   rate_limited: { status: 429, description: "The per-minute limit of the account (or of failed authentications from this address) is exhausted; retry after `Retry-After` seconds." },
@@ -27,4 +29,5 @@ export const ERROR_CODES = {
   unavailable: { status: 503, description: "The store cannot be reached, or the server holds as many connections as it may; nothing was written. Retry later (`Retry-After` when given)." }
 } as const satisfies Record<string, { readonly status: number; readonly description: string }>
 
+/** One of the stable codes. */
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -5,31 +5,33 @@
  * @since 1.0.0
  */
 import { Errors } from "@petstore/core"
+import * as Data from "effect/Data"
 import { type ErrorCode, ERROR_CODES } from "./ErrorCodes.js"
 
+/** An error answer: its status, its code, and the JSON Error body, serialized once. */
 export interface ErrorResult {
   readonly status: number
   readonly code: ErrorCode
   readonly body: string
 }
 
-/** @category constructors */
+/** The error answer with `code` (and the status it belongs to) and `message`. @category constructors */
 export const make = (code: ErrorCode, message: string): ErrorResult => {
   const status = ERROR_CODES[code].status
   return { status, code, body: JSON.stringify({ code, message, status }) }
 }
 
-/** The operation is past its sunset. */
-export class Gone {
-  readonly _tag = "Gone"
-  constructor(readonly message: string) {}
-}
+/** The operation is past its sunset; `message` says since when and what replaces it. @category errors */
+export class Gone extends Data.TaggedError("Gone")<{ readonly message: string }> {}
 
-/** Input that passed the schema but cannot be used (an impossible date ...). */
-export class InvalidInput {
-  readonly _tag = "InvalidInput"
-  constructor(readonly message: string) {}
-}
+/** Input that passed the schema but cannot be used (an impossible date ...). @category errors */
+export class InvalidInput extends Data.TaggedError("InvalidInput")<{ readonly message: string }> {}
+
+/**
+ * What a store that cannot be reached means for the request: the 503 `unavailable` answer to a store
+ * failure says it (`STATIC.unavailable`), and so does every operation's 503 in the OpenAPI document (Api.ts).
+ */
+export const STORE_UNAVAILABLE = "The store cannot be reached; nothing was written."
 
 /** A failure an operation handler may end with. */
 export type OperationError =
@@ -44,7 +46,7 @@ export type OperationError =
   | Gone
   | InvalidInput
 
-/** @category conversions */
+/** The answer to a failure of an operation handler. @category conversions */
 export const fromOperationError = (error: OperationError): ErrorResult => {
   switch (error._tag) {
     case "PetNotFound":
@@ -54,7 +56,7 @@ export const fromOperationError = (error: OperationError): ErrorResult => {
     case "InvalidCursor":
       return make("invalid_cursor", `Invalid cursor: ${error.reason}.`)
     case "StoreUnavailable":
-      return make("unavailable", "The store cannot be reached; nothing was written. Retry later.")
+      return STATIC.unavailable
     case "AccountNotFound":
       return make("not_found", `No account has id ${JSON.stringify(error.id)}.`)
     case "KeyNotFound":
@@ -80,14 +82,15 @@ export const STATIC = {
   requestTimeout: make("request_timeout", "The request was not received completely in time."),
   unauthorized: make("unauthorized", "A valid API key is required: send `Authorization: Bearer <API_KEY>`."),
   routeNotFound: make("not_found", "No such route."),
-  payloadTooLarge: make("payload_too_large", "The body is larger than 64 KiB."),
+  // The code's meaning is the whole message.
+  payloadTooLarge: make("payload_too_large", ERROR_CODES.payload_too_large.description),
   unsupportedMediaType: make("unsupported_media_type", "The body must be JSON, sent with `Content-Type: application/json`."),
   internal: make("internal_error", "An unexpected error occurred; it has been logged."),
   bodyConsumed: make(
     "internal_error",
     "The request body was read by the server hosting this service before the service could read it; nothing was done."
   ),
-  unavailable: make("unavailable", "The store cannot be reached; nothing was written. Retry later.")
+  unavailable: make("unavailable", `${STORE_UNAVAILABLE} Retry later.`)
 } as const
 
 /**

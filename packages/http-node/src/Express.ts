@@ -13,9 +13,10 @@
  */
 import * as Effect from "effect/Effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { App, BODY_LIMIT, pathsOf } from "./App.js"
+import { App, pathsOf } from "./App.js"
 import type { BodyResult } from "./AppRequest.js"
 import * as Body from "./internal/body.js"
+import { BODY_LIMIT } from "./internal/limits.js"
 import * as Mount from "./internal/mount.js"
 import * as NodeServe from "./internal/nodeServe.js"
 

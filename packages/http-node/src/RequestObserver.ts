@@ -23,8 +23,8 @@ import * as LogLevel from "effect/LogLevel"
 import type * as Tracer from "effect/Tracer"
 import type { AppRequest } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
-import * as RequestId from "./RequestId.js"
-import * as TraceParent from "./TraceParent.js"
+import * as RequestId from "./internal/requestId.js"
+import * as TraceParent from "./internal/traceParent.js"
 
 export interface ObserveOptions {
   /**

@@ -15,7 +15,7 @@ import { App } from "./App.js"
 import * as Connections from "./Connections.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as NodeHandler from "./NodeHandler.js"
-import * as RequestId from "./RequestId.js"
+import * as RequestId from "./internal/requestId.js"
 
 export interface ListenOptions {
   readonly port: number

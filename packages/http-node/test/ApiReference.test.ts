@@ -7,7 +7,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import { Api, PUBLIC_PREFIX } from "../src/Api.js"
-import * as ApiReference from "../src/ApiReference.js"
+import * as ApiReference from "../src/internal/apiReference.js"
 import * as ScalarBundle from "../src/internal/scalarBundle.js"
 import * as OpenApiDocument from "../src/OpenApiDocument.js"
 import { expectError, expectStatus, expectUnauthorized } from "./support/Expectations.js"

@@ -4,7 +4,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { OPERATION_DESCRIPTIONS } from "../src/OpenApiDescriptions.js"
+import { OPERATION_DESCRIPTIONS } from "../src/internal/openApiDescriptions.js"
 import { expectStatus } from "./support/Expectations.js"
 import { TestServer } from "./support/TestServer.js"
 

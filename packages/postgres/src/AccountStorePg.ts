@@ -18,7 +18,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { AccountStore, Errors, StoreRows } from "@petstore/core"
+import { AccountStore, BoundedCache, Errors, StoreRows } from "@petstore/core"
 import { Database, queryOn, statement } from "./Database.js"
 
 export interface AccountStorePgOptions {
@@ -31,7 +31,7 @@ export const DEFAULT_OPTIONS: AccountStorePgOptions = { keyCacheMillis: 1_000 }
 /** The channel key changes are announced on; the payload is the key's hash. */
 export const KEY_CHANNEL = "petstore_keys"
 
-/** Above this many cached entries the cache starts over (it only saves reads). */
+/** Above this many entries a cache starts over (it only saves reads). */
 const MAX_CACHED = 100_000
 
 interface CachedKey {
@@ -73,8 +73,15 @@ export const make = (
 ): Effect.Effect<AccountStore.AccountStore["Type"], never, Database | Scope.Scope> =>
   Effect.gen(function*() {
     const db = yield* Database
-    const accounts = new Map<string, AccountStore.Account>()
-    const keysByHash = new Map<string, CachedKey>()
+    // Accounts by id. Invalidation: none needed. An account never changes once stored and is never
+    // deleted, so a kept account is always right; entries are dropped only when the cache starts over.
+    const accounts = BoundedCache.make<string, AccountStore.Account>(MAX_CACHED)
+    // Keys found by hash (unknown hashes are not kept). A key is wrong once revoked or expired early
+    // (rotation), by this instance or another. Dropped: by `forget` after this instance's change
+    // committed; by `forget` on another instance's NOTIFY; all of them when the listener (re)starts;
+    // and, whatever happens to notifications, not used after `keyCacheMillis` (`fresh`). Also dropped
+    // when the cache starts over.
+    const keysByHash = BoundedCache.make<string, CachedKey>(MAX_CACHED)
     // Moves at every invalidation: a lookup that was in flight across one does not cache what it read.
     let generation = 0
     const forget = (hash: string | undefined) => {
@@ -93,17 +100,14 @@ export const make = (
       const before = generation
       return Effect.map(db.query<StoreRows.KeyRow>(KEY_BY_HASH, [hash]), (rows) => {
         const found = Option.map(Option.fromNullable(rows[0]), StoreRows.toKey)
-        if (Option.isSome(found) && generation === before) {
-          if (keysByHash.size >= MAX_CACHED) keysByHash.clear()
-          keysByHash.set(hash, { key: found.value, at: now })
-        }
+        if (Option.isSome(found) && generation === before) keysByHash.set(hash, { key: found.value, at: now })
         return found
       })
     }
     const lookUpAccount = (id: string) =>
       Effect.map(db.query<StoreRows.AccountRow>(ACCOUNT_BY_ID, [id]), (rows) => {
         const found = Option.map(Option.fromNullable(rows[0]), StoreRows.toAccount)
-        if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
+        if (Option.isSome(found)) accounts.set(id, found.value)
         return found
       })
 

@@ -6,10 +6,10 @@
  */
 import * as Exit from "effect/Exit"
 import type { IncomingMessage } from "node:http"
-import { BODY_LIMIT } from "../App.js"
 import type { AppRequest, BodyResult } from "../AppRequest.js"
 import type { AppResponse } from "../AppResponse.js"
 import * as Body from "./body.js"
+import { BODY_LIMIT } from "./limits.js"
 import type { Runner } from "./runner.js"
 
 /** Node's request as frameworks hand it on: Express sets `originalUrl`, body parsers set `body`. */

@@ -8,13 +8,19 @@
  *
  * @internal
  */
-import { Lifecycle } from "@petstore/core"
-import type * as Context from "effect/Context"
-import type { ResponseHeaders } from "../Api.js"
-import type { Header } from "../OpenApiDocument.js"
+import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as Context from "effect/Context"
+import { ResponseHeaders } from "../Api.js"
+import type { Header, Json, Reference } from "../OpenApiDocument.js"
+import { getPetLifecycleHeaders } from "./operations.js"
+import { refsUnder } from "./json.js"
 
-const sunset = new Date(Lifecycle.GET_PET_SUNSET_AT).toUTCString()
-const deprecatedSince = `@${Math.floor(Lifecycle.GET_PET_DEPRECATED_AT / 1000)}`
+/** Where header components live; a `$ref` to one starts with it. */
+const COMPONENTS = "#/components/headers/"
+
+/** What `getPet` sends when the application is mounted at the root: the examples of its headers. */
+const getPet = getPetLifecycleHeaders("")
 
 const BEFORE_LIMITER = "Absent when the failure came before the rate limiter decided (the store could not be " +
   "reached to check the key, or an unexpected error)."
@@ -91,19 +97,19 @@ const HEADERS = {
     description: "RFC 8288 links to the operation that replaces this deprecated one (`rel=\"successor-version\"`) " +
       "and to its deprecation notice (`rel=\"deprecation\"`).",
     schema: { type: "string" },
-    example: "</v1/pets>; rel=\"successor-version\", </docs>; rel=\"deprecation\"; type=\"text/html\"",
+    example: getPet.Link,
     whenAbsent: BEFORE_ROUTING
   },
   "Deprecation": {
     description: "RFC 9745: when the operation was deprecated, as a structured date (epoch seconds).",
     schema: { type: "string" },
-    example: deprecatedSince,
+    example: getPet.Deprecation,
     whenAbsent: BEFORE_ROUTING
   },
   "Sunset": {
     description: "RFC 8594: when the operation is removed; from then on it answers 410.",
     schema: { type: "string" },
-    example: sunset,
+    example: getPet.Sunset,
     whenAbsent: BEFORE_ROUTING
   }
 } as const satisfies Record<string, Omit<Header, "required"> & { readonly whenAbsent?: string }>
@@ -112,6 +118,25 @@ type HeaderName = keyof typeof HEADERS
 
 /** Response headers an endpoint declares besides the rate-limit ones (Api.ts's `ResponseHeaders`). */
 export type DeclaredHeader = Context.Tag.Service<ResponseHeaders>[number]
+
+/** The key of an operation in `declaredByRoute`: its method and its path as the document writes it. */
+export const routeKey = (method: string, path: string): string => `${method.toLowerCase()} ${path}`
+
+/** The `ResponseHeaders` annotation of every endpoint of `api`, by `routeKey`. */
+export const declaredByRoute = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+): ReadonlyMap<string, ReadonlyArray<DeclaredHeader>> => {
+  const byRoute = new Map<string, ReadonlyArray<DeclaredHeader>>()
+  HttpApi.reflect(api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, mergedAnnotations }) => {
+      // The same path rewrite as `OpenApi.fromApi`.
+      const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
+      byRoute.set(routeKey(endpoint.method, path), Context.getOrElse(mergedAnnotations, ResponseHeaders, () => []))
+    }
+  })
+  return byRoute
+}
 
 /** One header of one response: its name on the wire and the header component describing it. */
 export interface ResponseHeader {
@@ -165,9 +190,22 @@ export const forResponse = (status: number, declared: ReadonlyArray<DeclaredHead
   ]
 }
 
-/** The header components `used` refers to, by name, each as always or sometimes sent. */
-export const components = (used: ReadonlySet<string>): { readonly [component: string]: Header } =>
-  Object.fromEntries(
+/** The `headers` of the response with `status` of an operation declaring `declared`: references to their components. */
+export const responseHeaders = (
+  status: number,
+  declared: ReadonlyArray<DeclaredHeader>
+): { readonly [name: string]: Reference } =>
+  Object.fromEntries(forResponse(status, declared).map(({ component, name }) => [name, { $ref: `${COMPONENTS}${component}` }]))
+
+/** The `headers` of the `default` response: the HTTP layer's own answers carry the request's id too (and nothing else of the rate limiter's). */
+export const DEFAULT_RESPONSE_HEADERS: { readonly [name: string]: Reference } = {
+  "X-Request-Id": { $ref: `${COMPONENTS}X-Request-Id` }
+}
+
+/** The header components `paths` refers to, by name, each as always or sometimes sent. */
+export const components = (paths: Json): { readonly [component: string]: Header } => {
+  const used = new Set(refsUnder(COMPONENTS, paths))
+  return Object.fromEntries(
     Object.entries(HEADERS).flatMap(([name, header]): ReadonlyArray<readonly [string, Header]> => {
       const { whenAbsent, ...rest } = header as typeof header & { readonly whenAbsent?: string }
       return [
@@ -178,3 +216,4 @@ export const components = (used: ReadonlySet<string>): { readonly [component: st
       ]
     })
   )
+}

@@ -10,8 +10,8 @@
  */
 import { Readiness } from "@petstore/core"
 import * as Effect from "effect/Effect"
-import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
-import * as ErrorResponse from "./ErrorResponse.js"
+import { type AppResponse, JSON_CONTENT_TYPE } from "../AppResponse.js"
+import * as ErrorResponse from "../ErrorResponse.js"
 
 export const HEALTH_PATH = "/healthz"
 export const READY_PATH = "/readyz"

@@ -4,17 +4,20 @@
  *
  * @since 1.0.0
  */
-import type { LimitDecision } from "@petstore/core"
-import type { ResponseHeaders } from "./AppResponse.js"
+import { BoundedCache, type LimitDecision } from "@petstore/core"
+import type { ResponseHeaders } from "../AppResponse.js"
 
-// The policy text depends only on the limits (name and quota; the window follows from the name),
-// so it is built once per plan shape, found one map level per limit without building a key.
+// `RateLimit-Policy` texts, one cache level per limit, so a text is found with one lookup per limit
+// and no key is built per response (a flat cache under a string key measured 3× slower). Invalidation:
+// none needed. The text is a pure function of the limits' names and quotas (the window follows from
+// the name), so a kept text is always right. Each level starts over when full: at most 1 024 first
+// limits (minute quotas), each followed by at most 8 day quotas; beyond, texts are only built again.
 interface PolicyNode {
-  text?: string
-  readonly next: Map<number, PolicyNode>
+  text: string | undefined
+  readonly next: BoundedCache.BoundedCache<number, PolicyNode>
 }
-const policies: PolicyNode = { next: new Map() }
-let policiesKept = 0
+const policyNode = (capacity: number): PolicyNode => ({ text: undefined, next: BoundedCache.make(capacity) })
+const policies = policyNode(1024)
 
 const policy = (limits: ReadonlyArray<LimitDecision.LimitStatus>): string => {
   let node = policies
@@ -22,21 +25,12 @@ const policy = (limits: ReadonlyArray<LimitDecision.LimitStatus>): string => {
     const id = l.quota * 2 + (l.name === "day" ? 1 : 0)
     let child = node.next.get(id)
     if (child === undefined) {
-      if (policiesKept >= 10_000) {
-        policies.next.clear()
-        policiesKept = 0
-        return policy(limits)
-      }
-      child = { next: new Map() }
+      child = policyNode(8)
       node.next.set(id, child)
     }
     node = child
   }
-  if (node.text === undefined) {
-    node.text = limits.map((l) => `"${l.name}";q=${l.quota};w=${l.windowSeconds}`).join(", ")
-    policiesKept++
-  }
-  return node.text
+  return node.text ??= limits.map((l) => `"${l.name}";q=${l.quota};w=${l.windowSeconds}`).join(", ")
 }
 
 /** Seconds, rounded up, never below `min`. */

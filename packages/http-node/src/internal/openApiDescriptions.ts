@@ -1,15 +1,15 @@
 /**
  * The prose of the OpenAPI document: its introduction (authentication, rate limits, pagination,
- * deprecation, stability, errors), the tags' and the operations' descriptions. Every renderer of the
+ * deprecation, stability, errors), the tags', the operations' and the `default` response's descriptions. Every renderer of the
  * document (the page at `/docs`, generated clients' docs) shows it, so it is written once, here.
  *
  * @since 1.0.0
  */
-import { Lifecycle, Plan } from "@petstore/core"
-import { ERROR_CODES } from "./ErrorCodes.js"
-import type { OpenApiDocument, Operation, Tag } from "./OpenApiDocument.js"
-
-const sunset = new Date(Lifecycle.GET_PET_SUNSET_AT).toUTCString()
+import { Plan } from "@petstore/core"
+import { ERROR_CODES } from "../ErrorCodes.js"
+import * as GetPetLifecycle from "./getPetLifecycle.js"
+import { BODY_LIMIT_TEXT } from "./limits.js"
+import type { OpenApiDocument, Operation, Tag } from "../OpenApiDocument.js"
 
 /** Tags every document declares; a group's own description, when annotated, wins. @category descriptions */
 export const DECLARED_TAGS: ReadonlyArray<Required<Tag>> = [
@@ -77,7 +77,7 @@ export const describe = (intro: ReadonlyArray<string>, paths: OpenApiDocument["p
     "## Deprecation",
     "Deprecated operations are marked `deprecated: true` and answer with `Deprecation` (RFC 9745), `Sunset` " +
     "(RFC 8594) and a `Link` to their replacement. `GET /v1/pets/{petId}` is deprecated and is removed on " +
-    `${sunset}: from then on it answers \`410 gone\`. Use \`GET /v1/pets\` with the \`status\` filter instead.`,
+    `${GetPetLifecycle.SUNSET}: from then on it answers \`410 gone\`. Use \`GET /v1/pets\` with the \`status\` filter instead.`,
     "## Stability",
     `Operations may carry \`x-stability: experimental\` or \`beta\`. Experimental: ${experimental || "none"}.`,
     "## Errors",
@@ -94,6 +94,18 @@ export const describe = (intro: ReadonlyArray<string>, paths: OpenApiDocument["p
   ].join("\n\n")
 }
 
+/** Codes the HTTP layer answers with before a request reaches any operation. */
+const HTTP_LAYER_CODES = ["invalid_request", "request_timeout", "expectation_failed", "headers_too_large"] as const
+
+/**
+ * The description of every operation's `default` response: a status it does not list still has the
+ * Error body.
+ *
+ * @category descriptions
+ */
+export const DEFAULT_RESPONSE_DESCRIPTION = "Any other status, with the Error body. The HTTP layer answers some " +
+  "requests before they reach the operation, without rate-limit headers: " +
+  HTTP_LAYER_CODES.map((code) => `${ERROR_CODES[code].status} \`${code}\``).join(", ") + "."
 
 /**
  * Descriptions of the operations, by operation id: `Api.ts` annotates each endpoint with its own.
@@ -108,10 +120,10 @@ export const OPERATION_DESCRIPTIONS = {
   createPet: "Adds an animal and answers `201` with it and its `Location`. `name` needs a non-blank " +
     "character and at most 256 characters; `categoryId` is an integer from 1 to 2^53 − 1; `status` is " +
     "`available` when omitted. Unknown fields, and `id`, are ignored: the service assigns the id. The body " +
-    "is JSON (`Content-Type: application/json`) of at most 64 KiB.",
+    `is JSON (\`Content-Type: application/json\`) of at most ${BODY_LIMIT_TEXT}.`,
   getPet: "**Deprecated**: use `GET /v1/pets` with the `status` filter instead. Every answer carries " +
     "`Deprecation`, `Sunset` and a `Link` to the replacement; from the sunset " +
-    `(${sunset}) on, the operation answers \`410 gone\`.`,
+    `(${GetPetLifecycle.SUNSET}) on, the operation answers \`410 gone\`.`,
   createMessage: "**Experimental.** Queues a message: it is stored before the answer (`202`, status `queued`, " +
     "with its `Location`) and processed at least once: `queued → processing → delivered`, or `failed` after " +
     "5 attempts with exponential backoff. The base path of the message operations is configurable " +

@@ -8,15 +8,15 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import type { Accounts } from "@petstore/core"
+import { type Accounts, BoundedCache } from "@petstore/core"
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as FindMyWay from "find-my-way-ts"
-import type { ResponseHeaders } from "./AppResponse.js"
-import type { OperationError } from "./ErrorResponse.js"
+import type { ResponseHeaders } from "../AppResponse.js"
+import type { OperationError } from "../ErrorResponse.js"
 
 /** What a handler answers: the success value (encoded with the endpoint's schema) and extra headers. */
 export interface Reply<A> {
@@ -111,7 +111,10 @@ const QUERIES_KEPT = 1024
 const queryDecoder = (schema: AnySchema): Decoder => {
   const declared = SchemaAST.getPropertySignatures(schema.ast).map((p) => String(p.name))
   const decode = decoder(schema, "query parameter")
-  const decoded = new Map<string, ReturnType<Decoder>>()
+  // Decoded queries (or their failures) by the declared parameters' values. Invalidation: none
+  // needed. The schema is fixed at start-up and decoding depends on nothing else, so a kept result
+  // is always what decoding again would give. Entries are dropped only when the memo starts over.
+  const decoded = BoundedCache.make<string, ReturnType<Decoder>>(QUERIES_KEPT)
   return (input) => {
     const params = input as Record<string, string | ReadonlyArray<string>>
     const picked: Record<string, string> = {}
@@ -132,7 +135,6 @@ const queryDecoder = (schema: AnySchema): Decoder => {
     let result = decoded.get(key)
     if (result === undefined) {
       result = decode(picked)
-      if (decoded.size >= QUERIES_KEPT) decoded.clear()
       decoded.set(key, result)
     }
     return result

@@ -6,9 +6,9 @@
 import { Accounts } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import type { AdminGroup } from "./AdminApi.js"
-import { InvalidInput } from "./ErrorResponse.js"
-import type { GroupHandlers } from "./Routes.js"
+import type { AdminGroup } from "../AdminApi.js"
+import { InvalidInput } from "../ErrorResponse.js"
+import type { GroupHandlers } from "./routes.js"
 
 /** What admin handlers know of the request. */
 export interface AdminContext {
@@ -42,7 +42,7 @@ export const handlers = Effect.gen(function*() {
     createKey: ({ path, payload }) => {
       const expiresAt = payload.expiresAt === undefined ? undefined : Date.parse(payload.expiresAt)
       if (expiresAt !== undefined && !Number.isFinite(expiresAt)) {
-        return Effect.fail(new InvalidInput("body expiresAt: is not a valid date"))
+        return Effect.fail(new InvalidInput({ message: "body expiresAt: is not a valid date" }))
       }
       return Effect.map(accounts.issueKey(path.accountId, { expiresAt }), (key) => ({ value: issued(key) }))
     },

@@ -7,10 +7,11 @@ import { Lifecycle, MessageQueue, type Pet, Pets, Sync } from "@petstore/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { type AnimalsGroup, type messagesGroup, PUBLIC_PREFIX } from "./Api.js"
-import type { ResponseHeaders } from "./AppResponse.js"
-import { Gone, type OperationError } from "./ErrorResponse.js"
-import type { GroupHandlers, Reply } from "./Routes.js"
+import { type AnimalsGroup, type messagesGroup, PUBLIC_PREFIX } from "../Api.js"
+import type { ResponseHeaders } from "../AppResponse.js"
+import { Gone, type OperationError } from "../ErrorResponse.js"
+import * as GetPetLifecycle from "./getPetLifecycle.js"
+import type { GroupHandlers, Reply } from "./routes.js"
 
 /** The `Link` to the next page: a path-absolute reference carrying the query that produced the page. */
 export const nextLink = (path: string, limit: number, status: string | undefined, cursor: string): string =>
@@ -20,11 +21,16 @@ export const nextLink = (path: string, limit: number, status: string | undefined
  * Headers of every `getPet` response: it is deprecated, with a sunset date and a replacement
  * (paths under `basePath`, where the application is mounted).
  */
-export const getPetLifecycleHeaders = (basePath: string): ResponseHeaders => ({
-  Deprecation: `@${Math.floor(Lifecycle.GET_PET_DEPRECATED_AT / 1000)}`,
-  Sunset: new Date(Lifecycle.GET_PET_SUNSET_AT).toUTCString(),
+export const getPetLifecycleHeaders = (
+  basePath: string
+): { readonly Deprecation: string; readonly Sunset: string; readonly Link: string } => ({
+  Deprecation: GetPetLifecycle.DEPRECATION,
+  Sunset: GetPetLifecycle.SUNSET,
   Link: `<${basePath}${PUBLIC_PREFIX}/pets>; rel="successor-version", <${basePath}/docs>; rel="deprecation"; type="text/html"`
 })
+
+/** The message of `getPet`'s answers from its sunset on (410 `gone`). */
+const GET_PET_REMOVED = `GET /pets/{petId} was removed on ${GetPetLifecycle.SUNSET_DAY}; use GET /pets with the status filter.`
 
 /** @category handlers */
 export const animals = Effect.gen(function*() {
@@ -57,7 +63,7 @@ export const animals = Effect.gen(function*() {
     getPet: ({ path }) =>
       Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<Reply<Pet.Pet>, OperationError> =>
         Lifecycle.isGetPetSunset(now)
-          ? Effect.fail(new Gone("GET /pets/{petId} was removed on 5 December 2030; use GET /pets with the status filter."))
+          ? Effect.fail(new Gone({ message: GET_PET_REMOVED }))
           : Effect.map(pets.get(path.petId), (pet) => ({ value: pet })))
   }
   return handlers
@@ -77,3 +83,11 @@ export const messages = Effect.gen(function*() {
   }
   return handlers
 })
+
+/**
+ * Headers every answer of an operation carries, by operation name, for an application mounted
+ * under `basePath` (`""` at the root): the deprecated `getPet` names its sunset and successor.
+ */
+export const operationHeaders: Readonly<Record<string, (basePath: string) => ResponseHeaders>> = {
+  getPet: getPetLifecycleHeaders
+}

@@ -1,0 +1,29 @@
+/**
+ * What a request says about who sends it: the bearer token of its `Authorization` header and the
+ * client's address (the socket peer, or the hop `X-Forwarded-For` names behind trusted proxies).
+ *
+ * @since 1.0.0
+ */
+import type { AppRequest } from "../AppRequest.js"
+
+const BEARER = /^bearer ([A-Za-z0-9\-._~+/]+=*)$/i
+
+/** The token of a well-formed `Bearer` Authorization header: scheme (any case), one space, a token. */
+export const bearerToken = (header: string | undefined): string | undefined => {
+  if (header === undefined) return undefined
+  const match = BEARER.exec(header)
+  return match === null ? undefined : match[1]
+}
+
+/**
+ * The client's address, given how many proxies in front of the server append to
+ * `X-Forwarded-For` (0: the socket peer, whatever the header says).
+ */
+export const clientAddress = (trustProxy: number) => (request: AppRequest): string => {
+  const peer = request.remoteAddress ?? "unknown"
+  if (trustProxy === 0) return peer
+  const forwarded = request.header("x-forwarded-for")
+  if (forwarded === undefined) return peer
+  const hops = forwarded.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+  return hops[Math.max(0, hops.length - trustProxy)] ?? peer
+}

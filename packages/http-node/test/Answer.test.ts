@@ -1,0 +1,41 @@
+/**
+ * The last stage of a request, `write`: each stage's headers are merged once, in a fixed order
+ * (the admission's, the operation's, the answer's own, then `Content-Type`), into a new record per
+ * response; a stage's answer is labelled with its route for logs and metrics.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as fc from "effect/FastCheck"
+import * as ErrorResponse from "../src/ErrorResponse.js"
+import { answer, refusal, write } from "../src/internal/answer.js"
+
+const headerRecord = fc.dictionary(fc.constantFrom("A", "B", "Link", "Content-Type", "Retry-After"), fc.string(), { maxKeys: 4 })
+
+describe("answer.write", () => {
+  it("merges admission, operation and answer headers in that order, Content-Type last", () => {
+    fc.assert(fc.property(headerRecord, headerRecord, headerRecord, fc.option(fc.string(), { nil: undefined }), (admission, operation, own, body) => {
+      const a = answer(200, body, own)
+      a.route = { template: "GET /v1/pets/{petId}", headers: operation }
+      const response = write(a, { ...admission }, "acc_1")
+      const expected: Record<string, string> = { ...admission, ...operation, ...own }
+      if (body !== undefined) expected["Content-Type"] = "application/json"
+      expect(response.headers).toEqual(expected)
+      expect(response.status).toBe(200)
+      expect(response.body).toBe(body)
+      expect(response.route).toBe("GET /v1/pets/{petId}")
+      expect(response.accountId).toBe("acc_1")
+      // The operation's headers are copied, never shared with a response a later stage may change.
+      expect(response.headers).not.toBe(operation)
+      expect(response.headers).not.toBe(own)
+    }))
+  })
+
+  it("writes an Error answer with its status and body, and a new header record each time", () => {
+    const first = write(refusal(ErrorResponse.STATIC.routeNotFound))
+    const second = write(refusal(ErrorResponse.STATIC.routeNotFound))
+    expect(first.status).toBe(404)
+    expect(JSON.parse(first.body!)).toEqual({ code: "not_found", message: "No such route.", status: 404 })
+    expect(first.headers).toEqual({ "Content-Type": "application/json" })
+    expect(first.headers).not.toBe(second.headers)
+    expect(first.route).toBeUndefined()
+  })
+})
