@@ -9,6 +9,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { type Accounts, BoundedCache } from "@petstore/core"
+import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -51,10 +52,8 @@ export type GroupHandlers<G extends HttpApiGroup.HttpApiGroup.Any, Ctx = RouteCo
   readonly [E in HttpApiGroup.HttpApiGroup.Endpoints<G> as HttpApiEndpoint.HttpApiEndpoint.Name<E>]: Handler<E, Ctx, Err>
 }
 
-export interface DecodeFailure {
-  readonly _tag: "DecodeFailure"
-  readonly message: string
-}
+/** Input the endpoint's schema refuses, described for the 400 answer. */
+export class DecodeFailure extends Data.TaggedError("DecodeFailure")<{ readonly message: string }> {}
 
 type Decoder = (input: unknown) => Either.Either<unknown, DecodeFailure>
 
@@ -97,7 +96,7 @@ const decoder = (schema: AnySchema, location: string): Decoder => {
     errors: "all",
     onExcessProperty: "ignore"
   })
-  return (input) => Either.mapLeft(decode(input), (e) => ({ _tag: "DecodeFailure", message: describeIssues(location, e) }))
+  return (input) => Either.mapLeft(decode(input), (e) => new DecodeFailure({ message: describeIssues(location, e) }))
 }
 
 /** Above this many remembered queries the memo starts over (queries with cursors are mostly unique). */
@@ -126,7 +125,7 @@ const queryDecoder = (schema: AnySchema): Decoder => {
         continue
       }
       if (typeof value !== "string") {
-        return Either.left({ _tag: "DecodeFailure", message: `query parameter ${name}: must be given at most once` })
+        return Either.left(new DecodeFailure({ message: `query parameter ${name}: must be given at most once` }))
       }
       picked[name] = value
       // Length-prefixed, so no two tuples of values share a key whatever characters they hold.
