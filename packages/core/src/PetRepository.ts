@@ -69,10 +69,11 @@ export const makeMemory = (): PetRepository["Type"] => {
         const start = firstAfter(source, afterId)
         return source.slice(start, start + limit)
       }),
-    // Ids are given in increasing order, so `all` is sorted by id: no map from id to pet is kept.
+    // Ids are given one by one from 1 and pets are never removed, so pet `id` is `all[id - 1]`: no
+    // map from id to pet is kept.
     findById: (id) =>
       Sync.sync(() => {
-        const pet = all[firstAfter(all, id - 1)]
+        const pet = all[id - 1]
         return pet !== undefined && pet.id === id ? Option.some(pet) : Option.none()
       })
   }

@@ -103,6 +103,9 @@ const labelled = (route: string) => (response: AppResponse): AppResponse => {
   return response
 }
 
+const labelMetrics = labelled("GET /metrics")
+const labelDocs = labelled("GET /docs")
+
 /** Browsers ask every origin for `/favicon.ico`: no icon, no key needed, and not asked again for a week. */
 const noFavicon = (): AppResponse => ({
   status: 204,
@@ -118,6 +121,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const document = OpenApiDocument.make({ api, servers: options.servers })
     const openApiPath = `${PUBLIC_PREFIX}/openapi.json` as const
     const openApiJson = JSON.stringify(document)
+    const labelOpenApi = labelled(`GET ${openApiPath}`)
     const reference = ApiReference.make({ document, openApiPath })
     const addressOf = clientAddress(options.trustProxy)
     // The runtime's Clock (a TestClock under test), read once per request, synchronously.
@@ -167,7 +171,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       )
       return Effect.map(scraped, (response) => {
         response.headers["Cache-Control"] = "no-store"
-        return labelled("GET /metrics")(response)
+        return labelMetrics(response)
       })
     }
 
@@ -183,8 +187,8 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         return serveMetrics(request, metrics.scrape, metrics.contentType)
       }
       if (isRead(request.method)) {
-        if (path === openApiPath) return Exit.succeed(labelled(`GET ${openApiPath}`)(write(answer(200, openApiJson))))
-        if (path === "/docs") return Effect.map(reference.answer(request.url), labelled("GET /docs"))
+        if (path === openApiPath) return Exit.succeed(labelOpenApi(write(answer(200, openApiJson))))
+        if (path === "/docs") return Effect.map(reference.answer(request.url), labelDocs)
         if (path === "/favicon.ico") return Exit.succeed(noFavicon())
       }
       return path === "/admin" || path.startsWith("/admin/") ? serveAdmin(request) : servePublic(request)

@@ -252,7 +252,7 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
   // node hands a CONNECT request's socket over without a parser: it is answered in its turn, then closed.
   server.on("connect", (request: Http.IncomingMessage, socket: ServerSocket) => {
     socket.on("error", () => {})
-    endWith(socket, connectNotAllowed(RequestId.of(request.headers["x-request-id"] as string | undefined)))
+    endWith(socket, connectNotAllowed(RequestId.ofNode(request.headers)))
   })
 
   server.on("clientError", (error: NodeJS.ErrnoException, socket: ServerSocket) => {
@@ -270,7 +270,7 @@ export const install = (server: Http.Server, listener: Listener, limits: Connect
       if (h >= 0) connection.held.splice(h, 2)
     }
     // The request's own id when its headers were read (a timed-out body), otherwise a new one.
-    const requestId = RequestId.of(cut?.headers["x-request-id"] as string | undefined)
+    const requestId = RequestId.ofNode(cut?.headers)
     endWith(socket, rawAnswer(ErrorResponse.fromClientError(error.code), `${RequestId.HEADER}: ${requestId}\r\n`))
   })
 

@@ -71,7 +71,7 @@ const CONTINUE = /^\s*100-continue\s*$/i
 
 /** Writes an Error answer through node's response (with the request's id, as the application's) and closes the connection. */
 const answerWith = (request: Http.IncomingMessage, response: Http.ServerResponse, { body, status }: ErrorResponse.ErrorResult) => {
-  const requestId = RequestId.of(request.headers["x-request-id"] as string | undefined)
+  const requestId = RequestId.ofNode(request.headers)
   response.writeHead(status, {
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(body),

@@ -43,6 +43,11 @@ const record = (cells: StoreOperationCells | undefined, start: number, exit: Exi
   if (Exit.isFailure(exit) && isStoreError(exit.cause)) cells.errors++
 }
 
+/** The duration of a call that succeeded at once (no `Exit` made for it). */
+const recordSuccess = (cells: StoreOperationCells | undefined, start: number): void => {
+  if (cells !== undefined) cells.duration.observe((performance.now() - start) / 1000)
+}
+
 /** `effect` (already started at `start`) timed, and traced under `span` when given. */
 const observed = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
@@ -103,7 +108,7 @@ export const instrument = <S extends object>(store: string, service: S, options:
             record(cells, start, Exit.die(defect))
             throw defect
           }
-          record(cells, start, Exit.succeed(value))
+          recordSuccess(cells, start)
           return value
         })
       // Store methods take a few arguments (at most 4): passed as they are, no array is made per call.

@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { AccountStore, Errors, StoreRows } from "@petstore/core"
+import { AccountStore, BoundedCache, Errors, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
@@ -28,7 +28,7 @@ export interface AccountStoreSqliteOptions {
 
 export const DEFAULT_OPTIONS: AccountStoreSqliteOptions = { pollMillis: 250 }
 
-/** Above this many cached keys the cache starts over (it only saves reads). */
+/** Above this many cached keys (or accounts) the cache starts over (it only saves reads). */
 const MAX_CACHED = 100_000
 
 /** @category constructors */
@@ -39,8 +39,10 @@ export const make = (
     const connection = yield* Connection
     const db = yield* Database
 
-    const accounts = new Map<string, AccountStore.Account>()
-    const keysByHash = new Map<string, AccountStore.KeyRecord>()
+    // Accounts never change once stored: a kept account is always right; it goes only when the cache starts over.
+    const accounts = BoundedCache.make<string, AccountStore.Account>(MAX_CACHED)
+    // A key is wrong once revoked, rotated or expired early: every key write empties this cache (below).
+    const keysByHash = BoundedCache.make<string, AccountStore.KeyRecord>(MAX_CACHED)
     // Lookups are synchronous, so none is in flight across an invalidation: dropping the cache is enough.
     const invalidateKeys = () => keysByHash.clear()
     // A write of keys drops the cache inside its transaction: the batch runs to COMMIT without
@@ -100,7 +102,6 @@ export const make = (
       if (cached !== undefined) return Option.some(cached)
       const found = Option.map(Option.fromNullable(keyByHash.get(hash) as StoreRows.KeyRow | undefined), StoreRows.toKey)
       if (Option.isSome(found)) {
-        if (keysByHash.size >= MAX_CACHED) keysByHash.clear()
         keysByHash.set(hash, found.value)
       }
       return found
@@ -109,7 +110,7 @@ export const make = (
       const cached = accounts.get(id)
       if (cached !== undefined) return Option.some(cached)
       const found = Option.map(Option.fromNullable(accountById.get(id) as StoreRows.AccountRow | undefined), StoreRows.toAccount)
-      if (Option.isSome(found) && accounts.size < MAX_CACHED) accounts.set(id, found.value)
+      if (Option.isSome(found)) accounts.set(id, found.value)
       return found
     }
     // Lookups are synchronous reads: answered at once (an `Exit`), so a request needs no fiber for them.

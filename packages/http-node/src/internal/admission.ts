@@ -16,7 +16,7 @@ import * as ErrorResponse from "../ErrorResponse.js"
 import * as RateLimitHeaders from "./rateLimitHeaders.js"
 import { type Answer, refusal, write } from "./answer.js"
 import { bearerToken } from "./credentials.js"
-import { guarded, guardedResponse } from "./recover.js"
+import { guardedResponse } from "./recover.js"
 
 const REJECTION: Record<Exclude<LimitDecision.Verdict, "allowed">, ErrorResponse.ErrorResult> = {
   rate_limited: ErrorResponse.make("rate_limited", "Rate limit exceeded; retry after the number of seconds in Retry-After."),
@@ -50,7 +50,10 @@ export interface AdmissionOptions {
   readonly clientAddress: (request: AppRequest) => string
 }
 
-/** Serves an admitted request: the principal whose key was accepted → the answer. */
+/**
+ * Serves an admitted request: the principal whose key was accepted → the answer. It answers what
+ * escapes its own stages itself (`serveRoute` guards them), so its answer keeps the admission's headers.
+ */
 export type Serve = (principal: Accounts.Principal) => Effect.Effect<Answer>
 
 /**
@@ -79,10 +82,7 @@ export const make = (options: AdmissionOptions) => {
   const admit = (principal: Accounts.Principal, now: number, serve: Serve): Effect.Effect<AppResponse, unknown> =>
     Sync.flatMap(limiter.admit(principal, now), (decision) => {
       const admission = limitHeaders(decision)
-      // Guarded here too, so that what escapes `serve` keeps the admission's headers.
-      const answer = decision.verdict === "allowed"
-        ? guarded(() => serve(principal))
-        : Exit.succeed(refusal(REJECTION[decision.verdict]))
+      const answer = decision.verdict === "allowed" ? serve(principal) : Exit.succeed(refusal(REJECTION[decision.verdict]))
       return Sync.map(answer, (answer) => write(answer, admission, principal.accountId))
     })
 

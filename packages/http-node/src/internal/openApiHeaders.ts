@@ -139,7 +139,7 @@ export const declaredByRoute = <Id extends string, Groups extends HttpApiGroup.H
 }
 
 /** One header of one response: its name on the wire and the header component describing it. */
-export interface ResponseHeader {
+interface ResponseHeader {
   readonly name: string
   readonly component: string
 }
@@ -163,7 +163,7 @@ const RATE_LIMIT_HEADERS = [
  * operation's own headers. `Link` next to `Deprecation` points to the replacement; otherwise it is
  * the pagination link of a success.
  */
-export const forResponse = (status: number, declared: ReadonlyArray<DeclaredHeader>): ReadonlyArray<ResponseHeader> => {
+const forResponse = (status: number, declared: ReadonlyArray<DeclaredHeader>): ReadonlyArray<ResponseHeader> => {
   const limited = status < 500 ? always : sometimes
   const routed = status === 401 || status === 429 ? undefined : limited
   const deprecation = declared.includes("Deprecation")

@@ -25,3 +25,9 @@ export const isWellFormed = (value: string): boolean => WELL_FORMED.test(value)
  */
 export const of = (header: string | undefined): string =>
   header !== undefined && WELL_FORMED.test(header) ? header : randomUUID()
+
+/** The id of a request node:http parsed (or began to parse): `of` its `X-Request-Id`. */
+export const ofNode = (headers: { readonly [name: string]: string | ReadonlyArray<string> | undefined } | undefined): string => {
+  const header = headers?.["x-request-id"]
+  return of(typeof header === "string" ? header : undefined)
+}

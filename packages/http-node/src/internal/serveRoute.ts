@@ -120,41 +120,51 @@ const operate = <Ctx>(route: Route<Ctx>, input: Record<string, unknown>, context
       )
   })
 
+/** Read body → decode → operate, for a request that `found` a route. */
+const serveFound = <Ctx>(
+  options: ServeOptions<Ctx>,
+  request: AppRequest,
+  found: Found<Ctx>,
+  context: (path: string) => Ctx
+): Effect.Effect<Answer> => {
+  const route = found.handler
+  return Sync.flatMap(readPayload(options, request, route), (payload): Effect.Effect<Answer> => {
+    if (payload._tag === "Refused") return Exit.succeed(payload.answer)
+    const input = decode(found, payload.value)
+    return Either.isLeft(input) ? Exit.succeed(input.left) : operate(route, input.right, context(route.path))
+  })
+}
+
 /** The function that serves an admitted request with `options.routes`, in the context `context` makes. */
 export const make = <Ctx>(options: ServeOptions<Ctx>) => {
-  // The operations' headers at the root, built once; under a mount they name the mount's paths.
-  const rootHeaders: Record<string, ResponseHeaders> = {}
-  for (const name in options.operationHeaders) rootHeaders[name] = options.operationHeaders[name]("")
-  // One label per route at the root, made at its first request (as many as the table has routes).
+  const label = (route: Route<Ctx>, basePath: string): AnsweringRoute => ({
+    template: route.template,
+    headers: options.operationHeaders[route.name]?.(basePath)
+  })
+  // The label of each route at the root, made at its first request (as many as the table has
+  // routes); under a mount the operation's headers name the mount's paths, so they are made anew.
   const atRoot = new Map<Route<Ctx>, AnsweringRoute>()
   const answering = (route: Route<Ctx>, basePath: string | undefined): AnsweringRoute => {
-    if (basePath) return { template: route.template, headers: options.operationHeaders[route.name]?.(basePath) }
-    let label = atRoot.get(route)
-    if (label === undefined) {
-      label = { template: route.template, headers: rootHeaders[route.name] }
-      atRoot.set(route, label)
+    if (basePath) return label(route, basePath)
+    let labelled = atRoot.get(route)
+    if (labelled === undefined) {
+      labelled = label(route, "")
+      atRoot.set(route, labelled)
     }
-    return label
+    return labelled
   }
 
   return (request: AppRequest, context: (path: string) => Ctx): Effect.Effect<Answer> => {
-    let route: Route<Ctx> | undefined
+    let found: Found<Ctx> | undefined
     const answer = guarded(() => {
-      const found = options.routes.find(request.method, request.url)
-      if (found === undefined) return Exit.succeed(unrouted(options, request))
-      route = found.handler
-      const routed = found.handler
-      return Sync.flatMap(readPayload(options, request, routed), (payload): Effect.Effect<Answer> => {
-        if (payload._tag === "Refused") return Exit.succeed(payload.answer)
-        const input = decode(found, payload.value)
-        return Either.isLeft(input) ? Exit.succeed(input.left) : operate(routed, input.right, context(routed.path))
-      })
+      found = options.routes.find(request.method, request.url)
+      return found === undefined ? Exit.succeed(unrouted(options, request)) : serveFound(options, request, found, context)
     })
-    if (route === undefined) return answer
+    if (found === undefined) return answer
     // Labelled here, outside the guard, so that a 5xx of a route names its route too.
-    const label = answering(route, request.basePath)
+    const routeLabel = answering(found.handler, request.basePath)
     return Sync.map(answer, (answer) => {
-      answer.route = label
+      answer.route = routeLabel
       return answer
     })
   }

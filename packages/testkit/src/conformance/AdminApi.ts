@@ -5,7 +5,8 @@
  *
  * @since 1.0.0
  */
-import type { HttpRequest } from "./HttpExchange.js"
+import { decisionWindow } from "./Expectations.js"
+import type { HttpExchange, HttpRequest } from "./HttpExchange.js"
 import type { AccountModel, KeyModel, PlanLimits } from "./ModelRecords.js"
 import type { Session } from "./Session.js"
 import type { LoggedExchange } from "./SessionLog.js"
@@ -88,8 +89,26 @@ export class AdminApi {
     const what = `issue key: POST ${path} → ${x.response.status}`
     if (x.response.status !== 201) fail(`${what}: expected 201, got ${x.response.text.slice(0, 200)}`)
     const issued = checkIssuedKey(this.session.json(x, what), what)
-    this.session.log[this.session.log.length - 1] = { ...this.session.log[this.session.log.length - 1]!, defines: this.keyDefines(keyVariable, issued) }
+    this.defineLast(this.keyDefines(keyVariable, issued))
     this.session.model.addKey(account, keyVariable, issued.key, issued.id)
+  }
+
+  /** Names what the last logged exchange defines, for the replay script. */
+  private defineLast(defines: LoggedExchange["defines"]): void {
+    const log = this.session.log
+    log[log.length - 1] = { ...log[log.length - 1]!, defines }
+  }
+
+  /**
+   * The key stops working `afterMs` after the server decided `x`: within the exchange's decision
+   * window, and on every instance within the bound the server publishes (0: at once).
+   */
+  private endKey(key: KeyModel, x: HttpExchange, afterMs: number): void {
+    const expect = this.session.model.expect
+    const { r, s } = decisionWindow(expect, x)
+    const lo = s + afterMs
+    const hi = r + expect.revocationBoundMs + afterMs
+    key.endsAt = key.endsAt === undefined ? { lo, hi } : { lo: Math.min(key.endsAt.lo, lo), hi: Math.min(key.endsAt.hi, hi) }
   }
 
   private keyDefines(variable: string, issued: { key: string; id: string }): LoggedExchange["defines"] {
@@ -116,10 +135,8 @@ export class AdminApi {
     if (x.response.status !== 201) fail(`${what}: expected 201, got ${x.response.text.slice(0, 200)}`)
     const variable = this.newKeyVariable(key.account.name)
     const issued = checkIssuedKey(this.session.json(x, what), what)
-    this.session.log[this.session.log.length - 1] = { ...this.session.log[this.session.log.length - 1]!, defines: this.keyDefines(variable, issued) }
-    const lo = x.sentAt - this.session.model.expect.decisionSlackMs + graceSeconds * 1000
-    const hi = x.receivedAt + this.session.model.expect.decisionSlackMs + this.session.model.expect.revocationBoundMs + graceSeconds * 1000
-    key.endsAt = key.endsAt === undefined ? { lo, hi } : { lo: Math.min(key.endsAt.lo, lo), hi: Math.min(key.endsAt.hi, hi) }
+    this.defineLast(this.keyDefines(variable, issued))
+    this.endKey(key, x, graceSeconds * 1000)
     this.session.model.addKey(key.account, variable, issued.key, issued.id)
   }
 
@@ -130,10 +147,7 @@ export class AdminApi {
     const what = `revoke key: DELETE ${path} → ${x.response.status}`
     if (x.response.status !== 204) fail(`${what}: expected 204, got ${x.response.text.slice(0, 200)}`)
     if (x.response.text.length > 0) fail(`${what}: a 204 with a body`)
-    const lo = x.sentAt - this.session.model.expect.decisionSlackMs
-    // Every instance refuses the key within the bound the server publishes (0: at once).
-    const hi = x.receivedAt + this.session.model.expect.decisionSlackMs + this.session.model.expect.revocationBoundMs
-    key.endsAt = key.endsAt === undefined ? { lo, hi } : { lo: Math.min(key.endsAt.lo, lo), hi: Math.min(key.endsAt.hi, hi) }
+    this.endKey(key, x, 0)
   }
 
   /** `GET /admin/v1/accounts/{id}/keys`: metadata of every key, in the state the model knows. */
