@@ -1,0 +1,64 @@
+// The CPU of one request inside the application, without HTTP: `App.handle` over the in-memory
+// store for a page read, an in-memory POST, a 404 and an invalid query, in ns per request (median of
+// 5 samples). `--root DIR` measures another built checkout of the project (its own effect too), so
+// two versions can be compared on one machine, alternating:
+//
+//   for i in 1 2 3; do node bench/compare/handle.mjs --root ../before; node bench/compare/handle.mjs; done
+import { createRequire } from "node:module"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+const at = process.argv.indexOf("--root")
+const root = resolve(at === -1 ? join(dirname(fileURLToPath(import.meta.url)), "../..") : process.argv[at + 1])
+const fromCore = createRequire(join(root, "packages/core/package.json"))
+const load = (path) => import(pathToFileURL(path).href)
+const { Accounts, MessageProcessor, Petstore } = await load(join(root, "packages/core/dist/index.js"))
+const { App } = await load(join(root, "packages/http-node/dist/App.js"))
+const { Effect, Exit, Layer, ManagedRuntime, Option, Redacted } = await load(fromCore.resolve("effect"))
+
+const runtime = ManagedRuntime.make(
+  App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [] }).pipe(
+    Layer.provideMerge(Petstore.layerMemory()),
+    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
+  )
+)
+const { handle, key } = await runtime.runPromise(Effect.gen(function*() {
+  const accounts = yield* Accounts.Accounts
+  const { key } = yield* accounts.create({ plan: "enterprise", limits: { perMinute: 1_000_000, perDay: 1_000_000_000 } })
+  return { handle: (yield* App).handle, key: Redacted.value(key.key) }
+}))
+
+const request = (method, url, body) => {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+  const bytes = new TextEncoder().encode(body === undefined ? "" : JSON.stringify(body))
+  return { method, url, header: (name) => headers[name], remoteAddress: "127.0.0.1", readBody: () => Exit.succeed({ _tag: "Body", bytes }) }
+}
+// An answer already there is taken as it is, as the node:http server does; anything else is run.
+const run = (r) => {
+  const answer = handle(r)
+  return Exit.isExit(answer) ? answer : runtime.runSync(answer)
+}
+const PET = { name: "Rex", categoryId: 1, status: "available" }
+for (let i = 0; i < 40; i++) run(request("POST", "/v1/pets", PET))
+
+const cases = {
+  "GET /v1/pets?limit=20": () => request("GET", "/v1/pets?limit=20"),
+  "POST /v1/pets": () => request("POST", "/v1/pets", PET),
+  "GET /v1/nope (404)": () => request("GET", "/v1/nope"),
+  "GET /v1/pets?limit=abc (400)": () => request("GET", "/v1/pets?limit=abc")
+}
+const result = {}
+for (const [name, make] of Object.entries(cases)) {
+  const n = name.startsWith("POST") ? 100_000 : 300_000
+  for (let i = 0; i < 20_000; i++) run(make())
+  const samples = []
+  for (let s = 0; s < 5; s++) {
+    const start = process.hrtime.bigint()
+    for (let i = 0; i < n / 5; i++) run(make())
+    samples.push(Number(process.hrtime.bigint() - start) / (n / 5))
+  }
+  samples.sort((a, b) => a - b)
+  result[name] = Math.round(samples[2])
+}
+console.log(JSON.stringify({ root, nsPerRequest: result }))
+await runtime.dispose()
