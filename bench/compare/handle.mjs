@@ -12,7 +12,7 @@ const at = process.argv.indexOf("--root")
 const root = resolve(at === -1 ? join(dirname(fileURLToPath(import.meta.url)), "../..") : process.argv[at + 1])
 const fromCore = createRequire(join(root, "packages/core/package.json"))
 const load = (path) => import(pathToFileURL(path).href)
-const { Accounts, MessageProcessor, Petstore } = await load(join(root, "packages/core/dist/index.js"))
+const { Accounts, MessageProcessor, Petstore, Sync } = await load(join(root, "packages/core/dist/index.js"))
 const { App } = await load(join(root, "packages/http-node/dist/App.js"))
 const { Effect, Exit, Layer, ManagedRuntime, Option, Redacted } = await load(fromCore.resolve("effect"))
 
@@ -33,11 +33,18 @@ const request = (method, url, body) => {
   const bytes = new TextEncoder().encode(body === undefined ? "" : JSON.stringify(body))
   return { method, url, header: (name) => headers[name], remoteAddress: "127.0.0.1", readBody: () => Exit.succeed({ _tag: "Body", bytes }) }
 }
-// An answer already there is taken as it is, as the node:http server does; anything else is run.
-const run = (r) => {
-  const answer = handle(r)
-  return Exit.isExit(answer) ? answer : runtime.runSync(answer)
-}
+// Run as the node:http server runs a request: `Sync.run` (answered at once, or in a fiber); a
+// checkout from before `Sync.run` handed back an Exit when it answered at once.
+const run = typeof Sync.run === "function"
+  ? (r) => {
+    let answer
+    Sync.run(handle(r), (rest) => runtime.runFork(rest), (exit) => (answer = exit))
+    return answer
+  }
+  : (r) => {
+    const answer = handle(r)
+    return Exit.isExit(answer) ? answer : runtime.runSync(answer)
+  }
 const PET = { name: "Rex", categoryId: 1, status: "available" }
 for (let i = 0; i < 40; i++) run(request("POST", "/v1/pets", PET))
 

@@ -5,11 +5,11 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { AccountNotFound, KeyNotFound, type StoreUnavailable } from "./Errors.js"
 import type { Plan, PlanLimits } from "./Plan.js"
+import * as Sync from "./Sync.js"
 
 export interface Account {
   readonly id: string
@@ -35,18 +35,18 @@ export class AccountStore extends Context.Tag("@petstore/core/AccountStore")<
   {
     /** Stores an account together with its first key, atomically. */
     readonly insertAccount: (account: Account, firstKey: KeyRecord) => Effect.Effect<void, StoreUnavailable>
-    /** The account; answered at once when the store can, like `findKeyByHash`. */
+    /** The account; on every request's path, like `findKeyByHash`. */
     readonly findAccount: (id: string) => Effect.Effect<Option.Option<Account>, StoreUnavailable>
     readonly countAccounts: Effect.Effect<number, StoreUnavailable>
     readonly insertKey: (key: KeyRecord) => Effect.Effect<void, AccountNotFound | StoreUnavailable>
     readonly findKey: (id: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
     /**
-     * The key with this hash. On every request's path: a store that can answer at once (from memory,
-     * a cache, or a synchronous read) answers with an already-completed effect (an `Exit`), which
-     * `Sync` runs without a fiber. `now` is the caller's Clock reading, for a store whose cache
-     * entries age (the Clock's time when not given).
+     * The key with this hash. On every request's path: a store that can answer without waiting
+     * (from memory, a cache, or a synchronous read) builds its answer with `Sync` (see its
+     * convention), so the request needs no fiber for it. A store whose cache entries age reads the
+     * Clock it was built with.
      */
-    readonly findKeyByHash: (hash: string, now?: number) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
+    readonly findKeyByHash: (hash: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyRecord>, StoreUnavailable>
     /** Sets `revokedAt` (keeps the earliest if already revoked). */
     readonly revokeKey: (id: string, at: number) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
@@ -76,15 +76,15 @@ export const makeMemory = (): AccountStore["Type"] => {
         accounts.set(account.id, account)
         put(firstKey)
       }),
-    // Lookups answer at once (`Exit`): they are on every request's path.
-    findAccount: (id) => Exit.succeed(Option.fromNullable(accounts.get(id))),
+    // Lookups are on every request's path: answerable at once (see `Sync`).
+    findAccount: (id) => Sync.sync(() => Option.fromNullable(accounts.get(id))),
     countAccounts: Effect.sync(() => accounts.size),
     insertKey: (key) =>
       accounts.has(key.accountId)
         ? Effect.sync(() => put(key))
         : Effect.fail(new AccountNotFound({ id: key.accountId })),
     findKey: (id) => Effect.sync(() => Option.fromNullable(keys.get(id))),
-    findKeyByHash: (hash) => Exit.succeed(Option.fromNullable(byHash.get(hash))),
+    findKeyByHash: (hash) => Sync.sync(() => Option.fromNullable(byHash.get(hash))),
     listKeys: (accountId) =>
       Effect.sync(() => [...keys.values()].filter((k) => k.accountId === accountId)),
     revokeKey: (id, at) =>

@@ -7,7 +7,6 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
@@ -70,13 +69,12 @@ export class Accounts extends Context.Tag("@petstore/core/Accounts")<
       accountId: string,
       options?: { readonly expiresAt?: number | undefined }
     ) => Effect.Effect<IssuedKey, AccountNotFound | InvalidExpiry | StoreUnavailable>
-    /** The principal of an active key; `None` for anything else (unknown, malformed, revoked, expired). */
-    readonly verify: (token: string) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
     /**
-     * `verify` at `now` (epoch ms), for a request that already read the Clock. Answered at once (an
-     * `Exit`) when the store answers at once (see `AccountStore.findKeyByHash`).
+     * The principal of an active key at the Clock's time; `None` for anything else (unknown,
+     * malformed, revoked, expired). On every request's path: answerable at once when the store's
+     * lookups are (see `Sync`).
      */
-    readonly verifyAt: (token: string, now: number) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
+    readonly verify: (token: string) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyMetadata>, AccountNotFound | StoreUnavailable>
     /** Revocation is effective at once. */
     readonly revoke: (keyId: string) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
@@ -135,14 +133,17 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
 
     // `Sync` steps rather than a generator: this runs on every request, and when the store answers
     // at once so does this (no fiber).
-    const NONE = Exit.succeed(Option.none<Principal>())
-    const verifyAt = (token: string, now: number): Effect.Effect<Option.Option<Principal>, StoreUnavailable> => {
-      if (!ApiKey.isWellFormed(token)) return NONE
-      return Sync.flatMap(store.findKeyByHash(ApiKey.hash(token), now), (key) =>
-        Option.isNone(key) || keyState(key.value, now) !== "active"
-          ? NONE
-          : Sync.map(store.findAccount(key.value.accountId), Option.map(principalOf(key.value))))
-    }
+    const clock = yield* Effect.clock
+    const NONE = Sync.succeed(Option.none<Principal>())
+    const verify = (token: string): Effect.Effect<Option.Option<Principal>, StoreUnavailable> =>
+      Sync.suspend(() => {
+        if (!ApiKey.isWellFormed(token)) return NONE
+        const now = clock.unsafeCurrentTimeMillis()
+        return Sync.flatMap(Sync.now(store.findKeyByHash(ApiKey.hash(token))), (key) =>
+          Option.isNone(key) || keyState(key.value, now) !== "active"
+            ? NONE
+            : Sync.map(Sync.now(store.findAccount(key.value.accountId)), Option.map(principalOf(key.value))))
+      })
 
     return Accounts.of({
       create: ({ limits, plan }) =>
@@ -168,8 +169,7 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
           yield* store.insertKey(key.record)
           return key.issued
         }),
-      verify: (token) => Effect.flatMap(Clock.currentTimeMillis, (now) => verifyAt(token, now)),
-      verifyAt,
+      verify,
       listKeys: (accountId) =>
         Effect.gen(function*() {
           yield* findAccount(accountId)

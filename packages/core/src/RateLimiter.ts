@@ -9,13 +9,13 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as BanPolicy from "./BanPolicy.js"
 import * as DailyQuota from "./DailyQuota.js"
 import type { StoreUnavailable } from "./Errors.js"
 import * as LimitDecision from "./LimitDecision.js"
 import type { PlanLimits } from "./Plan.js"
+import * as Sync from "./Sync.js"
 import * as TokenBucket from "./TokenBucket.js"
 
 export interface RateLimiterOptions {
@@ -44,16 +44,15 @@ export class RateLimiter extends Context.Tag("@petstore/core/RateLimiter")<
   RateLimiter,
   {
     /**
-     * Decides (and, when allowed, consumes) one request of an authenticated key, at `now` (epoch ms)
-     * when given (a request that already read its Clock), else at the Clock's time. An adapter that
-     * can decide at once answers with an already-completed effect (an `Exit`), which `Sync` runs
-     * without a fiber; one that must ask a server (Redis) answers later. An adapter with a clock of
-     * its own (Redis `TIME`) may decide at that clock's time instead. Fails only when the limiter's
-     * state cannot be reached and the adapter is set to refuse rather than guess (HTTP 503).
+     * Decides (and, when allowed, consumes) one request of an authenticated key, at the time of the
+     * Clock the limiter was built with. An adapter that decides in this process builds its answer
+     * with `Sync` (answerable at once, no fiber); one that must ask a server (Redis) answers later,
+     * and may decide at that server's clock instead. Fails only when the limiter's state cannot be
+     * reached and the adapter is set to refuse rather than guess (HTTP 503).
      */
-    readonly admit: (subject: Subject, now?: number) => Effect.Effect<LimitDecision.Decision, StoreUnavailable>
+    readonly admit: (subject: Subject) => Effect.Effect<LimitDecision.Decision, StoreUnavailable>
     /** Decides (and consumes) one failed authentication from a client address, like `admit`. */
-    readonly admitFailedAuth: (address: string, now?: number) => Effect.Effect<LimitDecision.Decision, StoreUnavailable>
+    readonly admitFailedAuth: (address: string) => Effect.Effect<LimitDecision.Decision, StoreUnavailable>
     /**
      * Daily counts and standings changed since the last call, for write-behind persistence
      * (`LimiterPersistence`); empty for an adapter whose state is already shared and durable.
@@ -63,13 +62,10 @@ export class RateLimiter extends Context.Tag("@petstore/core/RateLimiter")<
     readonly restore: (state: DurableLimiterState) => Effect.Effect<void>
   }
 >() {
+  /** The limiter in this process's memory, at the time of the layer's Clock. */
   static readonly layerMemory = (options: Partial<RateLimiterOptions> = {}) =>
-    Layer.sync(RateLimiter, () => makeMemory({ ...DEFAULT_OPTIONS, ...options }))
+    Layer.effect(RateLimiter, Effect.map(Effect.clock, (clock) => makeMemory({ ...DEFAULT_OPTIONS, ...options }, clock)))
 }
-
-/** A decision made at once, as an already-completed effect, or at the Clock's time when no `now` is given. */
-const at = <A>(now: number | undefined, decide: (now: number) => A): Effect.Effect<A> =>
-  now === undefined ? Effect.map(Clock.currentTimeMillis, decide) : Exit.succeed(decide(now))
 
 const SWEEP_INTERVAL_MS = 60_000
 
@@ -105,8 +101,12 @@ const store = (r: UsageRecord, u: LimitDecision.AccountUsage): void => {
   r.used = u.quota.used
 }
 
-/** @category constructors */
-export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => {
+/**
+ * The limiter in memory, deciding at `clock`'s time (the live clock when not given).
+ *
+ * @category constructors
+ */
+export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clock.make()): RateLimiter["Type"] => {
   // One flat, mutable record per active account (the pure decision works on immutable views of it):
   // four numbers and a map entry, which keeps a million active accounts well under 128 MB.
   const usage = new Map<string, UsageRecord>()
@@ -171,8 +171,9 @@ export const makeMemory = (options: RateLimiterOptions): RateLimiter["Type"] => 
   }
 
   return RateLimiter.of({
-    admit: (subject, now) => at(now, (t) => decideAccount(subject, t)),
-    admitFailedAuth: (address, now) => at(now, (t) => decideAddress(address, t)),
+    // One synchronous step each: answerable at once (see `Sync`).
+    admit: (subject) => Sync.sync(() => decideAccount(subject, clock.unsafeCurrentTimeMillis())),
+    admitFailedAuth: (address) => Sync.sync(() => decideAddress(address, clock.unsafeCurrentTimeMillis())),
     takeChanges: Effect.sync(() => {
       const quotas = changedAccounts.map((id) => {
         const r = usage.get(id)!

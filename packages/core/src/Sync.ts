@@ -1,13 +1,22 @@
 /**
- * Combinators for effects that may already be answered. An `Exit` is an effect (`Effect.succeed`
- * and `Effect.fail` build one): when a step's effect is one, these run the next step at once
- * instead of describing it, so a request whose every step answers at once (a verified key in
- * memory, the limiter, a kept page) is answered without a fiber. Any other effect gets the usual
- * `Effect` combinator, so the result is the same either way. Run at once, a step that throws
- * throws to the caller (the HTTP adapter turns that into a defect).
+ * The one module that knows when an effect can be answered without a fiber.
  *
- * Work that completes at once but must stay lazy (an in-memory write or read) is made with
- * `Sync.sync`; the step of a request that runs it calls `Sync.now`, which does the work there.
+ * Most requests complete without waiting: a key found in memory or a cache, the in-memory limiter,
+ * a kept page, an in-memory write. Running such a request in a fiber costs more than the request
+ * itself, so the request runner (`Sync.run`) takes these answers at once and forks a fiber only
+ * for the rest. Everything else in the project builds and composes effects through this module and
+ * never looks at how an effect was made.
+ *
+ * The convention every port adapter follows: work that completes synchronously is built with
+ * `Sync.sync` (cannot fail), `Sync.attempt` (a throw becomes a typed failure) or `Sync.suspend` (a
+ * choice made when it runs, such as a cache hit or a query); a value already known is
+ * `Sync.succeed` or `Sync.fail`. These are ordinary lazy effects (run by a fiber they behave as
+ * `Effect.sync`, `Effect.try` and `Effect.suspend`) carrying a step that `Sync.run` and `Sync.now`
+ * can take at once. Any other effect (a query, a Redis round trip) is left to a fiber.
+ *
+ * Composed with `Sync.flatMap`, `Sync.map`, `Sync.match`, `Sync.tap`, `Sync.catchAllCause` and
+ * `Sync.onPending`, a chain of such effects stays answerable at once, and stays lazy: nothing runs
+ * before the chain is run, and it runs each time it is.
  *
  * @since 1.0.0
  */
@@ -16,58 +25,99 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 
-const EVALUATE: unique symbol = Symbol.for("@petstore/core/Sync/evaluate")
+const STEP: unique symbol = Symbol.for("@petstore/core/Sync/step")
 
-/**
- * `Effect.sync(evaluate)`, marked as work that completes at once: where the effect is being run
- * (a request's steps), `Sync.now` runs it there and then instead of leaving it to a fiber. As an
- * `Effect`, it stays lazy: it does its work each time it is run, and not before. An adapter whose
- * write completes synchronously (the in-memory pet repository) builds its effects with this.
- */
-export const sync = <A>(evaluate: () => A): Effect.Effect<A> => {
-  const effect = Effect.sync(evaluate)
-  ;(effect as unknown as { [EVALUATE]: () => A })[EVALUATE] = evaluate
+/** An effect with a step that runs it now: its answer (an `Exit`), or the effect still to run. */
+type Stepped<A, E, R> = Effect.Effect<A, E, R> & { readonly [STEP]: () => Effect.Effect<A, E, R> }
+
+const stepOf = <A, E, R>(self: Effect.Effect<A, E, R>): (() => Effect.Effect<A, E, R>) | undefined =>
+  (self as Partial<Stepped<A, E, R>>)[STEP]
+
+const withStep = <A, E, R>(effect: Effect.Effect<A, E, R>, step: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  ;(effect as { [STEP]?: () => Effect.Effect<A, E, R> })[STEP] = step
   return effect
 }
 
-/**
- * The work of an effect made by `Sync.sync`, to be run at once; `undefined` for any other effect.
- * Only `Sync.sync` sets the mark, on effects that cannot fail (a throw is a defect).
- */
-export const evaluator = <A, E, R>(self: Effect.Effect<A, E, R>): (() => A) | undefined =>
-  (self as unknown as { readonly [EVALUATE]?: () => A })[EVALUATE]
+/** An answer already there. */
+const answered = <A, E, R>(self: Effect.Effect<A, E, R>): self is Exit.Exit<A, E> => Exit.isExit(self)
 
-/** `Effect.flatMap`, applied at once when `self` is already answered. */
+/** A failure kept as it is under another success type (it carries no value). */
+const failed = <B, E>(exit: Exit.Failure<unknown, E>): Exit.Exit<B, E> => exit as Exit.Exit<never, E>
+
+/**
+ * Runs `self` now as far as it goes without waiting: its answer (an `Exit`), or the effect that
+ * still has to run in a fiber. Call it only where `self` is being run (inside `Sync.suspend`, or a
+ * request's runner), exactly once: the work happens here. A step that throws throws to the caller.
+ */
+export const now = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  if (answered(self)) return self
+  const step = stepOf(self)
+  return step === undefined ? self : step()
+}
+
+/** A value already known. */
+export const succeed = <A>(value: A): Effect.Effect<A> => Exit.succeed(value)
+
+/** A failure already known. */
+export const fail = <E>(error: E): Effect.Effect<never, E> => Exit.fail(error)
+
+/** `Effect.sync(evaluate)`, answerable at once: work that completes synchronously and cannot fail (a throw is a defect). */
+export const sync = <A>(evaluate: () => A): Effect.Effect<A> =>
+  withStep(Effect.sync(evaluate), () => Exit.succeed(evaluate()))
+
+/** `Effect.try`, answerable at once: synchronous work whose throw is the failure `onThrow` makes of it. */
+export const attempt = <A, E>(evaluate: () => A, onThrow: (thrown: unknown) => E): Effect.Effect<A, E> =>
+  withStep(Effect.try({ try: evaluate, catch: onThrow }), () => {
+    let value: A
+    try {
+      value = evaluate()
+    } catch (thrown) {
+      return Exit.fail(onThrow(thrown))
+    }
+    return Exit.succeed(value)
+  })
+
+/**
+ * `Effect.suspend(make)`, answerable at once as far as the effect `make` returns is: the choice of
+ * what to do is made when it runs (a cache hit answered at once, a miss that queries).
+ */
+export const suspend = <A, E, R>(make: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  withStep(Effect.suspend(make), () => now(make()))
+
+/** `Effect.flatMap`, answerable at once when `self` and `f`'s effect are. */
 export const flatMap = <A, E, R, B, E2, R2>(
   self: Effect.Effect<A, E, R>,
   f: (a: A) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2> => {
-  if (!Exit.isExit(self)) return Effect.flatMap(self, f)
-  const exit = self as Exit.Exit<A, E>
-  return Exit.isSuccess(exit) ? f(exit.value) : Exit.failCause(exit.cause)
+  if (answered(self)) return Exit.isSuccess(self) ? f(self.value) : failed(self)
+  if (stepOf(self) === undefined) return Effect.flatMap(self, f)
+  return withStep(Effect.flatMap(self, f), () => {
+    const result = now(self)
+    if (!answered(result)) return Effect.flatMap(result, f)
+    return Exit.isSuccess(result) ? now(f(result.value)) : failed(result)
+  })
 }
 
-/**
- * `Effect.map`, applied at once when `self` is already answered; on work that completes at once
- * (`Sync.sync`), the mapped work completes at once too (still lazy: `f` runs when it runs).
- */
-export const map = <A, E, R, B>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, E, R> => {
-  if (!Exit.isExit(self)) {
-    const evaluate = evaluator(self)
-    return evaluate === undefined ? Effect.map(self, f) : sync(() => f(evaluate()))
-  }
-  const exit = self as Exit.Exit<A, E>
-  return Exit.isSuccess(exit) ? Exit.succeed(f(exit.value)) : Exit.failCause(exit.cause)
-}
+/** `Effect.map`, answerable at once when `self` is. */
+export const map = <A, E, R, B>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, E, R> =>
+  answered(self)
+    ? (Exit.isSuccess(self) ? Exit.succeed(f(self.value)) : failed(self))
+    : flatMap(self, (a) => Exit.succeed(f(a)))
 
-/** `Effect.match`, applied at once when `self` is already answered (defects and interruptions pass through). */
-export const match = <A, E, R, B, C>(
-  self: Effect.Effect<A, E, R>,
+/** `Effect.tap` with a synchronous `f`, answerable at once when `self` is. */
+export const tap = <A, E, R>(self: Effect.Effect<A, E, R>, f: (a: A) => void): Effect.Effect<A, E, R> =>
+  map(self, (a) => {
+    f(a)
+    return a
+  })
+
+/** `Effect.match` of an answer already there. */
+const matchExit = <A, E, B, C>(
+  exit: Exit.Exit<A, E>,
   options: { readonly onFailure: (error: E) => B; readonly onSuccess: (value: A) => C }
-): Effect.Effect<B | C, never, R> => {
-  if (!Exit.isExit(self)) return Effect.match(self, options)
-  const exit = self as Exit.Exit<A, E>
+): Exit.Exit<B | C> => {
   if (Exit.isSuccess(exit)) return Exit.succeed(options.onSuccess(exit.value))
   // As `Effect.match`: a defect wins over failures (which then count as defects too).
   if (Chunk.isNonEmpty(Cause.defects(exit.cause))) return Exit.failCause(Cause.flatMap(exit.cause, Cause.die))
@@ -77,13 +127,104 @@ export const match = <A, E, R, B, C>(
   })
 }
 
+/** `Effect.match`, answerable at once when `self` is (defects and interruptions pass through). */
+export const match = <A, E, R, B, C>(
+  self: Effect.Effect<A, E, R>,
+  options: { readonly onFailure: (error: E) => B; readonly onSuccess: (value: A) => C }
+): Effect.Effect<B | C, never, R> => {
+  if (answered(self)) return matchExit(self, options)
+  if (stepOf(self) === undefined) return Effect.match(self, options)
+  return withStep(Effect.match(self, options), () => {
+    const result = now(self)
+    return answered(result) ? matchExit(result, options) : Effect.match(result, options)
+  })
+}
+
 /**
- * Runs `self` now if it completes at once (made by `Sync.sync`): its answer, as an `Exit`. Any other
- * effect is returned as it is, for the fiber that runs the request. Call it only where `self` is
- * about to be run, exactly once (a step of a request being answered): the work happens here.
- * Run at once, work that throws throws to the caller, as the other combinators' steps do.
+ * `Effect.catchAllCause`, answerable at once when `self` and the handler's effect are. Run at once,
+ * a step of `self` that throws is caught here as a defect, as a fiber would report it.
  */
-export const now = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-  const evaluate = evaluator(self)
-  return evaluate === undefined ? self : Exit.succeed(evaluate())
+export const catchAllCause = <A, E, R, B, E2, R2>(
+  self: Effect.Effect<A, E, R>,
+  handler: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>
+): Effect.Effect<A | B, E2, R | R2> => {
+  const settle = (result: Effect.Effect<A, E, R>): Effect.Effect<A | B, E2, R | R2> => {
+    if (!answered(result)) return Effect.catchAllCause(result, handler)
+    // A success carries no error: kept as it is.
+    return Exit.isSuccess(result) ? (result as Exit.Exit<A>) : now(handler(result.cause))
+  }
+  if (answered(self)) return settle(self)
+  if (stepOf(self) === undefined) return Effect.catchAllCause(self, handler)
+  return withStep(Effect.catchAllCause(self, handler), () => {
+    let result: Effect.Effect<A, E, R>
+    try {
+      result = now(self)
+    } catch (defect) {
+      result = Exit.die(defect)
+    }
+    return settle(result)
+  })
+}
+
+/**
+ * `self`, with `f` applied to it only if it has to wait for a fiber: for what only a fiber has
+ * (log annotations, a span), skipped when the answer comes at once.
+ */
+export const onPending = <A, E, R>(
+  self: Effect.Effect<A, E, R>,
+  f: (pending: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  if (answered(self)) return self
+  if (stepOf(self) === undefined) return f(self)
+  return withStep(f(self), () => {
+    const result = now(self)
+    return answered(result) ? result : f(result)
+  })
+}
+
+/**
+ * `self`, with `f` told its exit when it completes (at once or in a fiber), its result unchanged;
+ * an interrupted run is not told. Lazy like `self`: `f` is told each time it runs. Run at once, a
+ * step that throws is told as a defect, then thrown on.
+ */
+export const onExit = <A, E, R>(self: Effect.Effect<A, E, R>, f: (exit: Exit.Exit<A, E>) => void): Effect.Effect<A, E, R> => {
+  // `exit` then `flatMap` costs about half of `Effect.onExit` (no uninterruptible region).
+  const observe = (effect: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(Effect.exit(effect), (exit) => {
+      f(exit)
+      return exit
+    })
+  if (!answered(self) && stepOf(self) === undefined) return observe(self)
+  return withStep(observe(self), () => {
+    let result: Effect.Effect<A, E, R>
+    try {
+      result = now(self)
+    } catch (defect) {
+      f(Exit.die(defect))
+      throw defect
+    }
+    if (!answered(result)) return observe(result)
+    f(result)
+    return result
+  })
+}
+
+/**
+ * The request runner's one decision: runs `self` now, and hands its answer to `done` at once when
+ * it completes without waiting; otherwise `fork` runs the rest in a fiber and `done` gets its exit.
+ * A step that throws is answered as a defect.
+ */
+export const run = <A, E>(
+  self: Effect.Effect<A, E>,
+  fork: (effect: Effect.Effect<A, E>) => Fiber.RuntimeFiber<A, E>,
+  done: (exit: Exit.Exit<A, E>) => void
+): void => {
+  let result: Effect.Effect<A, E>
+  try {
+    result = now(self)
+  } catch (defect) {
+    result = Exit.die(defect)
+  }
+  if (answered(result)) return done(result)
+  fork(result).addObserver(done)
 }

@@ -143,12 +143,12 @@ describe("RateLimiter", () => {
   it.effect("a restart through takeChanges and restore keeps used counts, bans and their escalation", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(T)
-      const before = makeMemory(DEFAULT_OPTIONS)
+      const before = makeMemory(DEFAULT_OPTIONS, yield* Effect.clock)
       yield* getBanned(before, alice1)
       yield* admitTimes(before, bob1, 5)
       const saved = yield* before.takeChanges
 
-      const after = makeMemory(DEFAULT_OPTIONS)
+      const after = makeMemory(DEFAULT_OPTIONS, yield* Effect.clock)
       yield* after.restore(saved)
       yield* TestClock.adjust("1 second")
       expect(yield* after.admit(alice1)).toMatchObject({ verdict: "key_banned", retryAfterMillis: 15 * MINUTE - 1_000 })
@@ -253,7 +253,6 @@ describe("RateLimiter", () => {
    * cannot afford on a busy machine.
    */
   const play = (traffic: Traffic, include: (request: Request) => boolean = () => true) => {
-    const limiter = makeMemory({ ...DEFAULT_OPTIONS, ...traffic.options })
     let now = traffic.start
     const nanos = () => BigInt(now) * BigInt(1_000_000)
     const clock: Clock.Clock = {
@@ -264,6 +263,7 @@ describe("RateLimiter", () => {
       currentTimeNanos: Effect.sync(nanos),
       sleep: () => Effect.dieMessage("the limiter does not sleep")
     }
+    const limiter = makeMemory({ ...DEFAULT_OPTIONS, ...traffic.options }, clock)
     return Effect.gen(function*() {
       const decisions: Array<LimitDecision.Decision> = []
       for (const tick of traffic.ticks) {

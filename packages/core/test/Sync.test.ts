@@ -1,9 +1,12 @@
 /**
- * The `Sync` combinators run the next step at once on an effect that is already answered; their
- * result must be exactly what the `Effect` combinators give, for every kind of exit.
+ * `Sync` is the one place that decides whether an effect can be answered without a fiber. Its laws:
+ * whatever an effect is made of (an answer already there, work made by `Sync`, an ordinary effect),
+ * its combinators give exactly what Effect's give, whether a fiber runs the result or `Sync.run`
+ * does; they stay lazy (nothing runs before the result does, and all of it each time it does);
+ * and `Sync.run` forks a fiber exactly when some step has to wait.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, FastCheck as fc } from "effect"
+import { Cause, Effect, Exit, FastCheck as fc, Fiber } from "effect"
 import * as Sync from "../src/Sync.js"
 
 const cause: fc.Arbitrary<Cause.Cause<string>> = fc.letrec<{ cause: Cause.Cause<string> }>((tie) => ({
@@ -22,9 +25,25 @@ const exit: fc.Arbitrary<Exit.Exit<number, string>> = fc.oneof(
   cause.map((c) => Exit.failCause(c))
 )
 
-/** Runs both and compares their exits by what they say (successes, failures, defects, interruptions). */
-const same = <A, E>(a: Effect.Effect<A, E>, b: Effect.Effect<A, E>) => {
-  const [x, y] = [Effect.runSyncExit(a), Effect.runSyncExit(b)]
+/** How an effect with the answer `exit` is made: already there, by `Sync` (answerable at once), or one that waits. */
+type Shape = "answered" | "suspended" | "waiting"
+const shape: fc.Arbitrary<Shape> = fc.constantFrom("answered", "suspended", "waiting")
+
+const made = <A, E>(how: Shape, answer: Exit.Exit<A, E>): Effect.Effect<A, E> =>
+  how === "answered" ? answer : how === "suspended" ? Sync.suspend(() => answer) : Effect.flatMap(Effect.yieldNow(), () => answer)
+
+/** `effect` run by `Sync.run`, with whether it needed a fiber. */
+const runBySync = <A, E>(effect: Effect.Effect<A, E>): Promise<{ exit: Exit.Exit<A, E>; forked: boolean }> =>
+  new Promise((resolve) => {
+    let forked = false
+    Sync.run(effect, (rest) => {
+      forked = true
+      return Effect.runFork(rest)
+    }, (exit) => resolve({ exit, forked }))
+  })
+
+/** Both exits say the same (successes, failures, defects, interruptions). */
+const same = <A, E>(x: Exit.Exit<A, E>, y: Exit.Exit<A, E>) => {
   expect(x._tag).toBe(y._tag)
   if (Exit.isSuccess(x) && Exit.isSuccess(y)) return expect(x.value).toStrictEqual(y.value)
   if (Exit.isFailure(x) && Exit.isFailure(y)) {
@@ -34,55 +53,88 @@ const same = <A, E>(a: Effect.Effect<A, E>, b: Effect.Effect<A, E>) => {
   }
 }
 
-describe("Sync combinators", () => {
-  it("match, map and flatMap on an answered effect give what Effect's give", () =>
+const fiberExit = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Fiber.await(Effect.runFork(effect)))
+
+const next = (n: number) => (n % 2 === 0 ? Effect.succeed(n) : Effect.fail(`odd ${n}`))
+const options = { onFailure: (s: string) => `failed ${s}`, onSuccess: (n: number) => n + 1 }
+
+/** Each combinator beside the Effect combinator it stands for. */
+const pairs = (e: Effect.Effect<number, string>) => [
+  [Sync.map(e, (n) => n * 2), Effect.map(e, (n) => n * 2)],
+  [Sync.flatMap(e, next), Effect.flatMap(e, next)],
+  [Sync.match(e, options), Effect.match(e, options)],
+  [Sync.tap(e, () => {}), Effect.tap(e, () => {})],
+  [Sync.catchAllCause(e, (c) => Effect.succeed(Cause.pretty(c).length)), Effect.catchAllCause(e, (c) => Effect.succeed(Cause.pretty(c).length))],
+  [Sync.onPending(e, (w) => Effect.map(w, (n) => n)), e],
+  [Sync.onExit(e, () => {}), e]
+] as ReadonlyArray<readonly [Effect.Effect<unknown, unknown>, Effect.Effect<unknown, unknown>]>
+
+describe("Sync", () => {
+  it("its combinators give what Effect's give, run by a fiber or by Sync.run, whatever the effect is made of", () =>
     fc.assert(
-      fc.property(exit, (e) => {
-        const options = { onFailure: (s: string) => `failed ${s}`, onSuccess: (n: number) => n + 1 }
-        same(Sync.match(e, options), Effect.match(e, options))
-        same(Sync.map(e, (n) => n * 2), Effect.map(e, (n) => n * 2))
-        const next = (n: number) => (n % 2 === 0 ? Effect.succeed(n) : Effect.fail(`odd ${n}`))
-        same(Sync.flatMap(e, next), Effect.flatMap(e, next))
+      fc.asyncProperty(exit, shape, async (answer, how) => {
+        for (const [ours, theirs] of pairs(made(how, answer))) {
+          const expected = await fiberExit(theirs)
+          same(await fiberExit(ours), expected)
+          same((await runBySync(ours)).exit, expected)
+        }
       }),
-      { numRuns: 500 }
+      { numRuns: 300 }
     ))
 
-  it("on an answered effect they answer at once (the result is an Exit); on another they describe", () => {
-    expect(Exit.isExit(Sync.map(Effect.succeed(1), (n) => n + 1))).toBe(true)
-    expect(Exit.isExit(Sync.match(Effect.fail("x"), { onFailure: () => 0, onSuccess: () => 1 }))).toBe(true)
-    expect(Exit.isExit(Sync.map(Effect.sync(() => 1), (n) => n + 1))).toBe(false)
-  })
-
-  it("Sync.sync is lazy like Effect.sync: no work until run, the work again on every run", () =>
+  it("Sync.run forks a fiber exactly when a step waits", () =>
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 5 }), (runs) => {
+      fc.asyncProperty(fc.array(shape, { minLength: 1, maxLength: 5 }), async (shapes) => {
+        // A chain of steps, each made one of the ways.
+        const chain = shapes.reduce<Effect.Effect<number>>(
+          (effect, how) => Sync.flatMap(effect, (n) => made(how, Exit.succeed(n + 1))),
+          Sync.succeed(0)
+        )
+        const { exit: result, forked } = await runBySync(chain)
+        expect(result).toStrictEqual(Exit.succeed(shapes.length))
+        expect(forked).toBe(shapes.includes("waiting"))
+      }),
+      { numRuns: 200 }
+    ))
+
+  it("is lazy: building a chain does no work, and each run does all of it again", () =>
+    fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 4 }), async (runs) => {
         let done = 0
-        const effect = Sync.sync(() => ++done)
+        const chain = Sync.map(Sync.flatMap(Sync.sync(() => ++done), (n) => Sync.sync(() => n + ++done)), (n) => n * 10)
         expect(done).toBe(0)
-        for (let i = 1; i <= runs; i++) expect(Effect.runSync(effect)).toBe(i)
-        expect(done).toBe(runs)
+        for (let i = 1; i <= runs; i++) {
+          const { exit: result, forked } = await runBySync(chain)
+          expect(forked).toBe(false)
+          expect(Exit.isSuccess(result)).toBe(true)
+        }
+        expect(done).toBe(2 * runs)
+        expect(Effect.runSync(chain)).toBe(10 * (2 * runs + 1 + 2 * runs + 2))
       })
     ))
 
-  it("Sync.now runs work made by Sync.sync once, there, as an Exit; any other effect is left to run", () => {
+  it("Sync.attempt's throw is its failure; a step that throws is a defect that catchAllCause and Sync.run see", async () => {
+    const failing = Sync.attempt(() => JSON.parse("{"), () => "not json")
+    expect(Sync.now(failing)).toStrictEqual(Exit.fail("not json"))
+    expect(Effect.runSyncExit(failing)).toStrictEqual(Exit.fail("not json"))
+    const throwing = Sync.sync((): number => {
+      throw new Error("boom")
+    })
+    const recovered = Sync.catchAllCause(throwing, (c) => Sync.succeed(Cause.isDie(c) ? "defect" : "other"))
+    expect(Sync.now(recovered)).toStrictEqual(Exit.succeed("defect"))
+    const { exit: died, forked } = await runBySync(throwing)
+    expect(forked).toBe(false)
+    expect(Exit.isFailure(died) && Cause.isDie(died.cause)).toBe(true)
+    let told: Exit.Exit<number> | undefined
+    expect(() => Sync.now(Sync.onExit(throwing, (e) => void (told = e)))).toThrow("boom")
+    expect(told !== undefined && Exit.isFailure(told) && Cause.isDie(told.cause)).toBe(true)
+  })
+
+  it("Sync.now takes work made by Sync at once and leaves any other effect as it is", () => {
     let done = 0
-    const answered = Sync.now(Sync.sync(() => ++done))
-    expect(answered).toStrictEqual(Exit.succeed(1))
-    expect(done).toBe(1)
-    // Then the combinators answer at once too: no fiber for the next steps.
-    expect(Sync.map(answered, (n) => n + 1)).toStrictEqual(Exit.succeed(2))
-    expect(done).toBe(1)
+    expect(Sync.now(Sync.sync(() => ++done))).toStrictEqual(Exit.succeed(1))
     const other = Effect.sync(() => ++done)
     expect(Sync.now(other)).toBe(other)
     expect(done).toBe(1)
-    expect(Sync.evaluator(other)).toBeUndefined()
-    // Mapped, it is still work that completes at once, and still lazy.
-    const mapped = Sync.map(Sync.sync(() => ++done), (n) => n * 10)
-    expect(done).toBe(1)
-    expect(Sync.evaluator(mapped)).toBeDefined()
-    expect(Sync.now(mapped)).toStrictEqual(Exit.succeed(20))
-    expect(Effect.runSync(mapped)).toBe(30)
-    // Work that throws throws to the caller, as a step run at once does.
-    expect(() => Sync.now(Sync.sync(() => { throw new Error("boom") }))).toThrow("boom")
   })
 })

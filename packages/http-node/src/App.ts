@@ -1,44 +1,52 @@
 /**
- * The application: one request in, one response out, in the order the interface fixes. A public
- * request goes through named stages, each in its own module:
+ * The application: one request in, one response out, in the order the interface fixes. A request
+ * of the API goes through named stages, listed in order below (`PUBLIC_STAGES`, `ADMIN_STAGES`),
+ * each in its own module under `internal/stages`:
  *
- * 1. `admission`: authenticate (401) → admit, the ban and rate limit (429);
- * 2. `serveRoute`: route (404, 405) → read body (413, 400) → decode (400) → operate;
- * 3. `answer.write`: the response, each stage's headers merged once.
+ *   authenticate → admit (401, 429) → route (404, 405) → read body (413, 400) → decode (400) →
+ *   operate → write
  *
- * The admin API takes the same route stages behind its own gate (`adminGate`); health, metrics,
- * the document and its page are answered before any of them. Everything that does not depend on
- * the request (routes, decoders, documents, static answers) is built once here, when the layer is
- * built.
+ * Each stage answers "go on" or "answer with this"; the first answer is written (`write`, each
+ * stage's headers merged once) and whatever escapes the stages is answered once (`recover`: 503,
+ * 500). The admin API takes the same route stages behind its own gate; health, the document and
+ * its page are answered before any stage. Everything that does not depend on the request (routes,
+ * decoders, encoders, documents, static answers) is built once here, when the layer is built.
  *
  * @since 1.0.0
  */
 import { Accounts, type MessageQueue, type Pets, RateLimiter, Sync } from "@petstore/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import * as Admin from "./internal/adminOperations.js"
 import { AdminApi } from "./AdminApi.js"
 import { makeApi, PUBLIC_PREFIX } from "./Api.js"
-import * as ApiReference from "./internal/apiReference.js"
 import type { AppRequest } from "./AppRequest.js"
-import type { AppResponse } from "./AppResponse.js"
+import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
 import type * as ErrorResponse from "./ErrorResponse.js"
-import * as Health from "./internal/health.js"
 import * as AdminGate from "./internal/adminGate.js"
-import * as Admission from "./internal/admission.js"
-import { answer, write } from "./internal/answer.js"
+import * as Admin from "./internal/adminOperations.js"
+import * as ApiReference from "./internal/apiReference.js"
 import { clientAddress } from "./internal/credentials.js"
+import * as Health from "./internal/health.js"
 import * as Limits from "./internal/limits.js"
-import { guardedResponse } from "./internal/recover.js"
-import * as ServeRoute from "./internal/serveRoute.js"
-import * as OpenApiDocument from "./OpenApiDocument.js"
 import * as Operations from "./internal/operations.js"
-import * as RequestObserver from "./RequestObserver.js"
 import * as Routes from "./internal/routes.js"
+import * as AdminGateStage from "./internal/stages/adminGate.js"
+import * as Admit from "./internal/stages/admit.js"
+import * as Authenticate from "./internal/stages/authenticate.js"
+import { decode } from "./internal/stages/decode.js"
+import * as Exchange from "./internal/stages/exchange.js"
+import * as Operate from "./internal/stages/operate.js"
+import * as Pipeline from "./internal/stages/pipeline.js"
+import * as ReadBody from "./internal/stages/readBody.js"
+import { recover } from "./internal/stages/recover.js"
+import * as Route from "./internal/stages/route.js"
+import * as Scrape from "./internal/stages/scrape.js"
+import { write } from "./internal/stages/write.js"
+import * as OpenApiDocument from "./OpenApiDocument.js"
+import * as RequestObserver from "./RequestObserver.js"
 
 /** The paths of an application with the message example at `/v1` and the admin API enabled. */
 export const DEFAULT_PATHS: ReadonlyArray<string> = ["/docs", "/v1/", "/admin/"]
@@ -61,7 +69,12 @@ export interface AppOptions {
    * Metrics served at `GET /metrics` to the admin token (with the admin API's failed-token limits);
    * absent, or no admin token: `/metrics` is an unknown path.
    */
-  readonly metrics?: { readonly scrape: Effect.Effect<string>; readonly contentType: string } | undefined
+  readonly metrics?: {
+    readonly scrape: Effect.Effect<string>
+    readonly contentType: string
+    /** Told each answer and how long it took, in seconds (request counts and latency). */
+    readonly record?: ((response: AppResponse, seconds: number) => void) | undefined
+  } | undefined
 }
 
 /** @category services */
@@ -69,9 +82,9 @@ export class App extends Context.Tag("@petstore/http-node/App")<
   App,
   {
     /**
-     * The answer to `request`; the request's time is read from the Clock when `handle` is called.
-     * Call it when the request is to be answered and run its result once: the steps that can
-     * answer at once (the key, the limiter, an in-memory write or read) run during the call.
+     * The answer to `request`, as an effect that does nothing until it runs (and all of it each time
+     * it does). Hosts run it with `Sync.run`, which answers a request none of whose stages waits
+     * without a fiber.
      */
     readonly handle: (request: AppRequest) => Effect.Effect<AppResponse>
     /**
@@ -98,13 +111,10 @@ const pathOf = (url: string): string => {
 }
 
 /** Notes the route that answered on the response, for logs and metrics (every response is a new object). */
-const labelled = (route: string) => (response: AppResponse): AppResponse => {
-  response.route = route
+const labelDocs = (response: AppResponse): AppResponse => {
+  response.route = "GET /docs"
   return response
 }
-
-const labelMetrics = labelled("GET /metrics")
-const labelDocs = labelled("GET /docs")
 
 /** Browsers ask every origin for `/favicon.ico`: no icon, no key needed, and not asked again for a week. */
 const noFavicon = (): AppResponse => ({
@@ -120,83 +130,84 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const api = makeApi(options.quickstartBasePath)
     const document = OpenApiDocument.make({ api, servers: options.servers })
     const openApiPath = `${PUBLIC_PREFIX}/openapi.json` as const
-    const openApiJson = JSON.stringify(document)
-    const labelOpenApi = labelled(`GET ${openApiPath}`)
+    const openApiAnswer = JSON.stringify(document)
     const reference = ApiReference.make({ document, openApiPath })
     const addressOf = clientAddress(options.trustProxy)
-    // The runtime's Clock (a TestClock under test), read once per request, synchronously.
+    // The runtime's Clock (a TestClock under test), read synchronously by the stages that need it.
     const clock = yield* Effect.clock
+    const adminGate = AdminGateStage.make(AdminGate.make({ adminToken: options.adminToken, clientAddress: addressOf }), clock)
 
-    const admission = Admission.make({ accounts: yield* Accounts.Accounts, limiter: yield* RateLimiter.RateLimiter, clientAddress: addressOf })
-    const servePublicRoute = ServeRoute.make<Routes.RouteContext>({
-      routes: Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, {
-        ...(yield* Operations.animals),
-        ...(yield* Operations.messages)
-      })),
-      bodyLimit: BODY_LIMIT,
-      emptyBodyIsObject: false,
-      // The open document is a route too: other methods on it are 405 (after authentication, like any route).
-      allowedElsewhere: (url) => (pathOf(url) === openApiPath ? "GET, HEAD" : undefined),
-      operationHeaders: Operations.operationHeaders
-    })
-    const adminGate = AdminGate.make({ adminToken: options.adminToken, clientAddress: addressOf })
-    const serveAdminRoute = ServeRoute.make<Admin.AdminContext>({
-      routes: Routes.table(Routes.compile<Admin.AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Admin.handlers)),
-      bodyLimit: BODY_LIMIT,
-      emptyBodyIsObject: true,
-      allowedElsewhere: () => undefined,
-      operationHeaders: {}
-    })
+    /** The stages of a request of the public API, in order. */
+    const PUBLIC_STAGES: ReadonlyArray<Pipeline.Stage> = [
+      Authenticate.make(yield* Accounts.Accounts),
+      Admit.make({ limiter: yield* RateLimiter.RateLimiter, clientAddress: addressOf }),
+      Route.make({
+        routes: Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, {
+          ...(yield* Operations.animals),
+          ...(yield* Operations.messages)
+        })),
+        // The open document is a route too: other methods on it are 405 (after authentication, like any route).
+        allowedElsewhere: (url) => (pathOf(url) === openApiPath ? "GET, HEAD" : undefined),
+        operationHeaders: Operations.operationHeaders
+      }),
+      ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: false }),
+      decode,
+      Operate.make((exchange, path): Routes.RouteContext => ({ path: exchange.basePath + path, principal: exchange.principal! }))
+    ]
 
-    /** A public request: admission, then the public routes under the request's mount. */
-    const servePublic = (request: AppRequest): Effect.Effect<AppResponse> => {
-      const base = request.basePath ?? ""
-      return admission(request, clock.unsafeCurrentTimeMillis(), (principal) =>
-        servePublicRoute(request, (path) => ({ path: base + path, principal })))
-    }
+    /** The stages of a request of the admin API, in order. */
+    const ADMIN_STAGES: ReadonlyArray<Pipeline.Stage> = [
+      adminGate,
+      Route.make({
+        routes: Routes.table(Routes.compile<Admin.AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Admin.handlers)),
+        allowedElsewhere: () => undefined,
+        operationHeaders: {}
+      }),
+      ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: true }),
+      decode,
+      Operate.make((_, path): Admin.AdminContext => ({ path }))
+    ]
 
-    /** An admin request: its gate, then the admin routes; never cached. */
-    const serveAdmin = (request: AppRequest): Effect.Effect<AppResponse> => {
-      const refused = adminGate(request, clock.unsafeCurrentTimeMillis())
-      if (refused !== undefined) return Exit.succeed(write(refused))
-      return Sync.map(serveAdminRoute(request, (path) => ({ path })), (answer) => write(answer, { "Cache-Control": "no-store" }))
-    }
+    /** The stages of `GET /metrics`, in order (when metrics are on). */
+    const metrics = options.metrics
+    const METRICS_STAGES: ReadonlyArray<Pipeline.Stage> = metrics === undefined ? [] : [adminGate, Scrape.make(metrics)]
 
-    /** `GET /metrics`: the admin API's gate, then the scrape; never cached. */
-    const serveMetrics = (request: AppRequest, scrape: Effect.Effect<string>, contentType: string): Effect.Effect<AppResponse> => {
-      const refused = adminGate(request, clock.unsafeCurrentTimeMillis())
-      if (refused !== undefined) return Exit.succeed(write(refused))
-      const scraped = guardedResponse(() =>
-        Effect.map(scrape, (body): AppResponse => ({ status: 200, headers: { "Content-Type": contentType }, body }))
-      )
-      return Effect.map(scraped, (response) => {
-        response.headers["Cache-Control"] = "no-store"
-        return labelMetrics(response)
-      })
+    /** The response of `stages` to `request`: run until one answers, what escapes answered, then written. */
+    const serve = (stages: ReadonlyArray<Pipeline.Stage>, request: AppRequest): Effect.Effect<AppResponse> => {
+      const exchange = Exchange.make(request)
+      return Sync.map(recover(() => Pipeline.run(stages, exchange)), (answer) => write(exchange, answer))
     }
 
     // Readiness ports come with the stores' adapters when they have them (read here, absent: up).
     const health = yield* Health.make
-    const metrics = options.metrics
+    const openApi = (): AppResponse => ({
+      status: 200,
+      headers: { "Content-Type": JSON_CONTENT_TYPE },
+      body: openApiAnswer,
+      route: `GET ${openApiPath}`
+    })
 
     /** The answer to any request: the paths outside the API first, then the admin API, then the public one. */
-    const handle = (request: AppRequest): Effect.Effect<AppResponse> => {
+    const dispatch = (request: AppRequest): Effect.Effect<AppResponse> => {
       const path = pathOf(request.url)
       if (path === Health.HEALTH_PATH || path === Health.READY_PATH) return health.answer(request.method, path)
-      if (metrics !== undefined && path === "/metrics" && isRead(request.method)) {
-        return serveMetrics(request, metrics.scrape, metrics.contentType)
-      }
+      if (metrics !== undefined && path === "/metrics" && isRead(request.method)) return serve(METRICS_STAGES, request)
       if (isRead(request.method)) {
-        if (path === openApiPath) return Exit.succeed(labelOpenApi(write(answer(200, openApiJson))))
-        if (path === "/docs") return Effect.map(reference.answer(request.url), labelDocs)
-        if (path === "/favicon.ico") return Exit.succeed(noFavicon())
+        if (path === openApiPath) return Sync.succeed(openApi())
+        if (path === "/docs") return Sync.map(reference.answer(request.url), labelDocs)
+        if (path === "/favicon.ico") return Sync.succeed(noFavicon())
       }
-      return path === "/admin" || path.startsWith("/admin/") ? serveAdmin(request) : servePublic(request)
+      return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN_STAGES, request) : serve(PUBLIC_STAGES, request)
     }
 
     const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
     if (Option.isSome(options.adminToken)) paths.add("/admin/")
     if (Option.isSome(options.adminToken) && metrics !== undefined) paths.add("/metrics")
-    const observe = yield* RequestObserver.make(options.observe ?? {})
-    return App.of({ handle: observe(handle), paths: [...paths], startDraining: health.startDraining })
+    const observe = yield* RequestObserver.make({ ...options.observe, record: metrics?.record })
+    return App.of({
+      // Lazy: nothing of the request is done before its effect runs.
+      handle: (request) => Sync.suspend(() => observe(request, dispatch)),
+      paths: [...paths],
+      startDraining: health.startDraining
+    })
   })

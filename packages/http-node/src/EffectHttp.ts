@@ -15,7 +15,6 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
@@ -92,11 +91,10 @@ export const httpApp = (options: HttpAppOptions = {}): Effect.Effect<HttpApp.Def
  * The application puts the request id among the log annotations of the fiber that runs it and sets
  * them back when the request ends, but not when it is interrupted (its own fiber then ends with
  * it). Here it runs in the host's fiber, which may log after an interruption (its finalizers): the
- * host's annotations are set back whatever the end. An answer already there (an `Exit`) touched
- * no annotation and needs nothing set back.
+ * host's annotations are set back whatever the end.
  */
 const keepHostAnnotations = <A>(effect: Effect.Effect<A>): Effect.Effect<A> =>
-  Exit.isExit(effect) ? effect : Effect.locallyWith(effect, FiberRef.currentLogAnnotations, identity)
+  Effect.locallyWith(effect, FiberRef.currentLogAnnotations, identity)
 
 /**
  * The pet store's groups for a host `HttpApi` that includes them

@@ -1,15 +1,17 @@
 /**
- * What is observed of every request the application answers, applied once around `App.handle`
+ * What is observed of every request the application answers, applied once around its dispatch
  * so that every host (node:http, Express, Fastify, Effect, fetch) gets it: the request id
  * (`X-Request-Id`, on the response and on every log line of the request), one access-log line
- * after the answer, and a span when tracing is on.
+ * after the answer, the answer's record for metrics (`record`), and a span when tracing is on.
  *
- * An answer that is already there (most requests: see `Sync`) stays one: no fiber, no Effect run
- * and no span work when tracing is off. The access line goes straight to the loggers the
- * application was built with, as `Effect.log` would hand it to them.
+ * A request answered at once (most requests: see `Sync`) stays so: no fiber and no span work when
+ * tracing is off; the request id goes among the log annotations only of a request that waits. The
+ * access line goes straight to the loggers the application was built with, as `Effect.log` would
+ * hand it to them.
  *
  * @since 1.0.0
  */
+import { Sync } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -39,10 +41,15 @@ export interface ObserveOptions {
    * the request carries a W3C `traceparent`. Default false.
    */
   readonly tracing?: boolean | undefined
+  /** Told each answer and how long it took, in seconds (request metrics are recorded here, beside the access line). */
+  readonly record?: ((response: AppResponse, seconds: number) => void) | undefined
 }
 
 /** The application's answer to a request. */
 export type Handle = (request: AppRequest) => Effect.Effect<AppResponse>
+
+/** `serve`'s answer to `request`, observed. Call it where the request is being run. */
+export type Observe = (request: AppRequest, serve: Handle) => Effect.Effect<AppResponse>
 
 /** The message of every access-log line (the facts are its annotations). */
 export const ACCESS_MESSAGE = "request"
@@ -80,8 +87,7 @@ const makeAccessLog: Effect.Effect<AccessLog | undefined> = Effect.gen(function*
   }
 })
 
-const millisSince = (clock: Clock.Clock, start: bigint): number =>
-  Math.round(Number(clock.unsafeCurrentTimeNanos() - start) / 1_000) / 1_000
+const NANOS_PER_SECOND = 1e9
 
 /**
  * The span's name once the route is known: `@effect/opentelemetry`'s span carries the OpenTelemetry
@@ -107,77 +113,67 @@ const endSpan = (span: Tracer.Span, clock: Clock.Clock, exit: Exit.Exit<AppRespo
 
 /**
  * `effect` with `requestId` among the log annotations of the fiber that runs it, put back as they
- * were when it ends; then `answered` on its response. As `Effect.annotateLogs` would, for every
+ * were when it ends. As `Effect.annotateLogs` would, for every
  * line logged meanwhile, at a fraction of its cost on this path, which every request that waits
  * takes (measured: about 7 µs of CPU per durable POST): the fiber's annotations are set and set
  * back, without the uninterruptible region of `Effect.locally`. An interrupted request does not set
  * them back: the servers run each request in a fiber of its own, which ends with it; the Effect
  * host (`EffectHttp`), which runs it in the host's fiber, sets them back itself.
  */
-const withRequestId = (
-  effect: Effect.Effect<AppResponse>,
-  requestId: string,
-  answered: (response: AppResponse) => AppResponse
-): Effect.Effect<AppResponse> =>
+const withRequestId = (effect: Effect.Effect<AppResponse>, requestId: string): Effect.Effect<AppResponse> =>
   Effect.flatMap(
     FiberRef.getAndUpdate(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)),
     (before) =>
-      Effect.flatMap(Effect.exit(effect), (exit) =>
-        Effect.flatMap(
-          FiberRef.set(FiberRef.currentLogAnnotations, before),
-          () => Exit.isSuccess(exit) ? Exit.succeed(answered(exit.value)) : exit
-        ))
+      Effect.flatMap(Effect.exit(effect), (exit) => Effect.zipRight(FiberRef.set(FiberRef.currentLogAnnotations, before), exit))
   )
 
 /** @category constructors */
-export const make = (options: ObserveOptions): Effect.Effect<(handle: Handle) => Handle> =>
+export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
   Effect.gen(function*() {
     const clock = yield* Effect.clock
     const accessLog = options.accessLog === true ? yield* makeAccessLog : undefined
+    const record = options.record
+    const timed = accessLog !== undefined || record !== undefined
 
-    /** What follows every answer: the id on the response, the access line. */
+    /** What follows every answer: the id on the response, the access line, the record. */
     const answered = (method: string, response: AppResponse, requestId: string, start: bigint): AppResponse => {
       response.headers[RequestId.HEADER] = requestId
-      if (accessLog !== undefined) accessLog(method, response, requestId, millisSince(clock, start))
-      // Request metrics (count by route and status, latency) are recorded here, beside the access line.
+      if (timed) {
+        const seconds = Number(clock.unsafeCurrentTimeNanos() - start) / NANOS_PER_SECOND
+        if (accessLog !== undefined) accessLog(method, response, requestId, Math.round(seconds * 1e6) / 1e3)
+        if (record !== undefined) record(response, seconds)
+      }
       return response
     }
 
-    return (handle) => {
-      if (options.tracing !== true) {
-        return (request) => {
-          const requestId = RequestId.of(request.header("x-request-id"))
-          const start = accessLog === undefined ? 0n : clock.unsafeCurrentTimeNanos()
-          const result = handle(request)
-          if (Exit.isExit(result)) {
-            const exit = result as Exit.Exit<AppResponse>
-            if (Exit.isSuccess(exit)) answered(request.method, exit.value, requestId, start)
-            return exit
-          }
-          return withRequestId(result, requestId, (response) => answered(request.method, response, requestId, start))
-        }
-      }
-      // Traced: the whole request runs in its span, so the spans of store calls are its children.
-      return (request) => {
+    if (options.tracing !== true) {
+      return (request, serve) => {
         const requestId = RequestId.of(request.header("x-request-id"))
-        const start = clock.unsafeCurrentTimeNanos()
-        return Effect.flatMap(
-          Effect.flatMap(Effect.option(Effect.currentParentSpan), (hostSpan) =>
-            Effect.makeSpan(request.method, {
-              kind: "server",
-              attributes: { "http.request.method": request.method, "request.id": requestId },
-              // Under a host's span (an Effect host traces its requests), the span is its child;
-              // otherwise the caller's trace (W3C `traceparent`) is continued, or a trace begins.
-              ...(hostSpan._tag === "None" ? { parent: TraceParent.parse(request.header("traceparent")) } : {})
-            })),
-          (span) =>
-            Effect.suspend(() => handle(request)).pipe(
-              Effect.map((response) => answered(request.method, response, requestId, start)),
-              Effect.withParentSpan(span),
-              Effect.annotateLogs("requestId", requestId),
-              Effect.onExit((exit) => Effect.sync(() => endSpan(span, clock, exit)))
-            )
-        )
+        const start = timed ? clock.unsafeCurrentTimeNanos() : 0n
+        const response = Sync.onPending(serve(request), (waiting) => withRequestId(waiting, requestId))
+        return Sync.map(response, (response) => answered(request.method, response, requestId, start))
       }
+    }
+    // Traced: the whole request runs in its span, so the spans of store calls are its children.
+    return (request, serve) => {
+      const requestId = RequestId.of(request.header("x-request-id"))
+      const start = clock.unsafeCurrentTimeNanos()
+      return Effect.flatMap(
+        Effect.flatMap(Effect.option(Effect.currentParentSpan), (hostSpan) =>
+          Effect.makeSpan(request.method, {
+            kind: "server",
+            attributes: { "http.request.method": request.method, "request.id": requestId },
+            // Under a host's span (an Effect host traces its requests), the span is its child;
+            // otherwise the caller's trace (W3C `traceparent`) is continued, or a trace begins.
+            ...(hostSpan._tag === "None" ? { parent: TraceParent.parse(request.header("traceparent")) } : {})
+          })),
+        (span) =>
+          Effect.suspend(() => serve(request)).pipe(
+            Effect.map((response) => answered(request.method, response, requestId, start)),
+            Effect.withParentSpan(span),
+            Effect.annotateLogs("requestId", requestId),
+            Effect.onExit((exit) => Effect.sync(() => endSpan(span, clock, exit)))
+          )
+      )
     }
   })

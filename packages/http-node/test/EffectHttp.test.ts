@@ -14,6 +14,7 @@ import { HttpLive as RouterLive } from "../examples/hosts/effect-router.js"
 import { PetstoreLive } from "../examples/hosts/petstore.js"
 import { Api } from "../src/Api.js"
 import { App } from "../src/App.js"
+import type { AppRequest } from "../src/AppRequest.js"
 import * as EffectHttp from "../src/EffectHttp.js"
 import * as RequestObserver from "../src/RequestObserver.js"
 import { checkHost, createKey, send } from "./support/Hosts.js"
@@ -114,7 +115,7 @@ describe("the request id on log lines, under an Effect host", () => {
     })
     const observe = await Effect.runPromise(RequestObserver.make({}))
     // A request that waits, and waits for ever once it has logged.
-    const handle = observe(() => Effect.zipRight(Effect.logInfo("inside"), Effect.never))
+    const handle = (request: AppRequest) => observe(request, () => Effect.zipRight(Effect.logInfo("inside"), Effect.never))
     const app = await Effect.runPromise(EffectHttp.httpApp().pipe(Effect.provideService(App, { handle })))
     const request = HttpServerRequest.HttpServerRequest.of(
       HttpServerRequest.fromWeb(new Request("http://host/v1/pets", { headers: { "x-request-id": "r-1" } }))

@@ -16,7 +16,7 @@ const waitingAccountStore = (): AccountStore.AccountStore["Type"] => {
   const store = AccountStore.makeMemory()
   return {
     ...store,
-    findKeyByHash: (hash, now) => later(store.findKeyByHash(hash, now)),
+    findKeyByHash: (hash) => later(store.findKeyByHash(hash)),
     findAccount: (id) => later(store.findAccount(id))
   }
 }

@@ -220,12 +220,12 @@ it.effect("run inside a host's fiber (an Effect host), a request that waits anno
   Effect.gen(function*() {
     const log = capturing()
     const observe = yield* RequestObserver.make({})
-    const handle = observe(() =>
-      Effect.zipRight(
-        Effect.zipRight(Effect.yieldNow(), Effect.logInfo("inside")),
-        Effect.succeed<AppResponse>({ status: 200, headers: {}, body: undefined })
-      )
-    )
+    const handle = (request: AppRequest) =>
+      observe(request, () =>
+        Effect.zipRight(
+          Effect.zipRight(Effect.yieldNow(), Effect.logInfo("inside")),
+          Effect.succeed<AppResponse>({ status: 200, headers: {}, body: undefined })
+        ))
     const request: AppRequest = {
       method: "GET",
       url: "/v1/pets",

@@ -12,13 +12,11 @@
  *
  * @since 1.0.0
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { AccountStore, BoundedCache, Errors, StoreRows } from "@petstore/core"
+import { AccountStore, BoundedCache, Errors, StoreRows, Sync } from "@petstore/core"
 import { Database, queryOn, statement } from "./Database.js"
 
 export interface AccountStorePgOptions {
@@ -73,6 +71,8 @@ export const make = (
 ): Effect.Effect<AccountStore.AccountStore["Type"], never, Database | Scope.Scope> =>
   Effect.gen(function*() {
     const db = yield* Database
+    // The store's Clock, read when a lookup runs (a TestClock under test): cached keys age by it.
+    const clock = yield* Effect.clock
     // Accounts by id. Invalidation: none needed. An account never changes once stored and is never
     // deleted, so a kept account is always right; entries are dropped only when the cache starts over.
     const accounts = BoundedCache.make<string, AccountStore.Account>(MAX_CACHED)
@@ -111,10 +111,13 @@ export const make = (
         return found
       })
 
-    const keyByHash = (hash: string, now: number) => {
-      const cached = keysByHash.get(hash)
-      return fresh(cached, now) ? Exit.succeed(Option.some(cached.key)) : lookUpKey(hash, now)
-    }
+    // Cached answers are answerable at once (see `Sync`): no fiber on a request's path.
+    const keyByHash = (hash: string) =>
+      Sync.suspend(() => {
+        const now = clock.unsafeCurrentTimeMillis()
+        const cached = keysByHash.get(hash)
+        return fresh(cached, now) ? Sync.succeed(Option.some(cached.key)) : lookUpKey(hash, now)
+      })
 
     /** Drops the changed keys from this instance's cache once their change committed. */
     const forgetChanged = (rows: ReadonlyArray<{ readonly hash: string }>) => {
@@ -128,11 +131,11 @@ export const make = (
           await queryOn(client, INSERT_ACCOUNT, [account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt])
           await queryOn(client, INSERT_KEY, StoreRows.keyValues(firstKey))
         }),
-      // Cached answers are already-completed effects (`Exit`): no fiber on a request's path.
-      findAccount: (id) => {
-        const cached = accounts.get(id)
-        return cached !== undefined ? Exit.succeed(Option.some(cached)) : lookUpAccount(id)
-      },
+      findAccount: (id) =>
+        Sync.suspend(() => {
+          const cached = accounts.get(id)
+          return cached !== undefined ? Sync.succeed(Option.some(cached)) : lookUpAccount(id)
+        }),
       countAccounts: Effect.map(db.query<{ n: number }>(ACCOUNT_COUNT, []), (rows) => rows[0]!.n),
       insertKey: (key) =>
         Effect.flatMap(
@@ -140,7 +143,7 @@ export const make = (
           (rows) => rows.length === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
       findKey: (id) => Effect.map(db.query<StoreRows.KeyRow>(KEY_BY_ID, [id]), (rows) => Option.map(Option.fromNullable(rows[0]), StoreRows.toKey)),
-      findKeyByHash: (hash, now) => now === undefined ? Effect.flatMap(Clock.currentTimeMillis, (t) => keyByHash(hash, t)) : keyByHash(hash, now),
+      findKeyByHash: keyByHash,
       listKeys: (accountId) => Effect.map(db.query<StoreRows.KeyRow>(KEYS_OF_ACCOUNT, [accountId]), (rows) => rows.map(StoreRows.toKey)),
       revokeKey: (id, at) =>
         Effect.flatMap(

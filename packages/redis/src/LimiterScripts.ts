@@ -7,7 +7,11 @@
  *   `c` bans in a row, `l` last ban;
  * - bucket of a client address (failed authentication): `u`, `a`.
  * Time is Redis's own (`TIME`), so the instances' clocks do not matter; tests pass a time instead.
- * Every key written gets a TTL: it lives exactly as long as its state differs from a fresh one.
+ * Every key written gets a TTL: it lives as long as its state differs from a fresh one, and at least
+ * `KEEP_AT_LEAST` ms. A state kept past that is read as the fresh one would be (a full bucket, a past
+ * day, a wait that ended), so the floor changes no decision; it keeps a test that passes its own
+ * time (which runs ahead of Redis's while the test waits) from seeing a key expire between two
+ * decisions a millisecond apart in its time.
  *
  * @since 1.0.0
  */
@@ -20,7 +24,8 @@ if now < 0 then
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local UNIT = 60000
-local DAY = 86400000`
+local DAY = 86400000
+local KEEP_AT_LEAST = 1000`
 
 /**
  * KEYS: usage of the account, standing of the key (same hash tag).
@@ -97,14 +102,14 @@ if consumed then
   redis.call('HSET', KEYS[1], 'u', units, 'a', at, 'd', day, 'n', used)
   -- Kept until the bucket is full again and the day's count no longer matters.
   -- (A refill time ahead of now, a clock that went backwards, lengthens the wait for a full bucket.)
-  redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((full - units) / cap) + math.max(0, at - now), (day + 1) * DAY - now))
+  redis.call('PEXPIRE', KEYS[1], math.max(KEEP_AT_LEAST, math.ceil((full - units) / cap) + math.max(0, at - now), (day + 1) * DAY - now))
 end
 if standingChanged then
   local keep = waitUntil - now
   if bans > 0 then keep = math.max(keep, bannedUntil + memory - now) end
   if keep > 0 then
     redis.call('HSET', KEYS[2], 'w', waitUntil, 'g', graceUntil, 's', strikes, 'b', bannedUntil, 'c', bans, 'l', lastBanAt)
-    redis.call('PEXPIRE', KEYS[2], keep)
+    redis.call('PEXPIRE', KEYS[2], math.max(KEEP_AT_LEAST, keep))
   else
     redis.call('DEL', KEYS[2])
   end
@@ -128,6 +133,6 @@ if units < UNIT then
 else
   units = units - UNIT
   redis.call('HSET', KEYS[1], 'u', units, 'a', at)
-  redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((full - units) / cap) + math.max(0, at - now)))
+  redis.call('PEXPIRE', KEYS[1], math.max(KEEP_AT_LEAST, math.ceil((full - units) / cap) + math.max(0, at - now)))
 end
 return { wait, units, at, now }`

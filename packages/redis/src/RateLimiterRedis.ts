@@ -31,7 +31,7 @@ export interface RateLimiterRedisOptions extends RedisOptions {
   readonly failure?: "open" | "closed" | undefined
   /**
    * Whose clock decides: `redis` (default, `TIME`, so the instances' clocks do not matter) or
-   * `caller` (the time the request read from its Clock; for tests that move time).
+   * `caller` (the time of the layer's Clock when the decision is made; for tests that move time).
    */
   readonly clock?: "redis" | "caller" | undefined
   readonly limiter?: Partial<RateLimiter.RateLimiterOptions> | undefined
@@ -91,11 +91,12 @@ export const make = (
     const callerClock = options.clock === "caller"
     const failOpen = options.failure !== "closed"
     // What decides while Redis is away (fail-open): this process's memory, at the plan's numbers.
-    const local = RateLimiter.makeMemory(settings)
+    const clock = yield* Effect.clock
+    const local = RateLimiter.makeMemory(settings, clock)
     let shared = true
 
-    const timeArg = (now: number | undefined) =>
-      !callerClock ? Effect.succeed(-1) : now === undefined ? Clock.currentTimeMillis : Effect.succeed(now)
+    // -1 asks the script to read Redis's `TIME`.
+    const timeArg = Effect.sync(() => (callerClock ? clock.unsafeCurrentTimeMillis() : -1))
 
     // Looks at Redis every 250 ms while it is away; back to it as soon as it runs a script again.
     const scriptRuns = scriptsRun(redis, prefix)
@@ -123,9 +124,9 @@ export const make = (
         })
 
     return RateLimiter.RateLimiter.of({
-      admit: (subject, now) =>
+      admit: (subject) =>
         decide(
-          Effect.flatMap(timeArg(now), (at) => {
+          Effect.flatMap(timeArg, (at) => {
             const { accountId, keyId, limits } = subject
             return Effect.map(
               redis.run(ADMIT, accountKeys(prefix, accountId, keyId), [
@@ -150,17 +151,17 @@ export const make = (
                 )
             )
           }),
-          () => local.admit(subject, now)
+          () => local.admit(subject)
         ),
-      admitFailedAuth: (address, now) =>
+      admitFailedAuth: (address) =>
         decide(
-          Effect.flatMap(timeArg(now), (at) =>
+          Effect.flatMap(timeArg, (at) =>
             Effect.map(
               redis.run(ADMIT_ADDRESS, [addressKey(prefix, address)], [settings.failedAuthPerMinute, at]),
               ([wait, units, refilledAt, decidedAt]) =>
                 LimitDecision.describeAddress(settings.failedAuthPerMinute, { units: units!, at: refilledAt! }, decidedAt!, wait!)
             )),
-          () => local.admitFailedAuth(address, now)
+          () => local.admitFailedAuth(address)
         ),
       // Redis keeps the state itself (with TTLs): nothing to write behind, nothing to restore.
       takeChanges: Effect.succeed(NO_CHANGES),

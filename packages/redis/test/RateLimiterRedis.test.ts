@@ -6,7 +6,7 @@
  * what an outage does (fail open by default, closed when asked).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, FastCheck as fc, Layer } from "effect"
+import { Effect, Exit, FastCheck as fc, Layer, TestClock, TestContext } from "effect"
 import { RateLimiter } from "@petstore/core"
 import * as Redis from "@petstore/redis"
 import { rateLimiterLaws } from "@petstore/testkit/laws"
@@ -18,7 +18,7 @@ const redis = await TestRedis.make()
 const BAN = { threshold: 3, baseMillis: 60_000, maxMillis: 240_000, memoryMillis: 600_000, graceMillis: 500 }
 const OPTIONS: RateLimiter.RateLimiterOptions = { ban: BAN, failedAuthPerMinute: 4 }
 
-/** A limiter on Redis under `prefix`, deciding at the caller's time, for the life of the scope. */
+/** A limiter on Redis under `prefix`, deciding at its Clock's time (the `TestClock`), for the life of the scope. */
 const onRedis = (url: string, prefix: string, extra: Partial<Redis.RateLimiterRedis.RateLimiterRedisOptions> = {}) =>
   Effect.flatMap(
     Layer.build(Redis.layer({ url, prefix, clock: "caller", limiter: OPTIONS, commandTimeoutMillis: 1_000, ...extra })),
@@ -58,21 +58,22 @@ if ("skip" in redis) {
               Effect.runPromise(Effect.scoped(Effect.gen(function*() {
                 const prefix = redis.freshPrefix()
                 const shared = yield* onRedis(redis.url, prefix)
-                const memory = RateLimiter.makeMemory(OPTIONS)
+                const memory = RateLimiter.makeMemory(OPTIONS, yield* Effect.clock)
                 let now = start
                 for (const e of events) {
                   now += e.dt
+                  yield* TestClock.setTime(now)
                   if (e.kind === "admit") {
                     const subject = { accountId: `acc_${e.account}`, keyId: `key_${e.account}_${e.key}`, limits: plans[e.account]! }
-                    expect(yield* shared.admit(subject, now)).toStrictEqual(yield* memory.admit(subject, now))
+                    expect(yield* shared.admit(subject)).toStrictEqual(yield* memory.admit(subject))
                   } else {
                     const address = `192.0.2.${e.address}`
-                    expect(yield* shared.admitFailedAuth(address, now)).toStrictEqual(yield* memory.admitFailedAuth(address, now))
+                    expect(yield* shared.admitFailedAuth(address)).toStrictEqual(yield* memory.admitFailedAuth(address))
                   }
                 }
                 // The decisions were Redis's (not a fallback to memory): its keys are there.
                 expect((yield* Effect.promise(() => redis.keysUnder(prefix))).length).toBeGreaterThan(0)
-              })))
+              })).pipe(Effect.provide(TestContext.TestContext)))
           ),
           { numRuns: 40 }
         )
@@ -85,9 +86,11 @@ if ("skip" in redis) {
         const now = Date.now()
         const subject = { accountId: "acc_tag", keyId: "key_tag", limits: { perMinute: 2, perDay: 100 } }
         // spends the bucket; a refusal starts a wait, and early requests after its grace earn a ban
-        for (let i = 0; i < 3; i++) yield* limiter.admit(subject, now)
-        for (let i = 0; i < 4; i++) yield* limiter.admit(subject, now + BAN.graceMillis)
-        yield* limiter.admitFailedAuth("198.51.100.7", now)
+        yield* TestClock.setTime(now)
+        for (let i = 0; i < 3; i++) yield* limiter.admit(subject)
+        yield* TestClock.setTime(now + BAN.graceMillis)
+        for (let i = 0; i < 4; i++) yield* limiter.admit(subject)
+        yield* limiter.admitFailedAuth("198.51.100.7")
         const keys = yield* Effect.promise(() => redis.keysUnder(prefix))
         expect(keys.map((k) => k.key).sort()).toStrictEqual([
           `${prefix}{a:acc_tag}:ban:key_tag`,
@@ -102,8 +105,9 @@ if ("skip" in redis) {
         const limiter = yield* onRedis(redis.url, redis.freshPrefix(), { clock: "redis" })
         const subject = { accountId: "acc_clock", keyId: "key_clock", limits: { perMinute: 5, perDay: 100 } }
         const [seconds] = yield* Effect.promise(() => redis.client.sendCommand(["TIME"]) as Promise<[string, string]>)
-        // A caller whose clock is a day off does not move the decision's time.
-        const decision = yield* limiter.admit(subject, Date.now() - 86_400_000)
+        // An instance whose clock is a day off does not move the decision's time.
+        yield* TestClock.setTime(Date.now() - 86_400_000)
+        const decision = yield* limiter.admit(subject)
         expect(Math.abs(decision.at - Number(seconds) * 1000)).toBeLessThan(5_000)
       }))
   })
@@ -117,33 +121,33 @@ if ("skip" in redis) {
         const server = yield* own
         const client = yield* Effect.acquireRelease(Effect.promise(() => TestRedis.connect(server.url)), (c) => Effect.promise(() => c.close()))
         const limiter = yield* onRedis(server.url, "t:")
-        yield* limiter.admit(subject, Date.now()) // the first call may load the script
+        yield* limiter.admit(subject) // the first call may load the script
         yield* Effect.promise(() => client.configResetStat())
-        for (let i = 0; i < 20; i++) yield* limiter.admit(subject, Date.now())
+        for (let i = 0; i < 20; i++) yield* limiter.admit(subject)
         const stats = yield* Effect.promise(() => client.info("commandstats"))
         const calls = Object.fromEntries([...stats.matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]))
         // Only what the limiter sent (EVALSHA) and this INFO itself; the script's own commands are counted too.
         expect(calls.evalsha).toBe(20)
         expect(calls.eval).toBeUndefined()
         yield* Effect.promise(() => client.scriptFlush())
-        expect((yield* limiter.admit(subject, Date.now())).verdict).toBe("allowed")
+        expect((yield* limiter.admit(subject)).verdict).toBe("allowed")
       }))
 
     it.scoped("fails open: while Redis is away each decision is made in memory at once, and shared again once it is back", () =>
       Effect.gen(function*() {
         const server = yield* own
         const limiter = yield* onRedis(server.url, "o:")
-        expect((yield* limiter.admit(subject, Date.now())).verdict).toBe("allowed")
+        expect((yield* limiter.admit(subject)).verdict).toBe("allowed")
         yield* Effect.promise(() => server.stop())
         for (let i = 0; i < 5; i++) {
-          expect((yield* limiter.admit(subject, Date.now())).verdict).toBe("allowed")
+          expect((yield* limiter.admit(subject)).verdict).toBe("allowed")
         }
         yield* Effect.promise(() => server.start())
         const client = yield* Effect.acquireRelease(Effect.promise(() => TestRedis.connect(server.url)), (c) => Effect.promise(() => c.close()))
         // Back within 5 s: decisions land in Redis again.
         let back = false
         for (let i = 0; i < 100 && !back; i++) {
-          yield* limiter.admit(subject, Date.now())
+          yield* limiter.admit(subject)
           back = (yield* Effect.promise(() => client.exists("o:{a:acc_x}:usage"))) === 1
           if (!back) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
         }
@@ -154,14 +158,14 @@ if ("skip" in redis) {
       Effect.gen(function*() {
         const server = yield* own
         const limiter = yield* onRedis(server.url, "c:", { failure: "closed" })
-        expect((yield* limiter.admit(subject, Date.now())).verdict).toBe("allowed")
+        expect((yield* limiter.admit(subject)).verdict).toBe("allowed")
         yield* Effect.promise(() => server.stop())
-        const failed = yield* Effect.exit(limiter.admit(subject, Date.now()))
+        const failed = yield* Effect.exit(limiter.admit(subject))
         expect(Exit.isFailure(failed)).toBe(true)
         yield* Effect.promise(() => server.start())
         let ok = false
         for (let i = 0; i < 100 && !ok; i++) {
-          ok = Exit.isSuccess(yield* Effect.exit(limiter.admit(subject, Date.now())))
+          ok = Exit.isSuccess(yield* Effect.exit(limiter.admit(subject)))
           if (!ok) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
         }
         expect(ok).toBe(true)

@@ -6,21 +6,8 @@
  *
  * @since 1.0.0
  */
-import type { LimitDecision, MessageStore, RateLimiter } from "@petstore/core"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
+import { type LimitDecision, type MessageStore, type RateLimiter, Sync } from "@petstore/core"
 import type { DeliveryOutcome, Metrics, Verdict } from "./Metrics.js"
-
-/**
- * `effect`'s answer passed to `count`: at once when it is already there (the same `Exit` is
- * returned, so the caller still answers without a fiber), else when it completes.
- */
-const tapAnswer = <A, E>(effect: Effect.Effect<A, E>, count: (a: A) => void): Effect.Effect<A, E> => {
-  if (!Exit.isExit(effect)) return Effect.tap(effect, count)
-  const exit = effect as Exit.Exit<A, E>
-  if (Exit.isSuccess(exit)) count(exit.value)
-  return exit
-}
 
 const FAILED_AUTH_VERDICT: Record<LimitDecision.Verdict, Verdict> = {
   allowed: "unauthenticated",
@@ -36,8 +23,8 @@ export const countVerdicts = (limiter: RateLimiter.RateLimiter["Type"], metrics:
   const failedAuth = (decision: LimitDecision.Decision) => metrics.verdict(FAILED_AUTH_VERDICT[decision.verdict])
   return {
     ...limiter,
-    admit: (subject, now) => tapAnswer(limiter.admit(subject, now), keyed),
-    admitFailedAuth: (address, now) => tapAnswer(limiter.admitFailedAuth(address, now), failedAuth)
+    admit: (subject) => Sync.tap(limiter.admit(subject), keyed),
+    admitFailedAuth: (address) => Sync.tap(limiter.admitFailedAuth(address), failedAuth)
   }
 }
 
@@ -49,8 +36,8 @@ export const countDeliveries = (store: MessageStore.MessageStore["Type"], metric
   const failed = counted("failed")
   return {
     ...store,
-    markDelivered: (id, now) => tapAnswer(store.markDelivered(id, now), delivered),
-    markRetry: (id, now, availableAt, error) => tapAnswer(store.markRetry(id, now, availableAt, error), retried),
-    markFailed: (id, now, error) => tapAnswer(store.markFailed(id, now, error), failed)
+    markDelivered: (id, now) => Sync.tap(store.markDelivered(id, now), delivered),
+    markRetry: (id, now, availableAt, error) => Sync.tap(store.markRetry(id, now, availableAt, error), retried),
+    markFailed: (id, now, error) => Sync.tap(store.markFailed(id, now, error), failed)
   }
 }

@@ -6,10 +6,8 @@
  * `store.<Store>.<operation>`. Applied by the composition root to the stores it builds, so the
  * core and the adapters know nothing of it.
  *
- * With tracing off an answer that is already there (an `Exit`: a read from memory or a cache) stays
- * one, so the core's `Sync` helpers still answer without a fiber; it is timed around the call. Work
- * that completes at once (`Sync.sync`: the in-memory pet repository) stays so too, timed when it
- * runs. With tracing on, every call runs in its span (and so in a fiber).
+ * With tracing off a call answerable at once (see `Sync`: memory, a cache, a synchronous read)
+ * stays so, timed when it runs; with tracing on, every call runs in its span (and so in a fiber).
  *
  * @since 1.0.0
  */
@@ -37,29 +35,28 @@ const isStoreError = (cause: Cause.Cause<unknown>): boolean => {
     (failure.value as { readonly _tag?: unknown })._tag === "StoreUnavailable")
 }
 
-const record = (cells: StoreOperationCells | undefined, start: number, exit: Exit.Exit<unknown, unknown>): void => {
-  if (cells === undefined) return
+const record = (cells: StoreOperationCells, start: number, exit: Exit.Exit<unknown, unknown>): void => {
   cells.duration.observe((performance.now() - start) / 1000)
   if (Exit.isFailure(exit) && isStoreError(exit.cause)) cells.errors++
 }
 
-/** The duration of a call that succeeded at once (no `Exit` made for it). */
-const recordSuccess = (cells: StoreOperationCells | undefined, start: number): void => {
-  if (cells !== undefined) cells.duration.observe((performance.now() - start) / 1000)
-}
-
-/** `effect` (already started at `start`) timed, and traced under `span` when given. */
+/** The call `call` makes, timed when it runs (from its start to its exit), and run in `span` when given. */
 const observed = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
+  call: () => Effect.Effect<A, E, R>,
   cells: StoreOperationCells | undefined,
-  start: number,
   span: string | undefined
 ): Effect.Effect<A, E, R> => {
-  // `exit` then `flatMap` costs about half of `onExit` (no uninterruptible region); an interrupted
-  // call is not recorded (it is neither a duration nor an error of the store).
-  const timed = cells === undefined ? effect : Effect.flatMap(Effect.exit(effect), (exit) => {
-    record(cells, start, exit)
-    return exit
+  const timed = cells === undefined ? Effect.suspend(call) : Sync.suspend(() => {
+    const start = performance.now()
+    let effect: Effect.Effect<A, E, R>
+    try {
+      effect = call()
+    } catch (defect) {
+      // A method that throws instead of answering: timed and counted as a defect, then thrown on.
+      record(cells, start, Exit.die(defect))
+      throw defect
+    }
+    return Sync.onExit(effect, (exit) => record(cells, start, exit))
   })
   return span === undefined ? timed : Effect.withSpan(timed, span, { kind: "client" })
 }
@@ -76,63 +73,13 @@ export const instrument = <S extends object>(store: string, service: S, options:
     const span = options.tracing ? `store.${store}.${operation}` : undefined
     if (Effect.isEffect(member)) {
       // An effect value (`countAccounts`, `nextClaimAt`) is timed each time it runs.
-      wrapped[operation] = Effect.suspend(() => observed(member, cells, performance.now(), span))
+      wrapped[operation] = observed(() => member, cells, span)
     } else if (typeof member === "function") {
-      const method = member as (...args: Array<unknown>) => unknown
-      const thrown = (defect: unknown): unknown => {
-        if (cells !== undefined) cells.errors++
-        return defect
-      }
-      const answer = (start: number, result: unknown): unknown => {
-        if (!Effect.isEffect(result)) return result
-        if (span === undefined) {
-          // The fast paths first: an answer already there, or work that completes at once (timed
-          // when it is run, and still runnable at once: see `Sync.now`), with no span to run it in.
-          if (Exit.isExit(result)) {
-            record(cells, start, result)
-            return result
-          }
-          const evaluate = Sync.evaluator(result)
-          if (evaluate !== undefined) return timedAtOnce(evaluate)
-        }
-        return observed(result, cells, start, span)
-      }
-      const timedAtOnce = <A>(evaluate: () => A): Effect.Effect<A> =>
-        Sync.sync(() => {
-          const start = performance.now()
-          let value: A
-          try {
-            value = evaluate()
-          } catch (defect) {
-            // Timed and counted as a defect, as on the fiber path.
-            record(cells, start, Exit.die(defect))
-            throw defect
-          }
-          recordSuccess(cells, start)
-          return value
-        })
+      const method = member as (...args: Array<unknown>) => Effect.Effect<unknown, unknown>
       // Store methods take a few arguments (at most 4): passed as they are, no array is made per call.
       wrapped[operation] = method.length >= 1 && method.length <= 4
-        ? (a: unknown, b: unknown, c: unknown, d: unknown) => {
-          const start = performance.now()
-          let result: unknown
-          try {
-            result = method.call(service, a, b, c, d)
-          } catch (defect) {
-            throw thrown(defect)
-          }
-          return answer(start, result)
-        }
-        : (...args: Array<unknown>) => {
-          const start = performance.now()
-          let result: unknown
-          try {
-            result = method.apply(service, args)
-          } catch (defect) {
-            throw thrown(defect)
-          }
-          return answer(start, result)
-        }
+        ? (a: unknown, b: unknown, c: unknown, d: unknown) => observed(() => method.call(service, a, b, c, d), cells, span)
+        : (...args: Array<unknown>) => observed(() => method.apply(service, args), cells, span)
     } else {
       wrapped[operation] = member
     }

@@ -15,7 +15,6 @@ import * as Option from "effect/Option"
 import type { ServerConfig } from "./Config.js"
 import { countDeliveries, countVerdicts } from "./CountedOutcomes.js"
 import * as InstrumentedStores from "./InstrumentedStores.js"
-import * as MeteredApp from "./MeteredApp.js"
 import * as MetricsListener from "./MetricsListener.js"
 import { Metrics } from "./Metrics.js"
 import * as PrometheusExporter from "./PrometheusExporter.js"
@@ -71,8 +70,8 @@ export const observeServices = <A, E, R>(config: ServerConfig, services: Layer.L
 }
 
 /**
- * The application (built by `make` with the `/metrics` options, when metrics are on) with its
- * answers counted. The exporter (prom-client) is loaded here, only when metrics are on.
+ * The application, built by `make` with the `/metrics` options when metrics are on: `/metrics`
+ * served and every answer counted and timed (the application's `record` hook). The exporter (prom-client) is loaded here, only when metrics are on.
  */
 export const appLayer = <E, R>(
   config: ServerConfig,
@@ -82,9 +81,11 @@ export const appLayer = <E, R>(
   if (metrics === undefined) return make(undefined)
   return Layer.unwrapEffect(
     Effect.map(PrometheusExporter.make(metrics), (exporter) => {
-      const app = MeteredApp.layer(metrics).pipe(
-        Layer.provide(make({ scrape: exporter.scrape, contentType: PrometheusExporter.CONTENT_TYPE }))
-      )
+      const app = make({
+        scrape: exporter.scrape,
+        contentType: PrometheusExporter.CONTENT_TYPE,
+        record: (response, seconds) => metrics.request(response.route, response.status, seconds)
+      })
       return config.metricsAddress === undefined
         ? app
         : Layer.merge(app, MetricsListener.layer(config.metricsAddress, exporter.scrape, PrometheusExporter.CONTENT_TYPE))

@@ -6,7 +6,7 @@
 import { Resource, Tracer } from "@effect/opentelemetry"
 import { AccountStore, Errors, PetRepository, Sync } from "@petstore/core"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Effect, Exit, Layer, Option, type Scope } from "effect"
+import { Cause, Effect, Exit, Layer, Option, type Scope } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { instrument } from "../src/InstrumentedStores.js"
 import { Metrics } from "../src/Metrics.js"
@@ -65,21 +65,34 @@ describe("store spans", () => {
 describe("instrument", () => {
   const pets = PetRepository.makeMemory()
 
-  it("with tracing off, an answer already there stays an Exit (the caller needs no fiber), and is measured", () => {
+  /** Whether `effect`, run as a request's runner runs it, is answered without a fiber (then its exit). */
+  const runAtOnce = <A, E>(effect: Effect.Effect<A, E>): Exit.Exit<A, E> | "forked" => {
+    let result: Exit.Exit<A, E> | "forked" = "forked"
+    Sync.run(effect, (rest) => Effect.runFork(rest), (exit) => {
+      if (result === "forked") result = exit
+    })
+    return result
+  }
+
+  it("with tracing off, a lookup answerable at once stays so (the caller needs no fiber), and is measured when it runs", () => {
     const metrics = new Metrics()
     // The in-memory account store answers a key lookup at once.
-    const accounts = AccountStore.makeMemory()
-    const wrapped = instrument("AccountStore", accounts, { metrics, tracing: false })
-    expect(Exit.isExit(accounts.findKeyByHash("x"))).toBe(true)
-    const answer = wrapped.findKeyByHash("x")
-    expect(Exit.isExit(answer)).toBe(true)
-    expect(answer).toStrictEqual(Exit.succeed(Option.none()))
+    const wrapped = instrument("AccountStore", AccountStore.makeMemory(), { metrics, tracing: false })
+    const lookup = wrapped.findKeyByHash("x")
+    expect(metrics.storeOperation("AccountStore", "findKeyByHash").duration.count).toBe(0)
+    expect(runAtOnce(lookup)).toStrictEqual(Exit.succeed(Option.none()))
     expect(metrics.storeOperation("AccountStore", "findKeyByHash").duration.count).toBe(1)
-    // With tracing on it runs in a span, so it is an effect to run.
-    expect(Exit.isExit(instrument("AccountStore", accounts, { tracing: true }).findKeyByHash("x"))).toBe(false)
+    // With tracing on it runs in a span, so in a fiber.
+    const traced = instrument("AccountStore", AccountStore.makeMemory(), { tracing: true })
+    let forked = false
+    Sync.run(traced.findKeyByHash("x"), (rest) => {
+      forked = true
+      return Effect.runFork(rest)
+    }, () => {})
+    expect(forked).toBe(true)
   })
 
-  it("with tracing off, work that completes at once stays so (Sync.now runs it without a fiber), measured when it runs, and lazy", () => {
+  it("with tracing off, work that completes at once stays so, measured when it runs, and lazy", () => {
     const metrics = new Metrics()
     const repository = PetRepository.makeMemory()
     const wrapped = instrument("PetRepository", repository, { metrics, tracing: false })
@@ -87,22 +100,17 @@ describe("instrument", () => {
     const cells = metrics.storeOperation("PetRepository", "insert")
     // Built, not run: nothing stored, nothing measured.
     expect(cells.duration.count).toBe(0)
-    expect(Sync.evaluator(insert)).toBeDefined()
-    const answered = Sync.now(insert)
-    expect(Exit.isExit(answered)).toBe(true)
-    expect(answered).toStrictEqual(Exit.succeed({ id: 1, name: "Rex", categoryId: 1, status: "available" }))
+    expect(runAtOnce(insert)).toStrictEqual(Exit.succeed({ id: 1, name: "Rex", categoryId: 1, status: "available" }))
     expect(cells.duration.count).toBe(1)
     // As an effect it does its work each time it is run.
     expect(Effect.runSync(insert).id).toBe(2)
     expect(cells.duration.count).toBe(2)
-    // Work that throws is timed and counted as an error, and the throw reaches the caller.
+    // Work that throws is timed and counted as an error, and the throw reaches the caller as a defect.
     const broken = instrument("PetRepository", { ...repository, insert: (_draft: PetRepository.PetDraft) => Sync.sync((): never => { throw new Error("broken") }) }, { metrics, tracing: false })
-    expect(() => Sync.now(broken.insert({ name: "Tom", categoryId: 1 as never, status: "available" }))).toThrow("broken")
+    const died = runAtOnce(broken.insert({ name: "Tom", categoryId: 1 as never, status: "available" }))
+    expect(died !== "forked" && Exit.isFailure(died) && String(Cause.squash(died.cause))).toContain("broken")
     expect(cells.duration.count).toBe(3)
     expect(cells.errors).toBe(1)
-    // With tracing on it runs in a span, so the caller runs it in a fiber.
-    const traced = instrument("PetRepository", repository, { tracing: true })
-    expect(Sync.evaluator(traced.insert({ name: "Tom", categoryId: 1 as never, status: "available" }))).toBeUndefined()
   })
 
   it("with tracing on, a call runs in its span; a StoreUnavailable failure is counted as an error, a domain failure is not", async () => {

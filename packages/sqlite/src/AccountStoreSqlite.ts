@@ -12,12 +12,10 @@
  *
  * @since 1.0.0
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { AccountStore, BoundedCache, Errors, StoreRows } from "@petstore/core"
+import { AccountStore, BoundedCache, Errors, StoreRows, Sync } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
@@ -84,7 +82,9 @@ export const make = (
     // Another process's commits show as a change of data_version on this connection. It is looked
     // at when a cached key is about to be used and the last look is `pollMillis` old: no timer runs.
     let seenVersion = yield* db.read(() => dataVersionOf.get() as number)
-    let lookedAt = yield* Clock.currentTimeMillis
+    // The store's Clock, read when a lookup runs (a TestClock under test).
+    const clock = yield* Effect.clock
+    let lookedAt = clock.unsafeCurrentTimeMillis()
     const noticeOtherWriters = (now: number) => {
       if (now - lookedAt < options.pollMillis && now >= lookedAt) return
       const version = dataVersionOf.get() as number
@@ -113,14 +113,9 @@ export const make = (
       if (Option.isSome(found)) accounts.set(id, found.value)
       return found
     }
-    // Lookups are synchronous reads: answered at once (an `Exit`), so a request needs no fiber for them.
-    const atOnce = <A>(f: () => A): Effect.Effect<A, Errors.StoreUnavailable> => {
-      try {
-        return Exit.succeed(f())
-      } catch (cause) {
-        return Exit.fail(new Errors.StoreUnavailable({ cause }))
-      }
-    }
+    // Lookups are synchronous reads: answerable at once (see `Sync`), so a request needs no fiber for them.
+    const atOnce = <A>(f: () => A): Effect.Effect<A, Errors.StoreUnavailable> =>
+      Sync.attempt(f, (cause) => new Errors.StoreUnavailable({ cause }))
 
     return AccountStore.AccountStore.of({
       insertAccount: (account, firstKey) =>
@@ -136,10 +131,7 @@ export const make = (
           (inserted) => inserted === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
       findKey: (id) => db.read(() => Option.map(Option.fromNullable(keyById.get(id) as StoreRows.KeyRow | undefined), StoreRows.toKey)),
-      findKeyByHash: (hash, now) =>
-        now === undefined
-          ? Effect.flatMap(Clock.currentTimeMillis, (t) => atOnce(() => keyByHashAt(hash, t)))
-          : atOnce(() => keyByHashAt(hash, now)),
+      findKeyByHash: (hash) => atOnce(() => keyByHashAt(hash, clock.unsafeCurrentTimeMillis())),
       listKeys: (accountId) => db.read(() => (keysOfAccount.all(accountId) as Array<StoreRows.KeyRow>).map(StoreRows.toKey)),
       revokeKey: (id, at) =>
         Effect.flatMap(

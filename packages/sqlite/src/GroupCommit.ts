@@ -18,7 +18,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import { Errors } from "@petstore/core"
+import { Errors, Sync } from "@petstore/core"
 import { Connection } from "./Connection.js"
 
 export interface GroupCommitOptions {
@@ -172,7 +172,8 @@ export const make = (options: GroupCommitOptions) =>
     const closedError = Exit.fail(unavailable("the database is closed"))
 
     return Database.of({
-      read: <A>(query: () => A) => Effect.try({ try: query, catch: unavailable }),
+      // A read is a synchronous query: answerable at once (see `Sync`), like every synchronous lookup.
+      read: <A>(query: () => A) => Sync.attempt(query, unavailable),
       write: <A>(write: () => A) =>
         Effect.async<A, Errors.StoreUnavailable>((resume) => {
           if (closed) return resume(closedError)

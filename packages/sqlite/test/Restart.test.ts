@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -28,6 +28,21 @@ const run = <A, E>(
       )
     )
   )
+
+/** The live clock, moved on by `advance`: a test steps past a short wait without sleeping. */
+const movableClock = () => {
+  const live = Clock.make()
+  let offset = 0
+  const clock: Clock.Clock = {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => live.unsafeCurrentTimeMillis() + offset,
+    unsafeCurrentTimeNanos: () => live.unsafeCurrentTimeNanos() + BigInt(offset) * 1_000_000n,
+    currentTimeMillis: Effect.sync(() => clock.unsafeCurrentTimeMillis()),
+    currentTimeNanos: Effect.sync(() => clock.unsafeCurrentTimeNanos()),
+    sleep: (duration) => live.sleep(duration)
+  }
+  return { clock, advance: (millis: number) => void (offset += millis) }
+}
 
 const openError = (filename: string) =>
   Effect.flip(Effect.scoped(Layer.build(Sqlite.layer({ filename }))))
@@ -76,19 +91,22 @@ describe("SQLite: what survives a restart", () => {
       const limits = { perMinute: 5, perDay: 8 }
       const subject = { accountId: "acc_limited", keyId: "key_limited", limits }
       const banned = { accountId: "acc_banned", keyId: "key_banned", limits: { perMinute: 1, perDay: 1_000 } }
-      yield* run(
-        filename,
-        Effect.gen(function*() {
-          const limiter = yield* RateLimiter.RateLimiter
-          for (let i = 0; i < 5; i++) expect((yield* limiter.admit(subject)).verdict).toBe("allowed")
-          // One allowed, one refused, then, after the grace that follows the refusal, more than the
-          // threshold (10) of early retries: banned.
-          const now = Date.now()
-          const verdicts = [(yield* limiter.admit(banned, now)).verdict, (yield* limiter.admit(banned, now)).verdict]
-          const afterGrace = now + RateLimiter.DEFAULT_OPTIONS.ban.graceMillis
-          for (let i = 0; i < 11; i++) verdicts.push((yield* limiter.admit(banned, afterGrace)).verdict)
-          expect(verdicts.at(-1)).toBe("key_banned")
-        })
+      const { advance, clock } = movableClock()
+      yield* Effect.withClock(
+        run(
+          filename,
+          Effect.gen(function*() {
+            const limiter = yield* RateLimiter.RateLimiter
+            for (let i = 0; i < 5; i++) expect((yield* limiter.admit(subject)).verdict).toBe("allowed")
+            // One allowed, one refused, then, after the grace that follows the refusal, more than the
+            // threshold (10) of early retries: banned.
+            const verdicts = [(yield* limiter.admit(banned)).verdict, (yield* limiter.admit(banned)).verdict]
+            advance(RateLimiter.DEFAULT_OPTIONS.ban.graceMillis)
+            for (let i = 0; i < 11; i++) verdicts.push((yield* limiter.admit(banned)).verdict)
+            expect(verdicts.at(-1)).toBe("key_banned")
+          })
+        ),
+        clock
       )
       yield* run(
         filename,

@@ -18,4 +18,4 @@ serviceLaws("memory", {
   messages: MessageStore.MessageStore.layerMemory
 })
 limiterStateStoreLaws("memory", LimiterStateStore.LimiterStateStore.layerMemory)
-rateLimiterLaws("memory", (options) => Effect.succeed(RateLimiter.makeMemory(options)))
+rateLimiterLaws("memory", (options) => Effect.map(Effect.clock, (clock) => RateLimiter.makeMemory(options, clock)))

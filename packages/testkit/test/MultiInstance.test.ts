@@ -14,8 +14,8 @@ import { errorResponse } from "./support/PlantedFaults.js"
 /** Admits what the shared limiter refuses as key_banned (a ban kept in one instance's memory). */
 const ignoringBans = (real: RateLimiter.RateLimiter["Type"]): RateLimiter.RateLimiter["Type"] => ({
   ...real,
-  admit: (subject, at) =>
-    Effect.map(real.admit(subject, at), (decision) => (decision.verdict === "key_banned" ? { ...decision, verdict: "allowed" as const, retryAfterMillis: 0 } : decision))
+  admit: (subject) =>
+    Effect.map(real.admit(subject), (decision) => (decision.verdict === "key_banned" ? { ...decision, verdict: "allowed" as const, retryAfterMillis: 0 } : decision))
 })
 
 /** Instance 1 answers 404 for the pet created last on any instance: a stale read across instances. */

@@ -11,7 +11,7 @@ import * as Redacted from "effect/Redacted"
 import { timingSafeEqual } from "node:crypto"
 import type { AppRequest } from "../AppRequest.js"
 import * as ErrorResponse from "../ErrorResponse.js"
-import { type Answer, refusal } from "./answer.js"
+import { type Answer, refusal } from "./stages/answer.js"
 import { bearerToken } from "./credentials.js"
 
 const FAILURES_PER_MINUTE = 20

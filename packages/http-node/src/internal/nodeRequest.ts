@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import * as Exit from "effect/Exit"
+import { Sync } from "@petstore/core"
+import type * as Effect from "effect/Effect"
 import type { IncomingMessage } from "node:http"
 import type { AppRequest, BodyResult } from "../AppRequest.js"
 import type { AppResponse } from "../AppResponse.js"
@@ -71,7 +72,7 @@ const toAppRequest = (
   request: IncomingMessage,
   url: string,
   basePath: string,
-  body: Exit.Exit<BodyResult>
+  body: Effect.Effect<BodyResult>
 ): AppRequest => ({
   method: request.method ?? "GET",
   url,
@@ -91,8 +92,9 @@ export const readBody = (request: HostedRequest, limit: number, done: (result: B
   collectBody(request, limit, done)
 }
 
-const EMPTY_EXIT: Exit.Exit<BodyResult> = Exit.succeed(Body.EMPTY)
-const bodyExit = (body: BodyResult): Exit.Exit<BodyResult> => body === Body.EMPTY ? EMPTY_EXIT : Exit.succeed(body)
+// The body is known before the request is handed in: answered at once (see `Sync`).
+const EMPTY_BODY: Effect.Effect<BodyResult> = Sync.succeed(Body.EMPTY)
+const bodyEffect = (body: BodyResult): Effect.Effect<BodyResult> => body === Body.EMPTY ? EMPTY_BODY : Sync.succeed(body)
 
 /**
  * Hands `request`, routed on `url`, to the application through `run`, and its answer to
@@ -109,7 +111,7 @@ export const handedInIncomplete = (request: IncomingMessage): boolean => (reques
 
 const handIn = <T>(run: Runner, request: HostedRequest, url: string, basePath: string, target: T, answer: (target: T, response: AppResponse) => void, body: BodyResult) => {
   if (!request.complete) (request as any)[kHandedInIncomplete] = true
-  run(toAppRequest(request, url, basePath, bodyExit(body)), target, answer)
+  run(toAppRequest(request, url, basePath, bodyEffect(body)), target, answer)
 }
 
 export const serve = <T>(

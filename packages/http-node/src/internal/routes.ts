@@ -18,6 +18,7 @@ import * as SchemaAST from "effect/SchemaAST"
 import * as FindMyWay from "find-my-way-ts"
 import type { ResponseHeaders } from "../AppResponse.js"
 import type { OperationError } from "../ErrorResponse.js"
+import * as Encoder from "./encoder.js"
 
 /** What a handler answers: the success value (encoded with the endpoint's schema) and extra headers. */
 export interface Reply<A> {
@@ -69,6 +70,8 @@ export interface CompiledRoute<Ctx, Err> {
   readonly decodePath: Decoder | undefined
   readonly decodeQuery: Decoder | undefined
   readonly decodePayload: Decoder | undefined
+  /** The success value as the endpoint's schema encodes it, as JSON text. */
+  readonly encode: (value: unknown) => string
   readonly handler: (input: any, context: Ctx) => Effect.Effect<Reply<unknown>, Err>
 }
 
@@ -98,6 +101,9 @@ const decoder = (schema: AnySchema, location: string): Decoder => {
   })
   return (input) => Either.mapLeft(decode(input), (e) => new DecodeFailure({ message: describeIssues(location, e) }))
 }
+
+/** The body of an endpoint that declares no success schema. */
+const NO_CONTENT = (): string => ""
 
 /** Above this many remembered queries the memo starts over (queries with cursors are mostly unique). */
 const QUERIES_KEPT = 1024
@@ -155,6 +161,7 @@ export const compile = <Ctx, Err>(
       const handler = handlers[endpoint.name]
       if (handler === undefined) throw new Error(`no handler for endpoint ${endpoint.name}`)
       const status = successes.keys().next()
+      const success = status.done ? undefined : successes.get(status.value)!.ast
       routes.push({
         name: endpoint.name,
         method: endpoint.method,
@@ -165,6 +172,7 @@ export const compile = <Ctx, Err>(
         decodePath: endpoint.pathSchema._tag === "Some" ? decoder(endpoint.pathSchema.value, "path parameter") : undefined,
         decodeQuery: endpoint.urlParamsSchema._tag === "Some" ? queryDecoder(endpoint.urlParamsSchema.value) : undefined,
         decodePayload: endpoint.payloadSchema._tag === "Some" ? decoder(endpoint.payloadSchema.value, "body") : undefined,
+        encode: success === undefined || success._tag === "None" ? NO_CONTENT : Encoder.compile(success.value),
         handler
       })
     }
@@ -172,9 +180,12 @@ export const compile = <Ctx, Err>(
   return routes
 }
 
+/** A route found for a request: the compiled route (`handler`), the path's parameters and the query's. */
+export type Found<Ctx = any, Err = OperationError> = FindMyWay.FindResult<CompiledRoute<Ctx, Err>>
+
 /** A router over compiled routes that also knows which methods a path allows (for 405). */
 export interface RouteTable<Ctx, Err> {
-  readonly find: (method: string, url: string) => FindMyWay.FindResult<CompiledRoute<Ctx, Err>> | undefined
+  readonly find: (method: string, url: string) => Found<Ctx, Err> | undefined
   /** The `Allow` value of a path that exists with other methods, if it does. */
   readonly allowed: (url: string) => string | undefined
 }

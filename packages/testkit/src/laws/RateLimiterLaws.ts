@@ -1,5 +1,5 @@
 /**
- * Laws every `RateLimiter` implementation obeys, at the times its callers give (`admit(subject, now)`):
+ * Laws every `RateLimiter` implementation obeys, at the time of its Clock (the `TestClock`, set before each call):
  * it decides exactly as the core's pure decision over each account's, key's and address's own
  * history, so one account's traffic never changes another's decisions and a refused request
  * consumes nothing; refused requests sent within the grace that follows a wait's first refusal never
@@ -9,7 +9,7 @@
  * @since 1.0.0
  */
 import { describe, expect } from "@effect/vitest"
-import { Effect, FastCheck as fc, type Scope } from "effect"
+import { Effect, FastCheck as fc, type Scope, TestClock } from "effect"
 import { BanPolicy, LimitDecision, type Plan, type RateLimiter, TokenBucket } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"
@@ -67,11 +67,17 @@ const arrivals = (traffic: Traffic) => {
   })
 }
 
+/** `decision` taken at `now`: the `TestClock` set there first. */
+const at = <A, E>(now: number, decision: Effect.Effect<A, E>) => Effect.zipRight(TestClock.setTime(now), decision)
+
 const play = (limiter: Limiter, traffic: Traffic, include: (r: Request) => boolean = () => true) =>
   Effect.forEach(arrivals(traffic).filter(({ request }) => include(request)), ({ now, request }) =>
-    request.failedAuth
-      ? limiter.admitFailedAuth(`address-${request.account}`, now)
-      : limiter.admit({ accountId: request.account, keyId: `${request.account}-${request.key}`, limits: traffic.limits[request.account] }, now))
+    at(
+      now,
+      request.failedAuth
+        ? limiter.admitFailedAuth(`address-${request.account}`)
+        : limiter.admit({ accountId: request.account, keyId: `${request.account}-${request.key}`, limits: traffic.limits[request.account] })
+    ))
 
 /**
  * One key of a fresh account refused at `start` (noon UTC, so only a bucket of at most 20 a minute,
@@ -94,7 +100,7 @@ const REFUSED = ["rate_limited", "daily_quota_exceeded"]
 /** Spends the account at `start` until the first refusal; its decision, and an `admit` for the key. */
 const refuseAt = (limiter: Limiter, { limits, start }: Wait) =>
   Effect.gen(function*() {
-    const admit = (now: number) => limiter.admit({ accountId: "A", keyId: "A-1", limits }, now)
+    const admit = (now: number) => at(now, limiter.admit({ accountId: "A", keyId: "A-1", limits }))
     let first = yield* admit(start)
     while (first.verdict === "allowed") first = yield* admit(start)
     expect(REFUSED).toContain(first.verdict)
@@ -107,7 +113,7 @@ const withinGrace = ({ inGrace, options, start }: Wait) =>
 
 /**
  * Registers the laws of `RateLimiter` for the implementation `make` builds with the given options
- * (each run builds a fresh, empty limiter).
+ * (each run builds a fresh, empty limiter, deciding at its Clock's time: the `TestClock`).
  *
  * @category law suites
  * @since 1.0.0

@@ -22,8 +22,8 @@ const offByOneLimit = (real: Limiter): Limiter => {
   const lastAllowed = new Map<string, boolean>()
   return {
     ...real,
-    admit: (subject, now) =>
-      Effect.map(real.admit(subject, now), (decision) => {
+    admit: (subject) =>
+      Effect.map(real.admit(subject), (decision) => {
         const previous = lastAllowed.get(subject.accountId) ?? true
         if (decision.verdict === "rate_limited" && previous) {
           lastAllowed.set(subject.accountId, false)
@@ -41,7 +41,7 @@ const consumingOnReject = (real: Limiter): Limiter => {
   const standings = new Map<string, BanPolicy.KeyStanding>()
   return {
     ...real,
-    admit: ({ accountId, keyId, limits }, at) => Effect.map(at === undefined ? Clock.currentTimeMillis : Effect.succeed(at), (now) => {
+    admit: ({ accountId, keyId, limits }) => Effect.map(Clock.currentTimeMillis, (now) => {
       const before = usage.get(accountId) ?? LimitDecision.freshUsage(limits, now)
       const next = LimitDecision.decide(limits, before, standings.get(keyId) ?? BanPolicy.CLEAN, now, 1, BanPolicy.DEFAULT_OPTIONS)
       const after = next.decision.verdict === "rate_limited"
@@ -64,9 +64,9 @@ const nonAtomic = (): Limiter => {
   const real = RateLimiter.makeMemory(RateLimiter.DEFAULT_OPTIONS)
   return {
     ...real,
-    admit: ({ accountId, keyId, limits }, at) =>
+    admit: ({ accountId, keyId, limits }) =>
       Effect.gen(function*() {
-        const now = at ?? (yield* Clock.currentTimeMillis)
+        const now = yield* Clock.currentTimeMillis
         const before = usage.get(accountId) ?? LimitDecision.freshUsage(limits, now)
         const standing = standings.get(keyId) ?? BanPolicy.CLEAN
         yield* Effect.sleep("5 millis")
@@ -82,8 +82,8 @@ const nonAtomic = (): Limiter => {
 const neverBans = (real: Limiter): Limiter =>
   ({
     ...real,
-    admit: (subject, now) =>
-      Effect.map(real.admit(subject, now), (decision) =>
+    admit: (subject) =>
+      Effect.map(real.admit(subject), (decision) =>
         decision.verdict === "key_banned"
           ? { ...decision, verdict: "rate_limited" as const, retryAfterMillis: 1_000 }
           : decision)

@@ -1,0 +1,70 @@
+/**
+ * Stage admit: the limiter decides for the key's account (429 when it refuses), or, for a request
+ * without a valid key, for its address (401, or 429 once the address's failed attempts are spent).
+ * Either way the decision's rate-limit headers go on every answer from here on.
+ *
+ * @since 1.0.0
+ */
+import { type LimitDecision, type RateLimiter, Sync } from "@petstore/core"
+import type { AppRequest } from "../../AppRequest.js"
+import type { ResponseHeaders } from "../../AppResponse.js"
+import * as ErrorResponse from "../../ErrorResponse.js"
+import * as RateLimitHeaders from "../rateLimitHeaders.js"
+import { refusal } from "./answer.js"
+import type { Exchange } from "./exchange.js"
+import { type Outcome, type Stage } from "./pipeline.js"
+
+const REJECTION = {
+  rate_limited: refusal(
+    ErrorResponse.make("rate_limited", "Rate limit exceeded; retry after the number of seconds in Retry-After.")
+  ),
+  daily_quota_exceeded: refusal(ErrorResponse.make(
+    "daily_quota_exceeded",
+    "Daily quota exhausted; it resets at 00:00 UTC (see Retry-After)."
+  )),
+  key_banned: refusal(ErrorResponse.make(
+    "key_banned",
+    "This key kept sending while told to wait and is temporarily banned; retry after the number of seconds in Retry-After."
+  ))
+} as const
+const FAILED_AUTH_LIMITED = refusal(ErrorResponse.make(
+  "rate_limited",
+  "Too many requests without a valid API key from this address; retry after the number of seconds in Retry-After."
+))
+const NO_KEY = refusal(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore\"" })
+const INVALID_KEY = refusal(ErrorResponse.STATIC.unauthorized, {
+  "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"invalid_token\""
+})
+
+/** The rate-limit headers of `decision`, a new record: the admission's headers of the response. */
+const limitHeaders = (decision: LimitDecision.Decision): ResponseHeaders => {
+  const headers: ResponseHeaders = {}
+  RateLimitHeaders.write(headers, decision)
+  return headers
+}
+
+export interface AdmitOptions {
+  readonly limiter: RateLimiter.RateLimiter["Type"]
+  readonly clientAddress: (request: AppRequest) => string
+}
+
+/** @category constructors */
+export const make = ({ clientAddress, limiter }: AdmitOptions): Stage => {
+  /** Without a valid key: 401, or 429 once the address's failed attempts are spent. */
+  const refuseUnknown = (exchange: Exchange) =>
+    Sync.map(Sync.now(limiter.admitFailedAuth(clientAddress(exchange.request))), (decision): Outcome => {
+      exchange.admission = limitHeaders(decision)
+      if (decision.verdict !== "allowed") return FAILED_AUTH_LIMITED
+      return exchange.token === undefined ? NO_KEY : INVALID_KEY
+    })
+
+  return (exchange) => {
+    const principal = exchange.principal
+    if (principal === undefined) return refuseUnknown(exchange)
+    return Sync.map(Sync.now(limiter.admit(principal)), (decision): Outcome => {
+      exchange.admission = limitHeaders(decision)
+      exchange.accountId = principal.accountId
+      return decision.verdict === "allowed" ? undefined : REJECTION[decision.verdict]
+    })
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Stage decode: the operation's input from the path's parameters, the query and the payload,
+ * decoded with the endpoint's schemas; the first that fails is answered 400 with what was wrong.
+ *
+ * @since 1.0.0
+ */
+import * as Either from "effect/Either"
+import * as ErrorResponse from "../../ErrorResponse.js"
+import { refusal } from "./answer.js"
+import { answerWith, GO_ON, type Stage } from "./pipeline.js"
+
+const invalid = (message: string) => answerWith(refusal(ErrorResponse.make("invalid_request", message)))
+
+/** @category stages */
+export const decode: Stage = (exchange) => {
+  const found = exchange.found!
+  const route = found.handler
+  const input: Record<string, unknown> = {}
+  if (route.decodePath !== undefined) {
+    const path = route.decodePath(found.params)
+    if (Either.isLeft(path)) return invalid(path.left.message)
+    input.path = path.right
+  }
+  if (route.decodeQuery !== undefined) {
+    const query = route.decodeQuery(found.searchParams)
+    if (Either.isLeft(query)) return invalid(query.left.message)
+    input.urlParams = query.right
+  }
+  if (route.decodePayload !== undefined) {
+    const payload = route.decodePayload(exchange.payload)
+    if (Either.isLeft(payload)) return invalid(payload.left.message)
+    input.payload = payload.right
+  }
+  exchange.input = input
+  return GO_ON
+}

@@ -1,0 +1,26 @@
+/**
+ * Stage operate: the operation's handler on the decoded input, in the context the application
+ * gives its operations (the route's path under the mount, the principal); its reply is the answer
+ * (the success status and the encoded value, with the reply's headers), its failure an Error answer.
+ *
+ * @since 1.0.0
+ */
+import { Sync } from "@petstore/core"
+import * as ErrorResponse from "../../ErrorResponse.js"
+import { answer, refusal } from "./answer.js"
+import type { Exchange } from "./exchange.js"
+import type { Stage } from "./pipeline.js"
+
+/** @category constructors */
+export const make = <Ctx>(contextOf: (exchange: Exchange, path: string) => Ctx): Stage => (exchange) => {
+  const route = exchange.found!.handler
+  return Sync.match(Sync.now(route.handler(exchange.input, contextOf(exchange, route.path))), {
+    onFailure: (error) => refusal(ErrorResponse.fromOperationError(error)),
+    onSuccess: (reply) =>
+      answer(
+        route.successStatus,
+        route.successStatus === 204 ? undefined : reply.encoded ?? route.encode(reply.value),
+        reply.headers
+      )
+  })
+}

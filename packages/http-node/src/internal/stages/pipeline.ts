@@ -1,0 +1,39 @@
+/**
+ * The stages of a request, run in the order they are listed. Each stage is a named function of the
+ * exchange that answers "go on" (`GO_ON`) or "answer with this" (an `Answer`); the first answer
+ * ends the list. A stage that has to wait (a query, a Redis round trip) returns an effect that
+ * does; `Sync` takes the others' answers at once, so a request none of whose stages waits is
+ * answered without a fiber.
+ *
+ * @since 1.0.0
+ */
+import { Sync } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import type { Answer } from "./answer.js"
+import type { Exchange } from "./exchange.js"
+
+/** What a stage answers: `undefined` to go on with the next stage, or the answer. */
+export type Outcome = Answer | undefined
+
+/** A stage: the exchange in, "go on" or the answer out; it may fail (the store), caught by `recover`. */
+export type Stage = (exchange: Exchange) => Effect.Effect<Outcome, unknown>
+
+/** "Go on with the next stage." */
+export const GO_ON: Effect.Effect<Outcome> = Sync.succeed(undefined)
+
+/** The answer of `answer`, from a stage. */
+export const answerWith = (answer: Answer): Effect.Effect<Outcome> => Sync.succeed(answer)
+
+const NO_ANSWER = Effect.dieMessage("the last stage of a request went on: every list ends with a stage that answers")
+
+const from = (stages: ReadonlyArray<Stage>, index: number, exchange: Exchange): Effect.Effect<Answer, unknown> => {
+  if (index === stages.length) return NO_ANSWER
+  return Sync.flatMap(
+    Sync.now(stages[index]!(exchange)),
+    (outcome) => (outcome === undefined ? from(stages, index + 1, exchange) : Sync.succeed(outcome))
+  )
+}
+
+/** Runs `stages` in order on `exchange` until one answers. Call it where the request is being run. */
+export const run = (stages: ReadonlyArray<Stage>, exchange: Exchange): Effect.Effect<Answer, unknown> =>
+  from(stages, 0, exchange)

@@ -1,0 +1,23 @@
+/**
+ * Stage scrape, the last of `GET /metrics` (behind the admin gate): the metrics in the exporter's
+ * text format.
+ *
+ * @since 1.0.0
+ */
+import { Sync } from "@petstore/core"
+import type * as Effect from "effect/Effect"
+import type { AnsweringRoute } from "./answer.js"
+import type { Stage } from "./pipeline.js"
+
+export interface ScrapeOptions {
+  readonly scrape: Effect.Effect<string>
+  readonly contentType: string
+}
+
+const METRICS_ROUTE: AnsweringRoute = { template: "GET /metrics", headers: undefined }
+
+/** @category constructors */
+export const make = ({ contentType, scrape }: ScrapeOptions): Stage => (exchange) => {
+  exchange.route = METRICS_ROUTE
+  return Sync.map(scrape, (body) => ({ status: 200, body, headers: undefined, contentType }))
+}
