@@ -22,7 +22,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Admin from "./internal/adminOperations.js"
 import { AdminApi } from "./AdminApi.js"
-import { makeApi, PUBLIC_PREFIX } from "./Api.js"
+import { Api, makeApi, PUBLIC_PREFIX } from "./Api.js"
 import * as ApiReference from "./internal/apiReference.js"
 import type { AppRequest } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
@@ -45,6 +45,12 @@ export const DEFAULT_PATHS: ReadonlyArray<string> = ["/docs", "/v1/", "/admin/"]
 
 /** The paths `app` answers (see `App.paths`). */
 export const pathsOf = (app: App["Type"]): ReadonlyArray<string> => app.paths ?? DEFAULT_PATHS
+
+/** The methods of an application serving the pet store API and the admin API, from their definitions. */
+export const DEFAULT_METHODS: ReadonlyArray<string> = Routes.methods([Api, AdminApi])
+
+/** The methods `app`'s routes answer (see `App.methods`). */
+export const methodsOf = (app: App["Type"]): ReadonlyArray<string> => app.methods ?? DEFAULT_METHODS
 
 /** Largest accepted request body, in bytes. */
 export const BODY_LIMIT = Limits.BODY_LIMIT
@@ -80,6 +86,8 @@ export class App extends Context.Tag("@petstore/http-node/App")<
      * another's `handle`): `DEFAULT_PATHS`.
      */
     readonly paths?: ReadonlyArray<string> | undefined
+    /** The methods its routes answer, HEAD wherever GET, in a fixed order (`Allow` of the 405 to CONNECT). Absent: `DEFAULT_METHODS`. */
+    readonly methods?: ReadonlyArray<string> | undefined
     /** Makes `/readyz` answer 503 from now on: the server hosting it has begun to shut down. */
     readonly startDraining?: (() => void) | undefined
   }
@@ -198,5 +206,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     if (Option.isSome(options.adminToken)) paths.add("/admin/")
     if (Option.isSome(options.adminToken) && metrics !== undefined) paths.add("/metrics")
     const observe = yield* RequestObserver.make(options.observe ?? {})
-    return App.of({ handle: observe(handle), paths: [...paths], startDraining: health.startDraining })
+    const methods = Routes.methods([api, AdminApi])
+    return App.of({ handle: observe(handle), paths: [...paths], methods, startDraining: health.startDraining })
   })
