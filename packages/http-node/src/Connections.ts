@@ -24,7 +24,7 @@ import * as NodeInternals from "./internal/hosts/nodeInternals.js"
 import { onClientError, onConnect } from "./internal/hosts/connections/clientErrors.js"
 import { capConnections } from "./internal/hosts/connections/connectionCap.js"
 import type { ConnectionLimits } from "./internal/hosts/connections/limits.js"
-import { onRequest, type Pipeline } from "./internal/hosts/connections/pipelining.js"
+import { type Listener, onRequest, type Pipeline } from "./internal/hosts/connections/pipelining.js"
 import { connectNotAllowed } from "./internal/hosts/connections/rawAnswers.js"
 
 export type { ConnectionLimits } from "./internal/hosts/connections/limits.js"
@@ -37,8 +37,6 @@ export { defaults } from "./internal/hosts/connections/limits.js"
 
 /** An Error body as a whole HTTP/1.1 answer that closes the connection, for a socket no response object stands for. */
 export { rawAnswer } from "./internal/hosts/connections/rawAnswers.js"
-
-type Listener = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
 
 /** The connections of a server put under limits. */
 export interface Installed {

@@ -22,7 +22,7 @@ export const make = (code: ErrorCode, message: string): ErrorResult => {
 }
 
 /**
- * The answer to `method` where only the methods of `allow` are (the `Allow` value, `GET, HEAD`).
+ * The 405 to `method` where only the methods of `allow` are answered (the `Allow` value: `GET, HEAD`).
  *
  * @category constructors
  */
