@@ -21,7 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import { AdminApi } from "./AdminApi.js"
-import { makeApi, PUBLIC_PREFIX } from "./Api.js"
+import { Api, makeApi, PUBLIC_PREFIX } from "./Api.js"
 import type { AppRequest } from "./AppRequest.js"
 import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
 import type * as ErrorResponse from "./ErrorResponse.js"
@@ -53,6 +53,12 @@ export const DEFAULT_PATHS: ReadonlyArray<string> = ["/docs", "/v1/", "/admin/"]
 
 /** The paths `app` answers (see `App.paths`). */
 export const pathsOf = (app: App["Type"]): ReadonlyArray<string> => app.paths ?? DEFAULT_PATHS
+
+/** The methods of an application serving the pet store API and the admin API, from their definitions. */
+export const DEFAULT_METHODS: ReadonlyArray<string> = Routes.methods([Api, AdminApi])
+
+/** The methods `app`'s routes answer (see `App.methods`). */
+export const methodsOf = (app: App["Type"]): ReadonlyArray<string> => app.methods ?? DEFAULT_METHODS
 
 /** Largest accepted request body, in bytes. */
 export const BODY_LIMIT = Limits.BODY_LIMIT
@@ -93,6 +99,8 @@ export class App extends Context.Tag("@petstore/http-node/App")<
      * another's `handle`): `DEFAULT_PATHS`.
      */
     readonly paths?: ReadonlyArray<string> | undefined
+    /** The methods its routes answer, HEAD wherever GET, in a fixed order (`Allow` of the 405 to CONNECT). Absent: `DEFAULT_METHODS`. */
+    readonly methods?: ReadonlyArray<string> | undefined
     /** Makes `/readyz` answer 503 from now on: the server hosting it has begun to shut down. */
     readonly startDraining?: (() => void) | undefined
   }
@@ -208,6 +216,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       // Lazy: nothing of the request is done before its effect runs.
       handle: (request) => Sync.suspend(() => observe(request, dispatch)),
       paths: [...paths],
+      methods: Routes.methods([api, AdminApi]),
       startDraining: health.startDraining
     })
   })

@@ -21,6 +21,14 @@ export const make = (code: ErrorCode, message: string): ErrorResult => {
   return { status, code, body: JSON.stringify({ code, message, status }) }
 }
 
+/**
+ * The 405 to `method` where only the methods of `allow` are answered (the `Allow` value: `GET, HEAD`).
+ *
+ * @category constructors
+ */
+export const methodNotAllowed = (method: string, allow: string): ErrorResult =>
+  make("method_not_allowed", `${method} is not allowed here; allowed: ${allow}.`)
+
 /** The operation is past its sunset; `message` says since when and what replaces it. @category errors */
 export class Gone extends Data.TaggedError("Gone")<{ readonly message: string }> {}
 
@@ -77,7 +85,6 @@ export const STATIC = {
   malformedRequest: make("invalid_request", "The request is not valid HTTP/1.1."),
   missingHost: make("invalid_request", "An HTTP/1.1 request must carry a Host header."),
   expectationFailed: make("expectation_failed", "Only `Expect: 100-continue` is supported."),
-  connectNotAllowed: make("method_not_allowed", "CONNECT is not allowed here; allowed: GET, HEAD, POST, DELETE."),
   headersTooLarge: make("headers_too_large", "The request's headers are larger than 16 KiB."),
   requestTimeout: make("request_timeout", "The request was not received completely in time."),
   unauthorized: make("unauthorized", "A valid API key is required: send `Authorization: Bearer <API_KEY>`."),

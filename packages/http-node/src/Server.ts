@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { App } from "./App.js"
+import { App, methodsOf } from "./App.js"
 import * as Connections from "./Connections.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as NodeHandler from "./NodeHandler.js"
@@ -113,7 +113,8 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
           }
           handler(request, response)
         },
-        { ...Connections.defaults(), ...options.connections }
+        { ...Connections.defaults(), ...options.connections },
+        methodsOf(app)
       )
       yield* Effect.acquireRelease(
         Effect.async<void, ListenError>((resume) => {

@@ -5,6 +5,9 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Net from "node:net"
+import { AdminApi } from "../src/AdminApi.js"
+import { Api } from "../src/Api.js"
+import * as Routes from "../src/internal/routes.js"
 import { answers, exchange } from "./support/RawHttp.js"
 import { TestServer } from "./support/TestServer.js"
 
@@ -32,7 +35,9 @@ layer(TestServer.layer({ quiet: true }), { excludeTestServices: true })("HTTP ov
       const server = yield* TestServer
       const [reply] = answers(yield* exchange(server.url, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"))
       expect(reply!.status).toBe(405)
-      expect(reply!.headers["allow"]).toBe("GET, HEAD, POST, DELETE")
+      // The methods of the application's routes, from the API definitions.
+      expect(reply!.headers["allow"]).toBe(Routes.methods([Api, AdminApi]).join(", "))
+      expect(reply!.body.message).toBe(`CONNECT is not allowed here; allowed: ${reply!.headers["allow"]}.`)
       expect(reply!.body).toMatchObject({ code: "method_not_allowed", status: 405 })
       expect(reply!.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
       // A well-formed id of the client's is returned as given.

@@ -26,9 +26,12 @@ export interface Health {
   readonly startDraining: () => void
 }
 
+/** Health answers reads only. */
+const READS = "GET, HEAD"
+
 const notAllowed = (method: string): AppResponse => {
-  const error = ErrorResponse.make("method_not_allowed", `${method} is not allowed here; allowed: GET, HEAD.`)
-  return { status: error.status, headers: { "Content-Type": JSON_CONTENT_TYPE, Allow: "GET, HEAD" }, body: error.body }
+  const error = ErrorResponse.methodNotAllowed(method, READS)
+  return { status: error.status, headers: { "Content-Type": JSON_CONTENT_TYPE, Allow: READS }, body: error.body }
 }
 
 const unavailable = (message: string): AppResponse => {

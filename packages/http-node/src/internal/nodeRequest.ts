@@ -10,6 +10,7 @@ import type { IncomingMessage } from "node:http"
 import type { AppRequest, BodyResult } from "../AppRequest.js"
 import type { AppResponse } from "../AppResponse.js"
 import * as Body from "./body.js"
+import * as NodeInternals from "./hosts/nodeInternals.js"
 import { BODY_LIMIT } from "./limits.js"
 import type { Runner } from "./runner.js"
 
@@ -103,14 +104,9 @@ const bodyEffect = (body: BodyResult): Effect.Effect<BodyResult> => body === Bod
  * in its order, what it means. `body` is given when the caller already knows it (a framework's
  * parser refused it).
  */
-/** Set on a request handed in before its body arrived whole: its answer (413) is coming, though the request is not complete. */
-const kHandedInIncomplete = Symbol.for("@petstore/http-node/handedInIncomplete")
-
-/** Whether `request` was handed to the application before its body arrived whole (a body over the limit). */
-export const handedInIncomplete = (request: IncomingMessage): boolean => (request as any)[kHandedInIncomplete] === true
-
 const handIn = <T>(run: Runner, request: HostedRequest, url: string, basePath: string, target: T, answer: (target: T, response: AppResponse) => void, body: BodyResult) => {
-  if (!request.complete) (request as any)[kHandedInIncomplete] = true
+  // Its answer (413) is coming though the request is not complete: the connection management must know.
+  if (!request.complete) NodeInternals.markHandedInIncomplete(request)
   run(toAppRequest(request, url, basePath, bodyEffect(body)), target, answer)
 }
 

@@ -222,3 +222,24 @@ export const table = <Ctx, Err>(routes: ReadonlyArray<CompiledRoute<Ctx, Err>>):
     }
   }
 }
+
+/** The order methods are listed in (`Allow`): reads first, then writes, as RFC 9110 lists them (PATCH with the writes). */
+const METHOD_ORDER: ReadonlyArray<string> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+/**
+ * The methods the endpoints of `apis` answer, HEAD wherever GET (as `table` routes them), in the
+ * order of `METHOD_ORDER`: what a server serving them says it allows (the 405 to CONNECT).
+ */
+export const methods = (apis: ReadonlyArray<HttpApi.HttpApi.Any>): ReadonlyArray<string> => {
+  const used = new Set<string>()
+  for (const api of apis) {
+    HttpApi.reflect(api as HttpApi.HttpApi<string, HttpApiGroup.HttpApiGroup.AnyWithProps, unknown, unknown>, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint }) => {
+        used.add(endpoint.method)
+        if (endpoint.method === "GET") used.add("HEAD")
+      }
+    })
+  }
+  return METHOD_ORDER.filter((method) => used.has(method))
+}

@@ -52,9 +52,6 @@ export const make = (options: RouteOptions): Stage => {
     }
     const allow = options.routes.allowed(url) ?? options.allowedElsewhere(url)
     if (allow === undefined) return NOT_FOUND
-    return answerWith(refusal(
-      ErrorResponse.make("method_not_allowed", `${method} is not allowed here; allowed: ${allow}.`),
-      { Allow: allow }
-    ))
+    return answerWith(refusal(ErrorResponse.methodNotAllowed(method, allow), { Allow: allow }))
   }
 }

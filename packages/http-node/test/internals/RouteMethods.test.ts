@@ -1,0 +1,38 @@
+/** The methods a set of HttpApi definitions answers (`methods` in src/internal/routes.ts), as `Allow` lists them. */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import { Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { AdminApi } from "../../src/AdminApi.js"
+import { Api } from "../../src/Api.js"
+import * as App from "../../src/App.js"
+import * as Routes from "../../src/internal/routes.js"
+
+const Id = Schema.Struct({ id: Schema.String })
+
+/** Endpoints declared in an order unlike the one `Allow` lists them in. */
+const Things = HttpApi.make("things").add(
+  HttpApiGroup.make("things")
+    .add(HttpApiEndpoint.del("remove", "/things/:id").setPath(Id))
+    .add(HttpApiEndpoint.patch("change", "/things/:id").setPath(Id))
+    .add(HttpApiEndpoint.get("read", "/things/:id").setPath(Id))
+    .add(HttpApiEndpoint.get("list", "/things"))
+    .add(HttpApiEndpoint.put("replace", "/things/:id").setPath(Id))
+)
+
+const Posts = HttpApi.make("posts").add(HttpApiGroup.make("posts").add(HttpApiEndpoint.post("make", "/posts")))
+
+describe("the methods of the routes", () => {
+  it("the pet store and admin APIs: GET with HEAD, POST, DELETE", () => {
+    expect(Routes.methods([Api, AdminApi])).toEqual(["GET", "HEAD", "POST", "DELETE"])
+    expect(App.DEFAULT_METHODS).toEqual(["GET", "HEAD", "POST", "DELETE"])
+  })
+
+  it("each method once, HEAD wherever GET, in a fixed order whatever the order of the endpoints", () => {
+    expect(Routes.methods([Things])).toEqual(["GET", "HEAD", "PUT", "PATCH", "DELETE"])
+    expect(Routes.methods([Posts])).toEqual(["POST"])
+    expect(Routes.methods([Posts, Things])).toEqual(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])
+    expect(Routes.methods([])).toEqual([])
+  })
+})
