@@ -5,23 +5,19 @@
  */
 import { BanPolicy } from "@petstore/core"
 import type * as Connections from "@petstore/http-node/Connections"
-import * as DatabaseUrl from "@petstore/postgres/DatabaseUrl"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type { StoreConfig } from "./StoreRegistration.js"
+import * as StoreRegistry from "./StoreRegistry.js"
 
 /**
- * Where the data lives: a SQLite file (`:memory:` for a database that ends with the process), a
- * PostgreSQL database shared by any number of instances, or plain process memory.
+ * Where the data lives: the configuration of one of the stores the `StoreRegistry` knows (a SQLite
+ * file, a PostgreSQL database shared by any number of instances, or plain process memory).
  */
-export type StoreConfig =
-  | { readonly _tag: "sqlite"; readonly filename: string }
-  | { readonly _tag: "postgres"; readonly url: Redacted.Redacted<string>; readonly poolSize: number }
-  | { readonly _tag: "memory" }
-
-
+export type { StoreConfig } from "./StoreRegistration.js"
 
 export interface ServerConfig {
   readonly port: number
@@ -121,41 +117,24 @@ const trustProxy = Config.string("PETSTORE_TRUST_PROXY").pipe(
   Config.withDefault(0)
 )
 
-// The value is read as a secret: a PostgreSQL URL may hold a password, so it is never printed.
-const database = Config.redacted("PETSTORE_DATABASE").pipe(
-  Config.validate({
-    message: "PETSTORE_DATABASE must be a file path, :memory:, or a postgres:// or postgresql:// URL with a host",
-    validation: (r) => {
-      const s = Redacted.value(r).trim()
-      if (s.length === 0) return false
-      // A URL of another kind (mysql://, redis://) is a mistake, not a file name.
-      if (!DatabaseUrl.isUrl(s)) return !/^[a-z][a-z0-9+.-]*:\/\//i.test(s)
-      try {
-        return new URL(s).hostname !== "" || new URL(s).searchParams.has("host")
-      } catch {
-        return false
-      }
-    }
-  }),
-  Config.withDefault(Redacted.make("./data/petstore.db"))
-)
-
-const store = Config.all({
-  kind: Config.literal("sqlite", "memory")("PETSTORE_STORE").pipe(Config.withDefault("sqlite" as const)),
-  database,
-  poolSize: Config.integer("PETSTORE_DATABASE_POOL_SIZE").pipe(
-    Config.validate({ message: "PETSTORE_DATABASE_POOL_SIZE must be a whole number from 1 to 1000", validation: (n) => n >= 1 && n <= 1000 }),
-    Config.withDefault(10)
-  )
-}).pipe(
-  Config.map(({ database, kind, poolSize }): StoreConfig =>
-    kind === "memory"
-      ? { _tag: "memory" }
-      : DatabaseUrl.isUrl(Redacted.value(database))
-      ? { _tag: "postgres", url: database, poolSize }
-      : { _tag: "sqlite", filename: Redacted.value(database) }
-  )
-)
+/**
+ * The store (`PETSTORE_STORE`, `PETSTORE_DATABASE`, `PETSTORE_DATABASE_POOL_SIZE`) among those of
+ * `registry`: `PETSTORE_STORE` names one (default: the first), and when that one keeps a database
+ * the form of `PETSTORE_DATABASE` chooses among the stores that do.
+ */
+export const storeConfig = (registry: StoreRegistry.StoreRegistry): Config.Config<StoreConfig> =>
+  Config.all({
+    storeName: Config.literal(...registry.storeNames)("PETSTORE_STORE").pipe(Config.withDefault(registry.storeNames[0])),
+    // Read as a secret: a database URL may hold a password, so it is never printed.
+    database: Config.redacted("PETSTORE_DATABASE").pipe(
+      Config.validate({ message: registry.databaseRule, validation: (r) => registry.acceptsDatabase(Redacted.value(r)) }),
+      Config.withDefault(Redacted.make(registry.defaultDatabase))
+    ),
+    poolSize: Config.integer("PETSTORE_DATABASE_POOL_SIZE").pipe(
+      Config.validate({ message: "PETSTORE_DATABASE_POOL_SIZE must be a whole number from 1 to 1000", validation: (n) => n >= 1 && n <= 1000 }),
+      Config.withDefault(10)
+    )
+  }).pipe(Config.map(({ storeName, ...settings }) => registry.select(storeName, settings)))
 
 const redis = Config.option(
   Config.redacted("PETSTORE_REDIS_URL").pipe(
@@ -277,7 +256,7 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   environment: Config.literal("production", "staging")("PETSTORE_ENVIRONMENT").pipe(Config.withDefault("production" as const)),
   quickstartBasePath: basePath,
   trustProxy,
-  store,
+  store: storeConfig(StoreRegistry.builtIn),
   redis,
   banGraceMillis,
   connections,

@@ -1,23 +1,11 @@
 /**
  * The standalone server: configuration → stores → services → application → HTTP, with a demo
- * account on an empty store when no admin token is configured. The one place that chooses the
- * stores: memory, one SQLite file, or PostgreSQL.
+ * account on an empty store when no admin token is configured. The stores are those the
+ * configuration selects, built by their registration (`StoreRegistry`).
  *
  * @since 1.0.0
  */
-import {
-  Accounts,
-  AccountStore,
-  BanPolicy,
-  LimiterPersistence,
-  type LimiterStateStore,
-  MessageProcessor,
-  MessageStore,
-  PageCursor,
-  Petstore,
-  PetRepository,
-  SecureRandom
-} from "@petstore/core"
+import { Accounts, type Petstore, SecureRandom } from "@petstore/core"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -29,7 +17,7 @@ import * as AppModule from "@petstore/http-node/App"
 import * as Server from "@petstore/http-node/Server"
 import type { ServerConfig } from "./Config.js"
 import * as Logging from "./Logging.js"
-import * as StoreAdapters from "./StoreAdapters.js"
+import * as StoreRegistry from "./StoreRegistry.js"
 import * as Tracing from "./Tracing.js"
 import * as ServerMetrics from "./ServerMetrics.js"
 
@@ -61,49 +49,6 @@ export const layer = (config: ServerConfig, services: ServicesLayer) =>
     Layer.provideMerge(ServerMetrics.observeServices(config, services))
   )
 
-/**
- * The core services over durable `stores` (observed: see `ServerMetrics.observeStores`), the
- * limiter's daily counts and bans written behind, with the default message processor.
- */
-const durableServices = <A, E>(
-  config: ServerConfig,
-  stores: Layer.Layer<A | Petstore.Stores | LimiterStateStore.LimiterStateStore, E>
-) =>
-  LimiterPersistence.layer().pipe(
-    Layer.provideMerge(Petstore.layer(petstoreOptions(config)).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
-    Layer.provideMerge(ServerMetrics.observeStores(config, stores)),
-    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
-  )
-
-/** In-memory services with the default message processor. */
-export const memoryServices = (config: ServerConfig): ServicesLayer =>
-  Petstore.layer(petstoreOptions(config)).pipe(
-    Layer.provideMerge(ServerMetrics.observeStores(
-      config,
-      Layer.mergeAll(PetRepository.PetRepository.layerMemory, AccountStore.AccountStore.layerMemory, MessageStore.MessageStore.layerMemory, PageCursor.CursorSigner.random)
-    )),
-    Layer.provide(SecureRandom.SecureRandom.Live),
-    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
-  )
-
-/**
- * The options of the core services: the key environment, and the rate limiter (with the configured
- * ban grace) on Redis when `PETSTORE_REDIS_URL` is set (shared by every instance), else in this
- * process's memory.
- */
-const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => {
-  const limiter = { ban: { ...BanPolicy.DEFAULT_OPTIONS, graceMillis: config.banGraceMillis } }
-  return {
-    environment: config.environment,
-    rateLimiter: limiter,
-    rateLimiterLayer: config.redis === undefined ? undefined : redisLimiter(config.redis, limiter)
-  }
-}
-
-const redisLimiter = (redis: NonNullable<ServerConfig["redis"]>, limiter: Petstore.PetstoreOptions["rateLimiter"]) =>
-  StoreAdapters.layerFrom(StoreAdapters.redis, (Redis) =>
-    Redis.layer({ url: Redacted.value(redis.url), failure: redis.failure, prefix: redis.prefix, limiter }))
-
 /** On an empty store with no admin API, an account to try things with; its key is printed once. */
 const createDemoAccount = Effect.gen(function*() {
   const accounts = yield* Accounts.Accounts
@@ -121,73 +66,29 @@ const createDemoAccount = Effect.gen(function*() {
   )
 })
 
-/**
- * Services on one SQLite file: every write acknowledged is on disk; daily counts and bans survive
- * restarts (see docs/storage.md).
- */
-export const sqliteServices = (config: ServerConfig, filename: string): ServicesLayer =>
-  durableServices(
-    config,
-    StoreAdapters.layerFrom(StoreAdapters.sqlite, (Sqlite) =>
-      Sqlite.LimiterStateStoreSqlite.layer.pipe(
-        Layer.provideMerge(Sqlite.layer({ filename, groupCommit: ServerMetrics.batchOptions(config) }))
-      ))
-  )
+/** In-memory services with the default message processor, whatever store `config` names. */
+export const memoryServices = (config: ServerConfig): ServicesLayer => {
+  const { registration, store } = StoreRegistry.builtIn.of(undefined)
+  return registration.services(config, store)
+}
 
-/**
- * Services on PostgreSQL, shared by every instance on the same database. The rate limiter stays in
- * each process (its daily counts and bans saved in PostgreSQL), so with several instances each one
- * applies the plan's limits on its own: that is said once at start.
- */
-export const postgresServices = (config: ServerConfig, store: PostgresStore): ServicesLayer =>
-  durableServices(
-    config,
-    StoreAdapters.layerFrom(StoreAdapters.postgres, (Postgres) =>
-      Postgres.layer(postgresOptions(store, { batching: ServerMetrics.batchOptions(config) })))
-  ).pipe(
-    Layer.tap(() =>
-      config.redis === undefined
-        ? Effect.logWarning(
-          "the rate limiter keeps its state in this process: with several instances on this database, each applies the plan's limits on its own (set PETSTORE_REDIS_URL to share it)"
-        )
-        : Effect.void
-    )
-  )
-
-type PostgresStore = Extract<NonNullable<ServerConfig["store"]>, { readonly _tag: "postgres" }>
-
-const postgresOptions = <A extends object>(store: PostgresStore, rest: A) => ({
-  url: Redacted.value(store.url),
-  poolSize: store.poolSize,
-  ...rest
-})
-
-/** The services the configuration asks for, shared by the server and the command line: the one place that chooses. */
-export const services = (config: ServerConfig): ServicesLayer => {
-  const store = config.store ?? { _tag: "memory" }
-  switch (store._tag) {
-    case "memory":
-      return memoryServices(config)
-    case "sqlite":
-      return sqliteServices(config, store.filename)
-    case "postgres":
-      return postgresServices(config, store)
-  }
+/** The services the configuration asks for, shared by the server and the command line: the store's registration builds them. */
+export const services = (config: ServerConfig, registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn): ServicesLayer => {
+  const { registration, store } = registry.of(config.store)
+  return registration.services(config, store)
 }
 
 /**
  * Only the accounts service, on the same stores as `services`: what the command line's account and
  * key commands need, without the message worker or the limiter's write-behind.
  */
-export const accountServices = (config: ServerConfig): Layer.Layer<Accounts.Accounts, unknown> => {
-  const store = config.store ?? { _tag: "memory" }
-  const stores: Layer.Layer<AccountStore.AccountStore, unknown> = store._tag === "memory"
-    ? AccountStore.AccountStore.layerMemory
-    : store._tag === "sqlite"
-    ? StoreAdapters.layerFrom(StoreAdapters.sqlite, (Sqlite) => Sqlite.layer({ filename: store.filename }))
-    : StoreAdapters.layerFrom(StoreAdapters.postgres, (Postgres) => Postgres.layer(postgresOptions(store, {})))
+export const accountServices = (
+  config: ServerConfig,
+  registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn
+): Layer.Layer<Accounts.Accounts, unknown> => {
+  const { registration, store } = registry.of(config.store)
   return Accounts.Accounts.layer({ environment: config.environment }).pipe(
-    Layer.provide(stores),
+    Layer.provide(registration.accounts(config, store)),
     Layer.provide(SecureRandom.SecureRandom.Live)
   )
 }

@@ -6,8 +6,11 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
 import { ADMIN_TOKEN, createAccount, post, request } from "./support/Http.js"
 import { type Settings, start, stop } from "./support/ServerProcess.js"
+
+const database = await TestDatabase.make()
 
 const RECORDER = `--import ${new URL("./support/record-modules.mjs", import.meta.url).href}`
 
@@ -87,5 +90,17 @@ describe("the modules petstore serve loads", () => {
     } finally {
       Fs.rmSync(directory, { recursive: true, force: true })
     }
+  })
+
+  // Each store's registration loads its adapter only when the configuration chooses it.
+  it.skipIf("skip" in database)("on PostgreSQL: pg, and neither better-sqlite3 nor the Redis client", async () => {
+    const databaseUrl = await (database as TestDatabase.TestDatabase).freshUrl()
+    await withRecord({ PETSTORE_DATABASE: databaseUrl, PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN }, async (url, loaded) => {
+      const account = await createAccount(url)
+      expect((await request(`${url}/v1/pets`, { key: account.key })).status).toBe(200)
+      const packages = loaded()
+      expect(packages.has("pg")).toBe(true)
+      expect(["better-sqlite3", "@redis/client", "@effect/cli", "@petstore/testkit"].flatMap((name) => matching(packages, name))).toEqual([])
+    })
   })
 })

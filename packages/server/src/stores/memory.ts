@@ -1,0 +1,34 @@
+/**
+ * The memory store's registration: everything in process memory, nothing kept when the process
+ * ends (`PETSTORE_STORE=memory`). Always ready; no schema to migrate.
+ *
+ * @since 1.0.0
+ */
+import { AccountStore, MessageStore, PageCursor, type Petstore, PetRepository, Readiness, type SecureRandom } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { StoreRegistration } from "../StoreRegistration.js"
+import * as StoreServices from "../StoreServices.js"
+
+/** The memory store's configuration: nothing to configure. */
+export interface MemoryStore {
+  readonly _tag: "memory"
+}
+
+/** The store ports in process memory (a store of another kind that keeps its data there starts from these). */
+export const ports: Layer.Layer<Petstore.Stores, never, SecureRandom.SecureRandom> = Layer.mergeAll(
+  PetRepository.PetRepository.layerMemory,
+  AccountStore.AccountStore.layerMemory,
+  MessageStore.MessageStore.layerMemory,
+  PageCursor.CursorSigner.random
+)
+
+/** @category registrations */
+export const memory: StoreRegistration<MemoryStore> = {
+  tag: "memory",
+  selectedBy: { store: "memory" },
+  configure: () => ({ _tag: "memory" }),
+  services: (config) => StoreServices.inMemory(config, Layer.merge(ports, Readiness.StoreReadiness.layerAlwaysUp)),
+  accounts: () => AccountStore.AccountStore.layerMemory,
+  migrate: () => Effect.succeed(["the in-memory store has no schema: nothing to migrate"])
+}

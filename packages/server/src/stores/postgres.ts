@@ -1,0 +1,89 @@
+/**
+ * The PostgreSQL store's registration: a database shared by any number of instances
+ * (`PETSTORE_DATABASE=postgres://…` or `postgresql://…`, with a host), which can take a SQLite
+ * file's data (`import-sqlite`). pg is loaded only when the configuration chooses this store.
+ *
+ * @since 1.0.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as ServerMetrics from "../ServerMetrics.js"
+import { adapter, failWith, layerFrom, StoreAdminError, type StoreRegistration } from "../StoreRegistration.js"
+import * as StoreServices from "../StoreServices.js"
+
+const Postgres = adapter(() => import("@petstore/postgres"))
+
+/** The PostgreSQL store's configuration: its URL (a secret: it may hold a password) and pool size. */
+export interface PostgresStore {
+  readonly _tag: "postgres"
+  readonly url: Redacted.Redacted<string>
+  readonly poolSize: number
+}
+
+// A URL with a host, or with the host (a socket directory) in its query.
+const hasHost = (value: string): boolean => {
+  try {
+    const url = new URL(value)
+    return url.hostname !== "" || url.searchParams.has("host")
+  } catch {
+    return false
+  }
+}
+
+/** The commands' connection: one is enough for work done in one transaction. */
+const adminDatabase = (store: PostgresStore) => ({ url: Redacted.value(store.url), poolSize: 1 })
+
+/** @category registrations */
+export const postgres: StoreRegistration<PostgresStore> = {
+  tag: "postgres",
+  selectedBy: {
+    database: { schemes: ["postgres", "postgresql"], described: "a postgres:// or postgresql:// URL with a host", valid: hasHost }
+  },
+  configure: ({ database, poolSize }) => ({ _tag: "postgres", url: database, poolSize }),
+  /**
+   * The rate limiter stays in each process (its daily counts and bans saved in PostgreSQL), so with
+   * several instances each one applies the plan's limits on its own: that is said once at start.
+   */
+  services: (config, store) =>
+    StoreServices.durable(
+      config,
+      layerFrom(Postgres, (module) =>
+        module.layer({ url: Redacted.value(store.url), poolSize: store.poolSize, batching: ServerMetrics.batchOptions(config) }))
+    ).pipe(
+      Layer.tap(() =>
+        config.redis === undefined
+          ? Effect.logWarning(
+            "the rate limiter keeps its state in this process: with several instances on this database, each applies the plan's limits on its own (set PETSTORE_REDIS_URL to share it)"
+          )
+          : Effect.void
+      )
+    ),
+  accounts: (_, store) =>
+    layerFrom(Postgres, (module) => module.layer({ url: Redacted.value(store.url), poolSize: store.poolSize })),
+  migrate: (store) =>
+    Effect.flatMap(Postgres, (module) =>
+      Effect.flatMap(module.Database.Database, (db) =>
+        Effect.map(module.Migrations.migrate(), (report) => [
+          report.applied.length === 0
+            ? `PostgreSQL ${db.where}: schema version ${report.version}, already up to date`
+            : `PostgreSQL ${db.where}: schema version ${report.from} → ${report.version} (applied ${report.applied.join(", ")})`
+        ])).pipe(
+          Effect.provide(module.Database.layer(adminDatabase(store))),
+          Effect.mapError(failWith)
+        )),
+  importSnapshot: {
+    into: "the postgres:// URL of the database",
+    run: (store, snapshot) =>
+      Effect.flatMap(Postgres, (module) =>
+        module.Import.importSnapshot(snapshot).pipe(
+          Effect.provide(module.PostgresPetstore.layerDatabase(adminDatabase(store))),
+          Effect.mapError((error) =>
+            error._tag === "StoreUnavailable"
+              ? new StoreAdminError({ message: module.Database.messageOf(error) })
+              : failWith(error)
+          ),
+          Effect.as(`PostgreSQL ${module.redact(Redacted.value(store.url))}`)
+        ))
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The SQLite store's registration: one file (`PETSTORE_DATABASE`, any value that is not a URL;
+ * `:memory:` for a database that ends with the process), every acknowledged write on disk, daily
+ * counts and bans kept across restarts (see docs/storage.md). better-sqlite3 is loaded only when
+ * the configuration chooses this store, or when `import-sqlite` reads a file.
+ *
+ * @since 1.0.0
+ */
+import type { StoreSnapshot } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as ServerMetrics from "../ServerMetrics.js"
+import { adapter, failWith, layerFrom, type StoreAdminError, type StoreRegistration } from "../StoreRegistration.js"
+import * as StoreServices from "../StoreServices.js"
+
+const Sqlite = adapter(() => import("@petstore/sqlite"))
+
+/** The SQLite store's configuration: its file. */
+export interface SqliteStore {
+  readonly _tag: "sqlite"
+  readonly filename: string
+}
+
+/** @category registrations */
+export const sqlite: StoreRegistration<SqliteStore> = {
+  tag: "sqlite",
+  selectedBy: {
+    store: "sqlite",
+    database: { schemes: [], described: "a file path, :memory:", default: "./data/petstore.db" }
+  },
+  configure: ({ database }) => ({ _tag: "sqlite", filename: Redacted.value(database) }),
+  services: (config, { filename }) =>
+    StoreServices.durable(
+      config,
+      layerFrom(Sqlite, (module) =>
+        module.LimiterStateStoreSqlite.layer.pipe(
+          Layer.provideMerge(module.layer({ filename, groupCommit: ServerMetrics.batchOptions(config) }))
+        ))
+    ),
+  accounts: (_, { filename }) => layerFrom(Sqlite, (module) => module.layer({ filename })),
+  migrate: ({ filename }) =>
+    Effect.flatMap(Sqlite, (module) =>
+      module.Migrations.migrate(filename).pipe(
+        Effect.map((applied) => [
+          applied.length === 0
+            ? `SQLite ${filename}: schema already up to date`
+            : `SQLite ${filename}: applied migrations ${applied.join(", ")}`
+        ]),
+        Effect.provide(module.Connection.layer({ filename })),
+        Effect.mapError(failWith)
+      ))
+}
+
+/** Everything the SQLite file `filename` holds, read in one transaction (what `import-sqlite` copies). */
+export const snapshotOf = (filename: string): Effect.Effect<StoreSnapshot.StoreSnapshot, StoreAdminError> =>
+  Effect.flatMap(Sqlite, (module) =>
+    module.Export.snapshot.pipe(
+      Effect.provide(module.SqlitePetstore.layerDatabase({ filename })),
+      Effect.mapError(failWith)
+    ))
