@@ -21,7 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import { AdminApi } from "./AdminApi.js"
-import { Api, makeApi, PUBLIC_PREFIX } from "./Api.js"
+import { Api, makeApi, OPERATIONS, PUBLIC_PREFIX } from "./Api.js"
 import type { AppRequest } from "./AppRequest.js"
 import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
 import type * as ErrorResponse from "./ErrorResponse.js"
@@ -31,7 +31,7 @@ import * as ApiReference from "./internal/apiReference.js"
 import { clientAddress } from "./internal/credentials.js"
 import * as Health from "./internal/health.js"
 import * as Limits from "./internal/limits.js"
-import * as Operations from "./internal/operations.js"
+import * as Operations from "./internal/operations/operations.js"
 import * as Routes from "./internal/routes.js"
 import * as AdminGateStage from "./internal/stages/adminGate.js"
 import * as Admit from "./internal/stages/admit.js"
@@ -150,13 +150,10 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       Authenticate.make(yield* Accounts.Accounts),
       Admit.make({ limiter: yield* RateLimiter.RateLimiter, clientAddress: addressOf }),
       Route.make({
-        routes: Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, {
-          ...(yield* Operations.animals),
-          ...(yield* Operations.messages)
-        })),
+        routes: Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS))),
         // The open document is a route too: other methods on it are 405 (after authentication, like any route).
         allowedElsewhere: (url) => (pathOf(url) === openApiPath ? "GET, HEAD" : undefined),
-        operationHeaders: Operations.operationHeaders
+        operationHeaders: Operations.headers(OPERATIONS)
       }),
       ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: false }),
       decode,

@@ -1,6 +1,6 @@
 /**
  * The prose of the OpenAPI document: its introduction (authentication, rate limits, pagination,
- * deprecation, stability, errors), the tags', the operations' and the `default` response's descriptions. Every renderer of the
+ * deprecation, stability, errors), the tags', and the `default` response's descriptions (each operation's own is in its module). Every renderer of the
  * document (the page at `/docs`, generated clients' docs) shows it, so it is written once, here.
  *
  * @since 1.0.0
@@ -8,7 +8,6 @@
 import { Plan } from "@petstore/core"
 import { ERROR_CODES } from "../ErrorCodes.js"
 import * as GetPetLifecycle from "./getPetLifecycle.js"
-import { BODY_LIMIT_TEXT } from "./limits.js"
 import type { OpenApiDocument, Operation, Tag } from "../OpenApiDocument.js"
 
 /** Tags every document declares; a group's own description, when annotated, wins. @category descriptions */
@@ -107,27 +106,3 @@ export const DEFAULT_RESPONSE_DESCRIPTION = "Any other status, with the Error bo
   "requests before they reach the operation, without rate-limit headers: " +
   HTTP_LAYER_CODES.map((code) => `${ERROR_CODES[code].status} \`${code}\``).join(", ") + "."
 
-/**
- * Descriptions of the operations, by operation id: `Api.ts` annotates each endpoint with its own.
- *
- * @category descriptions
- */
-export const OPERATION_DESCRIPTIONS = {
-  listPets: "Returns the animals ordered by `id`, ascending, as a plain JSON array of at most `limit` " +
-    "(1 to 100, default 20), only those in `status` when it is given. When more follow, the response " +
-    "carries `Link: <…>; rel=\"next\"`: request that reference as is for the next page; a page without it " +
-    "is the last. Unknown query parameters are ignored; a repeated `limit`, `status` or `cursor` is `400`.",
-  createPet: "Adds an animal and answers `201` with it and its `Location`. `name` needs a non-blank " +
-    "character and at most 256 characters; `categoryId` is an integer from 1 to 2^53 − 1; `status` is " +
-    "`available` when omitted. Unknown fields, and `id`, are ignored: the service assigns the id. The body " +
-    `is JSON (\`Content-Type: application/json\`) of at most ${BODY_LIMIT_TEXT}.`,
-  getPet: "**Deprecated**: use `GET /v1/pets` with the `status` filter instead. Every answer carries " +
-    "`Deprecation`, `Sunset` and a `Link` to the replacement; from the sunset " +
-    `(${GetPetLifecycle.SUNSET}) on, the operation answers \`410 gone\`.`,
-  createMessage: "**Experimental.** Queues a message: it is stored before the answer (`202`, status `queued`, " +
-    "with its `Location`) and processed at least once: `queued → processing → delivered`, or `failed` after " +
-    "5 attempts with exponential backoff. The base path of the message operations is configurable " +
-    "(default `/v1`).",
-  getMessage: "**Experimental.** The message's current state. Only the account that submitted it can read " +
-    "it: another account's message id is `404 not_found`."
-} as const

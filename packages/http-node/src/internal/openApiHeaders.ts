@@ -11,9 +11,9 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as Context from "effect/Context"
-import { ResponseHeaders } from "../Api.js"
+import { ResponseHeaders } from "./operations/endpoint.js"
 import type { Header, Json, Reference } from "../OpenApiDocument.js"
-import { getPetLifecycleHeaders } from "./operations.js"
+import { lifecycleHeaders as getPetLifecycleHeaders } from "./operations/getPet.js"
 import { refsUnder } from "./json.js"
 
 /** Where header components live; a `$ref` to one starts with it. */

@@ -1,0 +1,38 @@
+/**
+ * `POST /v1/messages` (experimental): queues a message, stored before the answer; `202` with it and
+ * its `Location`.
+ *
+ * @since 1.0.0
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Message, MessageQueue } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import { invalid, ResponseHeaders, tooLarge, withCommonErrors } from "./endpoint.js"
+import * as Operation from "./operation.js"
+
+const DESCRIPTION = "**Experimental.** Queues a message: it is stored before the answer (`202`, status `queued`, " +
+  "with its `Location`) and processed at least once: `queued → processing → delivered`, or `failed` after " +
+  "5 attempts with exponential backoff. The base path of the message operations is configurable " +
+  "(default `/v1`)."
+
+export const endpoint = HttpApiEndpoint.post("createMessage", "/messages")
+  .setPayload(Message.NewMessage)
+  .addSuccess(Message.Message.annotations({ description: "Accepted and queued." }), { status: 202 })
+  .addError(invalid)
+  .addError(tooLarge)
+  .pipe(withCommonErrors)
+  .annotate(OpenApi.Identifier, "createMessage")
+  .annotate(OpenApi.Summary, "Submit a message")
+  .annotate(OpenApi.Description, DESCRIPTION)
+  .annotate(OpenApi.Override, { "x-stability": "experimental" })
+  .annotate(ResponseHeaders, ["Location"])
+
+export const createMessage = Operation.make({
+  endpoint,
+  handler: Effect.map(MessageQueue.MessageQueue, (queue) => ({ payload }, { path, principal }) =>
+    Effect.map(
+      queue.submit(principal.accountId, payload.message),
+      (message) => ({ value: message, headers: { Location: `${path}/${message.id}` } })
+    ))
+})

@@ -1,0 +1,42 @@
+/**
+ * `POST /v1/pets`: adds an animal; `201` with it and its `Location`.
+ *
+ * @since 1.0.0
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Pet, Pets, Sync } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { BODY_LIMIT_TEXT } from "../limits.js"
+import { invalid, ResponseHeaders, tooLarge, withCommonErrors } from "./endpoint.js"
+import * as Operation from "./operation.js"
+
+/** NewPet with exact optionals, so an explicit `null` status is refused with one clear issue. */
+export const NewPetBody = Schema.Struct({
+  name: Pet.PetName,
+  categoryId: Pet.CategoryId,
+  status: Schema.optionalWith(Pet.PetStatus, { exact: true })
+}).annotations({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
+
+const DESCRIPTION = "Adds an animal and answers `201` with it and its `Location`. `name` needs a non-blank " +
+  "character and at most 256 characters; `categoryId` is an integer from 1 to 2^53 − 1; `status` is " +
+  "`available` when omitted. Unknown fields, and `id`, are ignored: the service assigns the id. The body " +
+  `is JSON (\`Content-Type: application/json\`) of at most ${BODY_LIMIT_TEXT}.`
+
+export const endpoint = HttpApiEndpoint.post("createPet", "/pets")
+  .setPayload(NewPetBody)
+  .addSuccess(Pet.Pet.annotations({ description: "The animal, with its assigned id." }), { status: 201 })
+  .addError(invalid)
+  .addError(tooLarge)
+  .pipe(withCommonErrors)
+  .annotate(OpenApi.Identifier, "createPet")
+  .annotate(OpenApi.Summary, "Add an animal")
+  .annotate(OpenApi.Description, DESCRIPTION)
+  .annotate(ResponseHeaders, ["Location"])
+
+export const createPet = Operation.make({
+  endpoint,
+  handler: Effect.map(Pets.Pets, (pets) => ({ payload }, { path }) =>
+    Sync.map(Sync.now(pets.create(payload)), (pet) => ({ value: pet, headers: { Location: `${path}/${pet.id}` } })))
+})

@@ -1,0 +1,83 @@
+/**
+ * `GET /v1/pets`: the animals by id, a page at a time, filtered by status; the next page named by
+ * a `Link` with an opaque cursor.
+ *
+ * @since 1.0.0
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Pet, Pets, Sync } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Encoder from "../encoder.js"
+import type { Reply } from "../routes.js"
+import { digits, invalid, ResponseHeaders, withCommonErrors } from "./endpoint.js"
+import * as Operation from "./operation.js"
+
+/** `limit` of `GET /pets`: an integer 1..100 written in decimal digits. */
+export const Limit = Schema.compose(digits, Schema.NumberFromString).pipe(
+  Schema.between(1, 100, { message: () => "must be an integer between 1 and 100" })
+).annotations({
+  jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20, description: "Maximum number of animals returned (1..100, default 20)." }
+})
+
+/** Query of `GET /pets`. Unknown parameters are ignored; a repeated one is refused before decoding. */
+export const ListPetsParams = Schema.Struct({
+  limit: Schema.optionalWith(Limit, { exact: true }),
+  status: Schema.optionalWith(Pet.PetStatus, { exact: true }),
+  cursor: Schema.optionalWith(
+    Schema.String.annotations({ description: "Opaque cursor from the `Link` header of the previous page." }),
+    { exact: true }
+  )
+})
+
+const DESCRIPTION = "Returns the animals ordered by `id`, ascending, as a plain JSON array of at most `limit` " +
+  "(1 to 100, default 20), only those in `status` when it is given. When more follow, the response " +
+  "carries `Link: <…>; rel=\"next\"`: request that reference as is for the next page; a page without it " +
+  "is the last. Unknown query parameters are ignored; a repeated `limit`, `status` or `cursor` is `400`."
+
+/** The `Link` to the next page: a path-absolute reference carrying the query that produced the page. */
+export const nextLink = (path: string, limit: number, status: string | undefined, cursor: string): string =>
+  `<${path}?limit=${limit}${status === undefined ? "" : `&status=${status}`}&cursor=${encodeURIComponent(cursor)}>; rel="next"`
+
+/** A page as the endpoint's success schema encodes it (for the replies kept). */
+const encodePage = Encoder.compile(Pet.Pets.ast)
+
+export const endpoint = HttpApiEndpoint.get("listPets", "/pets")
+  .setUrlParams(ListPetsParams)
+  .addSuccess(Pet.Pets)
+  .addError(invalid)
+  .pipe(withCommonErrors)
+  .annotate(OpenApi.Identifier, "listPets")
+  .annotate(OpenApi.Summary, "List all animals")
+  .annotate(OpenApi.Description, DESCRIPTION)
+  .annotate(ResponseHeaders, ["Link"])
+
+export const listPets = Operation.make({
+  endpoint,
+  handler: Effect.gen(function*() {
+    const pets = yield* Pets.Pets
+    // A full page never changes and the service answers it as the same object (see Pets), so its
+    // reply (encoded body and Link) is built once; the entry goes when the service lets the page go.
+    const fullPageReplies = new WeakMap<Pets.Page, Reply<ReadonlyArray<Pet.Pet>> & { readonly path: string }>()
+    const handle: Operation.HandlerOf<typeof endpoint> = ({ urlParams }, { path }) => {
+      const limit = urlParams.limit ?? Pets.PAGE_LIMIT.default
+      const page = pets.list({ limit, status: Option.fromNullable(urlParams.status), cursor: Option.fromNullable(urlParams.cursor) })
+      return Sync.map(Sync.now(page), (page) => {
+        if (Option.isNone(page.next)) return { value: page.pets }
+        const kept = fullPageReplies.get(page)
+        if (kept !== undefined && kept.path === path) return kept
+        const reply = {
+          path,
+          value: page.pets,
+          encoded: encodePage(page.pets),
+          headers: { Link: nextLink(path, limit, urlParams.status, page.next.value) }
+        }
+        fullPageReplies.set(page, reply)
+        return reply
+      })
+    }
+    return handle
+  })
+})
