@@ -159,6 +159,8 @@ type PostgresStore = Extract<NonNullable<ServerConfig["store"]>, { readonly _tag
 const postgresOptions = <A extends object>(store: PostgresStore, rest: A) => ({
   url: Redacted.value(store.url),
   poolSize: store.poolSize,
+  // It bounds every call, the wait for a connection included.
+  ...(store.timeoutMillis === undefined ? {} : { queryTimeoutMillis: store.timeoutMillis }),
   ...rest
 })
 
