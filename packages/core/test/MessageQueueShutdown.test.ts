@@ -5,19 +5,20 @@ import { MessageQueue } from "../src/MessageQueue.js"
 import { MessageStore, makeMemory } from "../src/MessageStore.js"
 import { SecureRandom } from "../src/SecureRandom.js"
 
-// A processor that never finishes until released, so shutdown has a backlog it cannot drain.
-const blocking = (release: Deferred.Deferred<void>) =>
-  Layer.succeed(MessageProcessor, { process: () => Deferred.await(release) })
+// A processor that says when it starts and never finishes until released, so shutdown has a backlog it cannot drain.
+const blocking = (started: Deferred.Deferred<void>, release: Deferred.Deferred<void>) =>
+  Layer.succeed(MessageProcessor, { process: () => Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)) })
 
 describe("MessageQueue shutdown", () => {
   it.live("closing the layer stops after drainMillis: the backlog stays queued in the store, nothing is lost", () =>
     Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
       const store = makeMemory()
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(
         MessageQueue.layer({ concurrency: 1, drainMillis: 50 }).pipe(
-          Layer.provide(Layer.mergeAll(Layer.succeed(MessageStore, store), blocking(release), SecureRandom.Live))
+          Layer.provide(Layer.mergeAll(Layer.succeed(MessageStore, store), blocking(started, release), SecureRandom.Live))
         ),
         scope
       )
@@ -25,11 +26,14 @@ describe("MessageQueue shutdown", () => {
       const ids: Array<string> = []
       for (let i = 0; i < 5; i++) ids.push((yield* queue.submit("acc", `m${i}`)).id)
 
-      // The worker holds the first message; the close must not wait for it, nor for the other four.
-      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
-      yield* Effect.sleep("100 millis")
+      // Once the worker holds a message, the close must not wait for it, nor for the other four: it
+      // completes while the processor is still blocked (a close that waited would hang; it fails
+      // after 10 s, a bound on a hang, not a speed).
+      yield* Deferred.await(started)
+      yield* Scope.close(scope, Exit.void).pipe(
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("closing waited for the blocked processor") })
+      )
       yield* Deferred.succeed(release, undefined)
-      yield* closing.await
 
       const states = yield* Effect.forEach(ids, (id) => Effect.map(store.find(id), Option.map((m) => m.status)))
       expect(states.every(Option.isSome)).toBe(true)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
 import { Accounts } from "../src/Accounts.js"
 import { MessageProcessor } from "../src/MessageProcessor.js"
 import { MessageQueue } from "../src/MessageQueue.js"
@@ -34,8 +34,24 @@ describe("Petstore", () => {
       expect((yield* limiter.admitFailedAuth("198.51.100.1")).verdict).toBe("rate_limited")
     }).pipe(Effect.provide(memory({ environment: "staging", rateLimiter: { failedAuthPerMinute: 1 } }))))
 
-  it.effect("the record-only processor accepts every message", () =>
-    Effect.flatMap(MessageProcessor, (p) => p.process({ id: "m", accountId: "a", message: "x", attempt: 1 })).pipe(
-      Effect.provide(MessageProcessor.layerRecordOnly)
-    ))
+  it.effect("the record-only processor accepts every message, whatever its text or attempt", () =>
+    Effect.gen(function*() {
+      const processor = yield* MessageProcessor
+      for (const [message, attempt] of [["x", 1], ["", 5], ["fail", 2]] as const) {
+        expect(yield* Effect.exit(processor.process({ id: "m", accountId: "a", message, attempt }))).toStrictEqual(Exit.void)
+      }
+    }).pipe(Effect.provide(MessageProcessor.layerRecordOnly)))
+
+  it.live("with the record-only processor a submitted message is delivered", () =>
+    Effect.gen(function*() {
+      const queue = yield* MessageQueue
+      const { id } = yield* queue.submit("acc_rec", "hello")
+      // Waits for the delivery itself (a hang fails after 10 s; no speed is asserted).
+      const delivered = yield* queue.get("acc_rec", id).pipe(
+        Effect.filterOrFail((m) => m.status === "delivered", () => "not yet" as const),
+        Effect.retry(Schedule.spaced("10 millis")),
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the message was never delivered") })
+      )
+      expect(delivered).toMatchObject({ id, status: "delivered" })
+    }).pipe(Effect.provide(memory()), Effect.scoped))
 })

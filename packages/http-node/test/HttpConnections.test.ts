@@ -7,7 +7,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
+import * as Net from "node:net"
 import * as RawHttp from "./support/RawHttp.js"
+import * as ServerSockets from "./support/ServerSockets.js"
 import { TestServer } from "./support/TestServer.js"
 
 const T = Date.UTC(2026, 0, 5, 12, 0, 0)
@@ -87,16 +89,16 @@ describe("HTTP connections", () => {
         Effect.map(server.get("/v1/pets?limit=1", key), (reply) => 1_000_000 - Number(reply.headers.get("x-ratelimit-remaining")))
       const before = yield* used()
       const sent = 1_000
+      const sockets = yield* ServerSockets.watch
       const connection = yield* RawHttp.connect(server.url, { reading: false })
       connection.write(RawHttp.request("GET", "/v1/pets?limit=100", { key }).repeat(sent))
-      // Wait until the server stops taking requests from the connection (two equal readings in a row;
-      // each reading is itself one more request of the key).
-      let admitted = -1
-      for (let previous = -2, readings = 0; admitted !== previous;) {
-        previous = admitted
-        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
-        admitted = (yield* used()) - before - ++readings
-      }
+      // The event itself: the server has stopped reading the connection (its socket paused) while
+      // holding answers the kernel no longer takes (the client reads nothing), so it cannot resume.
+      yield* ServerSockets.until("the server to stop reading the connection", () => {
+        const socket = sockets.of(connection.socket)
+        return socket !== undefined && socket.isPaused() && socket.writableLength > 0
+      })
+      const admitted = (yield* used()) - before - 1 // the reading is itself one request of the key
       expect(admitted).toBeLessThan(sent)
       const replies = yield* Effect.promise(() => connection.awaitAnswers(sent, 60_000))
       expect(replies).toHaveLength(sent)
@@ -106,6 +108,7 @@ describe("HTTP connections", () => {
   it.scoped("past the cap on connections, a new connection gets a 503 Error body; below it again, it is served", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true, connections: { maxConnections: 3 } })
+      const sockets = yield* ServerSockets.watch
       const held = yield* Effect.all([RawHttp.connect(server.url), RawHttp.connect(server.url), RawHttp.connect(server.url)])
       const ending = yield* RawHttp.exchangeEnding(server.url, "GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n")
       const [refused] = RawHttp.answers(ending.raw)
@@ -114,8 +117,11 @@ describe("HTTP connections", () => {
       // No request was read: the id is the server's own, as on any answer.
       expect(refused!.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
       expect(ending.reset).toBe(false)
+      // The server counts a connection out when its side closes: wait for that, not for time.
+      const closing = sockets.of(held[0].socket)
+      expect(closing).toBeDefined()
       held[0].socket.destroy()
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      yield* ServerSockets.closed(closing!)
       const [served] = RawHttp.answers(yield* RawHttp.exchange(server.url, "GET /v1/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
       expectErrorBody(served!, 401, "unauthorized")
     }))
@@ -232,5 +238,18 @@ describe("HTTP connections", () => {
       yield* Effect.promise(() => connection.awaitAnswers(1))
       connection.write("st: x\r\n")
       yield* Scope.close(scope, Exit.void)
+      // Shut down: the connection is closed and the port no longer accepts any.
+      yield* ServerSockets.closed(connection.socket)
+      const { hostname, port } = new URL(server.url)
+      const refused = yield* Effect.promise(() =>
+        new Promise<string>((resolve) => {
+          const probe = Net.connect(Number(port), hostname, () => {
+            probe.destroy()
+            resolve("connected")
+          })
+          probe.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+        })
+      )
+      expect(refused).toBe("ECONNREFUSED")
     }), { timeout: 30_000 })
 })

@@ -88,7 +88,7 @@ const stall = (url: string, first: string) =>
       const socket = Net.connect(Number(port), hostname)
       let raw = ""
       let after = -1
-      const timer = setTimeout(() => socket.destroy(), 10_000)
+      const timer = setTimeout(() => socket.destroy(), 10_000) // a hang ends the test, not its assertions
       socket.on("data", (chunk) => {
         if (after < 0) after = Date.now() - started
         raw += chunk.toString("latin1")
@@ -103,7 +103,12 @@ const stall = (url: string, first: string) =>
   )
 
 // The bounds made short (1 s for headers, 2 s for a whole request) so the test is quick; the
-// production ones (10 s, 30 s) are the same code with other numbers.
+// production ones (10 s, 30 s) are the same code with other numbers. The promise (docs/decisions.md,
+// Timeouts) is a 408 within a second of the bound, node looking for late requests every second: the
+// answer may not come before the bound, and must come within it plus that second plus a stated
+// margin of 2 s for this machine's scheduling.
+const CHECK_INTERVAL_MS = 1_000
+const MARGIN_MS = 2_000
 layer(TestServer.layer({ quiet: true, timeouts: { headers: "1 second", request: "2 seconds" } }), { excludeTestServices: true })(
   "HTTP slow clients",
   (it) => {
@@ -115,7 +120,7 @@ layer(TestServer.layer({ quiet: true, timeouts: { headers: "1 second", request: 
         expect(reply!.status).toBe(408)
         expect(reply!.body).toMatchObject({ code: "request_timeout", status: 408 })
         expect(after).toBeGreaterThanOrEqual(1_000)
-        expect(after).toBeLessThan(2_000)
+        expect(after).toBeLessThan(1_000 + CHECK_INTERVAL_MS + MARGIN_MS)
       }))
 
     it.effect("a body not complete within the request bound: 408 request_timeout with an Error body, at the bound", () =>
@@ -129,7 +134,7 @@ layer(TestServer.layer({ quiet: true, timeouts: { headers: "1 second", request: 
         expect(reply!.status).toBe(408)
         expect(reply!.body).toMatchObject({ code: "request_timeout", status: 408 })
         expect(after).toBeGreaterThanOrEqual(2_000)
-        expect(after).toBeLessThan(3_000)
+        expect(after).toBeLessThan(2_000 + CHECK_INTERVAL_MS + MARGIN_MS)
       }))
   }
 )

@@ -9,6 +9,7 @@ import {
   expectTooManyRequests,
   expectUnauthorized
 } from "./support/Expectations.js"
+import * as ServerSockets from "./support/ServerSockets.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
 
 const JSON_TYPE = { "content-type": "application/json" }
@@ -250,19 +251,19 @@ it.scopedLive("a POST whose body never arrives whole (the client goes away) crea
     const { key } = yield* server.admin.createAccount()
     const { hostname, port } = new URL(server.url)
     const partial = JSON.stringify({ name: "Cut", categoryId: 1 })
-    yield* Effect.async<void>((resume) => {
-      const socket = Net.connect(Number(port), hostname, () => {
-        // Declares 100 bytes, sends a complete JSON object of fewer, then hangs up.
-        socket.write(
-          `POST /v1/pets HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${key}\r\n` +
-            `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n${partial}`,
-          () => setTimeout(() => socket.destroy(), 50)
-        )
-      })
+    const sockets = yield* ServerSockets.watch
+    // Declares 100 bytes, sends a complete JSON object of fewer, and once the server has read all of
+    // it, hangs up; then waits for the server's side of the connection to close.
+    const sent = `POST /v1/pets HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${key}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n${partial}`
+    const socket = yield* Effect.async<Net.Socket>((resume) => {
+      const socket = Net.connect(Number(port), hostname, () => socket.write(sent, () => resume(Effect.succeed(socket))))
       socket.on("error", () => {})
-      socket.on("close", () => resume(Effect.void))
     })
-    yield* Effect.sleep("100 millis")
+    yield* ServerSockets.until("the server to read the partial request", () => (sockets.of(socket)?.bytesRead ?? 0) >= sent.length)
+    const serverSide = sockets.of(socket)!
+    socket.destroy()
+    yield* ServerSockets.closed(serverSide)
     expect(expectStatus(yield* server.get("/v1/pets", key), 200).body).toStrictEqual([])
     // A whole body on a new connection is created as usual.
     yield* server.createPet(key, { name: "Whole", categoryId: 1 })

@@ -112,7 +112,7 @@ if ("skip" in redis) {
       }))
   })
 
-  describe.skipIf(!RedisProcess.available())("rate limiter on a Redis of its own", () => {
+  describe.skipIf(!RedisProcess.availableOrFail())("rate limiter on a Redis of its own", () => {
     const own = Effect.acquireRelease(Effect.promise(() => RedisProcess.start()), (p) => Effect.promise(() => p.stop()))
     const subject = { accountId: "acc_x", keyId: "key_x", limits: { perMinute: 1_000, perDay: 100_000 } }
 

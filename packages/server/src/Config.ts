@@ -118,7 +118,8 @@ const trustProxy = Config.string("PETSTORE_TRUST_PROXY").pipe(
 )
 
 /**
- * The store (`PETSTORE_STORE`, `PETSTORE_DATABASE`, `PETSTORE_DATABASE_POOL_SIZE`) among those of
+ * The store (`PETSTORE_STORE`, `PETSTORE_DATABASE`, `PETSTORE_DATABASE_POOL_SIZE`,
+ * `PETSTORE_DATABASE_TIMEOUT_MS`) among those of
  * `registry`: `PETSTORE_STORE` names one (default: the first), and when that one keeps a database
  * the form of `PETSTORE_DATABASE` chooses among the stores that do.
  */
@@ -133,8 +134,17 @@ export const storeConfig = (registry: StoreRegistry.StoreRegistry): Config.Confi
     poolSize: Config.integer("PETSTORE_DATABASE_POOL_SIZE").pipe(
       Config.validate({ message: "PETSTORE_DATABASE_POOL_SIZE must be a whole number from 1 to 1000", validation: (n) => n >= 1 && n <= 1000 }),
       Config.withDefault(10)
-    )
-  }).pipe(Config.map(({ storeName, ...settings }) => registry.select(storeName, settings)))
+    ),
+    // Below the 5 s the product promises for a 503 by default; smaller for tests and impatient deployments.
+    timeoutMillis: Config.option(Config.integer("PETSTORE_DATABASE_TIMEOUT_MS").pipe(
+      Config.validate({
+        message: "PETSTORE_DATABASE_TIMEOUT_MS must be a whole number of milliseconds from 50 to 60000",
+        validation: (n) => n >= 50 && n <= 60_000
+      })
+    ))
+  }).pipe(Config.map(({ storeName, timeoutMillis, ...settings }) =>
+    registry.select(storeName, { ...settings, timeoutMillis: Option.getOrUndefined(timeoutMillis) })
+  ))
 
 const redis = Config.option(
   Config.redacted("PETSTORE_REDIS_URL").pipe(

@@ -28,6 +28,8 @@ export interface StoreSettings {
   readonly database: Redacted.Redacted<string>
   /** `PETSTORE_DATABASE_POOL_SIZE` (default 10). */
   readonly poolSize: number
+  /** `PETSTORE_DATABASE_TIMEOUT_MS`: the longest wait for a database server before a request answers 503 (the store's default when unset). */
+  readonly timeoutMillis?: number | undefined
 }
 
 /** The values of `PETSTORE_DATABASE` a store takes. */

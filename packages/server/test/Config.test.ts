@@ -21,6 +21,17 @@ describe("ServerConfig", () => {
       }))
   }
 
+  it.effect("on PostgreSQL the database timeout is the adapter's default unless PETSTORE_DATABASE_TIMEOUT_MS says (50 to 60000)", () =>
+    Effect.gen(function*() {
+      const url = "postgres://u@db.internal/petstore"
+      expect((yield* read({ PETSTORE_DATABASE: url })).store).not.toHaveProperty("timeoutMillis")
+      expect((yield* read({ PETSTORE_DATABASE: url, PETSTORE_DATABASE_TIMEOUT_MS: "300" })).store).toMatchObject({ timeoutMillis: 300 })
+      for (const value of ["49", "60001", "fast"]) {
+        const error = yield* Effect.flip(read({ PETSTORE_DATABASE: url, PETSTORE_DATABASE_TIMEOUT_MS: value }))
+        expect(String(error)).toContain("PETSTORE_DATABASE_TIMEOUT_MS")
+      }
+    }))
+
   it.effect("logs: text or JSON decided by the terminal unless PETSTORE_LOG_FORMAT says, level info, access log on; tracing off", () =>
     Effect.gen(function*() {
       const config = yield* read({})

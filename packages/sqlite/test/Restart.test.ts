@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import Sqlite3 from "better-sqlite3"
 import { Accounts, MessageProcessor, MessageQueue, PageCursor, Pets, RateLimiter } from "@petstore/core"
+import * as MovableClock from "../../core/test/support/MovableClock.js"
 import * as Sqlite from "../src/index.js"
 
 const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-restart-"))
@@ -28,21 +29,6 @@ const run = <A, E>(
       )
     )
   )
-
-/** The live clock, moved on by `advance`: a test steps past a short wait without sleeping. */
-const movableClock = () => {
-  const live = Clock.make()
-  let offset = 0
-  const clock: Clock.Clock = {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => live.unsafeCurrentTimeMillis() + offset,
-    unsafeCurrentTimeNanos: () => live.unsafeCurrentTimeNanos() + BigInt(offset) * 1_000_000n,
-    currentTimeMillis: Effect.sync(() => clock.unsafeCurrentTimeMillis()),
-    currentTimeNanos: Effect.sync(() => clock.unsafeCurrentTimeNanos()),
-    sleep: (duration) => live.sleep(duration)
-  }
-  return { clock, advance: (millis: number) => void (offset += millis) }
-}
 
 const openError = (filename: string) =>
   Effect.flip(Effect.scoped(Layer.build(Sqlite.layer({ filename }))))
@@ -91,7 +77,7 @@ describe("SQLite: what survives a restart", () => {
       const limits = { perMinute: 5, perDay: 8 }
       const subject = { accountId: "acc_limited", keyId: "key_limited", limits }
       const banned = { accountId: "acc_banned", keyId: "key_banned", limits: { perMinute: 1, perDay: 1_000 } }
-      const { advance, clock } = movableClock()
+      const { advance, clock } = MovableClock.make()
       yield* Effect.withClock(
         run(
           filename,

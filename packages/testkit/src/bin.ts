@@ -22,6 +22,7 @@ Checks a pet store server against its OpenAPI document and a model of the interf
   --path P              with --seed: run only the failing sequence at fast-check's path P
   --replay-path R       with --path: which of its commands ran (both are printed with a failure)
   --time-limit S        stop after S seconds, shrinking included (default 90)
+  --min-runs N          fail when the time limit stops the run before N sequences (default 0)
   --prefix PATH         path prefix of the public API (default /v1)
   --messages-prefix P   base path of the message example (default: the prefix)
   --ban-threshold N     early requests tolerated before a ban (default 10)
@@ -47,6 +48,7 @@ const main = async (): Promise<number> => {
         path: { type: "string" },
         "replay-path": { type: "string" },
         "time-limit": { type: "string" },
+        "min-runs": { type: "string" },
         prefix: { type: "string" },
         "messages-prefix": { type: "string" },
         "ban-threshold": { type: "string" },
@@ -100,6 +102,7 @@ const main = async (): Promise<number> => {
       path: values.path,
       replayPath: values["replay-path"],
       timeLimitMs: timeLimit === undefined ? undefined : timeLimit * 1000,
+      minRuns: int("min-runs", values["min-runs"]),
       publicPrefix: values.prefix,
       messagesPrefix: values["messages-prefix"],
       expectations,

@@ -37,4 +37,40 @@ describe("conformance suite against the project's server", () => {
     expect(report.ok, formatReport(report)).toBe(true)
     expect(report.answers["200"] ?? 0).toBeGreaterThan(0)
   }, 120_000)
+
+  // A time limit far too short for the sequences asked for: the run stops after some of them (at
+  // least one: the first starts at once and is not cut; 100,000 cannot end within 2 s).
+  const cutShort = { numRuns: 100_000, maxCommands: 3, seed: 3, timeLimitMs: 2_000 }
+
+  it("a run stopped by its time limit before --min-runs sequences fails, saying so", async () => {
+    const report = await runConformance({ baseUrl: server.url, adminToken: ADMIN_TOKEN, ...cutShort, minRuns: 99_999 })
+    expect(report.ok).toBe(false)
+    expect(report.failure?.message).toBe(
+      `stopped by the time limit (2 s) after ${report.runs} of 100000 sequences, fewer than the minimum of 99999: too few to trust a pass (raise the time limit or look at why the server is slow)`
+    )
+    expect(formatReport(report)).toContain("conformance: FAILED")
+  }, 60_000)
+
+  it("a run stopped early that passes says so plainly", async () => {
+    const report = await runConformance({ baseUrl: server.url, adminToken: ADMIN_TOKEN, ...cutShort })
+    expect(report.ok, formatReport(report)).toBe(true)
+    expect(report.runs).toBeGreaterThan(0)
+    expect(report.stoppedEarly).toBe(`stopped by the time limit (2 s) after ${report.runs} of 100000 sequences`)
+    expect(formatReport(report)).toContain(`note: ${report.stoppedEarly}`)
+  }, 60_000)
+
+  it("a run stopped before its first sequence fails whatever the minimum", async () => {
+    const report = await runConformance({ baseUrl: server.url, adminToken: ADMIN_TOKEN, numRuns: 10, seed: 5, timeLimitMs: 0 })
+    expect(report.ok).toBe(false)
+    expect(report.failure?.message).toMatch(/^stopped by the time limit \(0 s\) after 0 of 10 sequences, fewer than the minimum of 1:/)
+  }, 60_000)
+
+  it("a run that completes has no such note, and a minimum above the runs is refused", async () => {
+    const report = await runConformance({ baseUrl: server.url, adminToken: ADMIN_TOKEN, numRuns: 3, seed: 4, minRuns: 3 })
+    expect(report.ok, formatReport(report)).toBe(true)
+    expect(report.stoppedEarly).toBeUndefined()
+    await expect(runConformance({ baseUrl: server.url, adminToken: ADMIN_TOKEN, numRuns: 3, minRuns: 4 })).rejects.toThrow(
+      "the minimum of 4 sequences is more than the 3 to run"
+    )
+  }, 60_000)
 })

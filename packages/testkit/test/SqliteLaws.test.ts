@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { accountStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
+import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
 import * as Sqlite from "@petstore/sqlite"
 
 // Every build is a new, empty database: in memory, or a new file (WAL, synchronous=FULL) in a temp folder.
@@ -23,3 +23,17 @@ petRepositoryLaws("sqlite file", onFile, { numRuns: 5 })
 accountStoreLaws("sqlite file", onFile, { numRuns: 5 })
 messageStoreLaws("sqlite file", onFile, { numRuns: 5 })
 serviceLaws("sqlite file", { pets: onFile, accounts: onFile, messages: onFile }, { numRuns: 3 })
+
+// The cursor secret kept in a file: a new file per database, opened by several "processes".
+cursorSecretStoreLaws("sqlite file", {
+  database: Effect.sync(() => Path.join(folder, `secret-${++files}.db`)),
+  signer: (filename) => Sqlite.layer({ filename })
+}, { numRuns: 5 })
+// The limiter's daily counts and bans kept in a file.
+limiterStateStoreLaws(
+  "sqlite file",
+  Layer.unwrapEffect(Effect.sync(() =>
+    Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: Path.join(folder, `limiter-${++files}.db`) })))
+  )),
+  { numRuns: 5 }
+)

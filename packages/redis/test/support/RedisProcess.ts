@@ -7,6 +7,16 @@ import * as Net from "node:net"
 
 export const available = (): boolean => spawnSync("redis-server", ["--version"]).status === 0
 
+/**
+ * Whether a test file can start Redis servers of its own. Without `redis-server` the tests are
+ * skipped, except under `CI=true`, where that is a failure (the file throws when it is collected).
+ */
+export const availableOrFail = (): boolean => {
+  if (available()) return true
+  if (process.env.CI === "true") throw new Error("CI=true and redis-server is not installed (apt-get install redis-server)")
+  return false
+}
+
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const probe = Net.createServer()
@@ -39,7 +49,11 @@ export const start = async (): Promise<RedisProcess> => {
     child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
       stdio: "ignore"
     })
-    for (let i = 0; i < 100 && !(await listening(port)); i++) await new Promise((r) => setTimeout(r, 50))
+    // Polls for the port (the event itself), up to 5 s; a server that never listens fails the test.
+    for (let i = 0; !(await listening(port)); i++) {
+      if (i >= 100) throw new Error(`redis-server did not listen on 127.0.0.1:${port} within 5 s`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
   }
   const stop = async () => {
     const c = child

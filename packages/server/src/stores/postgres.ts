@@ -19,7 +19,17 @@ export interface PostgresStore {
   readonly _tag: "postgres"
   readonly url: Redacted.Redacted<string>
   readonly poolSize: number
+  /** Longest wait for the database before a request answers 503 (`PETSTORE_DATABASE_TIMEOUT_MS`; default 4 s). */
+  readonly timeoutMillis?: number | undefined
 }
+
+/** The adapter's options for `store`: it bounds every call, the wait for a connection included. */
+const options = <A extends object>(store: PostgresStore, rest: A) => ({
+  url: Redacted.value(store.url),
+  poolSize: store.poolSize,
+  ...(store.timeoutMillis === undefined ? {} : { queryTimeoutMillis: store.timeoutMillis }),
+  ...rest
+})
 
 // A URL with a host, or with the host (a socket directory) in its query.
 const hasHost = (value: string): boolean => {
@@ -40,7 +50,12 @@ export const postgres: StoreRegistration<PostgresStore> = {
   selectedBy: {
     database: { schemes: ["postgres", "postgresql"], described: "a postgres:// or postgresql:// URL with a host", valid: hasHost }
   },
-  configure: ({ database, poolSize }) => ({ _tag: "postgres", url: database, poolSize }),
+  configure: ({ database, poolSize, timeoutMillis }) => ({
+    _tag: "postgres",
+    url: database,
+    poolSize,
+    ...(timeoutMillis === undefined ? {} : { timeoutMillis })
+  }),
   /**
    * The rate limiter stays in each process (its daily counts and bans saved in PostgreSQL), so with
    * several instances each one applies the plan's limits on its own: that is said once at start.
@@ -49,7 +64,7 @@ export const postgres: StoreRegistration<PostgresStore> = {
     StoreServices.durable(
       config,
       layerFrom(Postgres, (module) =>
-        module.layer({ url: Redacted.value(store.url), poolSize: store.poolSize, batching: ServerMetrics.batchOptions(config) }))
+        module.layer(options(store, { batching: ServerMetrics.batchOptions(config) })))
     ).pipe(
       Layer.tap(() =>
         config.redis === undefined
@@ -60,7 +75,7 @@ export const postgres: StoreRegistration<PostgresStore> = {
       )
     ),
   accounts: (_, store) =>
-    layerFrom(Postgres, (module) => module.layer({ url: Redacted.value(store.url), poolSize: store.poolSize })),
+    layerFrom(Postgres, (module) => module.layer(options(store, {}))),
   migrate: (store) =>
     Effect.flatMap(Postgres, (module) =>
       Effect.flatMap(module.Database.Database, (db) =>

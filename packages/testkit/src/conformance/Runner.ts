@@ -40,6 +40,11 @@ export interface ConformanceOptions {
   readonly replayPath?: string | undefined
   /** Stop starting new sequences, and stop shrinking, after this long (default 90 s). */
   readonly timeLimitMs?: number | undefined
+  /**
+   * A run stopped by the time limit before this many sequences fails (default 0: the time limit alone
+   * never fails a run, though the report says it stopped early).
+   */
+  readonly minRuns?: number | undefined
   readonly publicPrefix?: string | undefined
   readonly messagesPrefix?: string | undefined
   readonly expectations?: Partial<Expectations> | undefined
@@ -69,6 +74,8 @@ export interface ConformanceReport {
   readonly warnings: ReadonlyArray<string>
   /** How often each answer was seen (`"201"`, `"429 key_banned"` ...): what the run exercised. */
   readonly answers: Readonly<Record<string, number>>
+  /** Set when the time limit stopped the run before `numRuns` sequences, in words. */
+  readonly stoppedEarly?: string | undefined
   readonly failure?: ConformanceFailure | undefined
 }
 
@@ -104,6 +111,9 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   const publicPrefix = options.publicPrefix ?? "/v1"
   const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0
   const numRuns = options.numRuns ?? 600
+  const timeLimitMs = options.timeLimitMs ?? 90_000
+  const minRuns = options.minRuns ?? 0
+  if (minRuns > numRuns) throw new Error(`the minimum of ${minRuns} sequences is more than the ${numRuns} to run`)
   const baseUrls = typeof options.baseUrl === "string" ? [options.baseUrl] : options.baseUrl
   if (baseUrls.length === 0) throw new Error("give at least one base URL")
   const clients = baseUrls.map((url) => makeClient(url))
@@ -198,9 +208,14 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       numRuns,
       seed,
       ...(options.path === undefined ? {} : { path: options.path }),
-      interruptAfterTimeLimit: options.timeLimitMs ?? 90_000,
+      interruptAfterTimeLimit: timeLimitMs,
+      // An interrupted run is judged below against minRuns, and always said to have stopped early.
       markInterruptAsFailure: false
     })
+    // fast-check marks a run interrupted before its first sequence as failed, with no counterexample.
+    const stoppedEarly = details.interrupted && details.counterexample === null
+      ? `stopped by the time limit (${timeLimitMs / 1000} s) after ${details.numRuns} of ${numRuns} sequences`
+      : undefined
     const report = (failure?: NonNullable<ConformanceReport["failure"]>): ConformanceReport => ({
       ok: failure === undefined,
       runs: details.numRuns,
@@ -209,9 +224,10 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       requests,
       warnings,
       answers: Object.fromEntries([...session.answers].sort(([a], [b]) => a.localeCompare(b))),
+      ...(stoppedEarly === undefined ? {} : { stoppedEarly }),
       ...(failure === undefined ? {} : { failure })
     })
-    if (!details.failed && before === undefined) {
+    if ((!details.failed || stoppedEarly !== undefined) && before === undefined) {
       const after = await outsideSequences(session, () => takeInventory(model, session))
       requests += session.log.length
       if (typeof after === "object") {
@@ -219,7 +235,11 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       }
       if (after !== undefined) warnings.push(`the inventory is not taken: ${after}`)
     }
-    if (!details.failed) {
+    if (stoppedEarly !== undefined && details.numRuns < Math.max(minRuns, 1)) {
+      const message = `${stoppedEarly}, fewer than the minimum of ${Math.max(minRuns, 1)}: too few to trust a pass (raise the time limit or look at why the server is slow)`
+      return report({ message, commands: "", curl: "", shrinks: 0, replay: replay() })
+    }
+    if (!details.failed || stoppedEarly !== undefined) {
       log(`${details.numRuns} sequences, ${requests} requests, ${((Date.now() - started) / 1000).toFixed(1)} s`)
       return report()
     }
@@ -281,6 +301,7 @@ export const formatReport = (report: ConformanceReport): string => {
       `conformance: passed (${report.runs} command sequences, ${report.requests} requests, seed ${report.seed}, ${(report.durationMs / 1000).toFixed(1)} s)`
     )
     lines.push(`answers: ${Object.entries(report.answers).map(([k, n]) => `${k} ×${n}`).join(", ")}`)
+    if (report.stoppedEarly !== undefined) lines.push(`note: ${report.stoppedEarly}`)
     return lines.join("\n")
   }
   const f = report.failure!

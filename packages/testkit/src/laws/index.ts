@@ -6,6 +6,7 @@
  */
 export * from "./AccountsLaws.js"
 export * from "./AccountStoreLaws.js"
+export * from "./CursorSecretLaws.js"
 export * from "./LawSuite.js"
 export * from "./LimiterStateStoreLaws.js"
 export * from "./MessageQueueLaws.js"
