@@ -4,6 +4,7 @@
  * @since 1.0.0
  */
 import { BanPolicy } from "@petstore/core"
+import { isToken68 } from "@petstore/http-node/BearerToken"
 import type * as Connections from "@petstore/http-node/Connections"
 import * as DatabaseUrl from "@petstore/postgres/DatabaseUrl"
 import * as Config from "effect/Config"
@@ -269,7 +270,12 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   adminToken: Config.option(
     Config.redacted("PETSTORE_ADMIN_TOKEN").pipe(
-      Config.validate({ message: "PETSTORE_ADMIN_TOKEN must be at least 16 characters", validation: (r) => Redacted.value(r).length >= 16 })
+      Config.validate({ message: "PETSTORE_ADMIN_TOKEN must be at least 16 characters", validation: (r) => Redacted.value(r).length >= 16 }),
+      // A token outside the Bearer syntax could never be sent, so the admin API would refuse it forever.
+      Config.validate({
+        message: "PETSTORE_ADMIN_TOKEN must be a Bearer token: letters, digits and - . _ ~ + / only, with = allowed only at the end",
+        validation: (r) => isToken68(Redacted.value(r))
+      })
     )
   ),
   publicUrl: Config.option(url("PETSTORE_PUBLIC_URL")),

@@ -145,6 +145,9 @@ describe("petstore CLI (spawned)", () => {
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [Record<string, string>, string, string?]> = [
         [{ PETSTORE_ADMIN_TOKEN: "short-secret" }, "PETSTORE_ADMIN_TOKEN must be at least 16 characters", "short-secret"],
+        // Characters outside the Bearer syntax: a client could never send it, so it would be 401 forever.
+        [{ PETSTORE_ADMIN_TOKEN: "Adm1n!Token#2024$ecret" }, "PETSTORE_ADMIN_TOKEN must be a Bearer token", "Adm1n!Token#2024$ecret"],
+        [{ PETSTORE_ADMIN_TOKEN: "padding=in-the-middle-0123" }, "PETSTORE_ADMIN_TOKEN must be a Bearer token", "padding=in-the-middle-0123"],
         [{ PETSTORE_DATABASE: "mysql://user:hunter2-secret@db/x" }, "PETSTORE_DATABASE must be", "hunter2-secret"],
         [{ PETSTORE_REDIS_URL: "http://user:hunter2-secret@cache" }, "PETSTORE_REDIS_URL must be", "hunter2-secret"],
         [{ PORT: "99999" }, "PORT: "],
@@ -164,6 +167,14 @@ describe("petstore CLI (spawned)", () => {
         if (secret !== undefined) expect(outcome.stderr + outcome.stdout, label).not.toContain(secret)
       })
     }), 180_000)
+
+  it.effect("serve refuses to start with an admin token outside the Bearer syntax, naming the variable", () =>
+    Effect.gen(function*() {
+      const outcome = yield* spawnCli(["serve"], { env: { PETSTORE_STORE: "memory", PETSTORE_ADMIN_TOKEN: "Adm1n!Token#2024$ecret" } })
+      expect(outcome.code, outcome.stderr).toBe(1)
+      expect(errorLines(outcome.stderr)).toEqual([expect.stringContaining("petstore: invalid configuration: PETSTORE_ADMIN_TOKEN must be a Bearer token")])
+      expect(outcome.stderr + outcome.stdout).not.toContain("Adm1n!Token#2024$ecret")
+    }), 60_000)
 
   it.effect("--help is plain text when not on a terminal, and on a terminal with NO_COLOR set", () =>
     Effect.gen(function*() {

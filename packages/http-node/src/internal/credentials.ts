@@ -5,8 +5,9 @@
  * @since 1.0.0
  */
 import type { AppRequest } from "../AppRequest.js"
+import { TOKEN68 } from "../BearerToken.js"
 
-const BEARER = /^bearer ([A-Za-z0-9\-._~+/]+=*)$/i
+const BEARER = new RegExp(`^bearer (${TOKEN68})$`, "i")
 
 /** The token of a well-formed `Bearer` Authorization header: scheme (any case), one space, a token. */
 export const bearerToken = (header: string | undefined): string | undefined => {
