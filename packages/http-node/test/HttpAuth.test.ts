@@ -208,3 +208,28 @@ layer(
       expect(expectRateLimitHeaders(expectUnauthorized(yield* from("198.51.100.3"))).remaining).toBe(1)
     }))
 })
+
+layer(
+  TestServer.layer({ frozenAt: T, trustProxy: 2, rateLimiter: { failedAuthPerMinute: 2 } }),
+  { excludeTestServices: true }
+)("HTTP authentication: X-Forwarded-For behind two trusted proxies", (it) => {
+  it.effect("uses the entry the first trusted proxy wrote when it is an IP address; with fewer entries or another word there, the socket peer", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const from = (forwardedFor: string) => listPets(server, undefined, { "x-forwarded-for": forwardedFor })
+      // Fewer entries than trusted proxies: the client wrote them all, so the peer (127.0.0.1) is charged.
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("203.0.113.7"))).remaining).toBe(1)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("203.0.113.8"))).remaining).toBe(0)
+      expectTooManyRequests(yield* listPets(server), "rate_limited")
+      // Not an address where one is needed (text, a port, two words): the peer's spent bucket again.
+      for (const forged of ["not-an-address, 10.0.0.1", "198.51.100.1:8080, 10.0.0.1", "[2001:db8::1], 10.0.0.1", "198.51.100.1 198.51.100.2, 10.0.0.1"]) {
+        expectTooManyRequests(yield* from(forged), "rate_limited")
+      }
+      // Valid addresses get buckets of their own; the leftmost entries a client wrote do not count.
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("198.51.100.1, 10.0.0.1"))).remaining).toBe(1)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("203.0.113.99, 198.51.100.1,10.0.0.1"))).remaining).toBe(0)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:db8::1, 10.0.0.1"))).remaining).toBe(1)
+      // Empty list elements do not count as entries (RFC 9110 §5.6.1).
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from(" , 198.51.100.7,, 10.0.0.1"))).remaining).toBe(1)
+    }))
+})
