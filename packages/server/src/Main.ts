@@ -104,21 +104,26 @@ const redisLimiter = (redis: NonNullable<ServerConfig["redis"]>, limiter: Petsto
   StoreAdapters.layerFrom(StoreAdapters.redis, (Redis) =>
     Redis.layer({ url: Redacted.value(redis.url), failure: redis.failure, prefix: redis.prefix, limiter }))
 
-/** On an empty store with no admin API, an account to try things with; its key is printed once. */
+/**
+ * On an empty store with no admin API, an account to try things with; its key is printed once, for
+ * a person: on the terminal, or on standard error when standard output is not one (it is then the
+ * JSON log stream, which a log store keeps). The log only says that the account was created.
+ */
 const createDemoAccount = Effect.gen(function*() {
   const accounts = yield* Accounts.Accounts
   if ((yield* accounts.countAccounts) > 0) return
   const { account, key } = yield* accounts.create({ plan: "free" })
-  yield* Console.log(
-    [
-      "",
-      `Demo account ${account.id} (plan free: ${account.limits.perMinute}/min, ${account.limits.perDay}/day).`,
-      "Its API key, shown only this once:",
-      "",
-      `  ${Redacted.value(key.key)}`,
-      ""
-    ].join("\n")
-  )
+  const onTerminal = process.stdout.isTTY === true
+  const shown = [
+    "",
+    `Demo account ${account.id} (plan free: ${account.limits.perMinute}/min, ${account.limits.perDay}/day).`,
+    "Its API key, shown only this once:",
+    "",
+    `  ${Redacted.value(key.key)}`,
+    ""
+  ].join("\n")
+  yield* onTerminal ? Console.log(shown) : Console.error(shown)
+  yield* Effect.log(`demo account ${account.id} created (plan free); its key was shown once on ${onTerminal ? "the terminal" : "standard error"}`)
 })
 
 /**
