@@ -79,8 +79,17 @@ export const explain = (filename: string, error: unknown): string => {
   return `database ${file} cannot be used: ${messageOf(error)}`
 }
 
-/** A prepared statement of this connection. */
-export type Statement = Sqlite3.Statement<Array<unknown>, unknown>
+/**
+ * A prepared statement of this connection: what the stores use of better-sqlite3's, declared here so
+ * the package's types do not need `@types/better-sqlite3` (a development dependency).
+ */
+export interface Statement {
+  run(...params: Array<unknown>): { readonly changes: number; readonly lastInsertRowid: number | bigint }
+  get(...params: Array<unknown>): unknown
+  all(...params: Array<unknown>): Array<unknown>
+  /** Rows as their first column's value (on), or as objects (off). */
+  pluck(toggle?: boolean): this
+}
 
 /** @category services */
 export class Connection extends Context.Tag("@petstore/sqlite/Connection")<
