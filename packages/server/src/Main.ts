@@ -31,6 +31,7 @@ import type { ServerConfig } from "./Config.js"
 import * as Logging from "./Logging.js"
 import * as StoreAdapters from "./StoreAdapters.js"
 import * as Tracing from "./Tracing.js"
+import * as TransportSecurity from "./TransportSecurity.js"
 import * as ServerMetrics from "./ServerMetrics.js"
 
 /** The services of a standalone server, on the stores `services` chooses (or any passed in). */
@@ -201,6 +202,8 @@ export const accountServices = (config: ServerConfig): Layer.Layer<Accounts.Acco
 export const serve = (config: ServerConfig, servicesLayer: ServicesLayer = services(config)) =>
   Effect.scoped(
     Effect.gen(function*() {
+      // Said before connecting, from the URLs alone.
+      for (const warning of TransportSecurity.warnings(config, process.env)) yield* Effect.logWarning(warning)
       const context = yield* Layer.build(layer(config, servicesLayer))
       const address = Context.get(context, Server.ServerAddress)
       if (Option.isNone(config.adminToken)) {
