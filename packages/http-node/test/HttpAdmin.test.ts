@@ -231,3 +231,13 @@ it.scoped("the right admin token is always accepted: neither counted as a failur
     expectError(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrongs[1] }), 429, "rate_limited")
   }))
 
+
+it.scoped("failed admin tokens from one IPv6 /64 share one limit, whichever address of it they come from", () =>
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({ frozenAt: T, trustProxy: 1, quiet: true })
+    const wrong = (address: string) =>
+      server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: `Bearer ${ADMIN_TOKEN}-wrong`, headers: { "x-forwarded-for": address } })
+    for (let i = 1; i <= 20; i++) expectUnauthorized(yield* wrong(`2001:db8:5:6::${i}`))
+    expectError(yield* wrong("2001:db8:5:6:ffff::1"), 429, "rate_limited")
+    expectUnauthorized(yield* wrong("2001:db8:5:7::1"))
+  }))

@@ -1,4 +1,4 @@
-import { expect, layer } from "@effect/vitest"
+import { expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { expectError, expectRateLimitHeaders, expectStatus, expectTooManyRequests, expectUnauthorized } from "./support/Expectations.js"
 import { ADMIN_TOKEN, TestServer } from "./support/TestServer.js"
@@ -233,3 +233,48 @@ layer(
       expect(expectRateLimitHeaders(expectUnauthorized(yield* from(" , 198.51.100.7,, 10.0.0.1"))).remaining).toBe(1)
     }))
 })
+
+layer(
+  TestServer.layer({ frozenAt: T, trustProxy: 1, rateLimiter: { failedAuthPerMinute: 2 } }),
+  { excludeTestServices: true }
+)("HTTP authentication: IPv6 clients", (it) => {
+  it.effect("are limited per /64: every address of one network shares its bucket; an IPv4-mapped address is its IPv4 address", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const from = (forwardedFor: string) => listPets(server, undefined, { "x-forwarded-for": forwardedFor })
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:db8:1:2::1"))).remaining).toBe(1)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:DB8:1:2:abcd:ef01:2345:6789"))).remaining).toBe(0)
+      expectTooManyRequests(yield* from("2001:db8:1:2:ffff:ffff:ffff:fffe"), "rate_limited")
+      // The next /64 is another client.
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:db8:1:3::1"))).remaining).toBe(1)
+      // A dual-stack listener's form of an IPv4 client shares the IPv4 address's bucket, not one for all of IPv4.
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("::ffff:198.51.100.1"))).remaining).toBe(1)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("198.51.100.1"))).remaining).toBe(0)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("::ffff:198.51.100.2"))).remaining).toBe(1)
+    }))
+})
+
+it.scoped("IPv6 grouping follows the configured prefix length (128: per address; 48: per /48)", () =>
+  Effect.gen(function*() {
+    for (const [ipv6Subnet, second] of [[128, 1], [48, 0]] as const) {
+      const server = yield* TestServer.start({ frozenAt: T, trustProxy: 1, ipv6Subnet, rateLimiter: { failedAuthPerMinute: 2 } })
+      const from = (forwardedFor: string) => listPets(server, undefined, { "x-forwarded-for": forwardedFor })
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:db8:1:2::1"))).remaining).toBe(1)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:db8:1:7::2"))).remaining).toBe(second)
+    }
+  }))
+
+it.scoped("the failed-authentication record is bounded: a new address at a full record empties it instead of growing it", () =>
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({ frozenAt: T, trustProxy: 1, rateLimiter: { failedAuthPerMinute: 1, failedAuthAddressesKept: 3 } })
+    const from = (forwardedFor: string) => listPets(server, undefined, { "x-forwarded-for": forwardedFor })
+    expectUnauthorized(yield* from("198.51.100.1"))
+    expectTooManyRequests(yield* from("198.51.100.1"), "rate_limited")
+    expectUnauthorized(yield* from("198.51.100.2"))
+    expectUnauthorized(yield* from("198.51.100.3"))
+    // Three kept: .1 is still refused. A fourth address starts the record over, so .1 is forgotten.
+    expectTooManyRequests(yield* from("198.51.100.1"), "rate_limited")
+    expectUnauthorized(yield* from("198.51.100.4"))
+    expectUnauthorized(yield* from("198.51.100.1"))
+    expectTooManyRequests(yield* from("198.51.100.4"), "rate_limited")
+  }))

@@ -35,6 +35,8 @@ export interface ServerConfig {
   readonly quickstartBasePath: `/${string}`
   /** How many proxies in front of the server append to `X-Forwarded-For` (0: trust none). */
   readonly trustProxy: number
+  /** The prefix length IPv6 clients are grouped by for failed-authentication limits (`PETSTORE_IPV6_SUBNET`, default 64). */
+  readonly ipv6Subnet?: number | undefined
   /**
    * The stores (`PETSTORE_STORE`, `PETSTORE_DATABASE`, `PETSTORE_DATABASE_POOL_SIZE`); from the
    * environment the default is SQLite at ./data/petstore.db. A configuration built in code without
@@ -283,6 +285,10 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   environment: Config.literal("production", "staging")("PETSTORE_ENVIRONMENT").pipe(Config.withDefault("production" as const)),
   quickstartBasePath: basePath,
   trustProxy,
+  ipv6Subnet: Config.integer("PETSTORE_IPV6_SUBNET").pipe(
+    Config.validate({ message: "PETSTORE_IPV6_SUBNET must be a prefix length from 32 to 128", validation: (n) => n >= 32 && n <= 128 }),
+    Config.withDefault(64)
+  ),
   store,
   redis,
   banGraceMillis,

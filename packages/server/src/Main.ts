@@ -52,6 +52,7 @@ export const layer = (config: ServerConfig, services: ServicesLayer) =>
         quickstartBasePath: config.quickstartBasePath,
         adminToken: config.adminToken,
         trustProxy: config.trustProxy,
+        ipv6Subnet: config.ipv6Subnet,
         observe: { accessLog: config.log?.accessLog === true, tracing: config.tracing === "otlp" },
         servers: [
           { url: serverUrl(config.publicUrl), description: "Production" },

@@ -154,6 +154,7 @@ describe("petstore CLI (spawned)", () => {
         [{ PETSTORE_PUBLIC_URL: "ftp://example.com" }, "PETSTORE_PUBLIC_URL must be an absolute http(s) URL"],
         [{ PETSTORE_QUICKSTART_BASE_PATH: "v1/" }, "PETSTORE_QUICKSTART_BASE_PATH must be a path"],
         [{ PETSTORE_TRUST_PROXY: "yes" }, "PETSTORE_TRUST_PROXY must be true, false"],
+        [{ PETSTORE_IPV6_SUBNET: "16" }, "PETSTORE_IPV6_SUBNET must be a prefix length from 32 to 128"],
         [{ PETSTORE_STORE: "mongo" }, "PETSTORE_STORE: "],
         [{ PETSTORE_BAN_GRACE_MS: "5000" }, "PETSTORE_BAN_GRACE_MS must be"]
       ]

@@ -7,6 +7,7 @@
 import { isIP } from "node:net"
 import type { AppRequest } from "../AppRequest.js"
 import { TOKEN68 } from "../BearerToken.js"
+import { DEFAULT_IPV6_SUBNET, group } from "./addressGroup.js"
 
 const BEARER = new RegExp(`^bearer (${TOKEN68})$`, "i")
 
@@ -23,9 +24,13 @@ export const bearerToken = (header: string | undefined): string | undefined => {
  * proxy wrote is the N-th from the right; with fewer entries, or when that entry is not an IP
  * address, the header was not written by the trusted proxies alone, so the socket peer is used: a
  * client never picks its own address (the leftmost entries are its own words) nor names a bucket
- * with arbitrary text.
+ * with arbitrary text. IPv6 addresses are grouped by their first `ipv6Subnet` bits (see
+ * `addressGroup`), as the limits apply to a client, not to one of its many addresses.
  */
-export const clientAddress = (trustProxy: number) => (request: AppRequest): string => {
+export const clientAddress = (trustProxy: number, ipv6Subnet: number = DEFAULT_IPV6_SUBNET) => (request: AppRequest): string =>
+  group(forwardedOrPeer(trustProxy, request), ipv6Subnet)
+
+const forwardedOrPeer = (trustProxy: number, request: AppRequest): string => {
   const peer = request.remoteAddress ?? "unknown"
   if (trustProxy === 0) return peer
   const forwarded = request.header("x-forwarded-for")

@@ -37,6 +37,8 @@ export interface TestServerOptions {
   readonly messageProcessor?: MessageProcessor.MessageProcessor["Type"]
   readonly quickstartBasePath?: `/${string}`
   readonly trustProxy?: number
+  /** The prefix length IPv6 clients are grouped by (default the application's, 64). */
+  readonly ipv6Subnet?: number
   /** `null` leaves the admin API disabled. */
   readonly adminToken?: string | null
   readonly environment?: "production" | "staging"
@@ -236,6 +238,7 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         quickstartBasePath: options.quickstartBasePath ?? "/v1",
         adminToken: Option.map(Option.fromNullable(adminToken), Redacted.make),
         trustProxy: options.trustProxy ?? 0,
+        ipv6Subnet: options.ipv6Subnet,
         servers: [{ url: "http://127.0.0.1", description: "Production" }],
         observe: options.observe,
         metrics: options.metrics
