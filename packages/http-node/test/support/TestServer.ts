@@ -15,6 +15,7 @@ import {
   MessageStore,
   PageCursor,
   PetRepository,
+  type Pets,
   Petstore,
   type Plan,
   type RateLimiter,
@@ -33,6 +34,8 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789"
 export interface TestServerOptions {
   readonly rateLimiter?: Partial<RateLimiter.RateLimiterOptions>
   readonly messageQueue?: Partial<MessageQueue.MessageQueueOptions>
+  /** The pets service's options (its page cache's byte budget). */
+  readonly pets?: Pets.PetsOptions
   /** Replaces the default processor (which only records delivery). */
   readonly messageProcessor?: MessageProcessor.MessageProcessor["Type"]
   readonly quickstartBasePath?: `/${string}`
@@ -249,7 +252,8 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
       const petstoreOptions = {
         environment: config.environment,
         rateLimiter: options.rateLimiter,
-        messageQueue: options.messageQueue
+        messageQueue: options.messageQueue,
+        pets: options.pets
       }
       const services = options.petRepository === undefined && options.accountStore === undefined
         ? Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor))
