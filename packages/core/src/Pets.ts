@@ -17,6 +17,24 @@ import * as Sync from "./Sync.js"
 
 /** How many full pages are kept in memory (the cache starts over beyond). */
 const FULL_PAGES_KEPT = 4096
+/** How many bytes of full pages are kept in memory, by `pageBytes`'s estimate (32 MiB). */
+export const DEFAULT_FULL_PAGE_BYTES = 32 * 1024 * 1024
+
+/**
+ * What a kept page costs in memory, estimated: each pet as an object (about 150 bytes with its
+ * strings' headers), its name in memory (2 bytes a UTF-16 unit) and in the page's JSON text that an
+ * adapter keeps beside it (up to 3 bytes a unit, with the fields' ~80 bytes), and the cursor.
+ */
+export const pageBytes = (page: Page): number => {
+  let bytes = 200 + (Option.isSome(page.next) ? 2 * page.next.value.length : 0)
+  for (const pet of page.pets) bytes += 230 + 5 * pet.name.length
+  return bytes
+}
+
+export interface PetsOptions {
+  /** The most bytes of full pages kept in memory (by `pageBytes`), besides their number (default 32 MiB). */
+  readonly fullPageBytes?: number | undefined
+}
 
 /** `limit` bounds of `GET /pets`. */
 export const PAGE_LIMIT = { min: 1, max: 100, default: 20 } as const
@@ -43,7 +61,8 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
     readonly get: (id: PetId) => Effect.Effect<Pet, PetNotFound | StoreUnavailable>
   }
 >() {
-  static readonly layer = Layer.effect(
+  /** The service over its ports, with its page cache bounded as `options` say. */
+  static readonly layerWith = (options: PetsOptions) => Layer.effect(
     Pets,
     Effect.gen(function*() {
       const repo = yield* PetRepository
@@ -52,8 +71,12 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
       // needed. Pets never change, and a pet created later always gets a higher id (the repository's
       // contract), so a full page can never change again; only a page that is not full could, and
       // those are not kept. The same Page object is answered again, which also lets an adapter keep
-      // its encoding. Entries are dropped only when the cache starts over.
-      const fullPages = BoundedCache.make<string, Page>(FULL_PAGES_KEPT)
+      // its encoding. Entries are dropped only when the cache starts over: past 4,096 pages, or past
+      // the byte budget (4,096 pages of 100 long names would otherwise hold hundreds of MB).
+      const fullPages = BoundedCache.make<string, Page>(FULL_PAGES_KEPT, {
+        budget: options.fullPageBytes ?? DEFAULT_FULL_PAGE_BYTES,
+        weigh: pageBytes
+      })
       return Pets.of({
         create: (input) =>
           repo.insert({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }),
@@ -88,4 +111,7 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
       })
     })
   )
+
+  /** The service over its ports, with the default page cache. */
+  static readonly layer = Pets.layerWith({})
 }

@@ -12,7 +12,7 @@ import { MessageQueue, type MessageQueueOptions } from "./MessageQueue.js"
 import { MessageStore } from "./MessageStore.js"
 import { CursorSigner } from "./PageCursor.js"
 import { PetRepository } from "./PetRepository.js"
-import { Pets } from "./Pets.js"
+import { Pets, type PetsOptions } from "./Pets.js"
 import { RateLimiter, type RateLimiterOptions } from "./RateLimiter.js"
 import { StoreReadiness } from "./Readiness.js"
 import { SecureRandom } from "./SecureRandom.js"
@@ -26,6 +26,8 @@ export interface PetstoreOptions {
    */
   readonly rateLimiterLayer?: Layer.Layer<RateLimiter> | undefined
   readonly messageQueue?: Partial<MessageQueueOptions> | undefined
+  /** The pets service's page cache (its byte budget). */
+  readonly pets?: PetsOptions | undefined
 }
 
 /** The services of the interface. */
@@ -43,7 +45,7 @@ export const layer = (
 ): Layer.Layer<Services, never, Stores | MessageProcessor | SecureRandom> =>
   Layer.mergeAll(
     Accounts.layer({ environment: options.environment ?? "production" }),
-    Pets.layer,
+    Pets.layerWith(options.pets ?? {}),
     MessageQueue.layer(options.messageQueue),
     options.rateLimiterLayer ?? RateLimiter.layerMemory(options.rateLimiter)
   )

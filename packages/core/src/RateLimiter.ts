@@ -22,6 +22,8 @@ export interface RateLimiterOptions {
   readonly ban: BanPolicy.BanPolicyOptions
   /** Failed authentications admitted per client address per minute before 429 replaces 401. */
   readonly failedAuthPerMinute: number
+  /** Client addresses whose failed authentications are kept at most (default 100,000; see `makeMemory`). */
+  readonly failedAuthAddressesKept?: number | undefined
 }
 
 export const DEFAULT_OPTIONS: RateLimiterOptions = { ban: BanPolicy.DEFAULT_OPTIONS, failedAuthPerMinute: 100 }
@@ -112,6 +114,7 @@ export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clo
   const usage = new Map<string, UsageRecord>()
   const standings = new Map<string, BanPolicy.KeyStanding>()
   const addresses = new Map<string, TokenBucket.TokenBucketState>()
+  const addressesKept = options.failedAuthAddressesKept ?? 100_000
   // Daily counts loaded at start-up, applied at each account's first request (its limits are known then).
   const restoredQuotas = new Map<string, DailyQuota.DailyQuotaState>()
   // Accounts whose record is marked `changed`, each once: a flag on the record instead of a set
@@ -163,6 +166,9 @@ export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clo
     return next.decision
   }
   const decideAddress = (address: string, now: number): LimitDecision.Decision => {
+    // Bounded like a `BoundedCache`: a new address at a full record empties it, which only gives
+    // every address its failures back early (a flood of addresses cannot grow the record).
+    if (addresses.size >= addressesKept && !addresses.has(address)) addresses.clear()
     const before = addresses.get(address) ?? TokenBucket.full(options.failedAuthPerMinute, now)
     const next = LimitDecision.decideAddress(options.failedAuthPerMinute, before, now)
     addresses.set(address, next.bucket)

@@ -45,6 +45,33 @@ describe("BoundedCache", () => {
     }
   })
 
+  it.prop("with a weight budget: never weighs more than the budget, its weight is the sum of its entries', and a value that fits is kept", [
+    arbCapacity,
+    fc.integer({ min: 1, max: 50 }),
+    arbOps
+  ], ([capacity, budget, ops]) => {
+    // The weight of a value is its absolute value modulo 20: zero, light and over-budget values all occur.
+    const weigh = (value: number) => Math.abs(value) % 20
+    const cache = BoundedCache.make<number, number>(capacity, { budget, weigh })
+    const model = new Map<number, number>()
+    for (const op of ops) {
+      apply(cache, op)
+      if (op.op === "set") {
+        model.delete(op.key)
+        const total = [...model.values()].reduce((sum, v) => sum + weigh(v), 0)
+        if (weigh(op.value) <= budget) {
+          if (model.size >= capacity || total + weigh(op.value) > budget) model.clear()
+          model.set(op.key, op.value)
+        }
+      } else if (op.op === "delete") model.delete(op.key)
+      else if (op.op === "clear") model.clear()
+      expect(cache.weight).toBeLessThanOrEqual(budget)
+      expect(cache.size).toBe(model.size)
+      expect(cache.weight).toBe([...model.values()].reduce((sum, v) => sum + weigh(v), 0))
+      for (const [key, value] of model) expect(cache.get(key)).toBe(value)
+    }
+  })
+
   it.prop("a get after a set returns the value until the key is set again, deleted, or the cache starts over", [
     arbCapacity,
     arbOps,

@@ -68,6 +68,8 @@ export interface AppOptions {
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
   /** Proxies in front of the server that append to `X-Forwarded-For` (0: use the socket peer). */
   readonly trustProxy: number
+  /** The prefix length IPv6 client addresses are grouped by for failed-authentication limits (default 64). */
+  readonly ipv6Subnet?: number | undefined
   readonly servers: ReadonlyArray<{ readonly url: string; readonly description: string }>
   /** The access log and tracing (both off by default); every response carries `X-Request-Id`. */
   readonly observe?: RequestObserver.ObserveOptions | undefined
@@ -140,7 +142,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const openApiPath = `${PUBLIC_PREFIX}/openapi.json` as const
     const openApiAnswer = JSON.stringify(document)
     const reference = ApiReference.make({ document, openApiPath })
-    const addressOf = clientAddress(options.trustProxy)
+    const addressOf = clientAddress(options.trustProxy, options.ipv6Subnet)
     // The runtime's Clock (a TestClock under test), read synchronously by the stages that need it.
     const clock = yield* Effect.clock
     const adminGate = AdminGateStage.make(AdminGate.make({ adminToken: options.adminToken, clientAddress: addressOf }), clock)

@@ -7,6 +7,8 @@
 
 /** The admin API's `HttpApi` definition: accounts and keys, behind the admin token. */
 export * as AdminApi from "./AdminApi.js"
+/** The syntax of a bearer token, shared by requests and the configured admin token. */
+export * as BearerToken from "./BearerToken.js"
 /** The interface's `HttpApi` definition: the single source of truth of routes, schemas and errors. */
 export * as Api from "./Api.js"
 /** The application service: `App.layer(options)` answers any `AppRequest`, whatever the host. */

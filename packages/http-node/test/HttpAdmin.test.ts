@@ -200,17 +200,44 @@ it.scoped("a staging server issues `psk_test_` keys", () =>
     expectStatus(yield* server.get("/v1/pets", account.key), 200)
   }))
 
-it.scoped("failed admin tokens are limited per address (20 a minute): past it, every admin request from there gets 429 until a token refills", () =>
+it.scoped("failed admin tokens are limited per address (20 a minute): past it, a request without the right token gets 429 until a token refills", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ frozenAt: T, quiet: true })
     const wrong = `Bearer ${ADMIN_TOKEN}-wrong`
     for (let i = 0; i < 20; i++) expectUnauthorized(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrong }))
     const limited = expectError(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrong }), 429, "rate_limited")
     expect(limited.headers.get("retry-after")).toBe("3")
-    // A guesser learns nothing: the valid token is refused the same way while the limit lasts.
-    const valid = expectError(yield* server.request("POST", "/admin/v1/accounts", { authorization: `Bearer ${ADMIN_TOKEN}`, json: { plan: "free" } }), 429, "rate_limited")
-    expect(valid.headers.get("retry-after")).toBe("3")
+    expectError(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys"), 429, "rate_limited")
     // One failure's worth refills in 3 s (20 a minute).
     server.clock.adjust(3_000)
-    expectStatus(yield* server.request("POST", "/admin/v1/accounts", { authorization: `Bearer ${ADMIN_TOKEN}`, json: { plan: "free" } }), 201)
+    expectUnauthorized(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrong }))
+    expectError(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrong }), 429, "rate_limited")
+  }))
+
+it.scoped("the right admin token is always accepted: neither counted as a failure nor refused while its address is limited", () =>
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({ frozenAt: T, quiet: true })
+    const right = { authorization: `Bearer ${ADMIN_TOKEN}`, json: { plan: "free" } }
+    // Right tokens cost nothing: 30 of them leave all 20 failures to a guesser.
+    for (let i = 0; i < 30; i++) expectStatus(yield* server.request("POST", "/admin/v1/accounts", right), 201)
+    // Wrong tokens of every length, shorter, longer or equal to the right one's.
+    const wrongs = [`Bearer ${ADMIN_TOKEN}-wrong`, `Bearer ${ADMIN_TOKEN.slice(0, -1)}X`, "Bearer x", `Bearer ${"a".repeat(4_000)}`]
+    for (let i = 0; i < 20; i++) {
+      expectUnauthorized(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrongs[i % wrongs.length] }))
+    }
+    expectError(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrongs[0] }), 429, "rate_limited")
+    // An operator sharing the guesser's address (one proxy in front of both) still gets in, at once.
+    expectStatus(yield* server.request("POST", "/admin/v1/accounts", right), 201)
+    expectError(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrongs[1] }), 429, "rate_limited")
+  }))
+
+
+it.scoped("failed admin tokens from one IPv6 /64 share one limit, whichever address of it they come from", () =>
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({ frozenAt: T, trustProxy: 1, quiet: true })
+    const wrong = (address: string) =>
+      server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: `Bearer ${ADMIN_TOKEN}-wrong`, headers: { "x-forwarded-for": address } })
+    for (let i = 1; i <= 20; i++) expectUnauthorized(yield* wrong(`2001:db8:5:6::${i}`))
+    expectError(yield* wrong("2001:db8:5:6:ffff::1"), 429, "rate_limited")
+    expectUnauthorized(yield* wrong("2001:db8:5:7::1"))
   }))

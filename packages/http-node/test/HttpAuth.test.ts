@@ -1,4 +1,4 @@
-import { expect, layer } from "@effect/vitest"
+import { expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { expectError, expectRateLimitHeaders, expectStatus, expectTooManyRequests, expectUnauthorized } from "./support/Expectations.js"
 import { ADMIN_TOKEN, TestServer } from "./support/TestServer.js"
@@ -208,3 +208,73 @@ layer(
       expect(expectRateLimitHeaders(expectUnauthorized(yield* from("198.51.100.3"))).remaining).toBe(1)
     }))
 })
+
+layer(
+  TestServer.layer({ frozenAt: T, trustProxy: 2, rateLimiter: { failedAuthPerMinute: 2 } }),
+  { excludeTestServices: true }
+)("HTTP authentication: X-Forwarded-For behind two trusted proxies", (it) => {
+  it.effect("uses the entry the first trusted proxy wrote when it is an IP address; with fewer entries or another word there, the socket peer", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const from = (forwardedFor: string) => listPets(server, undefined, { "x-forwarded-for": forwardedFor })
+      // Fewer entries than trusted proxies: the client wrote them all, so the peer (127.0.0.1) is charged.
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("203.0.113.7"))).remaining).toBe(1)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("203.0.113.8"))).remaining).toBe(0)
+      expectTooManyRequests(yield* listPets(server), "rate_limited")
+      // Not an address where one is needed (text, a port, two words): the peer's spent bucket again.
+      for (const forged of ["not-an-address, 10.0.0.1", "198.51.100.1:8080, 10.0.0.1", "[2001:db8::1], 10.0.0.1", "198.51.100.1 198.51.100.2, 10.0.0.1"]) {
+        expectTooManyRequests(yield* from(forged), "rate_limited")
+      }
+      // Valid addresses get buckets of their own; the leftmost entries a client wrote do not count.
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("198.51.100.1, 10.0.0.1"))).remaining).toBe(1)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("203.0.113.99, 198.51.100.1,10.0.0.1"))).remaining).toBe(0)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:db8::1, 10.0.0.1"))).remaining).toBe(1)
+      // Empty list elements do not count as entries (RFC 9110 §5.6.1).
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from(" , 198.51.100.7,, 10.0.0.1"))).remaining).toBe(1)
+    }))
+})
+
+layer(
+  TestServer.layer({ frozenAt: T, trustProxy: 1, rateLimiter: { failedAuthPerMinute: 2 } }),
+  { excludeTestServices: true }
+)("HTTP authentication: IPv6 clients", (it) => {
+  it.effect("are limited per /64: every address of one network shares its bucket; an IPv4-mapped address is its IPv4 address", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      const from = (forwardedFor: string) => listPets(server, undefined, { "x-forwarded-for": forwardedFor })
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:db8:1:2::1"))).remaining).toBe(1)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:DB8:1:2:abcd:ef01:2345:6789"))).remaining).toBe(0)
+      expectTooManyRequests(yield* from("2001:db8:1:2:ffff:ffff:ffff:fffe"), "rate_limited")
+      // The next /64 is another client.
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:db8:1:3::1"))).remaining).toBe(1)
+      // A dual-stack listener's form of an IPv4 client shares the IPv4 address's bucket, not one for all of IPv4.
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("::ffff:198.51.100.1"))).remaining).toBe(1)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("198.51.100.1"))).remaining).toBe(0)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("::ffff:198.51.100.2"))).remaining).toBe(1)
+    }))
+})
+
+it.scoped("IPv6 grouping follows the configured prefix length (128: per address; 48: per /48)", () =>
+  Effect.gen(function*() {
+    for (const [ipv6Subnet, second] of [[128, 1], [48, 0]] as const) {
+      const server = yield* TestServer.start({ frozenAt: T, trustProxy: 1, ipv6Subnet, rateLimiter: { failedAuthPerMinute: 2 } })
+      const from = (forwardedFor: string) => listPets(server, undefined, { "x-forwarded-for": forwardedFor })
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:db8:1:2::1"))).remaining).toBe(1)
+      expect(expectRateLimitHeaders(expectUnauthorized(yield* from("2001:db8:1:7::2"))).remaining).toBe(second)
+    }
+  }))
+
+it.scoped("the failed-authentication record is bounded: a new address at a full record empties it instead of growing it", () =>
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({ frozenAt: T, trustProxy: 1, rateLimiter: { failedAuthPerMinute: 1, failedAuthAddressesKept: 3 } })
+    const from = (forwardedFor: string) => listPets(server, undefined, { "x-forwarded-for": forwardedFor })
+    expectUnauthorized(yield* from("198.51.100.1"))
+    expectTooManyRequests(yield* from("198.51.100.1"), "rate_limited")
+    expectUnauthorized(yield* from("198.51.100.2"))
+    expectUnauthorized(yield* from("198.51.100.3"))
+    // Three kept: .1 is still refused. A fourth address starts the record over, so .1 is forgotten.
+    expectTooManyRequests(yield* from("198.51.100.1"), "rate_limited")
+    expectUnauthorized(yield* from("198.51.100.4"))
+    expectUnauthorized(yield* from("198.51.100.1"))
+    expectTooManyRequests(yield* from("198.51.100.4"), "rate_limited")
+  }))

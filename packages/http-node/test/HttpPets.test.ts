@@ -1,5 +1,5 @@
-import { expect, layer } from "@effect/vitest"
-import { Lifecycle } from "@petstore/core"
+import { expect, it, layer } from "@effect/vitest"
+import { Lifecycle, PetRepository } from "@petstore/core"
 import { Effect } from "effect"
 import { expectError, expectInvalid, expectRateLimitHeaders, expectStatus } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
@@ -425,3 +425,39 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: getPet (dep
       expect(expectStatus(yield* server.get("/v1/pets", key), 200).body).toEqual([pet])
     }))
 })
+
+it.scoped("full pages are kept up to a byte budget, not only up to a count: pages of long names fill it sooner", () =>
+  Effect.gen(function*() {
+    const readsAfter = (nameLength: number) =>
+      Effect.scoped(Effect.gen(function*() {
+        const memory = PetRepository.makeMemory()
+        let reads = 0
+        const petRepository: PetRepository.PetRepository["Type"] = {
+          ...memory,
+          listAfter: (query) => {
+            reads++
+            return memory.listAfter(query)
+          }
+        }
+        // About 3.3 kB a page of two 256-character names: two such pages fit in 8,000 bytes, three do not.
+        const { server, key } = yield* freshServer({ petRepository, pets: { fullPageBytes: 8_000 } })
+        for (let i = 0; i < 7; i++) yield* server.createPet(key, { name: String.fromCharCode(97 + i).repeat(nameLength), categoryId: 1 })
+        const page = (cursor?: string) =>
+          Effect.map(server.get(`/v1/pets?limit=2${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`, key), (reply) => {
+            expectStatus(reply, 200)
+            return cursorOf(nextLink(reply)!)
+          })
+        const second = yield* page()
+        yield* page()
+        const third = yield* page(second)
+        yield* page()
+        yield* page(third)
+        const before = reads
+        yield* page()
+        return { reads: before, again: reads - before }
+      }))
+    // Long names: the first page was kept, then dropped when the third would have passed the budget.
+    expect(yield* readsAfter(256)).toEqual({ reads: 3, again: 1 })
+    // Short names: all three pages fit, the first is still kept.
+    expect(yield* readsAfter(1)).toEqual({ reads: 3, again: 0 })
+  }))

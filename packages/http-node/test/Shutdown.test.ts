@@ -113,15 +113,17 @@ const startProcess = async (port: number, cwd: string): Promise<{ child: ChildPr
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
-  child.stderr!.on("data", (chunk) => (output += chunk))
   return new Promise((resolve, reject) => {
-    child.stdout!.on("data", (chunk) => {
+    // The key comes on standard error (not a terminal), the "listening" line on standard output.
+    const read = (chunk: unknown) => {
       output += chunk
       const key = /psk_live_[A-Za-z0-9]+/.exec(output)
       if (key !== null && output.includes(`listening on http://127.0.0.1:${port}`)) {
         resolve({ child, key: key[0], output: () => output })
       }
-    })
+    }
+    child.stdout!.on("data", read)
+    child.stderr!.on("data", read)
     child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening:\n${output}`)))
   })
 }

@@ -4,6 +4,7 @@
  * @since 1.0.0
  */
 import { BanPolicy } from "@petstore/core"
+import { isToken68 } from "@petstore/http-node/BearerToken"
 import type * as Connections from "@petstore/http-node/Connections"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
@@ -30,6 +31,8 @@ export interface ServerConfig {
   readonly quickstartBasePath: `/${string}`
   /** How many proxies in front of the server append to `X-Forwarded-For` (0: trust none). */
   readonly trustProxy: number
+  /** The prefix length IPv6 clients are grouped by for failed-authentication limits (`PETSTORE_IPV6_SUBNET`, default 64). */
+  readonly ipv6Subnet?: number | undefined
   /**
    * The stores (`PETSTORE_STORE`, `PETSTORE_DATABASE`, `PETSTORE_DATABASE_POOL_SIZE`); from the
    * environment the default is SQLite at ./data/petstore.db. A configuration built in code without
@@ -258,7 +261,12 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   adminToken: Config.option(
     Config.redacted("PETSTORE_ADMIN_TOKEN").pipe(
-      Config.validate({ message: "PETSTORE_ADMIN_TOKEN must be at least 16 characters", validation: (r) => Redacted.value(r).length >= 16 })
+      Config.validate({ message: "PETSTORE_ADMIN_TOKEN must be at least 16 characters", validation: (r) => Redacted.value(r).length >= 16 }),
+      // A token outside the Bearer syntax could never be sent, so the admin API would refuse it forever.
+      Config.validate({
+        message: "PETSTORE_ADMIN_TOKEN must be a Bearer token: letters, digits and - . _ ~ + / only, with = allowed only at the end",
+        validation: (r) => isToken68(Redacted.value(r))
+      })
     )
   ),
   publicUrl: Config.option(url("PETSTORE_PUBLIC_URL")),
@@ -266,6 +274,10 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   environment: Config.literal("production", "staging")("PETSTORE_ENVIRONMENT").pipe(Config.withDefault("production" as const)),
   quickstartBasePath: basePath,
   trustProxy,
+  ipv6Subnet: Config.integer("PETSTORE_IPV6_SUBNET").pipe(
+    Config.validate({ message: "PETSTORE_IPV6_SUBNET must be a prefix length from 32 to 128", validation: (n) => n >= 32 && n <= 128 }),
+    Config.withDefault(64)
+  ),
   store: storeConfig(StoreRegistry.builtIn),
   redis,
   banGraceMillis,

@@ -19,6 +19,7 @@ import type { ServerConfig } from "./Config.js"
 import * as Logging from "./Logging.js"
 import * as StoreRegistry from "./StoreRegistry.js"
 import * as Tracing from "./Tracing.js"
+import * as TransportSecurity from "./TransportSecurity.js"
 import * as ServerMetrics from "./ServerMetrics.js"
 
 /** The services of a standalone server, on the stores `services` chooses (or any passed in). */
@@ -39,6 +40,7 @@ export const layer = (config: ServerConfig, services: ServicesLayer) =>
         quickstartBasePath: config.quickstartBasePath,
         adminToken: config.adminToken,
         trustProxy: config.trustProxy,
+        ipv6Subnet: config.ipv6Subnet,
         observe: { accessLog: config.log?.accessLog === true, tracing: config.tracing === "otlp" },
         servers: [
           { url: serverUrl(config.publicUrl), description: "Production" },
@@ -49,21 +51,26 @@ export const layer = (config: ServerConfig, services: ServicesLayer) =>
     Layer.provideMerge(ServerMetrics.observeServices(config, services))
   )
 
-/** On an empty store with no admin API, an account to try things with; its key is printed once. */
+/**
+ * On an empty store with no admin API, an account to try things with; its key is printed once, for
+ * a person: on the terminal, or on standard error when standard output is not one (it is then the
+ * JSON log stream, which a log store keeps). The log only says that the account was created.
+ */
 const createDemoAccount = Effect.gen(function*() {
   const accounts = yield* Accounts.Accounts
   if ((yield* accounts.countAccounts) > 0) return
   const { account, key } = yield* accounts.create({ plan: "free" })
-  yield* Console.log(
-    [
-      "",
-      `Demo account ${account.id} (plan free: ${account.limits.perMinute}/min, ${account.limits.perDay}/day).`,
-      "Its API key, shown only this once:",
-      "",
-      `  ${Redacted.value(key.key)}`,
-      ""
-    ].join("\n")
-  )
+  const onTerminal = process.stdout.isTTY === true
+  const shown = [
+    "",
+    `Demo account ${account.id} (plan free: ${account.limits.perMinute}/min, ${account.limits.perDay}/day).`,
+    "Its API key, shown only this once:",
+    "",
+    `  ${Redacted.value(key.key)}`,
+    ""
+  ].join("\n")
+  yield* onTerminal ? Console.log(shown) : Console.error(shown)
+  yield* Effect.log(`demo account ${account.id} created (plan free); its key was shown once on ${onTerminal ? "the terminal" : "standard error"}`)
 })
 
 /** In-memory services with the default message processor, whatever store `config` names. */
@@ -97,6 +104,8 @@ export const accountServices = (
 export const serve = (config: ServerConfig, servicesLayer: ServicesLayer = services(config)) =>
   Effect.scoped(
     Effect.gen(function*() {
+      // Said before connecting, from the URLs alone.
+      for (const warning of TransportSecurity.warnings(config, process.env)) yield* Effect.logWarning(warning)
       const context = yield* Layer.build(layer(config, servicesLayer))
       const address = Context.get(context, Server.ServerAddress)
       if (Option.isNone(config.adminToken)) {

@@ -145,12 +145,16 @@ describe("petstore CLI (spawned)", () => {
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [Record<string, string>, string, string?]> = [
         [{ PETSTORE_ADMIN_TOKEN: "short-secret" }, "PETSTORE_ADMIN_TOKEN must be at least 16 characters", "short-secret"],
+        // Characters outside the Bearer syntax: a client could never send it, so it would be 401 forever.
+        [{ PETSTORE_ADMIN_TOKEN: "Adm1n!Token#2024$ecret" }, "PETSTORE_ADMIN_TOKEN must be a Bearer token", "Adm1n!Token#2024$ecret"],
+        [{ PETSTORE_ADMIN_TOKEN: "padding=in-the-middle-0123" }, "PETSTORE_ADMIN_TOKEN must be a Bearer token", "padding=in-the-middle-0123"],
         [{ PETSTORE_DATABASE: "mysql://user:hunter2-secret@db/x" }, "PETSTORE_DATABASE must be", "hunter2-secret"],
         [{ PETSTORE_REDIS_URL: "http://user:hunter2-secret@cache" }, "PETSTORE_REDIS_URL must be", "hunter2-secret"],
         [{ PORT: "99999" }, "PORT: "],
         [{ PETSTORE_PUBLIC_URL: "ftp://example.com" }, "PETSTORE_PUBLIC_URL must be an absolute http(s) URL"],
         [{ PETSTORE_QUICKSTART_BASE_PATH: "v1/" }, "PETSTORE_QUICKSTART_BASE_PATH must be a path"],
         [{ PETSTORE_TRUST_PROXY: "yes" }, "PETSTORE_TRUST_PROXY must be true, false"],
+        [{ PETSTORE_IPV6_SUBNET: "16" }, "PETSTORE_IPV6_SUBNET must be a prefix length from 32 to 128"],
         [{ PETSTORE_STORE: "mongo" }, "PETSTORE_STORE: "],
         [{ PETSTORE_BAN_GRACE_MS: "5000" }, "PETSTORE_BAN_GRACE_MS must be"]
       ]
@@ -164,6 +168,14 @@ describe("petstore CLI (spawned)", () => {
         if (secret !== undefined) expect(outcome.stderr + outcome.stdout, label).not.toContain(secret)
       })
     }), 180_000)
+
+  it.effect("serve refuses to start with an admin token outside the Bearer syntax, naming the variable", () =>
+    Effect.gen(function*() {
+      const outcome = yield* spawnCli(["serve"], { env: { PETSTORE_STORE: "memory", PETSTORE_ADMIN_TOKEN: "Adm1n!Token#2024$ecret" } })
+      expect(outcome.code, outcome.stderr).toBe(1)
+      expect(errorLines(outcome.stderr)).toEqual([expect.stringContaining("petstore: invalid configuration: PETSTORE_ADMIN_TOKEN must be a Bearer token")])
+      expect(outcome.stderr + outcome.stdout).not.toContain("Adm1n!Token#2024$ecret")
+    }), 60_000)
 
   it.effect("--help is plain text when not on a terminal, and on a terminal with NO_COLOR set", () =>
     Effect.gen(function*() {

@@ -127,7 +127,7 @@ describe("logs of the standalone server", () => {
       const account = await createAccount(url)
       expect((await request(`${url}/v1/pets`, { key: account.key })).status).toBe(200)
     } finally {
-      await stop({ process: child, url: "", output: () => output })
+      await stop({ process: child })
     }
     expect(output).toBe("")
   })

@@ -1,6 +1,6 @@
 /**
  * The one SQLite connection of a process, on better-sqlite3: opened on `filename` (its folder
- * created if missing), in WAL mode with `synchronous=FULL`, so a committed transaction is on disk
+ * and file created private if missing, see `internal/privateFiles`), in WAL mode with `synchronous=FULL`, so a committed transaction is on disk
  * when the commit returns. Stores prepare their statements once, when they are built, so a request
  * runs SQL without parsing it. Anything that prevents opening becomes a
  * `DatabaseOpenError` with a sentence a person can act on.
@@ -15,8 +15,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
+import { createPrivate, exposureWarning } from "./internal/privateFiles.js"
 
 /** Where the database lives: a file path, or `:memory:` for a database that ends with the process. */
 export interface SqliteOptions {
@@ -80,8 +79,17 @@ export const explain = (filename: string, error: unknown): string => {
   return `database ${file} cannot be used: ${messageOf(error)}`
 }
 
-/** A prepared statement of this connection. */
-export type Statement = Sqlite3.Statement<Array<unknown>, unknown>
+/**
+ * A prepared statement of this connection: what the stores use of better-sqlite3's, declared here so
+ * the package's types do not need `@types/better-sqlite3` (a development dependency).
+ */
+export interface Statement {
+  run(...params: Array<unknown>): { readonly changes: number; readonly lastInsertRowid: number | bigint }
+  get(...params: Array<unknown>): unknown
+  all(...params: Array<unknown>): Array<unknown>
+  /** Rows as their first column's value (on), or as objects (off). */
+  pluck(toggle?: boolean): this
+}
 
 /** @category services */
 export class Connection extends Context.Tag("@petstore/sqlite/Connection")<
@@ -101,7 +109,7 @@ export class Connection extends Context.Tag("@petstore/sqlite/Connection")<
 >() {}
 
 const open = (filename: string): Sqlite3.Database => {
-  if (!isMemory(filename)) Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true })
+  if (!isMemory(filename)) createPrivate(filename)
   const db = new Sqlite3(filename, { timeout: BUSY_TIMEOUT_MILLIS })
   try {
     // Reading the schema is the first real read of the file: a non-database fails here.
@@ -117,6 +125,13 @@ const open = (filename: string): Sqlite3.Database => {
   }
 }
 
+/** Once open: a warning when other users can read the database (or a `-wal`/`-shm` left from before; new ones take the database's mode). */
+const warnIfExposed = (filename: string): Effect.Effect<void> => {
+  if (isMemory(filename)) return Effect.void
+  const warning = Effect.try(() => exposureWarning(filename)).pipe(Effect.orElseSucceed(() => undefined))
+  return Effect.flatMap(warning, (text) => text === undefined ? Effect.void : Effect.logWarning(text))
+}
+
 /** @category constructors */
 export const make = (options: SqliteOptions) =>
   Effect.map(
@@ -126,7 +141,7 @@ export const make = (options: SqliteOptions) =>
         catch: (cause) => new DatabaseOpenError({ filename: options.filename, message: explain(options.filename, cause), cause })
       }),
       (db) => Effect.sync(() => db.close())
-    ),
+    ).pipe(Effect.tap(() => warnIfExposed(options.filename))),
     (db) =>
       Connection.of({
         filename: options.filename,

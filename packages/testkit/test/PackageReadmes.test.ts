@@ -10,6 +10,20 @@ import { packageDir, runExample } from "./support/ReadmeExample.js"
 
 const PACKAGES = ["core", "http-node", "sqlite", "postgres", "redis", "server", "testkit"]
 
+/**
+ * Modules a package's declarations name although only an @types development dependency types them:
+ * a known gap (the PostgreSQL adapter's `Database` exposes pg's client types), kept from growing.
+ */
+const TYPED_ELSEWHERE: Record<string, ReadonlyArray<string>> = { postgres: ["pg"] }
+
+/** Whether `module`, as installed for the package in `dir`, carries its own type declarations. */
+const shipsTypes = (dir: string, module: string): boolean => {
+  const root = Path.join(dir, "node_modules", module)
+  const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
+  return manifest.types !== undefined || manifest.typings !== undefined || JSON.stringify(manifest.exports ?? {}).includes("\"types\"") ||
+    Fs.existsSync(Path.join(root, "index.d.ts"))
+}
+
 describe.each(PACKAGES)("@petstore/%s", (name) => {
   const manifest = JSON.parse(Fs.readFileSync(Path.join(packageDir(name), "package.json"), "utf8"))
 
@@ -21,6 +35,27 @@ describe.each(PACKAGES)("@petstore/%s", (name) => {
     expect(manifest.engines.node).toMatch(/^>=20/)
     expect(manifest.files).toEqual(expect.arrayContaining(["dist", "README.md", "LICENSE"]))
     expect(manifest.keywords.length).toBeGreaterThan(0)
+  })
+
+  it("its declarations need only its dependencies and peers, and no @types package is a run-time dependency", () => {
+    expect(Object.keys(manifest.dependencies ?? {}).filter((dependency) => dependency.startsWith("@types/"))).toEqual([])
+    const provided = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})])
+    const declarations = (Fs.readdirSync(Path.join(packageDir(name), "dist"), { recursive: true }) as Array<string>)
+      .filter((file) => file.endsWith(".d.ts"))
+    expect(declarations.length, "run pnpm build first").toBeGreaterThan(0)
+    const needed = new Set<string>()
+    for (const file of declarations) {
+      const text = Fs.readFileSync(Path.join(packageDir(name), "dist", file), "utf8")
+      for (const [, specifier] of text.matchAll(/(?:from |import\()"([^"./][^"]*)"/g)) {
+        if (specifier!.startsWith("node:")) continue
+        const parts = specifier!.split("/")
+        needed.add(specifier!.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!)
+      }
+    }
+    expect([...needed].filter((module) => module !== manifest.name && !provided.has(module))).toEqual([])
+    // A module typed only by an @types package (better-sqlite3) would need that package installed by users.
+    expect([...needed].filter((module) => module !== manifest.name && !shipsTypes(packageDir(name), module)))
+      .toEqual(TYPED_ELSEWHERE[name] ?? [])
   })
 
   it("takes effect (and the @effect/platform packages) as peers, on the 3.x line", () => {

@@ -15,6 +15,7 @@ import {
   MessageStore,
   PageCursor,
   PetRepository,
+  type Pets,
   Petstore,
   type Plan,
   type RateLimiter,
@@ -33,10 +34,14 @@ export const ADMIN_TOKEN = "test-admin-token-0123456789"
 export interface TestServerOptions {
   readonly rateLimiter?: Partial<RateLimiter.RateLimiterOptions>
   readonly messageQueue?: Partial<MessageQueue.MessageQueueOptions>
+  /** The pets service's options (its page cache's byte budget). */
+  readonly pets?: Pets.PetsOptions
   /** Replaces the default processor (which only records delivery). */
   readonly messageProcessor?: MessageProcessor.MessageProcessor["Type"]
   readonly quickstartBasePath?: `/${string}`
   readonly trustProxy?: number
+  /** The prefix length IPv6 clients are grouped by (default the application's, 64). */
+  readonly ipv6Subnet?: number
   /** `null` leaves the admin API disabled. */
   readonly adminToken?: string | null
   readonly environment?: "production" | "staging"
@@ -236,6 +241,7 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         quickstartBasePath: options.quickstartBasePath ?? "/v1",
         adminToken: Option.map(Option.fromNullable(adminToken), Redacted.make),
         trustProxy: options.trustProxy ?? 0,
+        ipv6Subnet: options.ipv6Subnet,
         servers: [{ url: "http://127.0.0.1", description: "Production" }],
         observe: options.observe,
         metrics: options.metrics
@@ -246,7 +252,8 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
       const petstoreOptions = {
         environment: config.environment,
         rateLimiter: options.rateLimiter,
-        messageQueue: options.messageQueue
+        messageQueue: options.messageQueue,
+        pets: options.pets
       }
       const services = options.petRepository === undefined && options.accountStore === undefined
         ? Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor))

@@ -15,6 +15,9 @@ export interface Server {
   readonly process: ChildProcess
   readonly url: string
   readonly output: () => string
+  /** Standard output alone (`output` has both streams, as they came). */
+  readonly stdout: () => string
+  readonly stderr: () => string
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -83,13 +86,21 @@ const startOnce = async (settings: Settings): Promise<Server> => {
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
-  child.stdout!.on("data", (chunk) => (output += String(chunk)))
-  child.stderr!.on("data", (chunk) => (output += String(chunk)))
+  let stdout = ""
+  let stderr = ""
+  child.stdout!.on("data", (chunk) => {
+    output += String(chunk)
+    stdout += String(chunk)
+  })
+  child.stderr!.on("data", (chunk) => {
+    output += String(chunk)
+    stderr += String(chunk)
+  })
   const url = await pollUntil("the server to listen", () => {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`)
     return /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output)?.[1]
   }, 600, 100)
-  return { process: child, url, output: () => output }
+  return { process: child, url, output: () => output, stdout: () => stdout, stderr: () => stderr }
 }
 
 export const exited = (child: ChildProcess) =>
@@ -98,7 +109,7 @@ export const exited = (child: ChildProcess) =>
     : new Promise<void>((resolve) => child.once("exit", () => resolve()))
 
 /** Stops a server (SIGTERM) and waits for it to exit; nothing when it never started. */
-export const stop = async (server: Server | undefined) => {
+export const stop = async (server: Pick<Server, "process"> | undefined) => {
   if (server === undefined) return
   if (server.process.exitCode === null && server.process.signalCode === null) server.process.kill("SIGTERM")
   await exited(server.process)
