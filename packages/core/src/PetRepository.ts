@@ -32,10 +32,35 @@ export class PetRepository extends Context.Tag("@petstore/core/PetRepository")<
       readonly limit: number
     }) => Effect.Effect<ReadonlyArray<Pet>, StoreUnavailable>
     readonly findById: (id: PetId) => Effect.Effect<Option.Option<Pet>, StoreUnavailable>
+    /**
+     * Subscribes `listener` to the ids of stored pets an operation changes or removes, told once
+     * the change is committed. No operation does today: a pet never changes once created, which is
+     * the premise of the `Pets` page cache and of the replies kept with its pages. An operation that
+     * changes pets announces each change here (`ChangeListeners.announce`); the testkit's `Pets` laws
+     * fail when a page served after an announced change misses it.
+     */
+    readonly onChange: (listener: (id: PetId) => void) => Effect.Effect<void>
   }
 >() {
   /** Pets in process memory: append-only arrays (all, and one per status), searched by binary search. */
   static readonly layerMemory = Layer.sync(PetRepository, () => makeMemory())
+}
+
+/** The listeners of an adapter's changes: `onChange` subscribes, `announce` tells them all. */
+export interface ChangeListeners {
+  readonly onChange: (listener: (id: PetId) => void) => Effect.Effect<void>
+  readonly announce: (id: PetId) => void
+}
+
+/** @category constructors */
+export const changeListeners = (): ChangeListeners => {
+  const listeners = new Set<(id: PetId) => void>()
+  return {
+    onChange: (listener) => Effect.sync(() => void listeners.add(listener)),
+    announce: (id) => {
+      for (const listener of listeners) listener(id)
+    }
+  }
 }
 
 const firstAfter = (pets: ReadonlyArray<Pet>, afterId: number): number => {
@@ -54,7 +79,10 @@ export const makeMemory = (): PetRepository["Type"] => {
   const all: Array<Pet> = []
   const byStatus: Record<PetStatus, Array<Pet>> = { available: [], pending: [], sold: [] }
   let nextId = 1
+  // Nothing here changes a stored pet, so nothing is announced.
+  const changes = changeListeners()
   return {
+    onChange: changes.onChange,
     // Each completes at once: a request's steps run it without a fiber (see `Sync.now`).
     insert: (draft) =>
       Sync.sync(() => {

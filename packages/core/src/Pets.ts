@@ -67,16 +67,17 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
     Effect.gen(function*() {
       const repo = yield* PetRepository
       const cursors = yield* CursorSigner
-      // Full pages (one with a next cursor) by position, status filter and limit. Invalidation: none
-      // needed. Pets never change, and a pet created later always gets a higher id (the repository's
-      // contract), so a full page can never change again; only a page that is not full could, and
-      // those are not kept. The same Page object is answered again, which also lets an adapter keep
-      // its encoding. Entries are dropped only when the cache starts over: past 4,096 pages, or past
-      // the byte budget (4,096 pages of 100 long names would otherwise hold hundreds of MB).
+      // Full pages (one with a next cursor) by position, status filter and limit. A pet created later
+      // always gets a higher id (the repository's contract), so a full page changes only when a pet
+      // on it changes: none does today, and the repository announces any that would (`onChange`),
+      // which empties the cache. The same Page object is answered again, which also lets an adapter
+      // keep its encoding. Entries are also dropped when the cache starts over: past 4,096 pages, or
+      // past the byte budget (4,096 pages of 100 long names would otherwise hold hundreds of MB).
       const fullPages = BoundedCache.make<string, Page>(FULL_PAGES_KEPT, {
         budget: options.fullPageBytes ?? DEFAULT_FULL_PAGE_BYTES,
         weigh: pageBytes
       })
+      yield* repo.onChange(() => fullPages.clear())
       return Pets.of({
         create: (input) =>
           repo.insert({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }),

@@ -212,7 +212,7 @@ it.scoped("a store that cannot be reached → 503 `unavailable` with an Error bo
   Effect.gen(function*() {
     const down = Effect.fail(new Errors.StoreUnavailable({ cause: "connection refused" }))
     const server = yield* TestServer.start({
-      petRepository: { insert: () => down, listAfter: () => down, findById: () => down } satisfies PetRepository.PetRepository["Type"]
+      petRepository: { insert: () => down, listAfter: () => down, findById: () => down, onChange: () => Effect.void } satisfies PetRepository.PetRepository["Type"]
     })
     const { key } = yield* server.enterprise(1_000)
     for (
@@ -232,7 +232,7 @@ it.scoped("an unexpected failure → 500 `internal_error` that leaks nothing, wi
   Effect.gen(function*() {
     const boom = Effect.die(new Error("secret detail at /srv/app/PetRepository.ts:42"))
     const server = yield* TestServer.start({
-      petRepository: { insert: () => boom, listAfter: () => boom, findById: () => boom },
+      petRepository: { insert: () => boom, listAfter: () => boom, findById: () => boom, onChange: () => Effect.void },
       quiet: true
     })
     const { key } = yield* server.enterprise(1_000)

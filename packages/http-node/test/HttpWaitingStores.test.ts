@@ -26,7 +26,8 @@ const waitingPetRepository = (): PetRepository.PetRepository["Type"] => {
   return {
     insert: (draft) => later(repo.insert(draft)),
     listAfter: (query) => later(repo.listAfter(query)),
-    findById: (id) => later(repo.findById(id))
+    findById: (id) => later(repo.findById(id)),
+    onChange: repo.onChange
   }
 }
 

@@ -125,7 +125,8 @@ describe("store calls and failures in a traced request", () => {
     return {
       insert: (draft) => Effect.withSpan(memory.insert(draft), "PetRepository.insert"),
       listAfter: (query) => Effect.withSpan(memory.listAfter(query), "PetRepository.listAfter"),
-      findById: (id) => id === 13 ? Effect.die(new Error("pet 13 is cursed")) : Effect.withSpan(memory.findById(id), "PetRepository.findById")
+      findById: (id) => id === 13 ? Effect.die(new Error("pet 13 is cursed")) : Effect.withSpan(memory.findById(id), "PetRepository.findById"),
+      onChange: memory.onChange
     }
   })
   const layer = App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [], observe: { tracing: true } }).pipe(

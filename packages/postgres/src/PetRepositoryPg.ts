@@ -64,6 +64,8 @@ export const make = (
     )
     return PetRepository.PetRepository.of({
       insert: inserts.write,
+      // No operation changes a stored pet, so nothing is announced (see `PetRepository.onChange`).
+      onChange: PetRepository.changeListeners().onChange,
       // Full pages are kept by the Pets service (they never change), so this runs for the others.
       listAfter: ({ afterId, limit, status }) =>
         Effect.map(

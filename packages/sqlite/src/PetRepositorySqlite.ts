@@ -30,6 +30,8 @@ export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Con
           db.write(() => Number(insert.run(draft.name, draft.categoryId, draft.status).lastInsertRowid)),
           (id): Pet.Pet => ({ id: id as Pet.PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status })
         ),
+      // No operation changes a stored pet, so nothing is announced (see `PetRepository.onChange`).
+      onChange: PetRepository.changeListeners().onChange,
       // Full pages are kept by the Pets service (they never change), so this runs for the others.
       listAfter: ({ afterId, limit, status }) =>
         db.read(() =>

@@ -84,6 +84,35 @@ const alter = (token: string, edit: Alteration): string => {
 }
 
 /**
+ * `repository` with a way to change a stored pet's name, as an operation that changes pets would:
+ * the new name is what every read answers from then on, and the change is announced through
+ * `onChange` when `announce` is true (a change that is not announced is the fault the page-cache
+ * law catches).
+ */
+export const renaming = (repository: PetRepository.PetRepository["Type"]): {
+  readonly repository: PetRepository.PetRepository["Type"]
+  readonly rename: (id: Pet.PetId, name: string, announce?: boolean) => void
+} => {
+  const renamed = new Map<number, string>()
+  const changes = PetRepository.changeListeners()
+  const current = (pet: Pet.Pet): Pet.Pet => {
+    const name = renamed.get(pet.id)
+    return name === undefined ? pet : { ...pet, name }
+  }
+  const changed: PetRepository.PetRepository["Type"] = {
+    insert: repository.insert,
+    listAfter: (query) => Effect.map(repository.listAfter(query), (rows) => rows.map(current)),
+    findById: (id) => Effect.map(repository.findById(id), Option.map(current)),
+    onChange: (listener) => Effect.zipRight(repository.onChange(listener), changes.onChange(listener))
+  }
+  const rename = (id: Pet.PetId, name: string, announce = true) => {
+    renamed.set(id, name)
+    if (announce) changes.announce(id)
+  }
+  return { repository: changed, rename }
+}
+
+/**
  * Registers the laws of the `Pets` service running on the `PetRepository` that `layer` provides.
  *
  * @category law suites
@@ -115,6 +144,35 @@ export const petsServiceLaws = <E>(
     )
 
   describe(`Pets service laws: ${name}`, () => {
+    property(
+      "a page served after the repository announces a change to one of its pets shows the change (the page cache's premise)",
+      [newPets(12), limit, statusFilter, fc.array(fc.tuple(fc.nat(), petName), { minLength: 1, maxLength: 4 })],
+      ([ps, size, filter, renames]) =>
+        Effect.gen(function*() {
+          const changing = renaming(yield* PetRepository.PetRepository)
+          const pets = yield* Effect.provide(
+            Pets.Pets,
+            Pets.Pets.layer.pipe(
+              Layer.provide(PageCursor.CursorSigner.fromSecret(SECRET)),
+              Layer.provide(Layer.succeed(PetRepository.PetRepository, changing.repository))
+            )
+          )
+          const created = yield* createAll(pets, ps)
+          const read = Effect.map(pageAll(pets, { limit: size, status: filter }, () => Effect.void), (pages) =>
+            pages.flatMap((page) => page.pets).map(plain))
+          yield* read // every full page is now kept
+          const expected = new Map(created.map((pet) => [pet.id, plain(pet)]))
+          for (const [n, newName] of renames) {
+            if (created.length === 0) break
+            const pet = created[n % created.length]!
+            changing.rename(pet.id, newName)
+            expected.set(pet.id, { ...expected.get(pet.id)!, name: newName })
+          }
+          expect(yield* read).toStrictEqual([...expected.values()].filter(matches(filter)))
+        }).pipe(Effect.provide(layer)),
+      runs
+    )
+
     property("create returns the pet with an assigned id, and get returns it; status defaults to available", [newPets(10)], ([ps]) =>
       withPets((pets) =>
         Effect.gen(function*() {
