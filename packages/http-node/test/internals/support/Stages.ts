@@ -1,0 +1,40 @@
+/**
+ * What the stage tests share: a request made of its parts, an exchange for it, and a stage's
+ * outcome taken as the request's runner takes it (at once, or the test fails).
+ */
+import { Sync } from "@petstore/core"
+import { Effect, Exit } from "effect"
+import type { AppRequest, BodyResult } from "../../../src/AppRequest.js"
+import * as Exchange from "../../../src/internal/stages/exchange.js"
+import type { Outcome, Stage } from "../../../src/internal/stages/pipeline.js"
+
+export const request = (
+  parts: {
+    readonly method?: string
+    readonly url?: string
+    readonly headers?: Record<string, string>
+    readonly body?: BodyResult
+    readonly remoteAddress?: string
+  } = {}
+): AppRequest => ({
+  method: parts.method ?? "GET",
+  url: parts.url ?? "/v1/pets",
+  header: (name) => parts.headers?.[name],
+  remoteAddress: parts.remoteAddress ?? "192.0.2.1",
+  readBody: () => Sync.succeed(parts.body ?? { _tag: "Body", bytes: new Uint8Array() })
+})
+
+export const exchange = (parts?: Parameters<typeof request>[0]) => Exchange.make(request(parts))
+
+/** The outcome of `stage` on `exchange`, answered at once (the test fails if it needed a fiber). */
+export const outcomeAtOnce = (stage: Stage, exchange: Exchange.Exchange): Outcome => {
+  let result: Exit.Exit<Outcome, unknown> | undefined
+  Sync.run(stage(exchange), (rest) => {
+    throw new Error(`the stage needed a fiber: ${String(rest)}`)
+  }, (exit) => (result = exit))
+  if (result === undefined || Exit.isFailure(result)) throw new Error("the stage failed")
+  return result.value
+}
+
+/** The outcome of `stage` on `exchange`, run in a fiber (for stages that wait or log). */
+export const outcome = (stage: Stage, exchange: Exchange.Exchange) => Effect.runPromise(stage(exchange))
