@@ -26,9 +26,9 @@ import { App, pathsOf } from "./App.js"
 import type { AppRequest, BodyResult } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
 import * as ErrorResponse from "./ErrorResponse.js"
-import * as Body from "./internal/body.js"
-import * as Mount from "./internal/mount.js"
-import * as NodeRequest from "./internal/nodeRequest.js"
+import * as Body from "./internal/hosts/body.js"
+import * as Mount from "./internal/hosts/mount.js"
+import * as NodeRequest from "./internal/hosts/nodeRequest.js"
 
 export interface HttpAppOptions {
   /**

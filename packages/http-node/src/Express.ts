@@ -15,10 +15,10 @@ import * as Effect from "effect/Effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { App, pathsOf } from "./App.js"
 import type { BodyResult } from "./AppRequest.js"
-import * as Body from "./internal/body.js"
+import * as Body from "./internal/hosts/body.js"
 import { BODY_LIMIT } from "./internal/limits.js"
-import * as Mount from "./internal/mount.js"
-import * as NodeServe from "./internal/nodeServe.js"
+import * as Mount from "./internal/hosts/mount.js"
+import * as NodeServe from "./internal/hosts/nodeServe.js"
 
 /** Express's request, as far as the middleware reads it. */
 export type Request = IncomingMessage & { readonly originalUrl?: string; readonly body?: unknown }

@@ -14,9 +14,9 @@ import * as Effect from "effect/Effect"
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify"
 import { App, pathsOf } from "./App.js"
 import type { AppResponse } from "./AppResponse.js"
-import * as Mount from "./internal/mount.js"
-import * as NodeRequest from "./internal/nodeRequest.js"
-import * as Runner from "./internal/runner.js"
+import * as Mount from "./internal/hosts/mount.js"
+import * as NodeRequest from "./internal/hosts/nodeRequest.js"
+import * as Runner from "./internal/hosts/runner.js"
 
 const send = (reply: FastifyReply, response: AppResponse): void => {
   reply.code(response.status).headers(response.headers).send(response.body)

@@ -7,9 +7,9 @@
 import * as Effect from "effect/Effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { App } from "./App.js"
-import * as Mount from "./internal/mount.js"
-import type { HostedRequest } from "./internal/nodeRequest.js"
-import * as NodeServe from "./internal/nodeServe.js"
+import * as Mount from "./internal/hosts/mount.js"
+import type { HostedRequest } from "./internal/hosts/nodeRequest.js"
+import * as NodeServe from "./internal/hosts/nodeServe.js"
 
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
 

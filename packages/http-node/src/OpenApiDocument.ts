@@ -1,9 +1,9 @@
 /**
  * The OpenAPI 3.0.3 document of the public interface. It is derived from the `HttpApi` (never a
  * hand-written copy of the paths) and corrects what `OpenApi.fromApi` emits on the 3.x line: the 3.1
- * dialect (`internal/openApiSchema.ts`), the framework's decode-error body and the missing response
- * headers (`internal/openApiOperation.ts`, `internal/openApiHeaders.ts`), tags, prose
- * (`internal/openApiDescriptions.ts`) and security.
+ * dialect (`internal/openapi/openApiSchema.ts`), the framework's decode-error body and the missing response
+ * headers (`internal/openapi/openApiOperation.ts`, `internal/openapi/openApiHeaders.ts`), tags, prose
+ * (`internal/openapi/openApiDescriptions.ts`) and security.
  *
  * @since 1.0.0
  */
@@ -11,10 +11,10 @@ import type * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { asJson } from "./internal/json.js"
-import * as OpenApiHeaders from "./internal/openApiHeaders.js"
-import * as OpenApiOperation from "./internal/openApiOperation.js"
-import * as OpenApiSchema from "./internal/openApiSchema.js"
-import { DECLARED_TAGS, describe } from "./internal/openApiDescriptions.js"
+import * as OpenApiHeaders from "./internal/openapi/openApiHeaders.js"
+import * as OpenApiOperation from "./internal/openapi/openApiOperation.js"
+import * as OpenApiSchema from "./internal/openapi/openApiSchema.js"
+import { DECLARED_TAGS, describe } from "./internal/openapi/openApiDescriptions.js"
 
 // ---------------------------------------------------------------------------------------------
 // The document's shape: plain JSON, so it can be served with JSON.stringify as is.

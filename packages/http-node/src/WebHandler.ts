@@ -9,8 +9,8 @@ import * as Runtime from "effect/Runtime"
 import { App } from "./App.js"
 import type { AppRequest, BodyResult } from "./AppRequest.js"
 import * as ErrorResponse from "./ErrorResponse.js"
-import * as Body from "./internal/body.js"
-import * as Mount from "./internal/mount.js"
+import * as Body from "./internal/hosts/body.js"
+import * as Mount from "./internal/hosts/mount.js"
 
 /** What the host knows about a request besides the `Request` itself. */
 export interface RequestInfo {

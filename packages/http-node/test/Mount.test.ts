@@ -2,7 +2,7 @@
  * Where a host mounted the application: the URL the application routes on, and the paths it owns.
  */
 import { describe, expect, it } from "vitest"
-import * as Mount from "../src/internal/mount.js"
+import * as Mount from "../src/internal/hosts/mount.js"
 
 describe("Mount.routedUrl", () => {
   it.each([

@@ -11,10 +11,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
-import { App } from "../App.js"
-import type { AppRequest } from "../AppRequest.js"
-import { type AppResponse, JSON_CONTENT_TYPE } from "../AppResponse.js"
-import * as ErrorResponse from "../ErrorResponse.js"
+import { App } from "../../App.js"
+import type { AppRequest } from "../../AppRequest.js"
+import { type AppResponse, JSON_CONTENT_TYPE } from "../../AppResponse.js"
+import * as ErrorResponse from "../../ErrorResponse.js"
 
 /**
  * Answers `request` with `answer(target, response)`, on the current runtime (its services, clock

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { BodyResult } from "../AppRequest.js"
+import type { BodyResult } from "../../AppRequest.js"
 
 export const EMPTY: BodyResult = { _tag: "Body", bytes: new Uint8Array(0) }
 export const TOO_LARGE: BodyResult = { _tag: "TooLarge" }

@@ -10,11 +10,11 @@
  * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
-import type { AppResponse } from "../AppResponse.js"
-import { JSON_CONTENT_TYPE } from "../AppResponse.js"
-import * as ErrorResponse from "../ErrorResponse.js"
+import type { AppResponse } from "../../AppResponse.js"
+import { JSON_CONTENT_TYPE } from "../../AppResponse.js"
+import * as ErrorResponse from "../../ErrorResponse.js"
 import * as ScalarBundle from "./scalarBundle.js"
-import type { OpenApiDocument } from "../OpenApiDocument.js"
+import type { OpenApiDocument } from "../../OpenApiDocument.js"
 
 /** @category models */
 export interface ApiReference {

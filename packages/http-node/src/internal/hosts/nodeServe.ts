@@ -6,10 +6,10 @@
  */
 import * as Effect from "effect/Effect"
 import type { ServerResponse } from "node:http"
-import type { App } from "../App.js"
-import type { BodyResult } from "../AppRequest.js"
-import type { AppResponse } from "../AppResponse.js"
-import * as ErrorResponse from "../ErrorResponse.js"
+import type { App } from "../../App.js"
+import type { BodyResult } from "../../AppRequest.js"
+import type { AppResponse } from "../../AppResponse.js"
+import * as ErrorResponse from "../../ErrorResponse.js"
 import * as NodeRequest from "./nodeRequest.js"
 import * as Runner from "./runner.js"
 

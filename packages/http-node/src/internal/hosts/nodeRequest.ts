@@ -7,11 +7,11 @@
 import { Sync } from "@petstore/core"
 import type * as Effect from "effect/Effect"
 import type { IncomingMessage } from "node:http"
-import type { AppRequest, BodyResult } from "../AppRequest.js"
-import type { AppResponse } from "../AppResponse.js"
+import type { AppRequest, BodyResult } from "../../AppRequest.js"
+import type { AppResponse } from "../../AppResponse.js"
 import * as Body from "./body.js"
-import * as NodeInternals from "./hosts/nodeInternals.js"
-import { BODY_LIMIT } from "./limits.js"
+import * as NodeInternals from "./nodeInternals.js"
+import { BODY_LIMIT } from "../limits.js"
 import type { Runner } from "./runner.js"
 
 /** Node's request as frameworks hand it on: Express sets `originalUrl`, body parsers set `body`. */

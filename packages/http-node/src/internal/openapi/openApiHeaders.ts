@@ -11,10 +11,10 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as Context from "effect/Context"
-import { ResponseHeaders } from "./operations/endpoint.js"
-import type { Header, Json, Reference } from "../OpenApiDocument.js"
-import { lifecycleHeaders as getPetLifecycleHeaders } from "./operations/getPet.js"
-import { refsUnder } from "./json.js"
+import { ResponseHeaders } from "../operations/endpoint.js"
+import type { Header, Json, Reference } from "../../OpenApiDocument.js"
+import { lifecycleHeaders as getPetLifecycleHeaders } from "../operations/getPet.js"
+import { refsUnder } from "../json.js"
 
 /** Where header components live; a `$ref` to one starts with it. */
 const COMPONENTS = "#/components/headers/"

@@ -6,9 +6,9 @@
  * @since 1.0.0
  */
 import { Plan } from "@petstore/core"
-import { ERROR_CODES } from "../ErrorCodes.js"
-import * as GetPetLifecycle from "./getPetLifecycle.js"
-import type { OpenApiDocument, Operation, Tag } from "../OpenApiDocument.js"
+import { ERROR_CODES } from "../../ErrorCodes.js"
+import * as GetPetLifecycle from "../getPetLifecycle.js"
+import type { OpenApiDocument, Operation, Tag } from "../../OpenApiDocument.js"
 
 /** Tags every document declares; a group's own description, when annotated, wins. @category descriptions */
 export const DECLARED_TAGS: ReadonlyArray<Required<Tag>> = [

@@ -7,9 +7,9 @@
  */
 import * as OpenApiJsonSchema from "@effect/platform/OpenApiJsonSchema"
 import { ErrorBody } from "@petstore/core"
-import { ERROR_CODES } from "../ErrorCodes.js"
-import type { Json, JsonObject, Reference } from "../OpenApiDocument.js"
-import { asJson, isObject, jsonEqual, mapValues, omit, refsUnder } from "./json.js"
+import { ERROR_CODES } from "../../ErrorCodes.js"
+import type { Json, JsonObject, Reference } from "../../OpenApiDocument.js"
+import { asJson, isObject, jsonEqual, mapValues, omit, refsUnder } from "../json.js"
 
 /** Where component schemas live; a `$ref` to one starts with it. */
 export const SCHEMAS = "#/components/schemas/"
