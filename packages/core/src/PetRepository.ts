@@ -34,27 +34,31 @@ export class PetRepository extends Context.Tag("@petstore/core/PetRepository")<
     readonly findById: (id: PetId) => Effect.Effect<Option.Option<Pet>, StoreUnavailable>
     /**
      * Subscribes `listener` to the ids of stored pets an operation changes or removes, told once
-     * the change is committed. No operation does today: a pet never changes once created, which is
+     * the change is committed (`undefined`: any pet may have changed). No operation does today: a pet never changes once created, which is
      * the premise of the `Pets` page cache and of the replies kept with its pages. An operation that
      * changes pets announces each change here (`ChangeListeners.announce`); the testkit's `Pets` laws
      * fail when a page served after an announced change misses it.
      */
-    readonly onChange: (listener: (id: PetId) => void) => Effect.Effect<void>
+    readonly onChange: (listener: (id: PetId | undefined) => void) => Effect.Effect<void>
   }
 >() {
   /** Pets in process memory: append-only arrays (all, and one per status), searched by binary search. */
   static readonly layerMemory = Layer.sync(PetRepository, () => makeMemory())
 }
 
-/** The listeners of an adapter's changes: `onChange` subscribes, `announce` tells them all. */
+/**
+ * The listeners of an adapter's changes: `onChange` subscribes, `announce` tells them all the id of
+ * the pet that changed, or `undefined` when any may have (changes another instance made while its
+ * notifications could not be heard).
+ */
 export interface ChangeListeners {
-  readonly onChange: (listener: (id: PetId) => void) => Effect.Effect<void>
-  readonly announce: (id: PetId) => void
+  readonly onChange: (listener: (id: PetId | undefined) => void) => Effect.Effect<void>
+  readonly announce: (id?: PetId | undefined) => void
 }
 
 /** @category constructors */
 export const changeListeners = (): ChangeListeners => {
-  const listeners = new Set<(id: PetId) => void>()
+  const listeners = new Set<(id: PetId | undefined) => void>()
   return {
     onChange: (listener) => Effect.sync(() => void listeners.add(listener)),
     announce: (id) => {

@@ -77,7 +77,13 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
         budget: options.fullPageBytes ?? DEFAULT_FULL_PAGE_BYTES,
         weigh: pageBytes
       })
-      yield* repo.onChange(() => fullPages.clear())
+      // Moves at every announced change: a page read while one happened is answered, not kept (its
+      // rows may be from before the change, read after the cache was emptied).
+      let generation = 0
+      yield* repo.onChange(() => {
+        generation++
+        fullPages.clear()
+      })
       return Pets.of({
         create: (input) =>
           repo.insert({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }),
@@ -96,11 +102,12 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
           if (kept !== undefined) return Effect.succeed(kept)
           // One extra row tells whether a next page exists, so a page with a next link is always full.
           // `Sync.map`: over a repository whose read completes at once, the page does too (see `Sync.now`).
+          const before = generation
           return Sync.map(repo.listAfter({ afterId, status, limit: limit + 1 }), (rows): Page => {
             if (rows.length <= limit) return { pets: rows, next: Option.none() }
             const pets = rows.slice(0, limit)
             const page: Page = { pets, next: Option.some(cursors.encode({ afterId: pets[pets.length - 1]!.id, status })) }
-            fullPages.set(key, page)
+            if (generation === before) fullPages.set(key, page)
             return page
           })
         },
