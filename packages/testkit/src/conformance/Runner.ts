@@ -188,7 +188,15 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       maxCommands: options.maxCommands ?? 40,
       ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath })
     })
-    const property = fc.asyncProperty(commands, async (cmds) => {
+    // The sequence being run: a time limit ends the check without waiting for it, so the inventory
+    // waits for it to end first (until then the server may hold what the model does not know yet).
+    let running: Promise<unknown> = Promise.resolve()
+    const property = fc.asyncProperty(commands, (cmds) => {
+      const run = runSequence(cmds)
+      running = run.catch(() => undefined)
+      return run
+    })
+    const runSequence = async (cmds: Iterable<fc.AsyncCommand<Model, Session>>) => {
       try {
         await fc.asyncModelRun(async () => {
           await session.startSequence()
@@ -203,7 +211,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       } finally {
         requests += session.log.length
       }
-    })
+    }
     const details = await fc.check(property, {
       numRuns,
       seed,
@@ -227,6 +235,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       ...(stoppedEarly === undefined ? {} : { stoppedEarly }),
       ...(failure === undefined ? {} : { failure })
     })
+    await running
     if ((!details.failed || stoppedEarly !== undefined) && before === undefined) {
       const after = await outsideSequences(session, () => takeInventory(model, session))
       requests += session.log.length
