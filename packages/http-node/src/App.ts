@@ -70,6 +70,11 @@ export interface AppOptions {
   readonly trustProxy: number
   /** The prefix length IPv6 client addresses are grouped by for failed-authentication limits (default 64). */
   readonly ipv6Subnet?: number | undefined
+  /**
+   * Requests for the API reference's script (`/docs?asset=…`, needing no key) per minute from one
+   * client address, then 429 (default 120).
+   */
+  readonly assetsPerMinute?: number | undefined
   readonly servers: ReadonlyArray<{ readonly url: string; readonly description: string }>
   /** The access log and tracing (both off by default); every response carries `X-Request-Id`. */
   readonly observe?: RequestObserver.ObserveOptions | undefined
@@ -141,10 +146,10 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const document = OpenApiDocument.make({ api, servers: options.servers })
     const openApiPath = `${PUBLIC_PREFIX}/openapi.json` as const
     const openApiAnswer = JSON.stringify(document)
-    const reference = ApiReference.make({ document, openApiPath })
     const addressOf = clientAddress(options.trustProxy, options.ipv6Subnet)
     // The runtime's Clock (a TestClock under test), read synchronously by the stages that need it.
     const clock = yield* Effect.clock
+    const reference = ApiReference.make({ document, openApiPath, clientAddress: addressOf, assetsPerMinute: options.assetsPerMinute, clock })
     const adminGate = AdminGateStage.make(AdminGate.make({ adminToken: options.adminToken, clientAddress: addressOf }), clock)
 
     /** The stages of a request of the public API, in order. */
@@ -201,7 +206,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       if (metrics !== undefined && path === "/metrics" && isRead(request.method)) return serve(METRICS_STAGES, request)
       if (isRead(request.method)) {
         if (path === openApiPath) return Sync.succeed(openApi())
-        if (path === "/docs") return Sync.map(reference.answer(request.url), labelDocs)
+        if (path === "/docs") return Sync.map(reference.answer(request), labelDocs)
         if (path === "/favicon.ico") return Sync.succeed(noFavicon())
       }
       return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN_STAGES, request) : serve(PUBLIC_STAGES, request)

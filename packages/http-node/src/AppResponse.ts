@@ -9,8 +9,14 @@ export type ResponseHeaders = Record<string, string>
 export interface AppResponse {
   readonly status: number
   readonly headers: ResponseHeaders
-  /** JSON or HTML text; `undefined` for no body (204). */
+  /** JSON or HTML text; `undefined` for no body (204), or when the body is `bytes`. */
   readonly body: string | undefined
+  /**
+   * A large body given as bytes (a static asset, shared by every answer that sends it), with its
+   * `Content-Length` among the headers. Hosts write it in chunks, each when the client has taken the
+   * one before, so a client that does not read holds the server to a chunk, not the whole body.
+   */
+  readonly bytes?: Uint8Array | undefined
   /**
    * For logs and metrics, never written: the route that answered, as method and path template
    * (`GET /v1/pets/{petId}`), when the request was routed.

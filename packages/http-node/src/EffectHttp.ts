@@ -27,6 +27,7 @@ import type { AppRequest, BodyResult } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as Body from "./internal/hosts/body.js"
+import * as Chunks from "./internal/hosts/chunks.js"
 import * as Mount from "./internal/hosts/mount.js"
 import * as NodeRequest from "./internal/hosts/nodeRequest.js"
 
@@ -51,11 +52,21 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number): 
   )
 }
 
-const toResponse = ({ body, headers, status }: AppResponse): HttpServerResponse.HttpServerResponse => {
-  if (body === undefined) return HttpServerResponse.empty({ status, headers })
-  const { "Content-Type": contentType, ...rest } = headers
-  return HttpServerResponse.text(body, { status, headers: rest, contentType })
+const toResponse = ({ body, bytes, headers, status }: AppResponse): HttpServerResponse.HttpServerResponse => {
+  if (body === undefined && bytes === undefined) return HttpServerResponse.empty({ status, headers })
+  const { "Content-Length": _, "Content-Type": contentType, ...rest } = headers
+  return bytes === undefined
+    ? HttpServerResponse.text(body!, { status, headers: rest, contentType })
+    : HttpServerResponse.stream(chunks(bytes), { status, headers: rest, contentType, contentLength: bytes.length })
 }
+
+/** Bytes as a stream of one chunk per element: the platform waits for `drain` between its chunks. */
+const chunks = (bytes: Uint8Array): Stream.Stream<Uint8Array> =>
+  Stream.unfold(0, (offset) => {
+    if (offset >= bytes.length) return Option.none()
+    const chunk = Chunks.chunkAt(bytes, offset)
+    return Option.some([chunk, offset + chunk.length] as const)
+  })
 
 const notMounted = toResponse({
   status: 404,

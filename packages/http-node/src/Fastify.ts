@@ -14,12 +14,16 @@ import * as Effect from "effect/Effect"
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify"
 import { App, pathsOf } from "./App.js"
 import type { AppResponse } from "./AppResponse.js"
+import * as Chunks from "./internal/hosts/chunks.js"
 import * as Mount from "./internal/hosts/mount.js"
 import * as NodeRequest from "./internal/hosts/nodeRequest.js"
 import * as Runner from "./internal/hosts/runner.js"
 
 const send = (reply: FastifyReply, response: AppResponse): void => {
-  reply.code(response.status).headers(response.headers).send(response.body)
+  const { bytes } = response
+  // Bytes go as a stream Fastify pipes to the socket as the client reads (none for HEAD).
+  const body = bytes === undefined ? response.body : reply.request.method === "HEAD" ? undefined : Chunks.readable(bytes)
+  reply.code(response.status).headers(response.headers).send(body)
 }
 
 /** Builds the plugin on the current runtime. */

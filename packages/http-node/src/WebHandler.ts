@@ -10,6 +10,7 @@ import { App } from "./App.js"
 import type { AppRequest, BodyResult } from "./AppRequest.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as Body from "./internal/hosts/body.js"
+import * as Chunks from "./internal/hosts/chunks.js"
 import * as Mount from "./internal/hosts/mount.js"
 
 /** What the host knows about a request besides the `Request` itself. */
@@ -59,7 +60,11 @@ export const makeWith = (options: WebHandlerOptions): Effect.Effect<WebHandler, 
         readBody: (limit) => readBody(request, info, limit)
       }
       const result = await runPromise(app.handle(appRequest))
-      const body = request.method === "HEAD" ? null : result.body ?? null
+      const body = request.method === "HEAD"
+        ? null
+        : result.bytes === undefined
+        ? result.body ?? null
+        : Chunks.webStream(result.bytes)
       return new Response(body, { status: result.status, headers: result.headers })
     }
   })

@@ -9,18 +9,16 @@
  *
  * @since 1.0.0
  */
-import { BoundedCache, TokenBucket } from "@petstore/core"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { AppRequest } from "../AppRequest.js"
 import * as ErrorResponse from "../ErrorResponse.js"
+import * as AddressLimit from "./addressLimit.js"
 import { type Answer, refusal } from "./stages/answer.js"
 import { bearerToken } from "./credentials.js"
 
 const FAILURES_PER_MINUTE = 20
-/** Addresses whose failures are kept (a flood of addresses cannot grow the record). */
-const ADDRESSES_KEPT = 10_000
 
 const LIMITED = ErrorResponse.make(
   "rate_limited",
@@ -35,25 +33,16 @@ export interface AdminGateOptions {
 /** The refusal of an admin request at `now` (404, 429 or 401), or `undefined` when it may pass. */
 export const make = (options: AdminGateOptions): (request: AppRequest, now: number) => Answer | undefined => {
   const adminDigest = Option.map(options.adminToken, (t) => digest(Redacted.value(t)))
-  // Failed tokens per client address, in this process (the admin API is for operators). An entry is
-  // never wrong (a bucket refills from its own time); forgetting one when the cache starts over
-  // only gives that address its 20 attempts back early.
-  const failures = BoundedCache.make<string, TokenBucket.TokenBucketState>(ADDRESSES_KEPT)
+  // Failed tokens per client address, in this process (the admin API is for operators).
+  const failures = AddressLimit.make(FAILURES_PER_MINUTE)
 
   return (request, now) => {
     if (Option.isNone(adminDigest)) return refusal(ErrorResponse.STATIC.routeNotFound)
     const token = bearerToken(request.header("authorization"))
     // Both digests are 32 bytes: the comparison takes the same time whatever the token's length.
     if (token !== undefined && timingSafeEqual(digest(token), adminDigest.value)) return undefined
-    const address = options.clientAddress(request)
-    const bucket = TokenBucket.refill(
-      failures.get(address) ?? TokenBucket.full(FAILURES_PER_MINUTE, now),
-      FAILURES_PER_MINUTE,
-      now
-    )
-    const wait = TokenBucket.waitMillis(bucket, FAILURES_PER_MINUTE, 1)
-    if (wait > 0) return refusal(LIMITED, { "Retry-After": String(Math.max(1, Math.ceil(wait / 1000))) })
-    failures.set(address, TokenBucket.take(bucket, 1))
+    const retryAfter = failures.take(options.clientAddress(request), now)
+    if (retryAfter !== undefined) return refusal(LIMITED, { "Retry-After": String(retryAfter) })
     return refusal(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" })
   }
 }

@@ -9,6 +9,7 @@ import { Accounts } from "@petstore/core"
 import { Effect, Redacted } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import * as Zlib from "node:zlib"
 import { afterAll, beforeAll, expect } from "vitest"
 import { makeRuntime, type PetstoreRuntime } from "../../examples/hosts/petstore.js"
 import type { App } from "../../src/App.js"
@@ -18,6 +19,8 @@ export interface Answer {
   readonly status: number
   readonly headers: Http.IncomingHttpHeaders
   readonly text: string
+  /** The body as it came, not decoded (`Content-Encoding` left as it is). */
+  readonly bytes: Buffer
   /** The body parsed as JSON, or `undefined`. */
   readonly body: any
 }
@@ -50,8 +53,9 @@ export const send = (url: string, sent: Sent = {}): Promise<Answer> =>
       const chunks: Array<Buffer> = []
       response.on("data", (c: Buffer) => chunks.push(c))
       response.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8")
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body: parse(text) })
+        const bytes = Buffer.concat(chunks)
+        const text = bytes.toString("utf8")
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, bytes, body: parse(text) })
       })
       response.on("error", reject)
     })
@@ -144,8 +148,19 @@ export const checkHost = async (url: string, run: <A, E>(effect: Effect.Effect<A
   for (const base of ["", "/petstore"]) {
     const docs = await send(`${url}${base}/docs`)
     expect(docs.headers["content-type"]).toMatch(/^text\/html/)
-    const bundle = await send(`${url}${base}/${/<script src="([^"]+)"/.exec(docs.text)![1]}`)
+    const bundleUrl = `${url}${base}/${/<script src="([^"]+)"/.exec(docs.text)![1]}`
+    const bundle = await send(bundleUrl)
     expect({ base, status: bundle.status, type: bundle.headers["content-type"] }).toEqual({ base, status: 200, type: "text/javascript; charset=utf-8" })
+    expect(bundle.headers["content-length"]).toBe(String(bundle.bytes.length))
+    // Compressed as asked (the bytes as the host wrote them, decoded here), and HEAD without a body.
+    for (const [encoding, decode] of [["br", Zlib.brotliDecompressSync], ["gzip", Zlib.gunzipSync]] as const) {
+      const compressed = await send(bundleUrl, { headers: { "accept-encoding": encoding } })
+      expect({ base, encoding: compressed.headers["content-encoding"] }).toEqual({ base, encoding })
+      expect(decode(compressed.bytes).equals(bundle.bytes)).toBe(true)
+    }
+    const bundleHead = await send(bundleUrl, { method: "HEAD" })
+    expect({ status: bundleHead.status, length: bundleHead.headers["content-length"], text: bundleHead.text })
+      .toEqual({ status: 200, length: String(bundle.bytes.length), text: "" })
     expect((await send(`${url}${base}/v1/openapi.json`)).status).toBe(200)
     const head = await send(`${url}${base}/docs`, { method: "HEAD" })
     expect({ base, status: head.status, type: head.headers["content-type"], text: head.text })

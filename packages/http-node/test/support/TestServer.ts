@@ -67,6 +67,8 @@ export interface TestServerOptions {
   readonly logger?: Logger.Logger<unknown, unknown>
   /** Metrics served at `/metrics` to the admin token (default: none). */
   readonly metrics?: { readonly scrape: Effect.Effect<string>; readonly contentType: string }
+  /** Requests for the API reference's script per minute from one address (default the application's). */
+  readonly assetsPerMinute?: number
 }
 
 /**
@@ -244,7 +246,8 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         ipv6Subnet: options.ipv6Subnet,
         servers: [{ url: "http://127.0.0.1", description: "Production" }],
         observe: options.observe,
-        metrics: options.metrics
+        metrics: options.metrics,
+        assetsPerMinute: options.assetsPerMinute
       } as const
       const processor = options.messageProcessor === undefined
         ? MessageProcessor.MessageProcessor.layerRecordOnly

@@ -10,11 +10,18 @@ import type { App } from "../../App.js"
 import type { BodyResult } from "../../AppRequest.js"
 import type { AppResponse } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
+import { writeChunked } from "./chunks.js"
 import * as NodeRequest from "./nodeRequest.js"
 import * as Runner from "./runner.js"
 
 const write = (response: ServerResponse, result: AppResponse): void => {
   if (response.headersSent) return
+  if (result.bytes !== undefined) {
+    response.writeHead(result.status, result.headers)
+    // HEAD: the header block only (node would drop the chunks anyway, after walking through them).
+    if (response.req.method === "HEAD") return void response.end()
+    return writeChunked(response, result.bytes)
+  }
   if (result.body === undefined) {
     response.writeHead(result.status, result.headers)
     response.end()

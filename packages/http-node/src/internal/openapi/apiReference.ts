@@ -7,12 +7,21 @@
  * mount (`/petstore/docs`): the bundle at `docs?asset=…` (versioned, cached for a year), the document
  * at `v1/openapi.json`, "this server" at the page's folder.
  *
+ * The bundle is 3.3 MB and needs no key, so it is served as a static file should be: compressed
+ * once, tagged, written as the client reads (`compressedAsset`), and limited per client address
+ * (`assetsPerMinute`, then 429), so neither a flood of requests nor a client that does not read makes
+ * the server work or hold much for it.
+ *
  * @since 1.0.0
  */
+import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { AppResponse } from "../../AppResponse.js"
+import type { AppRequest } from "../../AppRequest.js"
+import type { AppResponse, ResponseHeaders } from "../../AppResponse.js"
 import { JSON_CONTENT_TYPE } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
+import * as AddressLimit from "../addressLimit.js"
+import * as CompressedAsset from "./compressedAsset.js"
 import * as ScalarBundle from "./scalarBundle.js"
 import type { OpenApiDocument } from "../../OpenApiDocument.js"
 
@@ -22,9 +31,15 @@ export interface ApiReference {
   readonly html: string
   /** The query of the bundle's URL (`/docs?asset=scalar-<@effect/platform version>.js`). */
   readonly bundleQuery: string
-  /** The answer to `GET /docs` (`url` with its query): the page, the bundle, or 404 for a bundle of another version. */
-  readonly answer: (url: string) => Effect.Effect<AppResponse>
+  /**
+   * The answer to `GET /docs` (the request's URL with its query): the page, the bundle (or 304), 404
+   * for a bundle of another version, 429 past the limit of asset requests from the client's address.
+   */
+  readonly answer: (request: AppRequest) => Effect.Effect<AppResponse>
 }
+
+/** Default of `assetsPerMinute`: a browser asks once a page load (then caches for a year); a team behind one address reloads freely. */
+export const ASSETS_PER_MINUTE = 120
 
 /** JSON inside a `<script>`: nothing in it can close the element or start markup. */
 const scriptJson = (value: unknown): string =>
@@ -93,6 +108,16 @@ const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self' 'unsafe-i
   "frame-ancestors 'self'"
 
 const notFound = ErrorResponse.make("not_found", "No such asset of the API reference; reload /docs.")
+const limited = ErrorResponse.make(
+  "rate_limited",
+  "Too many requests for the API reference's files from this address; retry after `Retry-After` seconds."
+)
+
+// The URL names the version, so its content never changes.
+const BUNDLE_HEADERS: ResponseHeaders = {
+  "Content-Type": "text/javascript; charset=utf-8",
+  "Cache-Control": "public, max-age=31536000, immutable"
+}
 
 /**
  * The reference of `document`, served at `/docs` next to the document at `openApiPath`. Reads nothing
@@ -104,6 +129,12 @@ const notFound = ErrorResponse.make("not_found", "No such asset of the API refer
 export const make = (options: {
   readonly document: OpenApiDocument
   readonly openApiPath: `/${string}`
+  /** The client's address a request comes from, for the limit of asset requests. */
+  readonly clientAddress: (request: AppRequest) => string
+  /** Requests for the page's files per minute from one address (default `ASSETS_PER_MINUTE`). */
+  readonly assetsPerMinute?: number | undefined
+  /** The clock the limit reads. */
+  readonly clock: Clock.Clock
   /** Reads the bundle (default: from `@effect/platform`); tests pass one that fails. */
   readonly readBundle?: () => Promise<string>
 }): ApiReference => {
@@ -111,12 +142,15 @@ export const make = (options: {
   const bundleQuery = `asset=scalar-${ScalarBundle.version()}.js`
   const html = page(options.document, `docs?${bundleQuery}`, options.openApiPath.slice(1))
 
-  let bundle: string | undefined
-  let loading: Promise<string> | undefined
+  const limit = AddressLimit.make(options.assetsPerMinute ?? ASSETS_PER_MINUTE)
+
+  // Read and compressed on the first request, once; only the bytes are kept, not the text.
+  let bundle: CompressedAsset.CompressedAsset | undefined
+  let loading: Promise<CompressedAsset.CompressedAsset> | undefined
   const load = Effect.suspend(() => {
     if (bundle !== undefined) return Effect.succeed(bundle)
-    loading ??= readBundle().then(
-      (text) => (bundle = text),
+    loading ??= readBundle().then((text) => CompressedAsset.compress(Buffer.from(text))).then(
+      (asset) => (bundle = asset),
       (error) => {
         loading = undefined // the next request tries again
         throw error
@@ -125,13 +159,14 @@ export const make = (options: {
     return Effect.tryPromise(() => loading!)
   })
 
-  const error = (result: ErrorResponse.ErrorResult): AppResponse => ({
+  const error = (result: ErrorResponse.ErrorResult, headers?: ResponseHeaders): AppResponse => ({
     status: result.status,
-    headers: { "Content-Type": JSON_CONTENT_TYPE },
+    headers: { "Content-Type": JSON_CONTENT_TYPE, ...headers },
     body: result.body
   })
 
-  const answer = (url: string): Effect.Effect<AppResponse> => {
+  const answer = (request: AppRequest): Effect.Effect<AppResponse> => {
+    const url = request.url
     const q = url.indexOf("?")
     const query = q === -1 ? "" : url.slice(q + 1)
     if (!query.startsWith("asset=")) {
@@ -145,14 +180,11 @@ export const make = (options: {
         body: html
       })
     }
+    const retryAfter = limit.take(options.clientAddress(request), options.clock.unsafeCurrentTimeMillis())
+    if (retryAfter !== undefined) return Effect.succeed(error(limited, { "Retry-After": String(retryAfter) }))
     if (query !== bundleQuery) return Effect.succeed(error(notFound))
     return load.pipe(
-      Effect.map((body): AppResponse => ({
-        status: 200,
-        // The URL names the version, so its content never changes.
-        headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" },
-        body
-      })),
+      Effect.map((asset) => CompressedAsset.answer(asset, request, BUNDLE_HEADERS)),
       Effect.catchAll((cause) =>
         Effect.as(Effect.logError("the API reference's bundle could not be read", cause), error(ErrorResponse.STATIC.internal))
       )
