@@ -28,20 +28,31 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 
 const STEP: unique symbol = Symbol.for("@petstore/core/Sync/step")
+const EVALUATE: unique symbol = Symbol.for("@petstore/core/Sync/evaluate")
+const SUSPENDED: unique symbol = Symbol.for("@petstore/core/Sync/suspended")
 
 /** An effect with a step that runs it now: its answer (an `Exit`), or the effect still to run. */
 type Stepped<A, E, R> = Effect.Effect<A, E, R> & { readonly [STEP]: () => Effect.Effect<A, E, R> }
 
-const stepOf = <A, E, R>(self: Effect.Effect<A, E, R>): (() => Effect.Effect<A, E, R>) | undefined =>
-  (self as Partial<Stepped<A, E, R>>)[STEP]
+/** Whether `self` can be run now (work made by `Sync`, or a composition of it). */
+const isStepped = <A, E, R>(self: Effect.Effect<A, E, R>): boolean =>
+  (self as Partial<Stepped<A, E, R>>)[STEP] !== undefined ||
+  (self as { readonly [EVALUATE]?: unknown })[EVALUATE] !== undefined ||
+  (self as { readonly [SUSPENDED]?: unknown })[SUSPENDED] !== undefined
 
 const withStep = <A, E, R>(effect: Effect.Effect<A, E, R>, step: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
   ;(effect as { [STEP]?: () => Effect.Effect<A, E, R> })[STEP] = step
   return effect
 }
 
-/** An answer already there. */
-const answered = <A, E, R>(self: Effect.Effect<A, E, R>): self is Exit.Exit<A, E> => Exit.isExit(self)
+/**
+ * An answer already there. `Exit.isExit`'s test, without its checks that `self` is an object and an
+ * effect (it is one here): this runs several times per request.
+ */
+const answered = <A, E, R>(self: Effect.Effect<A, E, R>): self is Exit.Exit<A, E> => {
+  const tag = (self as { readonly _tag?: unknown })._tag
+  return tag === "Success" || tag === "Failure"
+}
 
 /** A failure kept as it is under another success type (it carries no value). */
 const failed = <B, E>(exit: Exit.Failure<unknown, E>): Exit.Exit<B, E> => exit as Exit.Exit<never, E>
@@ -53,7 +64,11 @@ const failed = <B, E>(exit: Exit.Failure<unknown, E>): Exit.Exit<B, E> => exit a
  */
 export const now = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
   if (answered(self)) return self
-  const step = stepOf(self)
+  const evaluate = (self as { readonly [EVALUATE]?: () => A })[EVALUATE]
+  if (evaluate !== undefined) return Exit.succeed(evaluate())
+  const make = (self as { readonly [SUSPENDED]?: () => Effect.Effect<A, E, R> })[SUSPENDED]
+  if (make !== undefined) return now(make())
+  const step = (self as Partial<Stepped<A, E, R>>)[STEP]
   return step === undefined ? self : step()
 }
 
@@ -64,8 +79,12 @@ export const succeed = <A>(value: A): Effect.Effect<A> => Exit.succeed(value)
 export const fail = <E>(error: E): Effect.Effect<never, E> => Exit.fail(error)
 
 /** `Effect.sync(evaluate)`, answerable at once: work that completes synchronously and cannot fail (a throw is a defect). */
-export const sync = <A>(evaluate: () => A): Effect.Effect<A> =>
-  withStep(Effect.sync(evaluate), () => Exit.succeed(evaluate()))
+export const sync = <A>(evaluate: () => A): Effect.Effect<A> => {
+  const effect = Effect.sync(evaluate)
+  // The work itself is the step (no closure made for it): `now` runs it.
+  ;(effect as { [EVALUATE]?: () => A })[EVALUATE] = evaluate
+  return effect
+}
 
 /** `Effect.try`, answerable at once: synchronous work whose throw is the failure `onThrow` makes of it. */
 export const attempt = <A, E>(evaluate: () => A, onThrow: (thrown: unknown) => E): Effect.Effect<A, E> =>
@@ -83,8 +102,12 @@ export const attempt = <A, E>(evaluate: () => A, onThrow: (thrown: unknown) => E
  * `Effect.suspend(make)`, answerable at once as far as the effect `make` returns is: the choice of
  * what to do is made when it runs (a cache hit answered at once, a miss that queries).
  */
-export const suspend = <A, E, R>(make: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  withStep(Effect.suspend(make), () => now(make()))
+export const suspend = <A, E, R>(make: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const effect = Effect.suspend(make)
+  // `make` itself is the step (no closure made for it): `now` runs it.
+  ;(effect as { [SUSPENDED]?: () => Effect.Effect<A, E, R> })[SUSPENDED] = make
+  return effect
+}
 
 /** `Effect.flatMap`, answerable at once when `self` and `f`'s effect are. */
 export const flatMap = <A, E, R, B, E2, R2>(
@@ -92,7 +115,7 @@ export const flatMap = <A, E, R, B, E2, R2>(
   f: (a: A) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2> => {
   if (answered(self)) return Exit.isSuccess(self) ? f(self.value) : failed(self)
-  if (stepOf(self) === undefined) return Effect.flatMap(self, f)
+  if (!isStepped(self)) return Effect.flatMap(self, f)
   return withStep(Effect.flatMap(self, f), () => {
     const result = now(self)
     if (!answered(result)) return Effect.flatMap(result, f)
@@ -107,11 +130,17 @@ export const map = <A, E, R, B>(self: Effect.Effect<A, E, R>, f: (a: A) => B): E
     : flatMap(self, (a) => Exit.succeed(f(a)))
 
 /** `Effect.tap` with a synchronous `f`, answerable at once when `self` is. */
-export const tap = <A, E, R>(self: Effect.Effect<A, E, R>, f: (a: A) => void): Effect.Effect<A, E, R> =>
-  map(self, (a) => {
-    f(a)
-    return a
-  })
+export const tap = <A, E, R>(self: Effect.Effect<A, E, R>, f: (a: A) => void): Effect.Effect<A, E, R> => {
+  if (!answered(self)) {
+    return flatMap(self, (a) => {
+      f(a)
+      return Exit.succeed(a)
+    })
+  }
+  // The same answer, told to `f` (no new one is made).
+  if (Exit.isSuccess(self)) f(self.value)
+  return self
+}
 
 /** `Effect.match` of an answer already there. */
 const matchExit = <A, E, B, C>(
@@ -133,7 +162,7 @@ export const match = <A, E, R, B, C>(
   options: { readonly onFailure: (error: E) => B; readonly onSuccess: (value: A) => C }
 ): Effect.Effect<B | C, never, R> => {
   if (answered(self)) return matchExit(self, options)
-  if (stepOf(self) === undefined) return Effect.match(self, options)
+  if (!isStepped(self)) return Effect.match(self, options)
   return withStep(Effect.match(self, options), () => {
     const result = now(self)
     return answered(result) ? matchExit(result, options) : Effect.match(result, options)
@@ -148,13 +177,8 @@ export const catchAllCause = <A, E, R, B, E2, R2>(
   self: Effect.Effect<A, E, R>,
   handler: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<A | B, E2, R | R2> => {
-  const settle = (result: Effect.Effect<A, E, R>): Effect.Effect<A | B, E2, R | R2> => {
-    if (!answered(result)) return Effect.catchAllCause(result, handler)
-    // A success carries no error: kept as it is.
-    return Exit.isSuccess(result) ? (result as Exit.Exit<A>) : now(handler(result.cause))
-  }
-  if (answered(self)) return settle(self)
-  if (stepOf(self) === undefined) return Effect.catchAllCause(self, handler)
+  if (answered(self)) return settleCause(self, handler)
+  if (!isStepped(self)) return Effect.catchAllCause(self, handler)
   return withStep(Effect.catchAllCause(self, handler), () => {
     let result: Effect.Effect<A, E, R>
     try {
@@ -162,8 +186,37 @@ export const catchAllCause = <A, E, R, B, E2, R2>(
     } catch (defect) {
       result = Exit.die(defect)
     }
-    return settle(result)
+    return settleCause(result, handler)
   })
+}
+
+const settleCause = <A, E, R, B, E2, R2>(
+  result: Effect.Effect<A, E, R>,
+  handler: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>
+): Effect.Effect<A | B, E2, R | R2> => {
+  if (!answered(result)) return Effect.catchAllCause(result, handler)
+  // A success carries no error: kept as it is.
+  return Exit.isSuccess(result) ? (result as Exit.Exit<A>) : now(handler(result.cause))
+}
+
+/**
+ * The first value that is not `undefined` among `step(0)`, `step(1)`, … `step(count - 1)`, run in
+ * order (none: `undefined`); a failure ends the list. Answerable at once as far as the steps are.
+ * Call it where the steps are being run.
+ */
+export const firstDefined = <A, E, R>(
+  count: number,
+  step: (index: number) => Effect.Effect<A | undefined, E, R>,
+  from = 0
+): Effect.Effect<A | undefined, E, R> => {
+  for (let index = from; index < count; index++) {
+    const result = now(step(index))
+    if (!answered(result)) {
+      return Effect.flatMap(result, (value) => (value === undefined ? firstDefined(count, step, index + 1) : Exit.succeed(value)))
+    }
+    if (Exit.isFailure(result) || result.value !== undefined) return result
+  }
+  return Exit.succeed(undefined)
 }
 
 /**
@@ -175,7 +228,7 @@ export const onPending = <A, E, R>(
   f: (pending: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
   if (answered(self)) return self
-  if (stepOf(self) === undefined) return f(self)
+  if (!isStepped(self)) return f(self)
   return withStep(f(self), () => {
     const result = now(self)
     return answered(result) ? result : f(result)
@@ -194,7 +247,7 @@ export const onExit = <A, E, R>(self: Effect.Effect<A, E, R>, f: (exit: Exit.Exi
       f(exit)
       return exit
     })
-  if (!answered(self) && stepOf(self) === undefined) return observe(self)
+  if (!answered(self) && !isStepped(self)) return observe(self)
   return withStep(observe(self), () => {
     let result: Effect.Effect<A, E, R>
     try {

@@ -151,7 +151,7 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
         const requestId = RequestId.of(request.header("x-request-id"))
         const start = timed ? clock.unsafeCurrentTimeNanos() : 0n
         const response = Sync.onPending(serve(request), (waiting) => withRequestId(waiting, requestId))
-        return Sync.map(response, (response) => answered(request.method, response, requestId, start))
+        return Sync.tap(response, (response) => void answered(request.method, response, requestId, start))
       }
     }
     // Traced: the whole request runs in its span, so the spans of store calls are its children.

@@ -26,14 +26,8 @@ export const answerWith = (answer: Answer): Effect.Effect<Outcome> => Sync.succe
 
 const NO_ANSWER = Effect.dieMessage("the last stage of a request went on: every list ends with a stage that answers")
 
-const from = (stages: ReadonlyArray<Stage>, index: number, exchange: Exchange): Effect.Effect<Answer, unknown> => {
-  if (index === stages.length) return NO_ANSWER
-  return Sync.flatMap(
-    Sync.now(stages[index]!(exchange)),
-    (outcome) => (outcome === undefined ? from(stages, index + 1, exchange) : Sync.succeed(outcome))
-  )
-}
-
 /** Runs `stages` in order on `exchange` until one answers. Call it where the request is being run. */
 export const run = (stages: ReadonlyArray<Stage>, exchange: Exchange): Effect.Effect<Answer, unknown> =>
-  from(stages, 0, exchange)
+  Sync.flatMap(Sync.firstDefined(stages.length, (index) => stages[index]!(exchange)), answered)
+
+const answered = (answer: Answer | undefined): Effect.Effect<Answer> => (answer === undefined ? NO_ANSWER : Sync.succeed(answer))
