@@ -4,6 +4,11 @@
 // two versions can be compared on one machine, alternating:
 //
 //   for i in 1 2 3; do node bench/compare/handle.mjs --root ../before; node bench/compare/handle.mjs; done
+//
+// On a busy machine, count instructions instead of time: `--case NAME --count N` runs only that
+// case, N requests after the warm-up, so that under `valgrind --tool=callgrind --cache-sim=no
+// --smc-check=all-non-file node --single-threaded` the difference between N and 0 divided by N is
+// the instructions per request, whatever else the machine is doing.
 import { createRequire } from "node:module"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -55,6 +60,17 @@ const cases = {
   "GET /v1/pets?limit=abc (400)": () => request("GET", "/v1/pets?limit=abc")
 }
 const result = {}
+// `--case NAME --count N`: only that case, N requests after the warm-up (for instruction counts).
+const only = process.argv.includes("--case") ? process.argv[process.argv.indexOf("--case") + 1] : undefined
+const count = process.argv.includes("--count") ? Number(process.argv[process.argv.indexOf("--count") + 1]) : undefined
+if (only !== undefined) {
+  const make = cases[only]
+  for (let i = 0; i < 20_000; i++) run(make())
+  for (let i = 0; i < count; i++) run(make())
+  console.log(JSON.stringify({ root, case: only, count }))
+  await runtime.dispose()
+  process.exit(0)
+}
 for (const [name, make] of Object.entries(cases)) {
   const n = name.startsWith("POST") ? 100_000 : 300_000
   for (let i = 0; i < 20_000; i++) run(make())

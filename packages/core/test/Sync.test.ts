@@ -130,6 +130,22 @@ describe("Sync", () => {
     expect(told !== undefined && Exit.isFailure(told) && Cause.isDie(told.cause)).toBe(true)
   })
 
+  it("Sync.firstDefined runs the steps in order up to the first value, at once as far as they are", () =>
+    fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(shape, fc.option(fc.integer(), { nil: undefined })), { maxLength: 6 }), async (steps) => {
+        const ran: Array<number> = []
+        const found = Sync.firstDefined(steps.length, (i) => {
+          ran.push(i)
+          return made(steps[i]![0], Exit.succeed(steps[i]![1]))
+        })
+        const { exit: result } = await runBySync(found)
+        const first = steps.findIndex(([, value]) => value !== undefined)
+        expect(result).toStrictEqual(Exit.succeed(first === -1 ? undefined : steps[first]![1]))
+        expect(ran).toStrictEqual(Array.from({ length: first === -1 ? steps.length : first + 1 }, (_, i) => i))
+      }),
+      { numRuns: 200 }
+    ))
+
   it("Sync.now takes work made by Sync at once and leaves any other effect as it is", () => {
     let done = 0
     expect(Sync.now(Sync.sync(() => ++done))).toStrictEqual(Exit.succeed(1))
