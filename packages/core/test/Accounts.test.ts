@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
 import { Accounts, keyState } from "../src/Accounts.js"
-import { AccountStore, type KeyRecord } from "../src/AccountStore.js"
+import { AccountStore, type KeyRecord, makeMemory } from "../src/AccountStore.js"
 import { SecureRandom } from "../src/SecureRandom.js"
 
 const T = Date.parse("2030-01-01T00:00:00Z")
@@ -136,4 +136,46 @@ describe("Accounts", () => {
       const unknown = yield* Effect.either(accounts.rotate("key_nope"))
       expect(Either.isLeft(unknown) && unknown.left._tag).toBe("KeyNotFound")
     }).pipe(Effect.provide(layer())))
+
+  it.effect("issueKey: an expiry at or before the Clock's time fails with InvalidExpiry and stores nothing; a later one is kept", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T)
+      const accounts = yield* Accounts
+      const { account } = yield* accounts.create({ plan: "free" })
+      for (const expiresAt of [T - 60_000, T - 1, T]) {
+        const refused = yield* Effect.either(accounts.issueKey(account.id, { expiresAt }))
+        expect(Either.isLeft(refused) && refused.left).toMatchObject({ _tag: "InvalidExpiry", expiresAt, now: T })
+      }
+      expect(yield* accounts.listKeys(account.id)).toHaveLength(1)
+      const soon = yield* accounts.issueKey(account.id, { expiresAt: T + 1 })
+      expect(soon.expiresAt).toBe(T + 1)
+      const never = yield* accounts.issueKey(account.id, {})
+      expect(never.expiresAt).toBeNull()
+      const expiries = (yield* accounts.listKeys(account.id)).map((k) => k.expiresAt)
+      expect(expiries.filter((e) => e === null)).toHaveLength(2)
+      expect(expiries.filter((e) => e !== null)).toEqual([T + 1])
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("verify looks up no stored key for a token that is not shaped like one", () =>
+    Effect.gen(function*() {
+      const store = makeMemory()
+      const looked: Array<string> = []
+      const counting = AccountStore.of({
+        ...store,
+        findKeyByHash: (hash) => Effect.suspend(() => (looked.push(hash), store.findKeyByHash(hash)))
+      })
+      const accounts = yield* Accounts.pipe(
+        Effect.provide(Accounts.layer({ environment: "production" })),
+        Effect.provideService(AccountStore, counting),
+        Effect.provide(SecureRandom.seeded(7))
+      )
+      const { key } = yield* accounts.create({ plan: "free" })
+      const good = Redacted.value(key.key)
+      for (const token of ["", "nope", good.slice(0, -1), good + "a", good.replace("psk_live_", "psk_beta_"), `${good.slice(0, -1)}-`]) {
+        expect(yield* accounts.verify(token)).toEqual(Option.none())
+      }
+      expect(looked).toEqual([])
+      expect(Option.isSome(yield* accounts.verify(good))).toBe(true)
+      expect(looked).toHaveLength(1)
+    }))
 })

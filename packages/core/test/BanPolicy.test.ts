@@ -257,4 +257,22 @@ describe("BanPolicy", () => {
       expect(results.map((r) => r.banned)).toEqual([...Array(1 + inGrace.length + options.threshold).fill(false), true])
     }
   )
+
+  it.prop(
+    "an admitted request ends whatever part of a wait is left (its instant, grace or strikes) and keeps the ban history",
+    [
+      fc.record({
+        waitUntil: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4_000_000_000_000 })),
+        graceUntil: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4_000_000_000_000 })),
+        strikes: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 20 })),
+        bannedUntil: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4_000_000_000_000 })),
+        bans: fc.integer({ min: 0, max: 40 }),
+        lastBanAt: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4_000_000_000_000 }))
+      })
+    ],
+    ([standing]) => {
+      const { bannedUntil, bans, lastBanAt } = standing
+      expect(BanPolicy.onAdmitted(standing)).toEqual({ waitUntil: 0, graceUntil: 0, strikes: 0, bannedUntil, bans, lastBanAt })
+    }
+  )
 })

@@ -219,11 +219,13 @@ describe("LimitDecision", () => {
       { at: 60_000, verdict: "allowed", retry: 0, binding: "minute", remaining: 0, fullAt: 120_000 },
       { at: 60_000, verdict: "rate_limited", retry: 20_000, binding: "minute", remaining: 0, fullAt: 120_000 }
     ] as const
-    const steps = simulate(limits, T0, table.map((row) => T0 + row.at), BanPolicy.DEFAULT_OPTIONS)
+    // Run inside each test, not while the file is collected, so mutation testing sees which tests cover what.
+    const run = () => simulate(limits, T0, table.map((row) => T0 + row.at), BanPolicy.DEFAULT_OPTIONS)
 
     table.forEach(({ at, binding, fullAt, remaining, retry, verdict }, i) => {
       const title = `#${i} at +${at} ms: ${verdict}, retry ${retry} ms, ${binding} remaining ${remaining} until +${fullAt} ms`
       it(title, () => {
+        const steps = run()
         const { decision } = steps[i]
         expect(decision.verdict).toBe(verdict)
         expect(decision.retryAfterMillis).toBe(retry)
@@ -233,6 +235,7 @@ describe("LimitDecision", () => {
     })
 
     it("reports both limits; the day resets at the next midnight", () => {
+      const steps = run()
       expect(steps[0].decision.limits).toEqual([
         { name: "minute", quota: 3, windowSeconds: 60, remaining: 2, fullAt: T0 + 20_000 },
         { name: "day", quota: 4, windowSeconds: 86_400, remaining: 3, fullAt: MIDNIGHT }
@@ -464,6 +467,53 @@ describe("LimitDecision", () => {
       }
       expect(broken).toEqual([])
       expect(windowViolation(perMinute, admitted)).toBeUndefined()
+    },
+    numRuns
+  )
+
+  it.prop(
+    "describe reads a verdict back as the same Decision decide made, from the usage and ban after it",
+    [arbScenario(300)],
+    ([{ ban, limits, start, times }]) => {
+      const steps = simulate(limits, start, times, ban)
+      const described = steps.map(({ decision, now, standing, usage }) =>
+        LimitDecision.describe(limits, usage, now, decision.verdict, decision.retryAfterMillis, standing.bannedUntil)
+      )
+      expectSameSequence(described, steps.map((step) => step.decision))
+    },
+    numRuns
+  )
+
+  // Any usage a store may hand back: a bucket last refilled up to two minutes ago (often just now, often
+  // nearly empty), a daily count of today or of an earlier day (as restored after a restart).
+  const arbStoredUsage = arbLimits.chain((limits) =>
+    fc.record({
+      limits: fc.constant(limits),
+      now: arbStart,
+      sinceRefill: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2 * MINUTE })),
+      units: fc.oneof(fc.integer({ min: 0, max: TokenBucket.UNIT - 1 }), fc.integer({ min: 0, max: limits.perMinute * TokenBucket.UNIT })),
+      daysAgo: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3 })),
+      used: fc.integer({ min: 0, max: limits.perDay }),
+      bannedFor: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: DAY_MS }))
+    })
+  )
+
+  it.prop(
+    "a decision depends on the stored usage only as of now: the same usage refilled and rolled to now decides the same",
+    [arbStoredUsage, arbBanOptions],
+    ([{ bannedFor, daysAgo, limits, now, sinceRefill, units, used }, ban]) => {
+      const usage: LimitDecision.AccountUsage = {
+        bucket: { units, at: now - sinceRefill },
+        quota: { day: DailyQuota.dayOf(now) - daysAgo, used }
+      }
+      const asOfNow: LimitDecision.AccountUsage = {
+        bucket: TokenBucket.refill(usage.bucket, limits.perMinute, now),
+        quota: DailyQuota.roll(usage.quota, now)
+      }
+      const standing = bannedFor === 0 ? BanPolicy.CLEAN : { ...BanPolicy.CLEAN, bannedUntil: now + bannedFor, bans: 1, lastBanAt: now }
+      expect(LimitDecision.decide(limits, usage, standing, now, 1, ban)).toEqual(
+        LimitDecision.decide(limits, asOfNow, standing, now, 1, ban)
+      )
     },
     numRuns
   )

@@ -1,14 +1,44 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer, Option } from "effect"
+import { Effect, Either, FastCheck as fc, Layer, Option } from "effect"
 import { CursorSigner } from "../src/PageCursor.js"
-import type { CategoryId, PetId } from "../src/Pet.js"
-import { PetRepository } from "../src/PetRepository.js"
-import { PAGE_LIMIT, Pets } from "../src/Pets.js"
+import type { CategoryId, Pet, PetId } from "../src/Pet.js"
+import { changeListeners, makeMemory, PetRepository } from "../src/PetRepository.js"
+import { type Page, pageBytes, PAGE_LIMIT, Pets } from "../src/Pets.js"
 
 const layer = Pets.layer.pipe(
   Layer.provideMerge(Layer.merge(PetRepository.layerMemory, CursorSigner.fromSecret(new Uint8Array(32).fill(1))))
 )
 const cat = 1 as CategoryId
+
+/** The memory repository with a rename that it announces, as an adapter that changes pets must. */
+const renaming = () => {
+  const memory = makeMemory()
+  const changes = changeListeners()
+  const names = new Map<PetId, string>()
+  const named = (pet: Pet): Pet => ({ ...pet, name: names.get(pet.id) ?? pet.name })
+  const repository = PetRepository.of({
+    ...memory,
+    onChange: changes.onChange,
+    listAfter: (request) => Effect.map(memory.listAfter(request), (rows) => rows.map(named)),
+    findById: (id) => Effect.map(memory.findById(id), Option.map(named))
+  })
+  const rename = (id: PetId, name: string) => {
+    names.set(id, name)
+    changes.announce(id)
+  }
+  return { repository, rename }
+}
+
+const arbPet: fc.Arbitrary<Pet> = fc.record({
+  id: fc.integer({ min: 1, max: 1_000_000 }).map((id) => id as PetId),
+  name: fc.oneof(fc.string({ maxLength: 40 }), fc.fullUnicodeString({ maxLength: 40 })),
+  categoryId: fc.integer({ min: 1, max: 1_000 }).map((id) => id as CategoryId),
+  status: fc.constantFrom("available" as const, "pending" as const, "sold" as const)
+})
+const arbPage: fc.Arbitrary<Page> = fc.record({
+  pets: fc.array(arbPet, { maxLength: 100 }),
+  next: fc.option(fc.base64String({ maxLength: 60 }), { nil: undefined }).map(Option.fromNullable)
+})
 
 describe("Pets", () => {
   it("limit is 1..100, default 20", () => expect(PAGE_LIMIT).toEqual({ min: 1, max: 100, default: 20 }))
@@ -78,4 +108,40 @@ describe("Pets", () => {
       const same = yield* pets.list({ limit: 1, status: Option.some("sold"), cursor: page.next })
       expect(same.pets.map((p) => p.id)).toEqual([2])
     }).pipe(Effect.provide(layer)))
+
+  it.effect("a full page asked for again is the same page, until the repository announces a change to a pet", () =>
+    Effect.gen(function*() {
+      const { rename, repository } = renaming()
+      const pets = yield* Effect.provide(
+        Pets,
+        Pets.layer.pipe(Layer.provide(Layer.merge(Layer.succeed(PetRepository, repository), CursorSigner.fromSecret(new Uint8Array(32).fill(1)))))
+      )
+      for (let i = 1; i <= 3; i++) yield* pets.create({ name: `p${i}`, categoryId: cat })
+      const request = { limit: 2, status: Option.none(), cursor: Option.none() }
+      const first = yield* pets.list(request)
+      expect(Option.isSome(first.next)).toBe(true)
+      expect(yield* pets.list(request)).toBe(first)
+      rename(2 as PetId, "renamed")
+      const after = yield* pets.list(request)
+      expect(after.pets.map((p) => p.name)).toEqual(["p1", "renamed"])
+      expect(yield* pets.list(request)).toBe(after)
+    }))
+
+  it.prop(
+    "pageBytes counts at least the page's JSON text and grows with each pet, each character of a name and of the cursor",
+    [arbPage, arbPet, fc.integer({ min: 1, max: 20 })],
+    ([page, pet, more]) => {
+      const bytes = pageBytes(page)
+      const json = JSON.stringify({ pets: page.pets, next: Option.getOrNull(page.next) })
+      expect(bytes).toBeGreaterThanOrEqual(Buffer.byteLength(json))
+      expect(pageBytes({ ...page, pets: [...page.pets, pet] })).toBeGreaterThan(bytes)
+      const cursor = Option.getOrElse(page.next, () => "")
+      expect(pageBytes({ ...page, next: Option.some(cursor + "A".repeat(more)) })).toBeGreaterThan(pageBytes({ ...page, next: Option.some(cursor) }))
+      if (page.pets.length > 0) {
+        const [first, ...rest] = page.pets
+        const longer = { ...first!, name: first!.name + "x".repeat(more) }
+        expect(pageBytes({ ...page, pets: [longer, ...rest] })).toBeGreaterThan(bytes)
+      }
+    }
+  )
 })

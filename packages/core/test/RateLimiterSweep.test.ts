@@ -90,6 +90,38 @@ describe("RateLimiter state", () => {
     }).pipe(Effect.provide(RateLimiter.layerMemory())))
 })
 
+describe("RateLimiter failed-authentication record", () => {
+  const options = { failedAuthPerMinute: 2, failedAuthAddressesKept: 2 }
+  const verdicts = (limiter: RateLimiter["Type"], address: string, n: number) =>
+    Effect.forEach(Array.from({ length: n }), () => Effect.map(limiter.admitFailedAuth(address), (d) => d.verdict))
+
+  it.effect("is bounded: a new address at a full record empties it (giving failures back early); a known address does not", () =>
+    Effect.gen(function*() {
+      const limiter = yield* RateLimiter
+      yield* TestClock.setTime(T)
+      expect(yield* verdicts(limiter, "192.0.2.1", 3)).toEqual(["allowed", "allowed", "rate_limited"])
+      expect(yield* verdicts(limiter, "192.0.2.2", 1)).toEqual(["allowed"])
+      // Two addresses kept: a known one is decided on its own record.
+      expect(yield* verdicts(limiter, "192.0.2.1", 1)).toEqual(["rate_limited"])
+      // A third address empties the record: the first one's failures are forgotten.
+      expect(yield* verdicts(limiter, "192.0.2.3", 1)).toEqual(["allowed"])
+      expect(yield* verdicts(limiter, "192.0.2.1", 2)).toEqual(["allowed", "allowed"])
+    }).pipe(Effect.provide(RateLimiter.layerMemory(options))))
+
+  it.effect("forgets, once a minute, addresses whose bucket is full again, so they do not crowd out one still limited", () =>
+    Effect.gen(function*() {
+      const limiter = yield* RateLimiter
+      yield* TestClock.setTime(T)
+      expect(yield* verdicts(limiter, "192.0.2.1", 1)).toEqual(["allowed"])
+      // A minute later the first address is full again and forgotten by the sweep after this decision.
+      yield* TestClock.adjust(`${MINUTE} millis`)
+      expect(yield* verdicts(limiter, "192.0.2.2", 3)).toEqual(["allowed", "allowed", "rate_limited"])
+      // So a new address finds room and the limited one keeps its count.
+      expect(yield* verdicts(limiter, "192.0.2.3", 1)).toEqual(["allowed"])
+      expect(yield* verdicts(limiter, "192.0.2.2", 1)).toEqual(["rate_limited"])
+    }).pipe(Effect.provide(RateLimiter.layerMemory(options))))
+})
+
 describe("LimitDecision edge cases", () => {
   it("the failed-authentication decision reports its one limit", () => {
     const { decision } = LimitDecision.decideAddress(100, TokenBucket.full(100, T), T)
