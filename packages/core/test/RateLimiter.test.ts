@@ -1,11 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, FastCheck as fc, TestClock } from "effect"
+import { Effect, FastCheck as fc, TestClock } from "effect"
 import * as BanPolicy from "../src/BanPolicy.js"
 import * as DailyQuota from "../src/DailyQuota.js"
 import * as LimitDecision from "../src/LimitDecision.js"
 import { type PlanLimits, STANDARD_LIMITS } from "../src/Plan.js"
 import { DEFAULT_OPTIONS, makeMemory, RateLimiter, type Subject } from "../src/RateLimiter.js"
 import * as TokenBucket from "../src/TokenBucket.js"
+import * as MovableClock from "./support/MovableClock.js"
 
 const MINUTE = 60_000
 const T = Date.parse("2025-03-01T12:00:00.000Z")
@@ -248,26 +249,20 @@ describe("RateLimiter", () => {
 
   /**
    * Plays the traffic on a fresh limiter: the decision of each request that `include` keeps. The
-   * service reads the instant from a Clock that reads a variable: TestClock.setTime lets forked fibers
+   * limiter reads the instant from a clock the test sets (`MovableClock`): TestClock.setTime lets forked fibers
    * settle through timer turns of the event loop at every step, which thousands of steps per property
    * cannot afford on a busy machine.
    */
   const play = (traffic: Traffic, include: (request: Request) => boolean = () => true) => {
     let now = traffic.start
-    const nanos = () => BigInt(now) * BigInt(1_000_000)
-    const clock: Clock.Clock = {
-      [Clock.ClockTypeId]: Clock.ClockTypeId,
-      unsafeCurrentTimeMillis: () => now,
-      unsafeCurrentTimeNanos: nanos,
-      currentTimeMillis: Effect.sync(() => now),
-      currentTimeNanos: Effect.sync(nanos),
-      sleep: () => Effect.dieMessage("the limiter does not sleep")
-    }
-    const limiter = makeMemory({ ...DEFAULT_OPTIONS, ...traffic.options }, clock)
+    const time = MovableClock.make()
+    time.set(now)
+    const limiter = makeMemory({ ...DEFAULT_OPTIONS, ...traffic.options }, time.clock)
     return Effect.gen(function*() {
       const decisions: Array<LimitDecision.Decision> = []
       for (const tick of traffic.ticks) {
         now += tick.gap
+        time.set(now)
         if (tick.flush) yield* limiter.takeChanges
         for (const request of tick.requests) {
           if (!include(request)) continue
@@ -283,7 +278,7 @@ describe("RateLimiter", () => {
         }
       }
       return decisions
-    }).pipe(Effect.withClock(clock))
+    }).pipe(Effect.withClock(time.clock))
   }
 
   // Plain properties run synchronously: the Clock is `play`'s, so the test services are not needed.

@@ -1,14 +1,9 @@
 /** Stage decode: the operation's input from path, query and payload by the endpoint's schemas; the first failure is 400. */
-import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { Api, OPERATIONS } from "../../src/Api.js"
 import { decode } from "../../src/internal/stages/decode.js"
-import * as Routes from "../../src/internal/routes.js"
-import { exchange, outcomeAtOnce } from "./support/Stages.js"
+import { apiRoutes, exchange, outcomeAtOnce } from "./support/Stages.js"
 
-// A handler for every operation the API lists (these stages never run one).
-const handlers = Object.fromEntries(OPERATIONS.map((o) => [o.endpoint.name, () => Effect.die(o.endpoint.name)]))
-const table = Routes.table(Routes.compile<any, any>(Api, handlers))
+const table = apiRoutes
 
 const routed = (method: string, url: string, payload?: unknown) => {
   const e = exchange({ method, url })

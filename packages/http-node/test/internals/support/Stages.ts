@@ -4,7 +4,9 @@
  */
 import { Sync } from "@petstore/core"
 import { Effect, Exit } from "effect"
+import { Api, OPERATIONS } from "../../../src/Api.js"
 import type { AppRequest, BodyResult } from "../../../src/AppRequest.js"
+import * as Routes from "../../../src/internal/routes.js"
 import * as Exchange from "../../../src/internal/stages/exchange.js"
 import type { Outcome, Stage } from "../../../src/internal/stages/pipeline.js"
 
@@ -38,3 +40,8 @@ export const outcomeAtOnce = (stage: Stage, exchange: Exchange.Exchange): Outcom
 
 /** The outcome of `stage` on `exchange`, run in a fiber (for stages that wait or log). */
 export const outcome = (stage: Stage, exchange: Exchange.Exchange) => Effect.runPromise(stage(exchange))
+
+/** The public API's route table, with a handler for every operation it lists (the stages under test never run one). */
+export const apiRoutes = Routes.table(
+  Routes.compile<any, any>(Api, Object.fromEntries(OPERATIONS.map((o) => [o.endpoint.name, () => Effect.die(o.endpoint.name)])))
+)
