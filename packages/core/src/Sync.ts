@@ -23,26 +23,19 @@
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Effectable from "effect/Effectable"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 
-const STEP: unique symbol = Symbol.for("@petstore/core/Sync/step")
-const EVALUATE: unique symbol = Symbol.for("@petstore/core/Sync/evaluate")
-const SUSPENDED: unique symbol = Symbol.for("@petstore/core/Sync/suspended")
-
-/** An effect with a step that runs it now: its answer (an `Exit`), or the effect still to run. */
-type Stepped<A, E, R> = Effect.Effect<A, E, R> & { readonly [STEP]: () => Effect.Effect<A, E, R> }
-
-/** Whether `self` can be run now (work made by `Sync`, or a composition of it). */
-const isStepped = <A, E, R>(self: Effect.Effect<A, E, R>): boolean =>
-  (self as Partial<Stepped<A, E, R>>)[STEP] !== undefined ||
-  (self as { readonly [EVALUATE]?: unknown })[EVALUATE] !== undefined ||
-  (self as { readonly [SUSPENDED]?: unknown })[SUSPENDED] !== undefined
-
-const withStep = <A, E, R>(effect: Effect.Effect<A, E, R>, step: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-  ;(effect as { [STEP]?: () => Effect.Effect<A, E, R> })[STEP] = step
-  return effect
+/**
+ * Work made by this module: an effect (run by a fiber, it is what `commit` returns, built only
+ * then) with a `step` that runs it now, giving its answer (an `Exit`) or the effect still to run.
+ * One small object per piece of work, of a class of its own: nothing else is built unless a fiber
+ * has to run it.
+ */
+abstract class Lazy<A, E, R> extends Effectable.Class<A, E, R> {
+  abstract step(): Effect.Effect<A, E, R>
 }
 
 /**
@@ -62,15 +55,8 @@ const failed = <B, E>(exit: Exit.Failure<unknown, E>): Exit.Exit<B, E> => exit a
  * still has to run in a fiber. Call it only where `self` is being run (inside `Sync.suspend`, or a
  * request's runner), exactly once: the work happens here. A step that throws throws to the caller.
  */
-export const now = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-  if (answered(self)) return self
-  const evaluate = (self as { readonly [EVALUATE]?: () => A })[EVALUATE]
-  if (evaluate !== undefined) return Exit.succeed(evaluate())
-  const make = (self as { readonly [SUSPENDED]?: () => Effect.Effect<A, E, R> })[SUSPENDED]
-  if (make !== undefined) return now(make())
-  const step = (self as Partial<Stepped<A, E, R>>)[STEP]
-  return step === undefined ? self : step()
-}
+export const now = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  self instanceof Lazy ? self.step() : self
 
 /** A value already known. */
 export const succeed = <A>(value: A): Effect.Effect<A> => Exit.succeed(value)
@@ -79,34 +65,58 @@ export const succeed = <A>(value: A): Effect.Effect<A> => Exit.succeed(value)
 export const fail = <E>(error: E): Effect.Effect<never, E> => Exit.fail(error)
 
 /** `Effect.sync(evaluate)`, answerable at once: work that completes synchronously and cannot fail (a throw is a defect). */
-export const sync = <A>(evaluate: () => A): Effect.Effect<A> => {
-  const effect = Effect.sync(evaluate)
-  // The work itself is the step (no closure made for it): `now` runs it.
-  ;(effect as { [EVALUATE]?: () => A })[EVALUATE] = evaluate
-  return effect
+export const sync = <A>(evaluate: () => A): Effect.Effect<A> => new SyncWork(evaluate)
+
+class SyncWork<A> extends Lazy<A, never, never> {
+  constructor(readonly evaluate: () => A) {
+    super()
+  }
+  step() {
+    return Exit.succeed(this.evaluate())
+  }
+  commit() {
+    return Effect.sync(this.evaluate)
+  }
 }
 
 /** `Effect.try`, answerable at once: synchronous work whose throw is the failure `onThrow` makes of it. */
 export const attempt = <A, E>(evaluate: () => A, onThrow: (thrown: unknown) => E): Effect.Effect<A, E> =>
-  withStep(Effect.try({ try: evaluate, catch: onThrow }), () => {
+  new Attempt(evaluate, onThrow)
+
+class Attempt<A, E> extends Lazy<A, E, never> {
+  constructor(readonly evaluate: () => A, readonly onThrow: (thrown: unknown) => E) {
+    super()
+  }
+  step(): Exit.Exit<A, E> {
     let value: A
     try {
-      value = evaluate()
+      value = this.evaluate()
     } catch (thrown) {
-      return Exit.fail(onThrow(thrown))
+      return Exit.fail(this.onThrow(thrown))
     }
     return Exit.succeed(value)
-  })
+  }
+  commit() {
+    return Effect.try({ try: this.evaluate, catch: this.onThrow })
+  }
+}
 
 /**
  * `Effect.suspend(make)`, answerable at once as far as the effect `make` returns is: the choice of
  * what to do is made when it runs (a cache hit answered at once, a miss that queries).
  */
-export const suspend = <A, E, R>(make: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-  const effect = Effect.suspend(make)
-  // `make` itself is the step (no closure made for it): `now` runs it.
-  ;(effect as { [SUSPENDED]?: () => Effect.Effect<A, E, R> })[SUSPENDED] = make
-  return effect
+export const suspend = <A, E, R>(make: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => new Suspend(make)
+
+class Suspend<A, E, R> extends Lazy<A, E, R> {
+  constructor(readonly make: () => Effect.Effect<A, E, R>) {
+    super()
+  }
+  step() {
+    return now(this.make())
+  }
+  commit() {
+    return Effect.suspend(this.make)
+  }
 }
 
 /** `Effect.flatMap`, answerable at once when `self` and `f`'s effect are. */
@@ -115,12 +125,21 @@ export const flatMap = <A, E, R, B, E2, R2>(
   f: (a: A) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2> => {
   if (answered(self)) return Exit.isSuccess(self) ? f(self.value) : failed(self)
-  if (!isStepped(self)) return Effect.flatMap(self, f)
-  return withStep(Effect.flatMap(self, f), () => {
-    const result = now(self)
-    if (!answered(result)) return Effect.flatMap(result, f)
-    return Exit.isSuccess(result) ? now(f(result.value)) : failed(result)
-  })
+  return self instanceof Lazy ? new FlatMap(self, f) : Effect.flatMap(self, f)
+}
+
+class FlatMap<A, E, R, B, E2, R2> extends Lazy<B, E | E2, R | R2> {
+  constructor(readonly self: Effect.Effect<A, E, R>, readonly f: (a: A) => Effect.Effect<B, E2, R2>) {
+    super()
+  }
+  step(): Effect.Effect<B, E | E2, R | R2> {
+    const result = now(this.self)
+    if (!answered(result)) return Effect.flatMap(result, this.f)
+    return Exit.isSuccess(result) ? now(this.f(result.value)) : failed(result)
+  }
+  commit() {
+    return Effect.flatMap(this.self, this.f)
+  }
 }
 
 /** `Effect.map`, answerable at once when `self` is. */
@@ -142,10 +161,15 @@ export const tap = <A, E, R>(self: Effect.Effect<A, E, R>, f: (a: A) => void): E
   return self
 }
 
+interface MatchOptions<A, E, B, C> {
+  readonly onFailure: (error: E) => B
+  readonly onSuccess: (value: A) => C
+}
+
 /** `Effect.match` of an answer already there. */
 const matchExit = <A, E, B, C>(
   exit: Exit.Exit<A, E>,
-  options: { readonly onFailure: (error: E) => B; readonly onSuccess: (value: A) => C }
+  options: MatchOptions<A, E, B, C>
 ): Exit.Exit<B | C> => {
   if (Exit.isSuccess(exit)) return Exit.succeed(options.onSuccess(exit.value))
   // As `Effect.match`: a defect wins over failures (which then count as defects too).
@@ -159,14 +183,23 @@ const matchExit = <A, E, B, C>(
 /** `Effect.match`, answerable at once when `self` is (defects and interruptions pass through). */
 export const match = <A, E, R, B, C>(
   self: Effect.Effect<A, E, R>,
-  options: { readonly onFailure: (error: E) => B; readonly onSuccess: (value: A) => C }
+  options: MatchOptions<A, E, B, C>
 ): Effect.Effect<B | C, never, R> => {
   if (answered(self)) return matchExit(self, options)
-  if (!isStepped(self)) return Effect.match(self, options)
-  return withStep(Effect.match(self, options), () => {
-    const result = now(self)
-    return answered(result) ? matchExit(result, options) : Effect.match(result, options)
-  })
+  return self instanceof Lazy ? new Match(self, options) : Effect.match(self, options)
+}
+
+class Match<A, E, R, B, C> extends Lazy<B | C, never, R> {
+  constructor(readonly self: Effect.Effect<A, E, R>, readonly options: MatchOptions<A, E, B, C>) {
+    super()
+  }
+  step(): Effect.Effect<B | C, never, R> {
+    const result = now(this.self)
+    return answered(result) ? matchExit(result, this.options) : Effect.match(result, this.options)
+  }
+  commit() {
+    return Effect.match(this.self, this.options)
+  }
 }
 
 /**
@@ -178,16 +211,25 @@ export const catchAllCause = <A, E, R, B, E2, R2>(
   handler: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<A | B, E2, R | R2> => {
   if (answered(self)) return settleCause(self, handler)
-  if (!isStepped(self)) return Effect.catchAllCause(self, handler)
-  return withStep(Effect.catchAllCause(self, handler), () => {
+  return self instanceof Lazy ? new CatchAllCause(self, handler) : Effect.catchAllCause(self, handler)
+}
+
+class CatchAllCause<A, E, R, B, E2, R2> extends Lazy<A | B, E2, R | R2> {
+  constructor(readonly self: Effect.Effect<A, E, R>, readonly handler: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>) {
+    super()
+  }
+  step(): Effect.Effect<A | B, E2, R | R2> {
     let result: Effect.Effect<A, E, R>
     try {
-      result = now(self)
+      result = now(this.self)
     } catch (defect) {
       result = Exit.die(defect)
     }
-    return settleCause(result, handler)
-  })
+    return settleCause(result, this.handler)
+  }
+  commit() {
+    return Effect.catchAllCause(this.self, this.handler)
+  }
 }
 
 const settleCause = <A, E, R, B, E2, R2>(
@@ -228,11 +270,20 @@ export const onPending = <A, E, R>(
   f: (pending: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
   if (answered(self)) return self
-  if (!isStepped(self)) return f(self)
-  return withStep(f(self), () => {
-    const result = now(self)
-    return answered(result) ? result : f(result)
-  })
+  return self instanceof Lazy ? new OnPending(self, f) : f(self)
+}
+
+class OnPending<A, E, R> extends Lazy<A, E, R> {
+  constructor(readonly self: Effect.Effect<A, E, R>, readonly f: (pending: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) {
+    super()
+  }
+  step() {
+    const result = now(this.self)
+    return answered(result) ? result : this.f(result)
+  }
+  commit() {
+    return this.f(this.self)
+  }
 }
 
 /**
@@ -240,26 +291,35 @@ export const onPending = <A, E, R>(
  * an interrupted run is not told. Lazy like `self`: `f` is told each time it runs. Run at once, a
  * step that throws is told as a defect, then thrown on.
  */
-export const onExit = <A, E, R>(self: Effect.Effect<A, E, R>, f: (exit: Exit.Exit<A, E>) => void): Effect.Effect<A, E, R> => {
-  // `exit` then `flatMap` costs about half of `Effect.onExit` (no uninterruptible region).
-  const observe = (effect: Effect.Effect<A, E, R>) =>
-    Effect.flatMap(Effect.exit(effect), (exit) => {
-      f(exit)
-      return exit
-    })
-  if (!answered(self) && !isStepped(self)) return observe(self)
-  return withStep(observe(self), () => {
+export const onExit = <A, E, R>(self: Effect.Effect<A, E, R>, f: (exit: Exit.Exit<A, E>) => void): Effect.Effect<A, E, R> =>
+  self instanceof Lazy || answered(self) ? new OnExit(self, f) : observe(self, f)
+
+// `exit` then `flatMap` costs about half of `Effect.onExit` (no uninterruptible region).
+const observe = <A, E, R>(effect: Effect.Effect<A, E, R>, f: (exit: Exit.Exit<A, E>) => void) =>
+  Effect.flatMap(Effect.exit(effect), (exit) => {
+    f(exit)
+    return exit
+  })
+
+class OnExit<A, E, R> extends Lazy<A, E, R> {
+  constructor(readonly self: Effect.Effect<A, E, R>, readonly f: (exit: Exit.Exit<A, E>) => void) {
+    super()
+  }
+  step() {
     let result: Effect.Effect<A, E, R>
     try {
-      result = now(self)
+      result = now(this.self)
     } catch (defect) {
-      f(Exit.die(defect))
+      this.f(Exit.die(defect))
       throw defect
     }
-    if (!answered(result)) return observe(result)
-    f(result)
+    if (!answered(result)) return observe(result, this.f)
+    this.f(result)
     return result
-  })
+  }
+  commit() {
+    return observe(this.self, this.f)
+  }
 }
 
 /**
