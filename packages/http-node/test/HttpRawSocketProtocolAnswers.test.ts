@@ -39,6 +39,11 @@ layer(TestServer.layer({ quiet: true }), { excludeTestServices: true })("answers
         if (before !== undefined) expect(remaining(reply)).toBe(before - 1)
         before = remaining(reply)
       }
+      // So is a target that is neither a path nor a URL node takes (an absolute URL it cannot parse).
+      const odd = yield* ask(server.url, `GET http://[bad/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${account.key}`)
+      expect(odd.status).toBe(404)
+      expect(remaining(odd)).toBe(before! - 1)
+      expect(odd.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/)
     }))
 
   it.effect("the asterisk form without a key, or with a wrong one: 401 with X-Request-Id", () =>
