@@ -9,7 +9,7 @@
  * @since 1.0.0
  */
 import { describe, expect } from "@effect/vitest"
-import { Context, Duration, Effect, FastCheck as fc, Layer, type Scope } from "effect"
+import { Context, Duration, Effect, FastCheck as fc, Layer, Logger, LogLevel, type Scope } from "effect"
 import { Readiness } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"
@@ -86,6 +86,9 @@ export const readinessLaws = <E1, E2>(
       return { check, probe: yield* Effect.provide(Readiness.probe({ reuse: 0, timeout: bound }), context) }
     })
 
+  // What the dependency and the probe log on the way (outages said and over) is not under test here.
+  const quietly = <A, E, R>(effect: Effect.Effect<A, E, R>) => Logger.withMinimumLogLevel(effect, LogLevel.None)
+
   const expectUp = (report: Readiness.Report) =>
     expect(report).toStrictEqual({ ready: true, checks: { store: "up", rateLimiter: "up" }, reasons: [] })
 
@@ -94,12 +97,12 @@ export const readinessLaws = <E1, E2>(
       "while the dependency answers, every check is up with no reason, however many run at once, and the probe reports ready",
       [fc.integer({ min: 1, max: 16 })],
       ([concurrent]) =>
-        Effect.gen(function*() {
+        quietly(Effect.gen(function*() {
           const { check, probe } = yield* Effect.flatMap(target.dependency, open)
           const answers = yield* Effect.all(Array.from({ length: concurrent }, () => check), { concurrency: "unbounded" })
           for (const answer of answers) expect(answer).toStrictEqual(Readiness.UP)
           expectUp(yield* probe)
-        }),
+        })),
       runs,
       true
     )
@@ -111,7 +114,7 @@ export const readinessLaws = <E1, E2>(
         }), naming the ${WORDS[target.port]} and not its address, and up again once it is back, without a restart, however often`,
         [fc.integer({ min: 1, max: 3 })],
         ([cycles]) =>
-          Effect.gen(function*() {
+          quietly(Effect.gen(function*() {
             const dependency = yield* target.dependency
             const { probe } = yield* open(dependency)
             const { begin, end } = dependency.outage(outage)
@@ -136,7 +139,7 @@ export const readinessLaws = <E1, E2>(
               expect(again, `${outage}: the ${WORDS[target.port]} is seen up again once it is back`).toBeDefined()
               expectUp(again!)
             }
-          }),
+          })),
         Math.min(runs, 3),
         true
       )
