@@ -26,6 +26,7 @@ import { App, pathsOf } from "./App.js"
 import type { AppRequest, BodyResult } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
 import * as ErrorResponse from "./ErrorResponse.js"
+import * as RequestId from "./internal/requestId.js"
 import * as Body from "./internal/hosts/body.js"
 import * as Chunks from "./internal/hosts/chunks.js"
 import * as Mount from "./internal/hosts/mount.js"
@@ -68,11 +69,12 @@ const chunks = (bytes: Uint8Array): Stream.Stream<Uint8Array> =>
     return Option.some([chunk, offset + chunk.length] as const)
   })
 
-const notMounted = toResponse({
-  status: 404,
-  headers: { "Content-Type": "application/json" },
-  body: ErrorResponse.STATIC.routeNotFound.body
-})
+const notMounted = (request: HttpServerRequest.HttpServerRequest) =>
+  toResponse({
+    status: 404,
+    headers: { "Content-Type": "application/json", [RequestId.HEADER]: RequestId.of(request.headers["x-request-id"]) },
+    body: ErrorResponse.STATIC.routeNotFound.body
+  })
 
 const toAppRequest = (request: HttpServerRequest.HttpServerRequest, url: string, basePath: string): AppRequest => ({
   method: request.method,
@@ -93,7 +95,7 @@ export const httpApp = (options: HttpAppOptions = {}): Effect.Effect<HttpApp.Def
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const url = Mount.routedUrl(request.originalUrl, basePath)
       return url === undefined
-        ? Effect.succeed(notMounted)
+        ? Effect.succeed(notMounted(request))
         : Effect.map(keepHostAnnotations(app.handle(toAppRequest(request, url, basePath))), toResponse)
     }))
 }

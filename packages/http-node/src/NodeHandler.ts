@@ -29,7 +29,7 @@ export const makeWith = (options: NodeHandlerOptions): Effect.Effect<NodeHandler
   return Effect.map(NodeServe.make, (serve): NodeHandler => (request, response) => {
     const hosted = request as HostedRequest
     const url = Mount.routedUrl(hosted.originalUrl ?? request.url ?? "/", basePath)
-    if (url === undefined) return NodeServe.notMounted(response)
+    if (url === undefined) return NodeServe.notMounted(request, response)
     serve(hosted, response, url, basePath)
   })
 }

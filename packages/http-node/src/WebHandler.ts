@@ -9,6 +9,7 @@ import * as Runtime from "effect/Runtime"
 import { App } from "./App.js"
 import type { AppRequest, BodyResult } from "./AppRequest.js"
 import * as ErrorResponse from "./ErrorResponse.js"
+import * as RequestId from "./internal/requestId.js"
 import * as Body from "./internal/hosts/body.js"
 import * as Chunks from "./internal/hosts/chunks.js"
 import * as Mount from "./internal/hosts/mount.js"
@@ -39,8 +40,11 @@ const readBody = (request: Request, info: RequestInfo | undefined, limit: number
   return Effect.promise(() => Body.readStream(request.body, length, limit))
 }
 
-const notMounted = () =>
-  new Response(ErrorResponse.STATIC.routeNotFound.body, { status: 404, headers: { "Content-Type": "application/json" } })
+const notMounted = (request: Request) =>
+  new Response(ErrorResponse.STATIC.routeNotFound.body, {
+    status: 404,
+    headers: { "Content-Type": "application/json", [RequestId.HEADER]: RequestId.of(request.headers.get(RequestId.HEADER) ?? undefined) }
+  })
 
 /** Builds the handler on the current runtime, mounted under `options.basePath`. */
 export const makeWith = (options: WebHandlerOptions): Effect.Effect<WebHandler, never, App> => {
@@ -50,7 +54,7 @@ export const makeWith = (options: WebHandlerOptions): Effect.Effect<WebHandler, 
     const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
     return async (request, info) => {
       const url = Mount.routedUrl(request.url, basePath)
-      if (url === undefined) return notMounted()
+      if (url === undefined) return notMounted(request)
       const appRequest: AppRequest = {
         method: request.method,
         url,

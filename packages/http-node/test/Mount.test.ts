@@ -13,7 +13,11 @@ describe("Mount.routedUrl", () => {
     ["/petstorex/v1/pets", "/petstore", undefined],
     ["/v1/pets", "/petstore", undefined],
     ["http://host.test/petstore/v1/pets?x=1", "/petstore", "/v1/pets?x=1"],
-    ["http://host.test/v1/pets", "", "/v1/pets"]
+    ["http://host.test/v1/pets", "", "/v1/pets"],
+    // At the root, the asterisk form and other targets that are no URL are the application's as they are.
+    ["*", "", "*"],
+    ["not-a-url", "", "not-a-url"],
+    ["*", "/petstore", undefined]
   ])("%s under %j is %j", (url, basePath, routed) => {
     expect(Mount.routedUrl(url, basePath)).toBe(routed)
   })

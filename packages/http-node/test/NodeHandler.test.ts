@@ -7,7 +7,9 @@ import * as Http from "node:http"
 import { describe, expect, it } from "vitest"
 import { start } from "../examples/hosts/node-http.js"
 import * as NodeHandler from "../src/NodeHandler.js"
+import { Effect } from "effect"
 import { checkHost, createKey, hostedBy, listening, send } from "./support/Hosts.js"
+import { answers, exchange } from "./support/RawHttp.js"
 
 const listen = (handler: Http.RequestListener) =>
   new Promise<ReturnType<typeof listening>>((resolve) => {
@@ -38,6 +40,22 @@ describe("node:http host (examples/hosts/node-http.ts)", () => {
       // Still in the interface's order: no key, 401.
       const keyless = await send(`${host.url}/v1/pets`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
       expect(keyless.status).toBe(401)
+    } finally {
+      await host.close()
+    }
+  })
+
+  it("under a mount path, a request outside it (the asterisk form too) is 404 not_found with X-Request-Id", async () => {
+    const petstore = await run(NodeHandler.makeWith({ basePath: "/api" }))
+    const host = await listen(petstore)
+    try {
+      for (const [target, id] of [["*", "outside-1"], ["/elsewhere", "outside-2"]] as const) {
+        const raw = await Effect.runPromise(exchange(host.url, `OPTIONS ${target} HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n`))
+        const [reply] = answers(raw)
+        expect(reply?.status, raw).toBe(404)
+        expect(reply!.body).toMatchObject({ code: "not_found", status: 404 })
+        expect(reply!.headers["x-request-id"]).toBe(id)
+      }
     } finally {
       await host.close()
     }

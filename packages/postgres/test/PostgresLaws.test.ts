@@ -1,7 +1,17 @@
 import { describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
+import {
+  accountStoreLaws,
+  cursorSecretStoreLaws,
+  limiterPersistenceLaws,
+  limiterStateStoreLaws,
+  messageStoreLaws,
+  petRepositoryLaws,
+  readinessLaws,
+  serviceLaws
+} from "@petstore/testkit/laws"
 import * as Postgres from "@petstore/postgres"
+import * as TcpProxy from "../../server/test/support/TcpProxy.js"
 import * as TestDatabase from "./support/TestDatabase.js"
 
 const database = await TestDatabase.make()
@@ -24,4 +34,34 @@ if ("skip" in database) {
     database: Effect.promise(() => database.freshUrl()),
     signer: (url) => Postgres.layer({ url, poolSize: 2, queryTimeoutMillis: 60_000 })
   }, { numRuns: 5 })
+  // The limiter written behind to the database, read back by the next process on it.
+  limiterPersistenceLaws("postgres", {
+    database: Effect.promise(() => database.freshUrl()),
+    stateStore: (url) => Postgres.layer({ url, poolSize: 2, queryTimeoutMillis: 60_000 })
+  }, { numRuns: 5 })
+  // The store's readiness through a TCP proxy the laws cut (connections reset, new ones refused) or
+  // silence (nothing answers: only a timeout ends the wait), and restore.
+  readinessLaws("postgres", {
+    port: "store",
+    dependency: Effect.gen(function*() {
+      const direct = new URL(yield* Effect.promise(() => database.freshUrl()))
+      const proxy = yield* Effect.acquireRelease(
+        Effect.promise(() => TcpProxy.start(direct.hostname, Number(direct.port || 5432))),
+        (proxy) => Effect.promise(() => proxy.close())
+      )
+      const through = new URL(direct)
+      through.hostname = "127.0.0.1"
+      through.port = String(proxy.port)
+      return {
+        layer: Postgres.layer({ url: through.toString(), poolSize: 2 }),
+        outage: (name: string) => ({
+          begin: name === "cut" ? Effect.promise(proxy.cut) : Effect.sync(proxy.silence),
+          end: Effect.promise(proxy.restore)
+        }),
+        secrets: [through.host, "postgres://", "postgres@"]
+      }
+    }),
+    away: "down",
+    outages: ["cut", "silent"]
+  }, { numRuns: 3 })
 }

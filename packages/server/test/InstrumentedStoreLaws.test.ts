@@ -2,14 +2,26 @@
  * The store laws run against the stores as production wraps them: every port measured (metrics on)
  * by `InstrumentedStores.layer`, on memory, SQLite and PostgreSQL, and traced as well on SQLite. The
  * wrapper must change nothing a store answers; each suite's metrics must show the calls it made, so
- * the laws cannot pass on the bare stores by mistake.
+ * the laws cannot pass on the bare stores by mistake. The laws of what a database keeps across
+ * processes (the page-cursor secret, the limiter's state written behind) run on the same wrapping,
+ * each process opening the wrapped stores of one database (a SQLite file, a PostgreSQL schema).
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository } from "@petstore/core"
+import { AccountStore, LimiterStateStore, MessageStore, type PageCursor, PetRepository } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as Sqlite from "@petstore/sqlite"
-import { accountStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws } from "@petstore/testkit/laws"
-import { Effect, Layer } from "effect"
+import {
+  accountStoreLaws,
+  cursorSecretStoreLaws,
+  limiterPersistenceLaws,
+  limiterStateStoreLaws,
+  messageStoreLaws,
+  petRepositoryLaws
+} from "@petstore/testkit/laws"
+import { Effect, Layer, type Scope } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
 import * as InstrumentedStores from "../src/InstrumentedStores.js"
 import { Metrics } from "../src/Metrics.js"
@@ -37,6 +49,26 @@ const lawsOnInstrumented = <E>(
   })
 }
 
+/**
+ * Registers the laws of what a database keeps across processes on the stores `open` builds on it,
+ * wrapped as production wraps them, and checks the metrics saw the limiter's state store called.
+ */
+const databaseLawsOnInstrumented = <D, E1, E2>(
+  name: string,
+  database: Effect.Effect<D, E1, Scope.Scope>,
+  open: (database: D) => Layer.Layer<PageCursor.CursorSigner | LimiterStateStore.LimiterStateStore, E2>,
+  options: { readonly numRuns: number; readonly tracing: boolean }
+) => {
+  const metrics = new Metrics()
+  const wrapped = (d: D) => InstrumentedStores.layer(open(d), { metrics, tracing: options.tracing })
+  cursorSecretStoreLaws(`${name}, instrumented`, { database, signer: wrapped }, options)
+  limiterPersistenceLaws(`${name}, instrumented`, { database, stateStore: wrapped }, options)
+  afterAll(() => {
+    const calls = metrics.storeOperations.filter((c) => c.store === "LimiterStateStore").reduce((n, c) => n + c.duration.count, 0)
+    expect(calls, `${name}: calls of LimiterStateStore measured`).toBeGreaterThan(0)
+  })
+}
+
 const memory = Layer.mergeAll(
   PetRepository.PetRepository.layerMemory,
   AccountStore.AccountStore.layerMemory,
@@ -50,6 +82,16 @@ describe("memory", () => lawsOnInstrumented("memory", memory, { numRuns: 10, tra
 describe("sqlite", () => lawsOnInstrumented("sqlite :memory:", sqlite, { numRuns: 10, tracing: false }))
 describe("sqlite traced", () => lawsOnInstrumented("sqlite :memory: traced", sqlite, { numRuns: 5, tracing: true }))
 
+const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-instrumented-"))
+let files = 0
+describe("sqlite file", () =>
+  databaseLawsOnInstrumented(
+    "sqlite file",
+    Effect.sync(() => Path.join(folder, `db-${++files}.db`)),
+    (filename) => Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provideMerge(Sqlite.layer({ filename }))),
+    { numRuns: 3, tracing: true }
+  ))
+
 if ("skip" in database) {
   describe.skip(`PostgreSQL (${database.skip})`, () => it("skipped", () => {}))
 } else {
@@ -58,4 +100,11 @@ if ("skip" in database) {
     Effect.map(Effect.promise(() => database.freshUrl()), (url) => Postgres.layer({ url, poolSize: 4, queryTimeoutMillis: 60_000 }))
   )
   describe("postgres", () => lawsOnInstrumented("postgres", fresh, { numRuns: 5, tracing: false }))
+  describe("postgres, across processes", () =>
+    databaseLawsOnInstrumented(
+      "postgres",
+      Effect.promise(() => database.freshUrl()),
+      (url) => Postgres.layer({ url, poolSize: 2, queryTimeoutMillis: 60_000 }),
+      { numRuns: 3, tracing: false }
+    ))
 }

@@ -15,9 +15,9 @@ import * as ResponseReader from "../src/fuzz/ResponseReader.js"
 const ERROR = (status: number) => JSON.stringify({ code: "x", message: "m", status })
 const RATE_LIMIT = "X-RateLimit-Limit: 60\r\nX-RateLimit-Remaining: 59\r\nX-RateLimit-Reset: 1\r\nRateLimit-Policy: \"minute\";q=60;w=60\r\nRateLimit: \"minute\";r=59;t=1\r\n"
 
-/** An answer with a body and the headers given (Content-Length added). */
-const answer = (status: number, body: string, headers = `Content-Type: application/json\r\n${RATE_LIMIT}`) =>
-  `HTTP/1.1 ${status} X\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+/** An answer with a body and the headers given (Content-Length added), with `X-Request-Id` unless `id` is false. */
+const answer = (status: number, body: string, headers = `Content-Type: application/json\r\n${RATE_LIMIT}`, id = true) =>
+  `HTTP/1.1 ${status} X\r\n${id ? "X-Request-Id: fake-1\r\n" : ""}${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
 
 /**
  * A fake server: `reply(request, index, socket)` is called for each request head it reads (the
@@ -103,6 +103,34 @@ describe("the fuzz oracle over raw sockets", () => {
     expect(missing.kinds).toStrictEqual(["rate-limit-headers"])
     const noRetry = await judgeAgainst(() => answer(429, ERROR(429)), script([get("/v1/pets", [200, 429])]))
     expect(noRetry.kinds).toStrictEqual(["rate-limit-headers"])
+  })
+
+  it("fails an answer without X-Request-Id", async () => {
+    const { kinds } = await judgeAgainst(() => answer(200, "[]", `Content-Type: application/json\r\n${RATE_LIMIT}`, false), script([get()]))
+    expect(kinds).toStrictEqual(["request-id"])
+  })
+
+  it("fails an answer to a request with a valid key without the rate-limit headers, whatever its target, unless it is a refusal before authentication", async () => {
+    const star = build(target, { kind: "target", note: "the asterisk form", method: "OPTIONS", target: "*" })
+    expect(star.rateLimited).toBe(false) // not predicted from the target ...
+    expect(star.keyed).toBe(true) // ... but it carries the key
+    const closing = "Content-Type: application/json\r\nConnection: close\r\n"
+    const bare = await judgeAgainst(() => answer(404, ERROR(404), "Content-Type: application/json\r\n"), script([star]))
+    expect(bare.kinds).toStrictEqual(["rate-limit-headers"])
+    // A 404 that closes is still no refusal before authentication.
+    const closeWith = (text: string) => (_head: string, _index: number, socket: Net.Socket) => void socket.end(text)
+    const closed = await judgeAgainst(closeWith(answer(404, JSON.stringify({ code: "not_found", message: "m", status: 404 }), closing)), script([star]))
+    expect(closed.kinds).toStrictEqual(["rate-limit-headers"])
+    // A refused Expect, or a 400 invalid_request, that close the connection: refusals before authentication.
+    for (const [status, code] of [[417, "expectation_failed"], [400, "invalid_request"]] as const) {
+      const refused = await judgeAgainst(closeWith(answer(status, JSON.stringify({ code, message: "m", status }), closing)), script([star]))
+      expect(refused.kinds, code).toStrictEqual([])
+    }
+    // Open paths need no key and are not limited: their answers are not held to it.
+    const health = build(target, { kind: "target", note: "health", target: "http://x/healthz" })
+    expect(health.keyed).toBe(false)
+    const open = await judgeAgainst(() => answer(200, "{}", "Content-Type: application/json\r\n"), script([health]))
+    expect(open.kinds).toStrictEqual([])
   })
 
   it("fails a status the request cannot get, and a broken request that is not refused with a 4xx", async () => {

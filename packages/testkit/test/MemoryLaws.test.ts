@@ -1,8 +1,10 @@
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter } from "@petstore/core"
-import { Effect } from "effect"
+import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness } from "@petstore/core"
+import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
+  limiterPersistenceLaws,
   limiterStateStoreLaws,
+  readinessLaws,
   rateLimiterLaws,
   messageStoreLaws,
   petRepositoryLaws,
@@ -19,3 +21,15 @@ serviceLaws("memory", {
 })
 limiterStateStoreLaws("memory", LimiterStateStore.LimiterStateStore.layerMemory)
 rateLimiterLaws("memory", (options) => Effect.map(Effect.clock, (clock) => RateLimiter.makeMemory(options, clock)))
+// The limiter written behind to a state store in memory that outlives each "process".
+limiterPersistenceLaws("memory", {
+  database: Effect.sync(LimiterStateStore.makeMemory),
+  stateStore: (store) => Layer.succeed(LimiterStateStore.LimiterStateStore, store)
+})
+// The memory stores are always up: nothing to stop.
+readinessLaws("memory", {
+  port: "store",
+  dependency: Effect.succeed({ layer: Readiness.StoreReadiness.layerAlwaysUp, outage: () => ({ begin: Effect.void, end: Effect.void }), secrets: [] }),
+  away: "down",
+  outages: []
+})

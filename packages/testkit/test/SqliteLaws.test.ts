@@ -2,7 +2,16 @@ import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
+import {
+  accountStoreLaws,
+  cursorSecretStoreLaws,
+  limiterPersistenceLaws,
+  limiterStateStoreLaws,
+  messageStoreLaws,
+  petRepositoryLaws,
+  readinessLaws,
+  serviceLaws
+} from "@petstore/testkit/laws"
 import * as Sqlite from "@petstore/sqlite"
 
 // Every build is a new, empty database: in memory, or a new file (WAL, synchronous=FULL) in a temp folder.
@@ -37,3 +46,20 @@ limiterStateStoreLaws(
   )),
   { numRuns: 5 }
 )
+// The limiter written behind to a file, read back by the next process on it.
+limiterPersistenceLaws("sqlite file", {
+  database: Effect.sync(() => Path.join(folder, `persistence-${++files}.db`)),
+  stateStore: (filename) => Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename })))
+}, { numRuns: 5 })
+// The store's readiness on a file. The file is in this process (no server to stop or cut off), so
+// there is no outage to put it through: its laws are those of a store that answers.
+readinessLaws("sqlite file", {
+  port: "store",
+  dependency: Effect.sync(() => ({
+    layer: Sqlite.layer({ filename: Path.join(folder, `readiness-${++files}.db`) }),
+    outage: () => ({ begin: Effect.void, end: Effect.void }),
+    secrets: []
+  })),
+  away: "down",
+  outages: []
+}, { numRuns: 3 })

@@ -5,8 +5,11 @@
  * - no status ≥ 500;
  * - every 4xx/5xx has `Content-Type: application/json` and a body that is exactly
  *   `{code: string, message: string, status: number}` with `status` the HTTP status;
+ * - every answer carries `X-Request-Id`;
  * - every answer of the public API carries `X-RateLimit-Limit`, `-Remaining`, `-Reset`,
  *   `RateLimit-Policy` and `RateLimit`; every 429 carries `Retry-After` (whole seconds ≥ 1);
+ * - every answer to a request with a valid key (to a path that is not open) carries them too,
+ *   unless it is a refusal docs/api.md lists as coming before authentication;
  * - a broken request gets a 4xx; others get a status docs/api.md allows, where it fixes one;
  * - every request before the one that ends the connection is answered (see `Due`), and the
  *   server closes the connection where it must.
@@ -24,6 +27,7 @@ export type FailureKind =
   | "error-not-json"
   | "error-body"
   | "rate-limit-headers"
+  | "request-id"
   | "unexpected-status"
   | "lost-answer"
   | "reset"
@@ -38,7 +42,9 @@ export const FAILURE_KINDS: Readonly<Record<FailureKind, string>> = {
   "server-error": "an answer with status ≥ 500",
   "error-not-json": "an error answer without Content-Type: application/json",
   "error-body": "an error answer whose body is not exactly {code, message, status} with the HTTP status",
-  "rate-limit-headers": "an answer of the public API without the rate-limit headers (or a 429 without Retry-After)",
+  "rate-limit-headers":
+    "an answer of the public API, or to a request with a valid key, without the rate-limit headers and not a refusal before authentication (or a 429 without Retry-After)",
+  "request-id": "an answer without X-Request-Id",
   "unexpected-status": "a status docs/api.md does not allow for the request (a broken request not refused with a 4xx)",
   "lost-answer": "the server closed the connection before answering a request it owed an answer",
   "reset": "the connection was reset (or the pipe broke) before an owed answer",
@@ -82,6 +88,40 @@ const errorBodyProblem = (body: Buffer, status: number): string | undefined => {
   return undefined
 }
 
+/**
+ * The refusals docs/api.md lists as coming before authentication, each an Error answer that closes
+ * the connection: a request that is not valid HTTP/1.1 or lacks `Host` (400 `invalid_request`), an
+ * `Expect` other than `100-continue` (417), `CONNECT` (405), headers over 16 KiB (431), a request
+ * not received in time (408), a connection past the server's cap (503 `unavailable`). The code is
+ * read from the body when there is one (not for HEAD).
+ *
+ * @category judging
+ */
+export const REFUSALS_BEFORE_AUTHENTICATION: ReadonlyArray<{ readonly status: number; readonly code: string; readonly method?: string }> = [
+  { status: 400, code: "invalid_request" },
+  { status: 405, code: "method_not_allowed", method: "CONNECT" },
+  { status: 408, code: "request_timeout" },
+  { status: 417, code: "expectation_failed" },
+  { status: 431, code: "headers_too_large" },
+  { status: 503, code: "unavailable" }
+]
+
+const codeOf = (body: Buffer): string | undefined => {
+  try {
+    const code = (JSON.parse(body.toString("utf8")) as { readonly code?: unknown }).code
+    return typeof code === "string" ? code : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `answer` to `request` is one of `REFUSALS_BEFORE_AUTHENTICATION`. @category judging */
+export const isRefusalBeforeAuthentication = (request: RawRequest, answer: Answer): boolean =>
+  answer.closes && REFUSALS_BEFORE_AUTHENTICATION.some((r) =>
+    r.status === answer.status && (r.method === undefined || r.method === request.method) &&
+    (request.method === "HEAD" || codeOf(answer.body) === r.code)
+  )
+
 /** The failures of one answer to its request. @category judging */
 export const judgeAnswer = (request: RawRequest, answer: Answer): ReadonlyArray<{ readonly kind: FailureKind; readonly detail: string }> => {
   const out: Array<{ kind: FailureKind; detail: string }> = []
@@ -102,6 +142,16 @@ export const judgeAnswer = (request: RawRequest, answer: Answer): ReadonlyArray<
     ]
     if (missing.length > 0) out.push({ kind: "rate-limit-headers", detail: `${status} without (a valid) ${missing.join(", ")}` })
   }
+  if (request.keyed && !request.rateLimited && !isRefusalBeforeAuthentication(request, answer)) {
+    const missing = [...RATE_LIMIT_COUNTS, ...RATE_LIMIT_FIELDS].filter((h) => (answer.headers[h] ?? "") === "")
+    if (missing.length > 0) {
+      out.push({
+        kind: "rate-limit-headers",
+        detail: `${status} to a request with a valid key without ${missing.join(", ")}, and not a refusal before authentication (docs/api.md)`
+      })
+    }
+  }
+  if ((answer.headers["x-request-id"] ?? "") === "") out.push({ kind: "request-id", detail: `${status} without X-Request-Id` })
   if (status === 429 && !/^[1-9]\d*$/.test(answer.headers["retry-after"] ?? "")) {
     out.push({ kind: "rate-limit-headers", detail: `429 with Retry-After ${JSON.stringify(answer.headers["retry-after"] ?? null)}` })
   }
@@ -155,7 +205,7 @@ const leftOver = (script: ConnectionScript, outcome: Outcome, due: number): Read
       : closer.switches && answer.status !== 101
       ? judgeAnswer(request, answer)
       : closer.asksClose && k === 0
-      ? judgeAnswer({ ...request, framing: "broken", rateLimited: false }, answer)
+      ? judgeAnswer({ ...request, framing: "broken", rateLimited: false, keyed: false }, answer)
       : undefined
     if (judged === undefined) {
       return [{ kind: "unsolicited-answer", request: undefined, message: `answer ${index + 1} (${answer.status}) after the connection owed only ${due}` }]

@@ -29,6 +29,12 @@ export interface RawRequest {
   readonly framing: Framing
   /** The answer must carry the rate-limit headers (docs/api.md: every answer of the public API). */
   readonly rateLimited: boolean
+  /**
+   * It carries the fuzzer's valid key, to a path that is not open (health, documents, admin API):
+   * its answer carries the rate-limit headers unless it is a refusal docs/api.md lists as coming
+   * before authentication (see `Oracle.isRefusalBeforeAuthentication`).
+   */
+  readonly keyed: boolean
   /** The statuses the interface allows for it, where it fixes them. */
   readonly statuses: ReadonlyArray<number> | undefined
   /** The request itself ends the connection after its answer (`Connection: close`, HTTP/1.0). */

@@ -79,6 +79,7 @@ const garbageRequest = (note: string, text: string): RawRequest => ({
   method: "",
   framing: "broken",
   rateLimited: false,
+  keyed: false,
   statuses: undefined,
   asksClose: false,
   incomplete: false,

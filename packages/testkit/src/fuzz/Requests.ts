@@ -71,6 +71,36 @@ export const isPublicApiTarget = (method: string, target: string): boolean => {
   return true
 }
 
+/**
+ * The path the server routes `target` on, as it does (docs/api.md): a path as sent, up to `?`; the
+ * path of an absolute URL (parsed as a WHATWG URL); anything else (the asterisk form `*` ...) as it is.
+ */
+const routedPath = (target: string): string => {
+  let url = target
+  if (!target.startsWith("/")) {
+    try {
+      url = new URL(target).pathname
+    } catch {
+      return target
+    }
+  }
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+
+/**
+ * Whether `target` reaches a path that needs no API key and is not rate-limited: the health
+ * endpoints, the open documents (GET and HEAD), `/metrics` (GET and HEAD, behind the admin token)
+ * and the admin API. Every other path, whatever its shape, is the public API's.
+ *
+ * @category predicates
+ */
+export const isOpenTarget = (method: string, target: string): boolean => {
+  const path = routedPath(target)
+  if (HEALTH_PATHS.includes(path) || path === "/admin" || path.startsWith("/admin/")) return true
+  return (method === "GET" || method === "HEAD") && (OPEN_PATHS.includes(path) || path === "/metrics")
+}
+
 const byteLength = (body: Uint8Array | string): number => typeof body === "string" ? Buffer.byteLength(body) : body.length
 
 /** A request to the target from its spec. @category constructors */
@@ -104,6 +134,7 @@ export const build = (target: FuzzTarget, spec: RequestSpec): RawRequest => {
     method,
     framing,
     rateLimited: spec.rateLimited ?? (framing === "valid" && host !== false && isPublicApiTarget(method, spec.target)),
+    keyed: auth === "key" && !isOpenTarget(method, spec.target),
     statuses: spec.statuses,
     asksClose: spec.asksClose ?? false,
     incomplete: spec.incomplete ?? false,

@@ -15,7 +15,10 @@ export const normalizeBasePath = (basePath: string | undefined): string => {
 
 /**
  * The path and query the application routes on: `url` (as the client sent it, an absolute URL
- * or a path) without `basePath`; `undefined` when `url` is not under `basePath`.
+ * or a path) without `basePath`; `undefined` when `url` is not under `basePath`. At the root, a
+ * target that is neither (the asterisk form `OPTIONS *`, the server as a whole) is the
+ * application's as it is: it goes through authentication and the rate limiter like any request,
+ * and names no route (404).
  */
 export const routedUrl = (url: string, basePath: string): string | undefined => {
   if (url.charCodeAt(0) !== 47 /* "/" */) {
@@ -23,7 +26,7 @@ export const routedUrl = (url: string, basePath: string): string | undefined => 
       const parsed = new URL(url)
       url = parsed.pathname + parsed.search
     } catch {
-      return undefined
+      return basePath === "" ? url : undefined
     }
   }
   if (basePath === "") return url

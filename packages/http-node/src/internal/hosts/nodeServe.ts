@@ -5,11 +5,12 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type { ServerResponse } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import type { App } from "../../App.js"
 import type { BodyResult } from "../../AppRequest.js"
 import type { AppResponse } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
+import * as RequestId from "../requestId.js"
 import { writeChunked } from "./chunks.js"
 import * as NodeRequest from "./nodeRequest.js"
 import * as Runner from "./runner.js"
@@ -58,8 +59,12 @@ const makeWriter = () => {
 }
 
 /** The answer to a request outside the handler's mount path. */
-export const notMounted = (response: ServerResponse): void =>
-  write(response, { status: 404, headers: { "Content-Type": "application/json" }, body: ErrorResponse.STATIC.routeNotFound.body })
+export const notMounted = (request: IncomingMessage, response: ServerResponse): void =>
+  write(response, {
+    status: 404,
+    headers: { "Content-Type": "application/json", [RequestId.HEADER]: RequestId.ofNode(request.headers) },
+    body: ErrorResponse.STATIC.routeNotFound.body
+  })
 
 /**
  * Serves one request routed on `url`; its body is `body` when the caller already knows it (a

@@ -19,14 +19,16 @@ type Values<Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>> = {
 /**
  * Registers a property test. Its runs share one test environment (`TestClock` ...), since building one
  * per run costs more than most runs; each run gets a scope of its own and should set the clock it needs.
+ * With `live`, the runs use the live clock instead (for laws about real servers and their timeouts).
  */
 export const property = <const Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>, E>(
   name: string,
   arbitraries: Arbs,
   body: (values: Values<Arbs>) => Effect.Effect<void, E, TestServices.TestServices | Scope.Scope>,
-  runs: number
-): void =>
-  it.effect(name, () =>
+  runs: number,
+  live = false
+): void => {
+  const test = () =>
     Effect.flatMap(Effect.runtime<TestServices.TestServices>(), (runtime) =>
       Effect.promise(() =>
         fc.assert(
@@ -34,7 +36,11 @@ export const property = <const Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>
             Runtime.runPromise(runtime, Effect.scoped(body(values as Values<Arbs>)))),
           { numRuns: runs }
         )
-      )))
+      ))
+  // A live body provides no test services: it must not use them (TestClock ...).
+  if (live) it.live(name, test as () => Effect.Effect<void>)
+  else it.effect(name, test)
+}
 
 const BASE62 = [..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"]
 
