@@ -143,22 +143,48 @@ class FlatMap<A, E, R, B, E2, R2> extends Lazy<B, E | E2, R | R2> {
 }
 
 /** `Effect.map`, answerable at once when `self` is. */
-export const map = <A, E, R, B>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, E, R> =>
-  answered(self)
-    ? (Exit.isSuccess(self) ? Exit.succeed(f(self.value)) : failed(self))
-    : flatMap(self, (a) => Exit.succeed(f(a)))
+export const map = <A, E, R, B>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, E, R> => {
+  if (answered(self)) return Exit.isSuccess(self) ? Exit.succeed(f(self.value)) : failed(self)
+  return self instanceof Lazy ? new MapWork(self, f) : Effect.map(self, f)
+}
+
+class MapWork<A, E, R, B> extends Lazy<B, E, R> {
+  constructor(readonly self: Effect.Effect<A, E, R>, readonly f: (a: A) => B) {
+    super()
+  }
+  step(): Effect.Effect<B, E, R> {
+    const result = now(this.self)
+    if (!answered(result)) return Effect.map(result, this.f)
+    return Exit.isSuccess(result) ? Exit.succeed(this.f(result.value)) : failed(result)
+  }
+  commit() {
+    return Effect.map(this.self, this.f)
+  }
+}
 
 /** `Effect.tap` with a synchronous `f`, answerable at once when `self` is. */
 export const tap = <A, E, R>(self: Effect.Effect<A, E, R>, f: (a: A) => void): Effect.Effect<A, E, R> => {
-  if (!answered(self)) {
-    return flatMap(self, (a) => {
-      f(a)
-      return Exit.succeed(a)
-    })
+  if (answered(self)) {
+    // The same answer, told to `f` (no new one is made).
+    if (Exit.isSuccess(self)) f(self.value)
+    return self
   }
-  // The same answer, told to `f` (no new one is made).
-  if (Exit.isSuccess(self)) f(self.value)
-  return self
+  return self instanceof Lazy ? new Tap(self, f) : Effect.tap(self, (a) => void f(a))
+}
+
+class Tap<A, E, R> extends Lazy<A, E, R> {
+  constructor(readonly self: Effect.Effect<A, E, R>, readonly f: (a: A) => void) {
+    super()
+  }
+  step(): Effect.Effect<A, E, R> {
+    const result = now(this.self)
+    if (!answered(result)) return Effect.tap(result, (a) => void this.f(a))
+    if (Exit.isSuccess(result)) this.f(result.value)
+    return result
+  }
+  commit() {
+    return Effect.tap(this.self, (a) => void this.f(a))
+  }
 }
 
 interface MatchOptions<A, E, B, C> {
@@ -242,23 +268,42 @@ const settleCause = <A, E, R, B, E2, R2>(
 }
 
 /**
- * The first value that is not `undefined` among `step(0)`, `step(1)`, … `step(count - 1)`, run in
+ * The first value that is not `undefined` among `steps[0](input)`, `steps[1](input)`, … run in
  * order (none: `undefined`); a failure ends the list. Answerable at once as far as the steps are.
  * Call it where the steps are being run.
  */
-export const firstDefined = <A, E, R>(
-  count: number,
-  step: (index: number) => Effect.Effect<A | undefined, E, R>,
+export const firstDefined = <I, A, E, R>(
+  steps: ReadonlyArray<(input: I) => Effect.Effect<A | undefined, E, R>>,
+  input: I,
   from = 0
 ): Effect.Effect<A | undefined, E, R> => {
-  for (let index = from; index < count; index++) {
-    const result = now(step(index))
+  for (let index = from; index < steps.length; index++) {
+    const result = now(steps[index]!(input))
     if (!answered(result)) {
-      return Effect.flatMap(result, (value) => (value === undefined ? firstDefined(count, step, index + 1) : Exit.succeed(value)))
+      return Effect.flatMap(result, (value) => (value === undefined ? firstDefined(steps, input, index + 1) : Exit.succeed(value)))
     }
     if (Exit.isFailure(result) || result.value !== undefined) return result
   }
   return Exit.succeed(undefined)
+}
+
+/**
+ * `Sync.suspend(() => make(input))` without a closure made per call: `make` (made once) is applied
+ * to `input` when the effect runs, and each time it does.
+ */
+export const suspendWith = <I, A, E, R>(make: (input: I) => Effect.Effect<A, E, R>, input: I): Effect.Effect<A, E, R> =>
+  new SuspendWith(make, input)
+
+class SuspendWith<I, A, E, R> extends Lazy<A, E, R> {
+  constructor(readonly make: (input: I) => Effect.Effect<A, E, R>, readonly input: I) {
+    super()
+  }
+  step() {
+    return now(this.make(this.input))
+  }
+  commit() {
+    return this.make(this.input)
+  }
 }
 
 /**

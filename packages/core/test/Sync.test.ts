@@ -134,16 +134,36 @@ describe("Sync", () => {
     fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(shape, fc.option(fc.integer(), { nil: undefined })), { maxLength: 6 }), async (steps) => {
         const ran: Array<number> = []
-        const found = Sync.firstDefined(steps.length, (i) => {
-          ran.push(i)
-          return made(steps[i]![0], Exit.succeed(steps[i]![1]))
-        })
+        const found = Sync.firstDefined(
+          steps.map((_, i) => (input: string) => {
+            ran.push(i)
+            expect(input).toBe("the input")
+            return made(steps[i]![0], Exit.succeed(steps[i]![1]))
+          }),
+          "the input"
+        )
         const { exit: result } = await runBySync(found)
         const first = steps.findIndex(([, value]) => value !== undefined)
         expect(result).toStrictEqual(Exit.succeed(first === -1 ? undefined : steps[first]![1]))
         expect(ran).toStrictEqual(Array.from({ length: first === -1 ? steps.length : first + 1 }, (_, i) => i))
       }),
       { numRuns: 200 }
+    ))
+
+  it("Sync.suspendWith applies its function to its input when it runs, and each time it does", () =>
+    fc.assert(
+      fc.asyncProperty(shape, fc.integer(), async (how, input) => {
+        let calls = 0
+        const effect = Sync.suspendWith((n: number) => {
+          calls++
+          return made(how, Exit.succeed(n + 1))
+        }, input)
+        expect(calls).toBe(0)
+        expect((await runBySync(effect)).exit).toStrictEqual(Exit.succeed(input + 1))
+        expect(await Effect.runPromise(effect)).toBe(input + 1)
+        expect(calls).toBe(2)
+      }),
+      { numRuns: 100 }
     ))
 
   it("Sync.now takes work made by Sync at once and leaves any other effect as it is", () => {

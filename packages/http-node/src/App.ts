@@ -184,10 +184,15 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const metrics = options.metrics
     const METRICS_STAGES: ReadonlyArray<Pipeline.Stage> = metrics === undefined ? [] : [adminGate, Scrape.make(metrics)]
 
-    /** The response of `stages` to `request`: run until one answers, what escapes answered, then written. */
-    const serve = (stages: ReadonlyArray<Pipeline.Stage>, request: AppRequest): Effect.Effect<AppResponse> => {
+    /** Each list's run, made once. */
+    const PUBLIC = Pipeline.runner(PUBLIC_STAGES)
+    const ADMIN = Pipeline.runner(ADMIN_STAGES)
+    const METRICS = Pipeline.runner(METRICS_STAGES)
+
+    /** The response of a list of stages to `request`: run until one answers, what escapes answered, then written. */
+    const serve = (stages: ReturnType<typeof Pipeline.runner>, request: AppRequest): Effect.Effect<AppResponse> => {
       const exchange = Exchange.make(request)
-      return Sync.map(recover(() => Pipeline.run(stages, exchange)), (answer) => write(exchange, answer))
+      return Sync.map(recover(stages, exchange), (answer) => write(exchange, answer))
     }
 
     // Readiness ports come with the stores' adapters when they have them (read here, absent: up).
@@ -203,22 +208,23 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const dispatch = (request: AppRequest): Effect.Effect<AppResponse> => {
       const path = pathOf(request.url)
       if (path === Health.HEALTH_PATH || path === Health.READY_PATH) return health.answer(request.method, path)
-      if (metrics !== undefined && path === "/metrics" && isRead(request.method)) return serve(METRICS_STAGES, request)
+      if (metrics !== undefined && path === "/metrics" && isRead(request.method)) return serve(METRICS, request)
       if (isRead(request.method)) {
         if (path === openApiPath) return Sync.succeed(openApi())
         if (path === "/docs") return Sync.map(reference.answer(request), labelDocs)
         if (path === "/favicon.ico") return Sync.succeed(noFavicon())
       }
-      return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN_STAGES, request) : serve(PUBLIC_STAGES, request)
+      return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN, request) : serve(PUBLIC, request)
     }
 
     const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
     if (Option.isSome(options.adminToken)) paths.add("/admin/")
     if (Option.isSome(options.adminToken) && metrics !== undefined) paths.add("/metrics")
     const observe = yield* RequestObserver.make({ ...options.observe, record: metrics?.record })
+    const observed = (request: AppRequest) => observe(request, dispatch)
     return App.of({
       // Lazy: nothing of the request is done before its effect runs.
-      handle: (request) => Sync.suspend(() => observe(request, dispatch)),
+      handle: (request) => Sync.suspendWith(observed, request),
       paths: [...paths],
       methods: Routes.methods([api, AdminApi]),
       startDraining: health.startDraining

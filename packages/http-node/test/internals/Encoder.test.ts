@@ -33,4 +33,19 @@ describe("compiled encoder", () => {
     same(schema)
     expect(Encoder.compile(schema.ast)({ at: new Date(0), n: 5 })).toBe("{\"at\":\"1970-01-01T00:00:00.000Z\",\"n\":\"5\"}")
   })
+
+  it("copies fields whatever their names (quotes, backslashes, line separators, digits), in the schema's order", () => {
+    const names = fc.uniqueArray(
+      fc.oneof(fc.string(), fc.constantFrom("\"", "\\", "\u2028", "\n", "0", "constructor", "a b")).filter((name) => name !== "__proto__"),
+      { minLength: 1, maxLength: 6 }
+    )
+    fc.assert(fc.property(names, fc.boolean(), (keys, optionalFirst) => {
+      const fields = Object.fromEntries(keys.map((key, index) =>
+        [key, index === 0 && optionalFirst ? Schema.optional(Schema.Number) : Schema.Number]
+      ))
+      const schema = Schema.Struct(fields) as unknown as Schema.Schema<Record<string, number>>
+      const value = Object.fromEntries(keys.map((key, index) => [key, index]))
+      expect(Encoder.compile(schema.ast)(value)).toBe(JSON.stringify(Schema.encodeSync(schema)(value)))
+    }), { numRuns: 200 })
+  })
 })

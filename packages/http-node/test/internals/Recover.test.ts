@@ -10,12 +10,12 @@ const run = (effect: Effect.Effect<unknown>) => Effect.runPromise(Effect.exit(ef
 describe("recover", () => {
   it("an answer is kept, at once", () => {
     const ok = answer(200, "[]")
-    expect(Sync.now(recover(() => Sync.succeed(ok)))).toStrictEqual(Exit.succeed(ok))
+    expect(Sync.now(recover(() => Sync.succeed(ok), undefined))).toStrictEqual(Exit.succeed(ok))
   })
 
   it("a failure is 503 unavailable, a defect (thrown at once, or in a fiber) 500 internal_error", async () => {
     const status = async (stages: () => Effect.Effect<any, unknown>) => {
-      const exit = await run(recover(stages))
+      const exit = await run(recover(stages, undefined))
       return Exit.isSuccess(exit) ? (exit.value as { status: number }).status : "failed"
     }
     expect(await status(() => Effect.fail("store down"))).toBe(503)
@@ -29,7 +29,7 @@ describe("recover", () => {
   })
 
   it("an interruption stays one (the client left: no answer)", async () => {
-    const exit = await run(recover(() => Effect.interrupt))
+    const exit = await run(recover(() => Effect.interrupt, undefined))
     expect(Exit.isInterrupted(exit)).toBe(true)
   })
 })

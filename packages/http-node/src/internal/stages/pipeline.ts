@@ -26,8 +26,11 @@ export const answerWith = (answer: Answer): Effect.Effect<Outcome> => Sync.succe
 
 const NO_ANSWER = Effect.dieMessage("the last stage of a request went on: every list ends with a stage that answers")
 
+/** `run` of `stages`, made once: a function of the exchange. */
+export const runner = (stages: ReadonlyArray<Stage>) => (exchange: Exchange): Effect.Effect<Answer, unknown> => run(stages, exchange)
+
 /** Runs `stages` in order on `exchange` until one answers. Call it where the request is being run. */
 export const run = (stages: ReadonlyArray<Stage>, exchange: Exchange): Effect.Effect<Answer, unknown> =>
-  Sync.flatMap(Sync.firstDefined(stages.length, (index) => stages[index]!(exchange)), answered)
+  Sync.flatMap(Sync.firstDefined(stages, exchange), answered)
 
 const answered = (answer: Answer | undefined): Effect.Effect<Answer> => (answer === undefined ? NO_ANSWER : Sync.succeed(answer))

@@ -24,11 +24,11 @@ const escaped = (cause: Cause.Cause<unknown>): Effect.Effect<Answer> =>
       Option.isSome(Cause.failureOption(cause)) ? UNAVAILABLE : INTERNAL
     )
 
-/** The answer of `stages`, run now, with whatever escapes them answered (503, 500). */
-export const recover = (stages: () => Effect.Effect<Answer, unknown>): Effect.Effect<Answer> => {
+/** The answer of `stages` to `input`, run now, with whatever escapes them answered (503, 500). */
+export const recover = <I>(stages: (input: I) => Effect.Effect<Answer, unknown>, input: I): Effect.Effect<Answer> => {
   let answer: Effect.Effect<Answer, unknown>
   try {
-    answer = stages()
+    answer = stages(input)
   } catch (defect) {
     answer = Effect.die(defect)
   }
