@@ -1,0 +1,51 @@
+/**
+ * The log of delivery attempts: one row per POST to an endpoint (or per attempt that could not be
+ * made), kept append-only so a message's history can be shown.
+ *
+ * @since 1.0.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { StoreUnavailable } from "./Errors.js"
+
+/** One attempt. Times are epoch ms. */
+export interface WebhookAttempt {
+  readonly messageId: string
+  readonly accountId: string
+  /** The message's attempt number (a replay starts a new series from 1). */
+  readonly attempt: number
+  readonly url: string
+  readonly startedAt: number
+  readonly durationMillis: number
+  /** The answer's status code; null when none came (refused, unreachable, timed out). */
+  readonly statusCode: number | null
+  /** Why the attempt failed; null for a 2xx. */
+  readonly error: string | null
+}
+
+/** @category services */
+export class WebhookAttemptStore extends Context.Tag("@petstore/core/WebhookAttemptStore")<
+  WebhookAttemptStore,
+  {
+    readonly record: (attempt: WebhookAttempt) => Effect.Effect<void, StoreUnavailable>
+    /** A message's attempts, oldest first. */
+    readonly list: (messageId: string) => Effect.Effect<ReadonlyArray<WebhookAttempt>, StoreUnavailable>
+  }
+>() {
+  static readonly layerMemory = Layer.sync(WebhookAttemptStore, () => makeMemory())
+}
+
+/** @category constructors */
+export const makeMemory = (): WebhookAttemptStore["Type"] => {
+  const byMessage = new Map<string, Array<WebhookAttempt>>()
+  return {
+    record: (attempt) =>
+      Effect.sync(() => {
+        const list = byMessage.get(attempt.messageId)
+        if (list === undefined) byMessage.set(attempt.messageId, [attempt])
+        else list.push(attempt)
+      }),
+    list: (messageId) => Effect.sync(() => [...(byMessage.get(messageId) ?? [])])
+  }
+}
