@@ -66,6 +66,17 @@ export const toMessage = (m: StoredMessage): Message => ({
   createdAt: new Date(m.createdAt).toISOString()
 })
 
+/**
+ * The wire view of a stored message with its delivery: the attempts made, and once final the time it
+ * was delivered or the last error.
+ */
+export const toMessageDelivery = (m: StoredMessage): Message => ({
+  ...toMessage(m),
+  attempts: m.attempts,
+  ...(m.status === "delivered" ? { deliveredAt: new Date(m.updatedAt).toISOString() } : {}),
+  ...(m.status === "failed" && m.lastError !== null ? { lastError: m.lastError } : {})
+})
+
 /** @category services */
 export class MessageQueue extends Context.Tag("@petstore/core/MessageQueue")<
   MessageQueue,
@@ -203,7 +214,7 @@ export const make = (options: MessageQueueOptions) =>
       get: (accountId, id) =>
         Effect.flatMap(store.find(id), (m) =>
           Option.isSome(m) && m.value.accountId === accountId
-            ? Effect.succeed(toMessage(m.value))
+            ? Effect.succeed(toMessageDelivery(m.value))
             : Effect.fail(new MessageNotFound({ id })))
     })
   })

@@ -31,6 +31,8 @@ export class WebhookAttemptStore extends Context.Tag("@petstore/core/WebhookAtte
     readonly record: (attempt: WebhookAttempt) => Effect.Effect<void, StoreUnavailable>
     /** A message's attempts, oldest first. */
     readonly list: (messageId: string) => Effect.Effect<ReadonlyArray<WebhookAttempt>, StoreUnavailable>
+    /** The messages of the account with an attempt at or after `since`, each once, oldest first. */
+    readonly messagesSince: (accountId: string, since: number) => Effect.Effect<ReadonlyArray<string>, StoreUnavailable>
   }
 >() {
   static readonly layerMemory = Layer.sync(WebhookAttemptStore, () => makeMemory())
@@ -46,6 +48,15 @@ export const makeMemory = (): WebhookAttemptStore["Type"] => {
         if (list === undefined) byMessage.set(attempt.messageId, [attempt])
         else list.push(attempt)
       }),
-    list: (messageId) => Effect.sync(() => [...(byMessage.get(messageId) ?? [])])
+    list: (messageId) => Effect.sync(() => [...(byMessage.get(messageId) ?? [])]),
+    messagesSince: (accountId, since) =>
+      Effect.sync(() => {
+        const found: Array<readonly [string, number]> = []
+        for (const [id, list] of byMessage) {
+          const first = list.find((a) => a.accountId === accountId && a.startedAt >= since)
+          if (first !== undefined) found.push([id, first.startedAt])
+        }
+        return found.sort((a, b) => a[1] - b[1]).map(([id]) => id)
+      })
   }
 }

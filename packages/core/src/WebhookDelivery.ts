@@ -144,9 +144,20 @@ export const make = (options: WebhookDeliveryOptions) =>
           const endpoint = yield* endpoints.find(m.accountId)
           if (Option.isNone(endpoint)) return
           if (endpoint.value.disabledAt !== null) {
-            return yield* Effect.fail(
-              new ProcessingFailed({ reason: "the webhook endpoint is disabled: set it again, then replay", final: true })
-            )
+            // Logged as an attempt not made, so the message is found when the account's failures are replayed.
+            const reason = "the webhook endpoint is disabled: set it again, then replay"
+            const now = yield* Clock.currentTimeMillis
+            yield* attempts.record({
+              messageId: m.id,
+              accountId: m.accountId,
+              attempt: m.attempt,
+              url: endpoint.value.url,
+              startedAt: now,
+              durationMillis: 0,
+              statusCode: null,
+              error: reason
+            })
+            return yield* Effect.fail(new ProcessingFailed({ reason, final: true }))
           }
           yield* permitOf(m.accountId).withPermits(1)(deliver(endpoint.value, m))
         }).pipe(Effect.catchTag("StoreUnavailable", (e) => Effect.fail(storeFailure(e.cause))))

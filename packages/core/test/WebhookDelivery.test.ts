@@ -156,6 +156,8 @@ describe("WebhookDelivery", () => {
       expect(final.status).toBe("failed")
       expect(final.lastError).toMatch(/disabled/)
       expect(sent).toEqual([])
+      const attempts = yield* (yield* WebhookAttemptStore).list(m.id)
+      expect(attempts).toMatchObject([{ attempt: 1, statusCode: null, durationMillis: 0, error: final.lastError }])
     }).pipe(Effect.provide(setup(recordingSender(sent, () => answered(200)))))
   })
 
