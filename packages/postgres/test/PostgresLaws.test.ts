@@ -1,6 +1,6 @@
 import { describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
+import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws, webhookStoreLaws } from "@petstore/testkit/laws"
 import * as Postgres from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -18,6 +18,7 @@ if ("skip" in database) {
   petRepositoryLaws("postgres", fresh, { numRuns: 10 })
   accountStoreLaws("postgres", fresh, { numRuns: 10 })
   messageStoreLaws("postgres", fresh, { numRuns: 10 })
+  webhookStoreLaws("postgres", fresh, { numRuns: 10 })
   limiterStateStoreLaws("postgres", fresh, { numRuns: 10 })
   serviceLaws("postgres", { pets: fresh, accounts: fresh, messages: fresh }, { numRuns: 5 })
   cursorSecretStoreLaws("postgres", {

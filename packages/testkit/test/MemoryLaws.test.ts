@@ -1,17 +1,19 @@
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter } from "@petstore/core"
-import { Effect } from "effect"
+import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
+import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
   limiterStateStoreLaws,
   rateLimiterLaws,
   messageStoreLaws,
   petRepositoryLaws,
-  serviceLaws
+  serviceLaws,
+  webhookStoreLaws
 } from "../src/laws/index.js"
 
 petRepositoryLaws("memory", PetRepository.PetRepository.layerMemory)
 accountStoreLaws("memory", AccountStore.AccountStore.layerMemory)
 messageStoreLaws("memory", MessageStore.MessageStore.layerMemory)
+webhookStoreLaws("memory", Layer.merge(WebhookEndpoint.WebhookEndpointStore.layerMemory, WebhookAttempt.WebhookAttemptStore.layerMemory))
 serviceLaws("memory", {
   pets: PetRepository.PetRepository.layerMemory,
   accounts: AccountStore.AccountStore.layerMemory,

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
+import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws, webhookStoreLaws } from "@petstore/testkit/laws"
 import * as Sqlite from "@petstore/sqlite"
 
 // Every build is a new, empty database: in memory, or a new file (WAL, synchronous=FULL) in a temp folder.
@@ -15,6 +15,7 @@ const onFile = Layer.unwrapEffect(Effect.sync(() => Sqlite.layer({ filename: Pat
 petRepositoryLaws("sqlite :memory:", inMemory)
 accountStoreLaws("sqlite :memory:", inMemory)
 messageStoreLaws("sqlite :memory:", inMemory)
+webhookStoreLaws("sqlite :memory:", inMemory)
 limiterStateStoreLaws("sqlite :memory:", Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: ":memory:" }))))
 serviceLaws("sqlite :memory:", { pets: inMemory, accounts: inMemory, messages: inMemory })
 
@@ -22,6 +23,7 @@ serviceLaws("sqlite :memory:", { pets: inMemory, accounts: inMemory, messages: i
 petRepositoryLaws("sqlite file", onFile, { numRuns: 5 })
 accountStoreLaws("sqlite file", onFile, { numRuns: 5 })
 messageStoreLaws("sqlite file", onFile, { numRuns: 5 })
+webhookStoreLaws("sqlite file", onFile, { numRuns: 5 })
 serviceLaws("sqlite file", { pets: onFile, accounts: onFile, messages: onFile }, { numRuns: 3 })
 
 // The cursor secret kept in a file: a new file per database, opened by several "processes".
