@@ -37,11 +37,15 @@ export const DEFAULTS: WebhookSettings = {
 /** The settings of a configuration (the defaults when it has none, as one built in code may). */
 export const of = (config: { readonly webhooks?: WebhookSettings | undefined }): WebhookSettings => config.webhooks ?? DEFAULTS
 
-/** The queue's options for these settings: the lease outlasts an attempt by 15 s at least. */
+/**
+ * The queue's options for these settings. The lease is twice the attempt's deadline and a second
+ * more (31 s by default), so an attempt and the writes recording it end well within it; a message
+ * whose instance died mid-delivery is delivered again once its lease runs out.
+ */
 export const queueOptions = (settings: WebhookSettings): Partial<MessageQueue.MessageQueueOptions> => ({
   retryDelaysMillis: settings.retryDelaysMillis,
   concurrency: settings.workers,
-  leaseMillis: Math.max(30_000, settings.timeoutMillis + 15_000)
+  leaseMillis: 2 * settings.timeoutMillis + 1_000
 })
 
 const whole = (name: string, what: string, min: number, max: number, fallback: number) =>
