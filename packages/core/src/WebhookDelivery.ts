@@ -125,7 +125,8 @@ export const make = (options: WebhookDeliveryOptions) =>
           statusCode: outcome._tag === "Answered" ? outcome.status : null,
           error
         })
-        if (error === null) return yield* endpoints.recordSuccess(m.accountId)
+        // A success ends a failing streak; without one there is nothing to write.
+        if (error === null) return endpoint.failingSince === null ? undefined : yield* endpoints.recordSuccess(m.accountId)
         // 410 Gone: the receiver says the endpoint is gone for good (Standard Webhooks): disable it now.
         const disableAfter = outcome._tag === "Answered" && outcome.status === 410 ? 0 : options.disableAfterMillis
         const change = yield* endpoints.recordFailure(m.accountId, endedAt, disableAfter, `failing since a delivery ${error}`)
