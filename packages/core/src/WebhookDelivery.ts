@@ -139,28 +139,41 @@ export const make = (options: WebhookDeliveryOptions) =>
         )
       })
 
+    /** An attempt not made, logged (so the message's history says why) and failed with `reason`. */
+    const notSent = (endpoint: WebhookEndpoint, m: ProcessableMessage, reason: string, final: boolean) =>
+      Effect.gen(function*() {
+        yield* attempts.record({
+          messageId: m.id,
+          accountId: m.accountId,
+          attempt: m.attempt,
+          url: endpoint.url,
+          startedAt: yield* Clock.currentTimeMillis,
+          durationMillis: 0,
+          statusCode: null,
+          error: reason
+        })
+        return yield* Effect.fail(new ProcessingFailed({ reason, final }))
+      })
+    const busy = `not sent: ${options.maxInFlightPerEndpoint} deliveries to the endpoint stayed in flight for ${options.attemptTimeoutMillis} ms`
+
     return MessageProcessor.of({
       process: (m) =>
         Effect.gen(function*() {
           const endpoint = yield* endpoints.find(m.accountId)
           if (Option.isNone(endpoint)) return
           if (endpoint.value.disabledAt !== null) {
-            // Logged as an attempt not made, so the message is found when the account's failures are replayed.
-            const reason = "the webhook endpoint is disabled: set it again, then replay"
-            const now = yield* Clock.currentTimeMillis
-            yield* attempts.record({
-              messageId: m.id,
-              accountId: m.accountId,
-              attempt: m.attempt,
-              url: endpoint.value.url,
-              startedAt: now,
-              durationMillis: 0,
-              statusCode: null,
-              error: reason
-            })
-            return yield* Effect.fail(new ProcessingFailed({ reason, final: true }))
+            // Logged too, so the message is found when the account's failures are replayed.
+            return yield* notSent(endpoint.value, m, "the webhook endpoint is disabled: set it again, then replay", true)
           }
-          yield* permitOf(m.accountId).withPermits(1)(deliver(endpoint.value, m))
+          // The wait for a permit is bounded by the attempt's deadline too, so waiting and sending together
+          // stay within the queue's lease (twice the deadline and more): no other worker takes the
+          // message over while this one still holds it. A wait that runs out is a failed attempt.
+          const permit = yield* permitOf(m.accountId).take(1).pipe(
+            Effect.timeout(Duration.millis(options.attemptTimeoutMillis)),
+            Effect.option
+          )
+          if (Option.isNone(permit)) return yield* notSent(endpoint.value, m, busy, false)
+          yield* deliver(endpoint.value, m).pipe(Effect.ensuring(permitOf(m.accountId).release(1)))
         }).pipe(Effect.catchTag("StoreUnavailable", (e) => Effect.fail(storeFailure(e.cause))))
     })
   })

@@ -225,3 +225,34 @@ describe("WebhookDelivery", () => {
     }).pipe(Effect.provide(setup(recordingSender(sent, () => slowly), { concurrency: 4, delivery: { maxInFlightPerEndpoint: 2 } })))
   })
 })
+
+describe("WebhookDelivery: waiting for an endpoint's permit", () => {
+  it.live("a wait longer than the attempt's deadline is a failed attempt, logged and retried, never a claim held past its lease", () => {
+    const sent: Array<WebhookDelivery.DeliveryRequest> = []
+    let inFlight = 0
+    let most = 0
+    const slowly = Effect.acquireUseRelease(
+      Effect.sync(() => {
+        inFlight++
+        most = Math.max(most, inFlight)
+      }),
+      () => Effect.sleep("40 millis").pipe(Effect.zipRight(answered(200))),
+      () => Effect.sync(() => void inFlight--)
+    )
+    return Effect.gen(function*() {
+      yield* (yield* WebhookEndpointStore).put(endpoint("acc_1"))
+      const queue = yield* MessageQueue
+      const ms = yield* Effect.forEach(Array.from({ length: 6 }), (_, i) => queue.submit("acc_1", `m${i}`))
+      for (const m of ms) expect((yield* settled(m.id)).status).toBe("delivered")
+      expect(most).toBe(1)
+      const log = yield* Effect.forEach(ms, (m) => Effect.flatMap(WebhookAttemptStore, (s) => s.list(m.id)))
+      const busy = log.flat().filter((a) => a.error !== null)
+      expect(busy.length).toBeGreaterThan(0)
+      for (const a of busy) expect(a).toMatchObject({ statusCode: null, durationMillis: 0, error: "not sent: 1 deliveries to the endpoint stayed in flight for 50 ms" })
+    }).pipe(Effect.provide(setup(recordingSender(sent, () => slowly), {
+      concurrency: 6,
+      delays: Array(20).fill(20),
+      delivery: { maxInFlightPerEndpoint: 1, attemptTimeoutMillis: 50 }
+    })))
+  })
+})
