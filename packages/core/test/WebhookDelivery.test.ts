@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { type Duration, Effect, Layer, Option } from "effect"
 import { Webhook } from "standardwebhooks"
 import { MessageQueue } from "../src/MessageQueue.js"
 import { MessageStore } from "../src/MessageStore.js"
@@ -45,6 +45,21 @@ const setup = (
     Layer.provide(sender),
     Layer.provide(SecureRandom.seeded(9))
   )
+
+/** Answers 200 after `delay`, counting the most answers in progress at once. */
+const slowAnswers = (delay: Duration.DurationInput) => {
+  let inFlight = 0
+  let most = 0
+  const slowly = Effect.acquireUseRelease(
+    Effect.sync(() => {
+      inFlight++
+      most = Math.max(most, inFlight)
+    }),
+    () => Effect.sleep(delay).pipe(Effect.zipRight(answered(200))),
+    () => Effect.sync(() => void inFlight--)
+  )
+  return { slowly, most: () => most }
+}
 
 /** Waits (real time, at most 5 s) until the message reaches a final status. */
 const settled = (id: string) =>
@@ -205,23 +220,14 @@ describe("WebhookDelivery", () => {
 
   it.live("no more than maxInFlightPerEndpoint POSTs to one endpoint at once from one process", () => {
     const sent: Array<WebhookDelivery.DeliveryRequest> = []
-    let inFlight = 0
-    let most = 0
-    const slowly = Effect.acquireUseRelease(
-      Effect.sync(() => {
-        inFlight++
-        most = Math.max(most, inFlight)
-      }),
-      () => Effect.sleep("30 millis").pipe(Effect.zipRight(answered(200))),
-      () => Effect.sync(() => void inFlight--)
-    )
+    const { most, slowly } = slowAnswers("30 millis")
     return Effect.gen(function*() {
       const endpoints = yield* WebhookEndpointStore
       yield* endpoints.put(endpoint("acc_slow"))
       const queue = yield* MessageQueue
       const slow = yield* Effect.forEach(Array.from({ length: 8 }), () => queue.submit("acc_slow", "slow"))
       for (const m of slow) expect((yield* settled(m.id)).status).toBe("delivered")
-      expect(most).toBe(2)
+      expect(most()).toBe(2)
     }).pipe(Effect.provide(setup(recordingSender(sent, () => slowly), { concurrency: 4, delivery: { maxInFlightPerEndpoint: 2 } })))
   })
 })
@@ -229,22 +235,13 @@ describe("WebhookDelivery", () => {
 describe("WebhookDelivery: waiting for an endpoint's permit", () => {
   it.live("a wait longer than the attempt's deadline is a failed attempt, logged and retried, never a claim held past its lease", () => {
     const sent: Array<WebhookDelivery.DeliveryRequest> = []
-    let inFlight = 0
-    let most = 0
-    const slowly = Effect.acquireUseRelease(
-      Effect.sync(() => {
-        inFlight++
-        most = Math.max(most, inFlight)
-      }),
-      () => Effect.sleep("40 millis").pipe(Effect.zipRight(answered(200))),
-      () => Effect.sync(() => void inFlight--)
-    )
+    const { most, slowly } = slowAnswers("40 millis")
     return Effect.gen(function*() {
       yield* (yield* WebhookEndpointStore).put(endpoint("acc_1"))
       const queue = yield* MessageQueue
       const ms = yield* Effect.forEach(Array.from({ length: 6 }), (_, i) => queue.submit("acc_1", `m${i}`))
       for (const m of ms) expect((yield* settled(m.id)).status).toBe("delivered")
-      expect(most).toBe(1)
+      expect(most()).toBe(1)
       const log = yield* Effect.forEach(ms, (m) => Effect.flatMap(WebhookAttemptStore, (s) => s.list(m.id)))
       const busy = log.flat().filter((a) => a.error !== null)
       expect(busy.length).toBeGreaterThan(0)
