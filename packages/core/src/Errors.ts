@@ -28,3 +28,9 @@ export class InvalidExpiry extends Data.TaggedError("InvalidExpiry")<{ readonly 
 
 /** The backing store could not be reached or refused the operation; nothing was half-written. */
 export class StoreUnavailable extends Data.TaggedError("StoreUnavailable")<{ readonly cause: unknown }> {}
+
+/** The account has no webhook endpoint. */
+export class WebhookNotFound extends Data.TaggedError("WebhookNotFound")<{ readonly accountId: string }> {}
+
+/** A webhook endpoint URL that deliveries may not go to; `reason` names the rule. */
+export class InvalidWebhookUrl extends Data.TaggedError("InvalidWebhookUrl")<{ readonly reason: string }> {}

@@ -37,6 +37,7 @@ export const NewMessage = Schema.Struct({
 export type NewMessage = typeof NewMessage.Type
 
 const CREATED_AT_DESCRIPTION = "Creation time, ISO 8601 in UTC."
+const DELIVERED_AT_DESCRIPTION = "When the message was delivered, ISO 8601 in UTC (once delivered)."
 
 /** @category schemas */
 export const Message = Schema.Struct({
@@ -47,6 +48,21 @@ export const Message = Schema.Struct({
     description: CREATED_AT_DESCRIPTION,
     // A `jsonSchema` annotation replaces the generated schema, the description included: repeated here.
     jsonSchema: { type: "string", format: "date-time", description: CREATED_AT_DESCRIPTION }
-  })
+  }),
+  attempts: Schema.optionalWith(
+    Schema.Int.annotations({ description: "Delivery attempts made so far (shown when the message is read)." }),
+    { exact: true }
+  ),
+  deliveredAt: Schema.optionalWith(
+    Schema.String.annotations({
+      description: DELIVERED_AT_DESCRIPTION,
+      jsonSchema: { type: "string", format: "date-time", description: DELIVERED_AT_DESCRIPTION }
+    }),
+    { exact: true }
+  ),
+  lastError: Schema.optionalWith(
+    Schema.String.annotations({ description: "Why the last attempt failed, once the message is failed." }),
+    { exact: true }
+  )
 }).annotations({ identifier: "Message", description: "A submitted message and its current state." })
 export type Message = typeof Message.Type

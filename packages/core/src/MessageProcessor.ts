@@ -10,7 +10,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 /** A processing attempt failed; the queue retries with backoff until the budget is spent. */
-export class ProcessingFailed extends Data.TaggedError("ProcessingFailed")<{ readonly reason: string }> {}
+export class ProcessingFailed extends Data.TaggedError("ProcessingFailed")<{
+  readonly reason: string
+  /** The receiver asked to wait this long (`Retry-After`); a queue with a retry schedule honours it within bounds. */
+  readonly retryAfterMillis?: number | undefined
+  /** No retry can succeed (the endpoint is disabled or gone for good): the message is failed at once. */
+  readonly final?: boolean | undefined
+}> {}
 
 export interface ProcessableMessage {
   readonly id: string
@@ -18,6 +24,8 @@ export interface ProcessableMessage {
   readonly message: string
   /** 1 for the first attempt. */
   readonly attempt: number
+  /** When the message was submitted (epoch ms). */
+  readonly createdAt?: number | undefined
 }
 
 /** @category services */

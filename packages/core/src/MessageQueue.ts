@@ -19,6 +19,7 @@ import { MessageNotFound, type StoreUnavailable } from "./Errors.js"
 import type { Message, MessageId } from "./Message.js"
 import { MessageProcessor } from "./MessageProcessor.js"
 import { MessageStore, type StoredMessage } from "./MessageStore.js"
+import { nextDelayMillis } from "./RetrySchedule.js"
 import { randomId, SecureRandom } from "./SecureRandom.js"
 
 export interface MessageQueueOptions {
@@ -34,6 +35,11 @@ export interface MessageQueueOptions {
   readonly pollMillis: number
   /** On shutdown, how long the worker may keep processing what is due before it stops. */
   readonly drainMillis: number
+  /**
+   * A published schedule instead of `maxAttempts` and the exponential backoff: the delays before each
+   * retry (see `RetrySchedule`); the message fails once they are spent.
+   */
+  readonly retryDelaysMillis?: ReadonlyArray<number> | undefined
 }
 
 export const DEFAULT_OPTIONS: MessageQueueOptions = {
@@ -60,6 +66,17 @@ export const toMessage = (m: StoredMessage): Message => ({
   createdAt: new Date(m.createdAt).toISOString()
 })
 
+/**
+ * The wire view of a stored message with its delivery: the attempts made, and once final the time it
+ * was delivered or the last error.
+ */
+export const toMessageDelivery = (m: StoredMessage): Message => ({
+  ...toMessage(m),
+  attempts: m.attempts,
+  ...(m.status === "delivered" ? { deliveredAt: new Date(m.updatedAt).toISOString() } : {}),
+  ...(m.status === "failed" && m.lastError !== null ? { lastError: m.lastError } : {})
+})
+
 /** @category services */
 export class MessageQueue extends Context.Tag("@petstore/core/MessageQueue")<
   MessageQueue,
@@ -83,12 +100,25 @@ export const make = (options: MessageQueueOptions) =>
     const random = yield* SecureRandom
     const wake = yield* Queue.sliding<void>(Math.max(1, options.concurrency))
     let draining = false
+    const schedule = options.retryDelaysMillis
+    const nextDelay = (attempts: number, jitter: number, retryAfterMillis: number | undefined): Option.Option<number> =>
+      schedule !== undefined
+        ? nextDelayMillis(schedule, attempts, jitter, retryAfterMillis)
+        : attempts >= options.maxAttempts
+        ? Option.none()
+        : Option.some(backoffMillis(attempts, options, jitter))
 
     const attempt = (m: StoredMessage) =>
       Effect.gen(function*() {
         // The processor's own work stays interruptible, so the lease timeout (and shutdown) can cut a
         // hung attempt; recording the outcome around it does not.
-        const outcome = yield* processor.process({ id: m.id, accountId: m.accountId, message: m.message, attempt: m.attempts })
+        const outcome = yield* processor.process({
+          id: m.id,
+          accountId: m.accountId,
+          message: m.message,
+          attempt: m.attempts,
+          createdAt: m.createdAt
+        })
           .pipe(
             Effect.interruptible,
             Effect.timeoutFail({
@@ -100,10 +130,10 @@ export const make = (options: MessageQueueOptions) =>
           )
         const now = yield* Clock.currentTimeMillis
         if (outcome._tag === "Right") return yield* store.markDelivered(m.id, now)
-        const reason = outcome.left.reason
-        if (m.attempts >= options.maxAttempts) return yield* store.markFailed(m.id, now, reason)
-        const jitter = yield* Random.next
-        yield* store.markRetry(m.id, now, now + backoffMillis(m.attempts, options, jitter), reason)
+        const failure: { reason: string; retryAfterMillis?: number | undefined; final?: boolean | undefined } = outcome.left
+        const delay = failure.final === true ? Option.none() : nextDelay(m.attempts, yield* Random.next, failure.retryAfterMillis)
+        if (Option.isNone(delay)) return yield* store.markFailed(m.id, now, failure.reason)
+        yield* store.markRetry(m.id, now, now + delay.value, failure.reason)
       })
 
     const idle = Effect.gen(function*() {
@@ -184,7 +214,7 @@ export const make = (options: MessageQueueOptions) =>
       get: (accountId, id) =>
         Effect.flatMap(store.find(id), (m) =>
           Option.isSome(m) && m.value.accountId === accountId
-            ? Effect.succeed(toMessage(m.value))
+            ? Effect.succeed(toMessageDelivery(m.value))
             : Effect.fail(new MessageNotFound({ id })))
     })
   })

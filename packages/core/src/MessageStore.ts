@@ -75,6 +75,8 @@ export const makeMemory = (): MessageStore["Type"] => {
       const next = { ...m, ...patch }
       messages.set(id, next)
       if (next.status === "delivered" || next.status === "failed") pending.delete(id)
+      // A replayed message (back to queued from failed or delivered) waits again, behind those already waiting.
+      else if (!pending.has(id)) pending.add(id)
     })
   return {
     insert: (message) =>

@@ -15,6 +15,8 @@ import { PetRepository } from "./PetRepository.js"
 import { Pets, type PetsOptions } from "./Pets.js"
 import { RateLimiter, type RateLimiterOptions } from "./RateLimiter.js"
 import { StoreReadiness } from "./Readiness.js"
+import type { WebhookAttemptStore } from "./WebhookAttempt.js"
+import type { WebhookEndpointStore } from "./WebhookEndpoint.js"
 import { SecureRandom } from "./SecureRandom.js"
 
 export interface PetstoreOptions {
@@ -32,6 +34,9 @@ export interface PetstoreOptions {
 
 /** The services of the interface. */
 export type Services = Accounts | Pets | MessageQueue | RateLimiter
+
+/** The stores of webhook delivery (endpoints and the attempt log), which an adapter provides too. */
+export type WebhookStores = WebhookEndpointStore | WebhookAttemptStore
 
 /** The stores an adapter provides. */
 export type Stores = PetRepository | AccountStore | MessageStore | CursorSigner

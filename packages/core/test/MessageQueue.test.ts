@@ -100,9 +100,9 @@ describe("MessageQueue", () => {
     return Effect.gen(function*() {
       const queue = yield* MessageQueue
       const store = yield* MessageStore
-      const { id } = yield* queue.submit("acc", "retry me")
+      const { createdAt, id } = yield* queue.submit("acc", "retry me")
       yield* eventually(Effect.sync(() => seen.length >= 1))
-      expect(seen[0]).toEqual({ id, accountId: "acc", message: "retry me", attempt: 1 })
+      expect(seen[0]).toEqual({ id, accountId: "acc", message: "retry me", attempt: 1, createdAt: Date.parse(createdAt) })
       const waiting = Option.getOrThrow(yield* store.find(id))
       if (seen.length === 1) {
         expect([waiting.status, waiting.lastError]).toEqual(["queued", "attempt 1"])

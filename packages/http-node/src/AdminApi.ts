@@ -8,7 +8,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { ErrorBody, Plan } from "@petstore/core"
+import { ErrorBody, Message, Plan } from "@petstore/core"
 import * as Schema from "effect/Schema"
 
 export const ADMIN_PREFIX = "/admin/v1"
@@ -61,6 +61,39 @@ export const KeyMetadata = Schema.Struct({
   revokedAt: Schema.NullOr(Schema.String)
 })
 
+export const WebhookUrl = Schema.Struct({
+  url: Schema.String.annotations({ description: "Where messages are POSTed: an https URL whose addresses are public." })
+})
+
+const WEBHOOK_FIELDS = {
+  accountId: Schema.String,
+  url: Schema.String,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  failingSince: Schema.NullOr(Schema.String).annotations({ description: "Since when every attempt has failed; null after a success." }),
+  disabledAt: Schema.NullOr(Schema.String).annotations({ description: "When the endpoint was disabled; it stays disabled until it is set again." }),
+  disabledReason: Schema.NullOr(Schema.String),
+  previousSecretExpiresAt: Schema.NullOr(Schema.String).annotations({ description: "During a rotation, when the previous secret stops signing." })
+}
+
+export const WebhookEndpoint = Schema.Struct(WEBHOOK_FIELDS)
+
+export const IssuedWebhook = Schema.Struct({
+  ...WEBHOOK_FIELDS,
+  secret: Schema.String.annotations({ description: "The signing secret (whsec_…). It is shown only here, once." })
+})
+
+export const WebhookAttempt = Schema.Struct({
+  attempt: Schema.Int,
+  url: Schema.String,
+  startedAt: Schema.String,
+  durationMs: Schema.Int,
+  statusCode: Schema.NullOr(Schema.Int),
+  error: Schema.NullOr(Schema.String)
+})
+
+const MessageIdPath = Schema.Struct({ messageId: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,64}$/, { message: () => "must be a message id" })) })
+
 const error = (status: number) => ErrorBody.ErrorBody.annotations(HttpApiSchema.annotations({ status }))
 
 export class AdminGroup extends HttpApiGroup.make("admin")
@@ -101,6 +134,59 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     HttpApiEndpoint.del("revokeKey", "/keys/:keyId")
       .setPath(Schema.Struct({ keyId: Id }))
       .addSuccess(Schema.Void, { status: 204 })
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.put("setWebhook", "/accounts/:accountId/webhook")
+      .setPath(Schema.Struct({ accountId: Id }))
+      .setPayload(WebhookUrl)
+      .addSuccess(IssuedWebhook)
+      .addError(error(400))
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.get("getWebhook", "/accounts/:accountId/webhook")
+      .setPath(Schema.Struct({ accountId: Id }))
+      .addSuccess(WebhookEndpoint)
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.del("deleteWebhook", "/accounts/:accountId/webhook")
+      .setPath(Schema.Struct({ accountId: Id }))
+      .addSuccess(Schema.Void, { status: 204 })
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.post("rotateWebhookSecret", "/accounts/:accountId/webhook/rotate-secret")
+      .setPath(Schema.Struct({ accountId: Id }))
+      .setPayload(Schema.Struct({
+        graceSeconds: Schema.optionalWith(
+          Schema.Int.pipe(Schema.between(0, 7 * 86_400, { message: () => "must be an integer between 0 and 604800" })),
+          { exact: true }
+        )
+      }))
+      .addSuccess(IssuedWebhook, { status: 201 })
+      .addError(error(400))
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.post("replayFailedMessages", "/accounts/:accountId/webhook/replay")
+      .setPath(Schema.Struct({ accountId: Id }))
+      .setPayload(Schema.Struct({ since: Iso8601 }))
+      .addSuccess(Schema.Struct({ replayed: Schema.Array(Schema.String) }), { status: 202 })
+      .addError(error(400))
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.get("listMessageAttempts", "/messages/:messageId/attempts")
+      .setPath(MessageIdPath)
+      .addSuccess(Schema.Array(WebhookAttempt))
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.post("replayMessage", "/messages/:messageId/replay")
+      .setPath(MessageIdPath)
+      .addSuccess(Message.Message, { status: 202 })
       .addError(error(404))
   )
   .addError(error(401))

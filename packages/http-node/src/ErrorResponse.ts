@@ -51,6 +51,8 @@ export type OperationError =
   | Errors.KeyNotFound
   | Errors.InvalidPlan
   | Errors.InvalidExpiry
+  | Errors.WebhookNotFound
+  | Errors.InvalidWebhookUrl
   | Gone
   | InvalidInput
 
@@ -75,6 +77,10 @@ export const fromOperationError = (error: OperationError): ErrorResult => {
       return make("invalid_request", `body expiresAt: ${new Date(error.expiresAt).toISOString()} is not in the future; a key must expire after it is issued.`)
     case "InvalidInput":
       return make("invalid_request", error.message)
+    case "WebhookNotFound":
+      return make("not_found", `The account ${JSON.stringify(error.accountId)} has no webhook endpoint.`)
+    case "InvalidWebhookUrl":
+      return make("invalid_request", `body url: ${error.reason}`)
     case "Gone":
       return make("gone", error.message)
   }

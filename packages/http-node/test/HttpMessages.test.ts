@@ -37,7 +37,9 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP messages", (it) =
       const location = reply.headers.get("location")!
       expect(location).toBe(`/v1/messages/${reply.body.id}`)
       const delivered = yield* awaitStatus(server, key, location, "delivered")
-      expect(delivered.body).toEqual({ ...reply.body, status: "delivered" })
+      // Reading it adds what came of the delivery: the attempts made, and when it was delivered.
+      expect(delivered.body).toEqual({ ...reply.body, status: "delivered", attempts: 1, deliveredAt: expect.stringMatching(ISO_UTC) })
+      expect(Date.parse(delivered.body.deliveredAt)).toBeGreaterThanOrEqual(Date.parse(reply.body.createdAt))
       expectRateLimitHeaders(delivered)
     }))
 
@@ -112,7 +114,7 @@ it.scopedLive("a message whose processing keeps failing is retried with backoff 
     const created = expectStatus(yield* server.post("/v1/messages", { message: "doomed" }, key), 202)
     expect(created.body.status).toBe("queued")
     const failed = yield* awaitStatus(server, key, `/v1/messages/${created.body.id}`, "failed")
-    expect(failed.body).toEqual({ ...created.body, status: "failed" })
+    expect(failed.body).toEqual({ ...created.body, status: "failed", attempts: 3, lastError: "downstream refused" })
     expect(attempts).toEqual([1, 2, 3].map((attempt) => ({ id: created.body.id, attempt })))
   }))
 

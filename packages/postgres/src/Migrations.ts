@@ -89,6 +89,36 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       )`,
       `CREATE TABLE secrets (name text PRIMARY KEY, value bytea NOT NULL)`
     ]
+  },
+  {
+    id: 4,
+    name: "webhooks",
+    statements: [
+      // `secrets` is a JSON array of {secret, expiresAt}, the current one first.
+      `CREATE TABLE webhook_endpoints (
+        account_id text PRIMARY KEY,
+        url text NOT NULL,
+        secrets text NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        failing_since bigint,
+        disabled_at bigint,
+        disabled_reason text
+      )`,
+      `CREATE TABLE webhook_attempts (
+        seq bigserial PRIMARY KEY,
+        message_id text NOT NULL,
+        account_id text NOT NULL,
+        attempt integer NOT NULL,
+        url text NOT NULL,
+        started_at bigint NOT NULL,
+        duration_ms integer NOT NULL,
+        status_code integer,
+        error text
+      )`,
+      `CREATE INDEX webhook_attempts_by_message ON webhook_attempts (message_id, seq)`,
+      `CREATE INDEX webhook_attempts_by_account ON webhook_attempts (account_id, started_at)`
+    ]
   }
 ]
 

@@ -13,6 +13,7 @@ import * as MessageStorePg from "./MessageStorePg.js"
 import * as Migrations from "./Migrations.js"
 import * as PetRepositoryPg from "./PetRepositoryPg.js"
 import * as ReadinessPg from "./ReadinessPg.js"
+import * as WebhookStoresPg from "./WebhookStoresPg.js"
 import type { WriteBatcherOptions } from "./WriteBatcher.js"
 
 export interface PostgresStoreOptions extends PostgresOptions {
@@ -41,9 +42,13 @@ export const layerDatabase = (options: PostgresOptions): Layer.Layer<Database, D
  */
 export const layer = (
   options: PostgresStoreOptions
-): Layer.Layer<Petstore.Stores | LimiterStateStore.LimiterStateStore | Readiness.StoreReadiness | Database, DatabaseOpenError> =>
+): Layer.Layer<
+  Petstore.Stores | Petstore.WebhookStores | LimiterStateStore.LimiterStateStore | Readiness.StoreReadiness | Database,
+  DatabaseOpenError
+> =>
   Layer.mergeAll(
     PetRepositoryPg.layer(options.batching),
+    WebhookStoresPg.layer,
     ReadinessPg.layer,
     AccountStorePg.layer(options.accountStore),
     MessageStorePg.layer(options.batching),

@@ -14,6 +14,7 @@ export * as Migrations from "./Migrations.js"
 export * as PetRepositoryPg from "./PetRepositoryPg.js"
 export * as PostgresPetstore from "./PostgresPetstore.js"
 export * as ReadinessPg from "./ReadinessPg.js"
+export * as WebhookStoresPg from "./WebhookStoresPg.js"
 export * as WriteBatcher from "./WriteBatcher.js"
 
 export { DatabaseOpenError } from "./Database.js"

@@ -8,7 +8,8 @@ import {
   messageStoreLaws,
   petRepositoryLaws,
   readinessLaws,
-  serviceLaws
+  serviceLaws,
+  webhookStoreLaws
 } from "@petstore/testkit/laws"
 import * as Postgres from "@petstore/postgres"
 import * as TcpProxy from "../../server/test/support/TcpProxy.js"
@@ -28,6 +29,7 @@ if ("skip" in database) {
   petRepositoryLaws("postgres", fresh, { numRuns: 10 })
   accountStoreLaws("postgres", fresh, { numRuns: 10 })
   messageStoreLaws("postgres", fresh, { numRuns: 10 })
+  webhookStoreLaws("postgres", fresh, { numRuns: 10 })
   limiterStateStoreLaws("postgres", fresh, { numRuns: 10 })
   serviceLaws("postgres", { pets: fresh, accounts: fresh, messages: fresh }, { numRuns: 5 })
   cursorSecretStoreLaws("postgres", {

@@ -6,7 +6,7 @@
  * @since 1.0.0
  */
 import { Args, Command, Options, ValidationError } from "@effect/cli"
-import { Accounts, type Errors, type Plan } from "@petstore/core"
+import { Accounts, type Errors, type Plan, Webhooks } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -30,6 +30,8 @@ export interface CliOptions {
   readonly services: (config: ServerConfig) => Main.ServicesLayer
   /** The accounts service alone for the account and key commands (default: from `services`). */
   readonly accounts?: ((config: ServerConfig) => Layer.Layer<Accounts.Accounts, unknown>) | undefined
+  /** The webhook administration service for the webhook commands (default: `Main.webhookServices`). */
+  readonly webhooks?: ((config: ServerConfig) => Layer.Layer<Webhooks.Webhooks, unknown>) | undefined
 }
 
 const IN_MEMORY_WARNING =
@@ -196,6 +198,111 @@ export const make = (options: CliOptions) => {
       })
   ).pipe(Command.withDescription("Replace a key with a new one; the old one keeps working for --grace-seconds."))
 
+  const withWebhooks = <A, E>(f: (webhooks: Webhooks.Webhooks["Type"]) => Effect.Effect<A, E>) =>
+    Effect.flatMap(configuration, (conf) =>
+      Effect.flatMap(Webhooks.Webhooks, f).pipe(
+        Effect.provide(Layer.mapError(
+          (options.webhooks ?? Main.webhookServices)(conf),
+          (error) => new CliFailure({ message: `cannot open the store: ${describe(error)}` })
+        ))
+      ))
+
+  type WebhookError = Errors.AccountNotFound | Errors.WebhookNotFound | Errors.InvalidWebhookUrl | Errors.MessageNotFound | Errors.StoreUnavailable
+  const webhookFailure = (e: WebhookError): CliFailure => {
+    switch (e._tag) {
+      case "AccountNotFound":
+        return unknownAccount(e)
+      case "WebhookNotFound":
+        return new CliFailure({ message: `the account ${JSON.stringify(e.accountId)} has no webhook endpoint` })
+      case "InvalidWebhookUrl":
+        return new CliFailure({ message: `--url: ${e.reason.replace(/^url /, "")}` })
+      case "MessageNotFound":
+        return new CliFailure({ message: `unknown message ${JSON.stringify(e.id)}` })
+      case "StoreUnavailable":
+        return storeUnavailable(e)
+    }
+  }
+
+  const endpointLines = (e: Webhooks.EndpointView): ReadonlyArray<readonly [string, string]> => [
+    ["account", e.accountId],
+    ["url", e.url],
+    ["failing since", iso(e.failingSince)],
+    ["disabled", e.disabledAt === null ? "no" : `since ${iso(e.disabledAt)}: ${e.disabledReason ?? ""}`],
+    ...(e.previousSecretExpiresAt === null ? [] : [["previous secret signs until", iso(e.previousSecretExpiresAt)] as const])
+  ]
+  const printLines = (lines: ReadonlyArray<readonly [string, string]>) => Console.log(lines.map(([l, v]) => `${l}: ${v}`).join("\n"))
+  /** The secret last, then the reminder; the only time a secret is printed. */
+  const printSecret = ({ endpoint, secret }: Webhooks.IssuedEndpoint) =>
+    Effect.zipRight(
+      printLines([...endpointLines(endpoint), ["secret", secret]]),
+      Console.error("Store the signing secret now: it is shown only this once.")
+    )
+  const messageId = Args.text({ name: "MESSAGE_ID" }).pipe(Args.withDescription("The message's id (msg_...)."))
+
+  const setWebhook = Command.make(
+    "set",
+    { account: accountId, url: Options.text("url").pipe(Options.withDescription("Where messages are POSTed (https).")) },
+    ({ account, url }) =>
+      Effect.flatMap(withWebhooks((w) => w.setEndpoint(account, url).pipe(Effect.mapError(webhookFailure))), printSecret)
+  ).pipe(Command.withDescription("Set an account's webhook endpoint (enabling it again); prints its signing secret, shown only this once."))
+
+  const showWebhook = Command.make("show", { account: accountId }, ({ account }) =>
+    Effect.flatMap(withWebhooks((w) => w.getEndpoint(account).pipe(Effect.mapError(webhookFailure))), (e) => printLines(endpointLines(e)))
+  ).pipe(Command.withDescription("Show an account's webhook endpoint, never its secret."))
+
+  const removeWebhook = Command.make("remove", { account: accountId }, ({ account }) =>
+    Effect.zipRight(
+      withWebhooks((w) => w.removeEndpoint(account).pipe(Effect.mapError(webhookFailure))),
+      Console.log(`removed the webhook endpoint of ${account}`)
+    )
+  ).pipe(Command.withDescription("Remove an account's webhook endpoint; its messages are then recorded only."))
+
+  const rotateWebhookSecret = Command.make(
+    "rotate-secret",
+    {
+      account: accountId,
+      graceSeconds: Options.integer("grace-seconds").pipe(
+        Options.withDescription("How long the previous secret keeps signing, in seconds (default 86400, at most 7 days)."),
+        Options.optional
+      )
+    },
+    ({ account, graceSeconds }) =>
+      Effect.gen(function*() {
+        const grace = Option.isNone(graceSeconds) ? undefined : yield* checkSecretGrace(graceSeconds.value)
+        const issued = yield* withWebhooks((w) =>
+          w.rotateSecret(account, grace === undefined ? undefined : grace * 1000).pipe(Effect.mapError(webhookFailure))
+        )
+        yield* printSecret(issued)
+      })
+  ).pipe(Command.withDescription("Issue a new signing secret; the previous one keeps signing for --grace-seconds."))
+
+  const listAttempts = Command.make("attempts", { messageId }, ({ messageId }) =>
+    Effect.flatMap(withWebhooks((w) => w.attempts(messageId).pipe(Effect.mapError(webhookFailure))), (attempts) =>
+      Console.log(table([
+        ["ATTEMPT", "STARTED", "DURATION MS", "STATUS", "ERROR"],
+        ...attempts.map((a) => [String(a.attempt), iso(a.startedAt), String(a.durationMillis), a.statusCode === null ? "-" : String(a.statusCode), a.error ?? "-"])
+      ])))
+  ).pipe(Command.withDescription("List a message's delivery attempts."))
+
+  const replayMessage = Command.make("replay", {
+    messageId: messageId.pipe(Args.optional),
+    account: accountId.pipe(Options.optional),
+    since: Options.text("since").pipe(Options.withDescription("With --account: replay every failed message with an attempt since this time (ISO 8601)."), Options.optional)
+  }, ({ account, messageId, since }) =>
+    Effect.gen(function*() {
+      if (Option.isSome(messageId) && Option.isNone(account) && Option.isNone(since)) {
+        const m = yield* withWebhooks((w) => w.replay(messageId.value).pipe(Effect.mapError(webhookFailure)))
+        return yield* Console.log(`replaying: ${m.id} (${m.status})`)
+      }
+      if (Option.isNone(messageId) && Option.isSome(account) && Option.isSome(since)) {
+        const at = Date.parse(yield* checkSince(since.value))
+        const ids = yield* withWebhooks((w) => w.replayFailed(account.value, at).pipe(Effect.mapError(webhookFailure)))
+        return yield* Console.log(ids.length === 0 ? "no failed message to replay" : ids.map((id) => `replaying: ${id}`).join("\n"))
+      }
+      return yield* new CliFailure({ message: "give a MESSAGE_ID, or --account and --since (not both)" })
+    })
+  ).pipe(Command.withDescription("Deliver a message again (same webhook-id), or every failed message of --account since --since."))
+
   const migrate = Command.make("migrate", {}, () =>
     Effect.flatMap(configuration, (conf) =>
       StoreAdmin.migrate(conf).pipe(
@@ -232,6 +339,10 @@ export const make = (options: CliOptions) => {
       Command.make("keys").pipe(
         Command.withDescription("Manage API keys."),
         Command.withSubcommands([createKey, listKeys, revokeKey, rotateKey])
+      ),
+      Command.make("webhooks").pipe(
+        Command.withDescription("Manage webhook endpoints and deliveries (see docs/webhooks.md)."),
+        Command.withSubcommands([setWebhook, showWebhook, removeWebhook, rotateWebhookSecret, listAttempts, replayMessage])
       )
     ])
   )
@@ -273,7 +384,11 @@ const planLimits = (
  * Checks a flag with the admin API's rule for the same payload field, so both ways of managing
  * keys accept the same values. (The group types its endpoints as one union, hence the cast.)
  */
-const adminRule = <A>(endpoint: "createKey" | "rotateKey", field: string, flag: string) => {
+const adminRule = <A>(
+  endpoint: "createKey" | "rotateKey" | "rotateWebhookSecret" | "replayFailedMessages",
+  field: string,
+  flag: string
+) => {
   const decode = Schema.decodeUnknownEither(
     Option.getOrThrow(AdminApi.AdminGroup.endpoints[endpoint].payloadSchema as unknown as Option.Option<Schema.Schema<unknown>>)
   )
@@ -289,6 +404,8 @@ const adminRule = <A>(endpoint: "createKey" | "rotateKey", field: string, flag: 
 
 const checkExpiresAt = adminRule<string>("createKey", "expiresAt", "--expires-at")
 const checkGraceSeconds = adminRule<number>("rotateKey", "graceSeconds", "--grace-seconds")
+const checkSince = adminRule<string>("replayFailedMessages", "since", "--since")
+const checkSecretGrace = adminRule<number>("rotateWebhookSecret", "graceSeconds", "--grace-seconds")
 
 /** The `petstore` command line on the stores `Main.services` chooses. */
 export const cli = make({ services: Main.services, accounts: Main.accountServices })

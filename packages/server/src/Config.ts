@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { StoreConfig } from "./StoreRegistration.js"
 import * as StoreRegistry from "./StoreRegistry.js"
+import * as WebhookSettings from "./WebhookSettings.js"
 
 /**
  * Where the data lives: the configuration of one of the stores the `StoreRegistry` knows (a SQLite
@@ -64,6 +65,8 @@ export interface ServerConfig {
   readonly metrics?: boolean | undefined
   /** Also serve the metrics, without a token, on this address (`PETSTORE_METRICS_ADDRESS=host:port`). */
   readonly metricsAddress?: { readonly host: string; readonly port: number } | undefined
+  /** Webhook delivery (`PETSTORE_WEBHOOK_*`, see `WebhookSettings`); absent in code: the defaults. */
+  readonly webhooks?: WebhookSettings.WebhookSettings | undefined
 }
 
 /** How the server logs. */
@@ -286,7 +289,8 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   log,
   tracing: Config.literal("off", "otlp")("PETSTORE_TRACING").pipe(Config.withDefault("off" as const)),
   metrics,
-  metricsAddress
+  metricsAddress,
+  webhooks: WebhookSettings.config
 }).pipe(
   Config.mapOrFail(({ metricsAddress, ...c }) => {
     const address = Option.getOrUndefined(metricsAddress)

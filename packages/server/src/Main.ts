@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { Accounts, type Petstore, SecureRandom } from "@petstore/core"
+import { Accounts, type Petstore, SecureRandom, Webhooks } from "@petstore/core"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -21,6 +21,8 @@ import * as StoreRegistry from "./StoreRegistry.js"
 import * as Tracing from "./Tracing.js"
 import * as TransportSecurity from "./TransportSecurity.js"
 import * as ServerMetrics from "./ServerMetrics.js"
+import { urlProblem } from "./WebhookAddress.js"
+import * as WebhookSettings from "./WebhookSettings.js"
 
 /** The services of a standalone server, on the stores `services` chooses (or any passed in). */
 export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
@@ -96,6 +98,25 @@ export const accountServices = (
   const { registration, store } = registry.of(config.store)
   return Accounts.Accounts.layer({ environment: config.environment }).pipe(
     Layer.provide(registration.accounts(config, store)),
+    Layer.provide(SecureRandom.SecureRandom.Live)
+  )
+}
+
+/**
+ * The webhook administration service on the same stores as `services`, without the message worker:
+ * what the command line's webhook commands need. Fails for a store without `stores` (memory).
+ */
+export const webhookServices = (
+  config: ServerConfig,
+  registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn
+): Layer.Layer<Webhooks.Webhooks, unknown> => {
+  const { registration, store } = registry.of(config.store)
+  if (registration.stores === undefined) {
+    return Layer.fail(`the ${registration.tag} store keeps nothing between commands: use the admin API of a running server`)
+  }
+  const allowPrivate = WebhookSettings.of(config).allowPrivate
+  return Webhooks.Webhooks.layer({ urlProblem: (url) => urlProblem(url, allowPrivate) }).pipe(
+    Layer.provide(registration.stores(config, store)),
     Layer.provide(SecureRandom.SecureRandom.Live)
   )
 }

@@ -69,6 +69,11 @@ export interface StoreRegistration<S extends StoreConfig = StoreConfig> {
   services(config: ServerConfig, store: S): StoreServices
   /** Only the account store: what the account and key commands need. */
   accounts(config: ServerConfig, store: S): Layer.Layer<AccountStore.AccountStore, unknown>
+  /**
+   * The stores themselves, without the services' workers: what the webhook commands need. Absent:
+   * the store has none to offer a command (its data lives in a server's memory).
+   */
+  stores?(config: ServerConfig, store: S): Layer.Layer<Petstore.Stores | Petstore.WebhookStores, unknown>
   /** `petstore migrate`: brings the schema up to date; lines that say what it did. */
   migrate(store: S): Effect.Effect<ReadonlyArray<string>, StoreAdminError>
   /**

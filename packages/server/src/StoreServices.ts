@@ -9,15 +9,19 @@ import {
   BanPolicy,
   LimiterPersistence,
   type LimiterStateStore,
-  MessageProcessor,
   Petstore,
-  SecureRandom
+  SecureRandom,
+  WebhookDelivery,
+  Webhooks
 } from "@petstore/core"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type { ServerConfig } from "./Config.js"
 import * as ServerMetrics from "./ServerMetrics.js"
 import { adapter, layerFrom } from "./StoreRegistration.js"
+import { urlProblem } from "./WebhookAddress.js"
+import * as WebhookClient from "./WebhookClient.js"
+import * as WebhookSettings from "./WebhookSettings.js"
 
 /** The rate limiter on Redis (@redis/client), loaded only when `PETSTORE_REDIS_URL` is set. */
 const Redis = adapter(() => import("@petstore/redis"))
@@ -34,31 +38,50 @@ const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => {
     environment: config.environment,
     rateLimiter: limiter,
     rateLimiterLayer: redis === undefined ? undefined : layerFrom(Redis, (module) =>
-      module.layer({ url: Redacted.value(redis.url), failure: redis.failure, prefix: redis.prefix, limiter }))
+      module.layer({ url: Redacted.value(redis.url), failure: redis.failure, prefix: redis.prefix, limiter })),
+    messageQueue: WebhookSettings.queueOptions(WebhookSettings.of(config))
   }
 }
 
-/** The core services over `stores`, kept in process memory, with the default message processor. */
+/**
+ * Webhook delivery as the message processor (through the guarded undici client), and its admin
+ * service, over the stores' webhook ports. An account without an endpoint keeps its messages
+ * recorded only, as before.
+ */
+const webhooks = <A, E, R>(config: ServerConfig, services: Layer.Layer<A, E, R>) => {
+  const settings = WebhookSettings.of(config)
+  const processor = WebhookDelivery.layer({
+    attemptTimeoutMillis: settings.timeoutMillis,
+    disableAfterMillis: settings.disableAfterMillis,
+    maxInFlightPerEndpoint: settings.maxInFlightPerEndpoint
+  }).pipe(Layer.provide(WebhookClient.layer({
+    allowPrivate: settings.allowPrivate,
+    timeoutMillis: settings.timeoutMillis,
+    connectionsPerOrigin: settings.maxInFlightPerEndpoint
+  })))
+  const admin = Webhooks.Webhooks.layer({ urlProblem: (url) => urlProblem(url, settings.allowPrivate) })
+  return Layer.merge(services, admin).pipe(Layer.provide(processor))
+}
+
+/** The core services over `stores`, kept in process memory, with webhook delivery as the message processor. */
 export const inMemory = <A, E>(
   config: ServerConfig,
-  stores: Layer.Layer<A | Petstore.Stores, E, SecureRandom.SecureRandom>
-): Layer.Layer<Petstore.Services | A, unknown> =>
-  Petstore.layer(petstoreOptions(config)).pipe(
+  stores: Layer.Layer<A | Petstore.Stores | Petstore.WebhookStores, E, SecureRandom.SecureRandom>
+): Layer.Layer<Petstore.Services | Webhooks.Webhooks | A, unknown> =>
+  webhooks(config, Petstore.layer(petstoreOptions(config))).pipe(
     Layer.provideMerge(ServerMetrics.observeStores(config, stores)),
-    Layer.provide(SecureRandom.SecureRandom.Live),
-    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
+    Layer.provide(SecureRandom.SecureRandom.Live)
   )
 
 /**
  * The core services over durable `stores`, the limiter's daily counts and bans written behind,
- * with the default message processor.
+ * with webhook delivery as the message processor.
  */
 export const durable = <A, E>(
   config: ServerConfig,
-  stores: Layer.Layer<A | Petstore.Stores | LimiterStateStore.LimiterStateStore, E>
-): Layer.Layer<Petstore.Services | A, unknown> =>
+  stores: Layer.Layer<A | Petstore.Stores | Petstore.WebhookStores | LimiterStateStore.LimiterStateStore, E>
+): Layer.Layer<Petstore.Services | Webhooks.Webhooks | A, unknown> =>
   LimiterPersistence.layer().pipe(
-    Layer.provideMerge(Petstore.layer(petstoreOptions(config)).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
-    Layer.provideMerge(ServerMetrics.observeStores(config, stores)),
-    Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
+    Layer.provideMerge(webhooks(config, Petstore.layer(petstoreOptions(config))).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
+    Layer.provideMerge(ServerMetrics.observeStores(config, stores))
   )

@@ -104,6 +104,36 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     id: 5,
     name: "secrets",
     statements: [`CREATE TABLE secrets (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)`]
+  },
+  {
+    id: 8,
+    name: "webhooks",
+    statements: [
+      // `secrets` is a JSON array of {secret, expiresAt}, the current one first.
+      `CREATE TABLE webhook_endpoints (
+        account_id TEXT PRIMARY KEY NOT NULL,
+        url TEXT NOT NULL,
+        secrets TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        failing_since INTEGER,
+        disabled_at INTEGER,
+        disabled_reason TEXT
+      )`,
+      `CREATE TABLE webhook_attempts (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        message_id TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        status_code INTEGER,
+        error TEXT
+      )`,
+      `CREATE INDEX webhook_attempts_by_message ON webhook_attempts (message_id, seq)`,
+      `CREATE INDEX webhook_attempts_by_account ON webhook_attempts (account_id, started_at)`
+    ]
   }
 ]
 

@@ -13,6 +13,7 @@ import * as MessageStoreSqlite from "./MessageStoreSqlite.js"
 import * as Migrations from "./Migrations.js"
 import * as PetRepositorySqlite from "./PetRepositorySqlite.js"
 import * as SqliteReadiness from "./SqliteReadiness.js"
+import * as WebhookStoresSqlite from "./WebhookStoresSqlite.js"
 import * as Connection from "./Connection.js"
 
 export interface SqliteStoreOptions extends Connection.SqliteOptions {
@@ -47,11 +48,12 @@ export const layerDatabase = (
 export const layer = (
   options: SqliteStoreOptions
 ): Layer.Layer<
-  Petstore.Stores | Readiness.StoreReadiness | Database | Connection.Connection,
+  Petstore.Stores | Petstore.WebhookStores | Readiness.StoreReadiness | Database | Connection.Connection,
   Connection.DatabaseOpenError
 > =>
   Layer.mergeAll(
     PetRepositorySqlite.layer,
+    WebhookStoresSqlite.layer,
     SqliteReadiness.layer,
     AccountStoreSqlite.layer(options.accountStore),
     MessageStoreSqlite.layer,

@@ -1,4 +1,4 @@
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness } from "@petstore/core"
+import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
 import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
@@ -8,12 +8,14 @@ import {
   rateLimiterLaws,
   messageStoreLaws,
   petRepositoryLaws,
-  serviceLaws
+  serviceLaws,
+  webhookStoreLaws
 } from "../src/laws/index.js"
 
 petRepositoryLaws("memory", PetRepository.PetRepository.layerMemory)
 accountStoreLaws("memory", AccountStore.AccountStore.layerMemory)
 messageStoreLaws("memory", MessageStore.MessageStore.layerMemory)
+webhookStoreLaws("memory", Layer.merge(WebhookEndpoint.WebhookEndpointStore.layerMemory, WebhookAttempt.WebhookAttemptStore.layerMemory))
 serviceLaws("memory", {
   pets: PetRepository.PetRepository.layerMemory,
   accounts: AccountStore.AccountStore.layerMemory,

@@ -10,7 +10,8 @@ import {
   messageStoreLaws,
   petRepositoryLaws,
   readinessLaws,
-  serviceLaws
+  serviceLaws,
+  webhookStoreLaws
 } from "@petstore/testkit/laws"
 import * as Sqlite from "@petstore/sqlite"
 
@@ -24,6 +25,7 @@ const onFile = Layer.unwrapEffect(Effect.sync(() => Sqlite.layer({ filename: Pat
 petRepositoryLaws("sqlite :memory:", inMemory)
 accountStoreLaws("sqlite :memory:", inMemory)
 messageStoreLaws("sqlite :memory:", inMemory)
+webhookStoreLaws("sqlite :memory:", inMemory)
 limiterStateStoreLaws("sqlite :memory:", Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: ":memory:" }))))
 serviceLaws("sqlite :memory:", { pets: inMemory, accounts: inMemory, messages: inMemory })
 
@@ -31,6 +33,7 @@ serviceLaws("sqlite :memory:", { pets: inMemory, accounts: inMemory, messages: i
 petRepositoryLaws("sqlite file", onFile, { numRuns: 5 })
 accountStoreLaws("sqlite file", onFile, { numRuns: 5 })
 messageStoreLaws("sqlite file", onFile, { numRuns: 5 })
+webhookStoreLaws("sqlite file", onFile, { numRuns: 5 })
 serviceLaws("sqlite file", { pets: onFile, accounts: onFile, messages: onFile }, { numRuns: 3 })
 
 // The cursor secret kept in a file: a new file per database, opened by several "processes".

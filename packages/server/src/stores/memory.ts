@@ -4,7 +4,17 @@
  *
  * @since 1.0.0
  */
-import { AccountStore, MessageStore, PageCursor, type Petstore, PetRepository, Readiness, type SecureRandom } from "@petstore/core"
+import {
+  AccountStore,
+  MessageStore,
+  PageCursor,
+  type Petstore,
+  PetRepository,
+  Readiness,
+  type SecureRandom,
+  WebhookAttempt,
+  WebhookEndpoint
+} from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { StoreRegistration } from "../StoreRegistration.js"
@@ -16,8 +26,10 @@ export interface MemoryStore {
 }
 
 /** The store ports in process memory (a store of another kind that keeps its data there starts from these). */
-export const ports: Layer.Layer<Petstore.Stores, never, SecureRandom.SecureRandom> = Layer.mergeAll(
+export const ports: Layer.Layer<Petstore.Stores | Petstore.WebhookStores, never, SecureRandom.SecureRandom> = Layer.mergeAll(
   PetRepository.PetRepository.layerMemory,
+  WebhookEndpoint.WebhookEndpointStore.layerMemory,
+  WebhookAttempt.WebhookAttemptStore.layerMemory,
   AccountStore.AccountStore.layerMemory,
   MessageStore.MessageStore.layerMemory,
   PageCursor.CursorSigner.random

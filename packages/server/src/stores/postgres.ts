@@ -76,6 +76,7 @@ export const postgres: StoreRegistration<PostgresStore> = {
     ),
   accounts: (_, store) =>
     layerFrom(Postgres, (module) => module.layer(options(store, {}))),
+  stores: (_, store) => layerFrom(Postgres, (module) => module.layer(options(store, {}))),
   migrate: (store) =>
     Effect.flatMap(Postgres, (module) =>
       Effect.flatMap(module.Database.Database, (db) =>

@@ -39,6 +39,7 @@ export const sqlite: StoreRegistration<SqliteStore> = {
         ))
     ),
   accounts: (_, { filename }) => layerFrom(Sqlite, (module) => module.layer({ filename })),
+  stores: (_, { filename }) => layerFrom(Sqlite, (module) => module.layer({ filename })),
   migrate: ({ filename }) =>
     Effect.flatMap(Sqlite, (module) =>
       module.Migrations.migrate(filename).pipe(

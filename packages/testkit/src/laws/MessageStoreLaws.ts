@@ -203,6 +203,26 @@ export const messageStoreLaws = <E>(
     )
 
     property(
+      "a delivered or failed message put back with markRetry (a replay) is claimable again at availableAt, its attempts kept",
+      [queued({ min: 1, max: 1 }, NOW, 0), lease, fc.constantFrom("delivered" as const, "failed" as const), fc.nat({ max: 86_400_000 })],
+      ([[m], leaseMillis, outcome, delay]) =>
+        withStore((store) =>
+          Effect.gen(function*() {
+            yield* store.insert(m!)
+            yield* store.claim(NOW, leaseMillis)
+            if (outcome === "delivered") yield* store.markDelivered(m!.id, NOW + 1)
+            else yield* store.markFailed(m!.id, NOW + 1, "gave up")
+            yield* store.markRetry(m!.id, NOW + 2, NOW + 2 + delay, "replayed")
+            expect(plain(yield* found(store, m!.id))).toMatchObject({ status: "queued", attempts: 1, lastError: "replayed" })
+            expect(yield* store.nextClaimAt).toStrictEqual(Option.some(NOW + 2 + delay))
+            const again = yield* store.claim(NOW + 2 + delay, leaseMillis)
+            expect(Option.map(again, (c) => [c.id, c.status, c.attempts])).toStrictEqual(Option.some([m!.id, "processing", 2]))
+          })
+        ),
+      runs
+    )
+
+    property(
       "nextClaimAt is the earliest instant a pending message may be claimed: nothing is claimable before it, something is at it; pendingCounts counts the pending ones by status",
       [
         queued({ min: 0, max: 10 }, NOW, 0),

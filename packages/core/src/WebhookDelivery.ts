@@ -1,0 +1,185 @@
+/**
+ * Delivery of messages to their account's webhook endpoint, as the queue's `MessageProcessor`: the
+ * message is POSTed as a Standard Webhooks event, signed with every live secret; any 2xx within the
+ * attempt's timeout is success, anything else a failure the queue retries on its schedule. Each
+ * attempt is logged. An account without an endpoint has its messages delivered as before (recorded
+ * only); a disabled endpoint fails them at once, kept for replay.
+ *
+ * @since 1.0.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { MessageProcessor, type ProcessableMessage, ProcessingFailed } from "./MessageProcessor.js"
+import { WebhookAttemptStore } from "./WebhookAttempt.js"
+import { liveSecrets, type WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
+import { signatureHeader } from "./WebhookSignature.js"
+
+/** The event type of a submitted message. */
+export const EVENT_TYPE = "message.submitted"
+
+/** One POST to make. */
+export interface DeliveryRequest {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/** What came of a POST: an answer (any status), or no answer and why. */
+export type DeliveryOutcome =
+  | { readonly _tag: "Answered"; readonly status: number; readonly retryAfterMillis?: number | undefined }
+  | { readonly _tag: "NoAnswer"; readonly error: string }
+
+/** The HTTP client deliveries go through (the server's is undici with an SSRF guard). */
+export class WebhookSender extends Context.Tag("@petstore/core/WebhookSender")<
+  WebhookSender,
+  {
+    /** POSTs the request; interrupting it aborts the request. Never fails: a failure is an outcome. */
+    readonly send: (request: DeliveryRequest) => Effect.Effect<DeliveryOutcome>
+  }
+>() {}
+
+export interface WebhookDeliveryOptions {
+  /** Each attempt's deadline, connection included (an unanswered attempt is a failure). */
+  readonly attemptTimeoutMillis: number
+  /** An endpoint failing every attempt for this long is disabled. */
+  readonly disableAfterMillis: number
+  /** POSTs in flight to one endpoint from this process at most, so a slow endpoint cannot take every worker. */
+  readonly maxInFlightPerEndpoint: number
+}
+
+export const DEFAULT_OPTIONS: WebhookDeliveryOptions = {
+  attemptTimeoutMillis: 15_000,
+  disableAfterMillis: 5 * 24 * 3600 * 1000,
+  maxInFlightPerEndpoint: 16
+}
+
+/** The body POSTed for a message: the same bytes on every attempt (the timestamp is the submission's). */
+export const eventBody = (m: Pick<ProcessableMessage, "id" | "message" | "createdAt">): string => {
+  const createdAt = new Date(m.createdAt ?? 0).toISOString()
+  return JSON.stringify({ type: EVENT_TYPE, timestamp: createdAt, data: { id: m.id, message: m.message, createdAt } })
+}
+
+/** The request of one attempt at `now` (epoch ms): headers per Standard Webhooks, signed with the live secrets. */
+export const deliveryRequest = (endpoint: WebhookEndpoint, m: ProcessableMessage, now: number): DeliveryRequest => {
+  const body = eventBody(m)
+  const timestamp = Math.floor(now / 1000)
+  return {
+    url: endpoint.url,
+    body,
+    headers: {
+      "content-type": "application/json",
+      "user-agent": "petstore-webhooks/1",
+      "webhook-id": m.id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signatureHeader(liveSecrets(endpoint, now), m.id, timestamp, body)
+    }
+  }
+}
+
+const isSuccess = (status: number) => status >= 200 && status <= 299
+
+/** @category constructors */
+export const make = (options: WebhookDeliveryOptions) =>
+  Effect.gen(function*() {
+    const endpoints = yield* WebhookEndpointStore
+    const attempts = yield* WebhookAttemptStore
+    const sender = yield* WebhookSender
+    const permits = new Map<string, Effect.Semaphore>()
+    const permitOf = (accountId: string) => {
+      let semaphore = permits.get(accountId)
+      if (semaphore === undefined) {
+        semaphore = Effect.unsafeMakeSemaphore(options.maxInFlightPerEndpoint)
+        permits.set(accountId, semaphore)
+      }
+      return semaphore
+    }
+    const storeFailure = (error: unknown) => new ProcessingFailed({ reason: `store unavailable: ${String(error)}` })
+
+    const deliver = (endpoint: WebhookEndpoint, m: ProcessableMessage) =>
+      Effect.gen(function*() {
+        const startedAt = yield* Clock.currentTimeMillis
+        const outcome = yield* sender.send(deliveryRequest(endpoint, m, startedAt)).pipe(
+          Effect.timeoutTo({
+            duration: Duration.millis(options.attemptTimeoutMillis),
+            onTimeout: (): DeliveryOutcome => ({ _tag: "NoAnswer", error: `no answer within ${options.attemptTimeoutMillis} ms` }),
+            onSuccess: (o) => o
+          })
+        )
+        const endedAt = yield* Clock.currentTimeMillis
+        const error = outcome._tag === "NoAnswer"
+          ? outcome.error
+          : isSuccess(outcome.status)
+          ? null
+          : `answered ${outcome.status}`
+        yield* attempts.record({
+          messageId: m.id,
+          accountId: m.accountId,
+          attempt: m.attempt,
+          url: endpoint.url,
+          startedAt,
+          durationMillis: endedAt - startedAt,
+          statusCode: outcome._tag === "Answered" ? outcome.status : null,
+          error
+        })
+        // A success ends a failing streak; without one there is nothing to write.
+        if (error === null) return endpoint.failingSince === null ? undefined : yield* endpoints.recordSuccess(m.accountId)
+        // 410 Gone: the receiver says the endpoint is gone for good (Standard Webhooks): disable it now.
+        const disableAfter = outcome._tag === "Answered" && outcome.status === 410 ? 0 : options.disableAfterMillis
+        const change = yield* endpoints.recordFailure(m.accountId, endedAt, disableAfter, `failing since a delivery ${error}`)
+        return yield* Effect.fail(
+          new ProcessingFailed({
+            reason: error,
+            retryAfterMillis: outcome._tag === "Answered" ? outcome.retryAfterMillis : undefined,
+            final: change === "disabled"
+          })
+        )
+      })
+
+    /** An attempt not made, logged (so the message's history says why) and failed with `reason`. */
+    const notSent = (endpoint: WebhookEndpoint, m: ProcessableMessage, reason: string, final: boolean) =>
+      Effect.gen(function*() {
+        yield* attempts.record({
+          messageId: m.id,
+          accountId: m.accountId,
+          attempt: m.attempt,
+          url: endpoint.url,
+          startedAt: yield* Clock.currentTimeMillis,
+          durationMillis: 0,
+          statusCode: null,
+          error: reason
+        })
+        return yield* Effect.fail(new ProcessingFailed({ reason, final }))
+      })
+    const busy = `not sent: ${options.maxInFlightPerEndpoint} deliveries to the endpoint stayed in flight for ${options.attemptTimeoutMillis} ms`
+
+    return MessageProcessor.of({
+      process: (m) =>
+        Effect.gen(function*() {
+          const endpoint = yield* endpoints.find(m.accountId)
+          if (Option.isNone(endpoint)) return
+          if (endpoint.value.disabledAt !== null) {
+            // Logged too, so the message is found when the account's failures are replayed.
+            return yield* notSent(endpoint.value, m, "the webhook endpoint is disabled: set it again, then replay", true)
+          }
+          // The wait for a permit is bounded by the attempt's deadline too, so waiting and sending together
+          // stay within the queue's lease (twice the deadline and more): no other worker takes the
+          // message over while this one still holds it. A wait that runs out is a failed attempt.
+          const permit = yield* permitOf(m.accountId).take(1).pipe(
+            Effect.timeout(Duration.millis(options.attemptTimeoutMillis)),
+            Effect.option
+          )
+          if (Option.isNone(permit)) return yield* notSent(endpoint.value, m, busy, false)
+          yield* deliver(endpoint.value, m).pipe(Effect.ensuring(permitOf(m.accountId).release(1)))
+        }).pipe(Effect.catchTag("StoreUnavailable", (e) => Effect.fail(storeFailure(e.cause))))
+    })
+  })
+
+/** Webhook delivery as the message processor. */
+export const layer = (
+  options: Partial<WebhookDeliveryOptions> = {}
+): Layer.Layer<MessageProcessor, never, WebhookEndpointStore | WebhookAttemptStore | WebhookSender> =>
+  Layer.effect(MessageProcessor, make({ ...DEFAULT_OPTIONS, ...options }))

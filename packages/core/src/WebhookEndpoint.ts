@@ -1,0 +1,118 @@
+/**
+ * An account's webhook endpoint: where its messages are POSTed, the secrets they are signed with (the
+ * current one, and during a rotation the previous one until its grace runs out), and whether it is
+ * disabled after failing without a break. At most one endpoint per account.
+ *
+ * @since 1.0.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { StoreUnavailable } from "./Errors.js"
+
+/** A signing secret; `expiresAt` null for the current one, an instant (epoch ms) for a rotated-out one. */
+export interface WebhookSecret {
+  readonly secret: string
+  readonly expiresAt: number | null
+}
+
+/** Times are epoch ms. */
+export interface WebhookEndpoint {
+  readonly accountId: string
+  readonly url: string
+  /** The current secret first. */
+  readonly secrets: ReadonlyArray<WebhookSecret>
+  readonly createdAt: number
+  readonly updatedAt: number
+  /** Since when every attempt has failed (null after a success). */
+  readonly failingSince: number | null
+  /** Set when the endpoint was disabled; cleared only by setting the endpoint again. */
+  readonly disabledAt: number | null
+  readonly disabledReason: string | null
+}
+
+/** The secrets that sign at `now`: the current one and those still in their grace. */
+export const liveSecrets = (endpoint: WebhookEndpoint, now: number): ReadonlyArray<string> =>
+  endpoint.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => s.secret)
+
+/**
+ * The endpoint after a rotation at `now`: `secret` is current, the old current one keeps signing until
+ * `now + graceMillis`, and secrets already past their grace are dropped.
+ */
+export const rotated = (endpoint: WebhookEndpoint, secret: string, now: number, graceMillis: number): WebhookEndpoint => ({
+  ...endpoint,
+  updatedAt: now,
+  secrets: [
+    { secret, expiresAt: null },
+    ...endpoint.secrets
+      .map((s) => s.expiresAt === null ? { secret: s.secret, expiresAt: now + graceMillis } : s)
+      .filter((s) => s.expiresAt! > now)
+  ]
+})
+
+/** What an attempt's outcome did to the endpoint's failing streak. */
+export type StreakChange = "cleared" | "failing" | "disabled"
+
+/** @category services */
+export class WebhookEndpointStore extends Context.Tag("@petstore/core/WebhookEndpointStore")<
+  WebhookEndpointStore,
+  {
+    readonly find: (accountId: string) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreUnavailable>
+    /** Creates or replaces the account's endpoint. */
+    readonly put: (endpoint: WebhookEndpoint) => Effect.Effect<void, StoreUnavailable>
+    /** Removes it; false when there was none. */
+    readonly remove: (accountId: string) => Effect.Effect<boolean, StoreUnavailable>
+    /** A delivery succeeded: the failing streak ends. */
+    readonly recordSuccess: (accountId: string) => Effect.Effect<void, StoreUnavailable>
+    /**
+     * A delivery failed at `now`: the streak starts if none runs, and once it has lasted
+     * `disableAfterMillis` the endpoint is disabled with `reason` ("disabled" answered only the once).
+     */
+    readonly recordFailure: (
+      accountId: string,
+      now: number,
+      disableAfterMillis: number,
+      reason: string
+    ) => Effect.Effect<StreakChange, StoreUnavailable>
+  }
+>() {
+  static readonly layerMemory = Layer.sync(WebhookEndpointStore, () => makeMemory())
+}
+
+/** The streak rule every store applies: the endpoint after a failure at `now`, and what changed. */
+export const afterFailure = (
+  endpoint: WebhookEndpoint,
+  now: number,
+  disableAfterMillis: number,
+  reason: string
+): readonly [WebhookEndpoint, StreakChange] => {
+  if (endpoint.disabledAt !== null) return [endpoint, "failing"]
+  const failingSince = endpoint.failingSince ?? now
+  return now - failingSince >= disableAfterMillis
+    ? [{ ...endpoint, failingSince, disabledAt: now, disabledReason: reason }, "disabled"]
+    : [{ ...endpoint, failingSince }, "failing"]
+}
+
+/** @category constructors */
+export const makeMemory = (): WebhookEndpointStore["Type"] => {
+  const endpoints = new Map<string, WebhookEndpoint>()
+  return {
+    find: (accountId) => Effect.sync(() => Option.fromNullable(endpoints.get(accountId))),
+    put: (endpoint) => Effect.sync(() => void endpoints.set(endpoint.accountId, endpoint)),
+    remove: (accountId) => Effect.sync(() => endpoints.delete(accountId)),
+    recordSuccess: (accountId) =>
+      Effect.sync(() => {
+        const e = endpoints.get(accountId)
+        if (e !== undefined && e.failingSince !== null) endpoints.set(accountId, { ...e, failingSince: null })
+      }),
+    recordFailure: (accountId, now, disableAfterMillis, reason) =>
+      Effect.sync(() => {
+        const e = endpoints.get(accountId)
+        if (e === undefined) return "failing"
+        const [next, change] = afterFailure(e, now, disableAfterMillis, reason)
+        endpoints.set(accountId, next)
+        return change
+      })
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Webhook administration: an account's endpoint (set, shown without its secret, removed), secret
+ * rotation with a grace period, a message's attempts, and replay of one message or of every failed
+ * message of an account since a time. A secret is answered once, when issued, and never again.
+ *
+ * A replay puts the message back in the queue for one more attempt with the same `webhook-id`; if
+ * that attempt fails the message is failed again (no new schedule), as Svix's manual retries are.
+ *
+ * @since 1.0.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { AccountNotFound, InvalidWebhookUrl, MessageNotFound, type StoreUnavailable, WebhookNotFound } from "./Errors.js"
+import type { Message } from "./Message.js"
+import { toMessageDelivery } from "./MessageQueue.js"
+import { MessageStore } from "./MessageStore.js"
+import { AccountStore } from "./AccountStore.js"
+import { SecureRandom } from "./SecureRandom.js"
+import { type WebhookAttempt, WebhookAttemptStore } from "./WebhookAttempt.js"
+import { rotated, type WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
+import { SECRET_BYTES, secretFromBytes } from "./WebhookSignature.js"
+
+export interface WebhooksOptions {
+  /** Why a URL may not be an endpoint, or undefined when it may (the server checks addresses too). */
+  readonly urlProblem: (url: string) => string | undefined
+  /** How long a rotated-out secret keeps signing by default. */
+  readonly rotationGraceMillis: number
+}
+
+/** Https only, an absolute URL: what the core can check without resolving names. */
+export const httpsOnly = (url: string): string | undefined => {
+  try {
+    return new URL(url).protocol === "https:" ? undefined : "url must be an https URL"
+  } catch {
+    return "url must be an absolute URL"
+  }
+}
+
+export const DEFAULT_OPTIONS: WebhooksOptions = { urlProblem: httpsOnly, rotationGraceMillis: 24 * 3600 * 1000 }
+
+/** The most a rotation's grace can be: a week, as Svix allows. */
+export const MAX_GRACE_MILLIS = 7 * 24 * 3600 * 1000
+
+/** An endpoint as shown: never its secrets. */
+export interface EndpointView {
+  readonly accountId: string
+  readonly url: string
+  readonly createdAt: number
+  readonly updatedAt: number
+  readonly failingSince: number | null
+  readonly disabledAt: number | null
+  readonly disabledReason: string | null
+  /** When the rotated-out secret stops signing, during a rotation. */
+  readonly previousSecretExpiresAt: number | null
+}
+
+export const view = (e: WebhookEndpoint, now: number): EndpointView => ({
+  accountId: e.accountId,
+  url: e.url,
+  createdAt: e.createdAt,
+  updatedAt: e.updatedAt,
+  failingSince: e.failingSince,
+  disabledAt: e.disabledAt,
+  disabledReason: e.disabledReason,
+  previousSecretExpiresAt: e.secrets.reduce<number | null>(
+    (latest, s) => s.expiresAt !== null && s.expiresAt > now && (latest === null || s.expiresAt > latest) ? s.expiresAt : latest,
+    null
+  )
+})
+
+/** An endpoint with the secret just issued: the only time a secret is answered. */
+export interface IssuedEndpoint {
+  readonly endpoint: EndpointView
+  readonly secret: string
+}
+
+type Failure = StoreUnavailable
+
+/** @category services */
+export class Webhooks extends Context.Tag("@petstore/core/Webhooks")<
+  Webhooks,
+  {
+    /** Sets (or replaces, enabling it again) the account's endpoint with a new secret. */
+    readonly setEndpoint: (accountId: string, url: string) => Effect.Effect<IssuedEndpoint, AccountNotFound | InvalidWebhookUrl | Failure>
+    readonly getEndpoint: (accountId: string) => Effect.Effect<EndpointView, AccountNotFound | WebhookNotFound | Failure>
+    readonly removeEndpoint: (accountId: string) => Effect.Effect<void, AccountNotFound | WebhookNotFound | Failure>
+    /** A new current secret; the previous one keeps signing for `graceMillis` (default 24 h). */
+    readonly rotateSecret: (
+      accountId: string,
+      graceMillis?: number
+    ) => Effect.Effect<IssuedEndpoint, AccountNotFound | WebhookNotFound | Failure>
+    readonly attempts: (messageId: string) => Effect.Effect<ReadonlyArray<WebhookAttempt>, MessageNotFound | Failure>
+    /** Queues the message for one more attempt; a message still pending is left as it is. */
+    readonly replay: (messageId: string) => Effect.Effect<Message, MessageNotFound | Failure>
+    /** Replays every failed message of the account with an attempt at or after `since`: their ids. */
+    readonly replayFailed: (accountId: string, since: number) => Effect.Effect<ReadonlyArray<string>, AccountNotFound | Failure>
+  }
+>() {
+  static readonly layer = (options: Partial<WebhooksOptions> = {}) =>
+    Layer.effect(Webhooks, make({ ...DEFAULT_OPTIONS, ...options }))
+}
+
+/** @category constructors */
+export const make = (options: WebhooksOptions) =>
+  Effect.gen(function*() {
+    const accounts = yield* AccountStore
+    const endpoints = yield* WebhookEndpointStore
+    const attemptLog = yield* WebhookAttemptStore
+    const messages = yield* MessageStore
+    const random = yield* SecureRandom
+
+    const newSecret = Effect.map(random.bytes(SECRET_BYTES), secretFromBytes)
+    const account = (id: string) =>
+      Effect.flatMap(accounts.findAccount(id), Option.match({
+        onNone: () => Effect.fail(new AccountNotFound({ id })),
+        onSome: () => Effect.void
+      }))
+    const endpointOf = (accountId: string) =>
+      Effect.zipRight(
+        account(accountId),
+        Effect.flatMap(endpoints.find(accountId), Option.match({
+          onNone: () => Effect.fail(new WebhookNotFound({ accountId })),
+          onSome: Effect.succeed
+        }))
+      )
+    const message = (id: string) =>
+      Effect.flatMap(messages.find(id), Option.match({
+        onNone: () => Effect.fail(new MessageNotFound({ id })),
+        onSome: Effect.succeed
+      }))
+    const replayOne = (id: string) =>
+      Effect.gen(function*() {
+        const m = yield* message(id)
+        if (m.status === "queued" || m.status === "processing") return m
+        const now = yield* Clock.currentTimeMillis
+        yield* messages.markRetry(id, now, now, m.lastError ?? "replayed")
+        return Option.getOrElse(yield* messages.find(id), () => m)
+      })
+
+    return Webhooks.of({
+      setEndpoint: (accountId, url) =>
+        Effect.gen(function*() {
+          const problem = options.urlProblem(url)
+          if (problem !== undefined) return yield* Effect.fail(new InvalidWebhookUrl({ reason: problem }))
+          yield* account(accountId)
+          const now = yield* Clock.currentTimeMillis
+          const previous = yield* endpoints.find(accountId)
+          const endpoint: WebhookEndpoint = {
+            accountId,
+            url,
+            secrets: [{ secret: yield* newSecret, expiresAt: null }],
+            createdAt: Option.match(previous, { onNone: () => now, onSome: (e) => e.createdAt }),
+            updatedAt: now,
+            failingSince: null,
+            disabledAt: null,
+            disabledReason: null
+          }
+          yield* endpoints.put(endpoint)
+          return { endpoint: view(endpoint, now), secret: endpoint.secrets[0]!.secret }
+        }),
+      getEndpoint: (accountId) =>
+        Effect.flatMap(endpointOf(accountId), (e) => Effect.map(Clock.currentTimeMillis, (now) => view(e, now))),
+      removeEndpoint: (accountId) => Effect.flatMap(endpointOf(accountId), () => Effect.asVoid(endpoints.remove(accountId))),
+      rotateSecret: (accountId, graceMillis) =>
+        Effect.gen(function*() {
+          const current = yield* endpointOf(accountId)
+          const now = yield* Clock.currentTimeMillis
+          const secret = yield* newSecret
+          const grace = Math.min(Math.max(0, graceMillis ?? options.rotationGraceMillis), MAX_GRACE_MILLIS)
+          const next = rotated(current, secret, now, grace)
+          yield* endpoints.put(next)
+          return { endpoint: view(next, now), secret }
+        }),
+      attempts: (messageId) => Effect.zipRight(message(messageId), attemptLog.list(messageId)),
+      replay: (messageId) => Effect.map(replayOne(messageId), toMessageDelivery),
+      replayFailed: (accountId, since) =>
+        Effect.gen(function*() {
+          yield* account(accountId)
+          const ids = yield* attemptLog.messagesSince(accountId, since)
+          const replayed: Array<string> = []
+          for (const id of ids) {
+            const m = yield* messages.find(id)
+            if (Option.isSome(m) && m.value.status === "failed") {
+              yield* replayOne(id).pipe(Effect.catchTag("MessageNotFound", () => Effect.void))
+              replayed.push(id)
+            }
+          }
+          return replayed
+        })
+    })
+  })

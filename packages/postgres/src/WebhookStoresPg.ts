@@ -1,0 +1,89 @@
+/**
+ * `WebhookEndpointStore` and `WebhookAttemptStore` on PostgreSQL, shared by every instance: one row
+ * per account's endpoint, the attempt log append-only. The failing streak is updated by one
+ * statement holding the row's lock, so instances recording outcomes at once apply the rule in turn.
+ *
+ * @since 1.0.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { WebhookAttempt, WebhookEndpoint, WebhookRows } from "@petstore/core"
+import { Database, statement } from "./Database.js"
+
+const FIND = statement(`SELECT ${WebhookRows.ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = $1`)
+const UPSERT = statement(
+  `INSERT INTO webhook_endpoints (${WebhookRows.ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+   ON CONFLICT (account_id) DO UPDATE SET url = excluded.url, secrets = excluded.secrets, created_at = excluded.created_at,
+     updated_at = excluded.updated_at, failing_since = excluded.failing_since, disabled_at = excluded.disabled_at,
+     disabled_reason = excluded.disabled_reason`
+)
+const REMOVE = statement("DELETE FROM webhook_endpoints WHERE account_id = $1 RETURNING account_id")
+const SUCCEEDED = statement("UPDATE webhook_endpoints SET failing_since = NULL WHERE account_id = $1 AND failing_since IS NOT NULL")
+// $1 account, $2 now, $3 disable after (ms), $4 reason. The rule of `WebhookEndpoint.afterFailure`.
+const FAILED = statement(
+  `WITH old AS (SELECT account_id, failing_since, disabled_at FROM webhook_endpoints WHERE account_id = $1 FOR UPDATE)
+   UPDATE webhook_endpoints e SET
+     failing_since = CASE WHEN old.disabled_at IS NULL THEN coalesce(old.failing_since, $2::int8) ELSE e.failing_since END,
+     disabled_at = CASE WHEN old.disabled_at IS NULL AND $2::int8 - coalesce(old.failing_since, $2::int8) >= $3::int8
+       THEN $2::int8 ELSE e.disabled_at END,
+     disabled_reason = CASE WHEN old.disabled_at IS NULL AND $2::int8 - coalesce(old.failing_since, $2::int8) >= $3::int8
+       THEN $4 ELSE e.disabled_reason END
+   FROM old WHERE e.account_id = old.account_id
+   RETURNING old.disabled_at IS NULL AND e.disabled_at IS NOT NULL AS disabled_now`
+)
+const RECORD = statement(`INSERT INTO webhook_attempts (${WebhookRows.ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`)
+const LIST = statement(`SELECT ${WebhookRows.ATTEMPT_COLUMNS} FROM webhook_attempts WHERE message_id = $1 ORDER BY seq`)
+const SINCE = statement(
+  `SELECT message_id FROM webhook_attempts WHERE account_id = $1 AND started_at >= $2
+   GROUP BY message_id ORDER BY min(started_at), min(seq)`
+)
+
+// A NUL character cannot be stored, so an id with one names nothing (PostgreSQL would refuse the query).
+const storable = (id: string) => !id.includes("\u0000")
+
+/** @category constructors */
+export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["Type"], never, Database> = Effect.map(
+  Database,
+  (db) =>
+    WebhookEndpoint.WebhookEndpointStore.of({
+      find: (accountId) =>
+        storable(accountId)
+          ? Effect.map(db.query<WebhookRows.EndpointRow>(FIND, [accountId]), (rows) =>
+            Option.map(Option.fromNullable(rows[0]), WebhookRows.toEndpoint))
+          : Effect.succeed(Option.none()),
+      put: (endpoint) => Effect.asVoid(db.query(UPSERT, WebhookRows.endpointValues(endpoint))),
+      remove: (accountId) =>
+        storable(accountId) ? Effect.map(db.query(REMOVE, [accountId]), (rows) => rows.length > 0) : Effect.succeed(false),
+      recordSuccess: (accountId) => Effect.asVoid(db.query(SUCCEEDED, [accountId])),
+      recordFailure: (accountId, now, disableAfterMillis, reason) =>
+        Effect.map(
+          db.query<{ disabled_now: boolean }>(FAILED, [accountId, now, disableAfterMillis, reason]),
+          (rows): WebhookEndpoint.StreakChange => rows[0]?.disabled_now === true ? "disabled" : "failing"
+        )
+    })
+)
+
+/** @category constructors */
+export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Type"], never, Database> = Effect.map(
+  Database,
+  (db) =>
+    WebhookAttempt.WebhookAttemptStore.of({
+      record: (attempt) => Effect.asVoid(db.query(RECORD, WebhookRows.attemptValues(attempt))),
+      list: (messageId) =>
+        storable(messageId)
+          ? Effect.map(db.query<WebhookRows.AttemptRow>(LIST, [messageId]), (rows) => rows.map(WebhookRows.toAttempt))
+          : Effect.succeed([]),
+      messagesSince: (accountId, since) =>
+        storable(accountId)
+          ? Effect.map(db.query<{ message_id: string }>(SINCE, [accountId, since]), (rows) => rows.map((r) => r.message_id))
+          : Effect.succeed([])
+    })
+)
+
+/** Both stores on the database. */
+export const layer: Layer.Layer<WebhookEndpoint.WebhookEndpointStore | WebhookAttempt.WebhookAttemptStore, never, Database> =
+  Layer.merge(
+    Layer.effect(WebhookEndpoint.WebhookEndpointStore, makeEndpoints),
+    Layer.effect(WebhookAttempt.WebhookAttemptStore, makeAttempts)
+  )

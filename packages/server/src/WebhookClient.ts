@@ -1,0 +1,139 @@
+/**
+ * The HTTP client webhook deliveries go through: undici with keep-alive and a pool per origin (at most
+ * `connectionsPerOrigin` connections), redirects not followed, at most a few KiB of each answer read,
+ * and an SSRF guard at connect time: the address connected to (after resolution, so a name that
+ * re-resolves to a private address is caught) must be public unless private addresses are allowed.
+ *
+ * @since 1.0.0
+ */
+import { WebhookDelivery } from "@petstore/core"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as dns from "node:dns"
+import { Agent, buildConnector } from "undici"
+import { isPublicAddress, literalAddress } from "./WebhookAddress.js"
+
+export interface WebhookClientOptions {
+  /** Allow http and private or loopback addresses (`PETSTORE_WEBHOOK_ALLOW_PRIVATE`). */
+  readonly allowPrivate: boolean
+  /** Connections kept to one origin at most. */
+  readonly connectionsPerOrigin: number
+  /** The longest an attempt may take, connection included (the delivery's own deadline also applies). */
+  readonly timeoutMillis: number
+  /** Bytes of an answer's body read at most (the rest is discarded). */
+  readonly maxAnswerBytes: number
+}
+
+export const DEFAULT_OPTIONS: WebhookClientOptions = {
+  allowPrivate: false,
+  connectionsPerOrigin: 16,
+  timeoutMillis: 15_000,
+  maxAnswerBytes: 4_096
+}
+
+/** The error of a connection refused by the guard. */
+export class RefusedAddress extends Error {
+  override readonly name = "RefusedAddress"
+  readonly code = "ERR_WEBHOOK_ADDRESS_REFUSED"
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Array<dns.LookupAddress>, family?: number) => void
+
+/** `dns.lookup` keeping only public addresses (every one, since Node 20's happy eyeballs asks for all). */
+export const publicLookup = (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error !== null) return callback(error, [])
+    const allowed = addresses.filter((a) => isPublicAddress(a.address))
+    if (allowed.length === 0) {
+      return callback(new RefusedAddress(`${hostname} resolves to no public address`), [])
+    }
+    if (options.all === true) return callback(null, allowed)
+    callback(null, allowed[0]!.address, allowed[0]!.family)
+  })
+}
+
+/** undici's connector, refusing non-public IP literals itself (a literal host never reaches `lookup`). */
+const guardedConnector = (timeoutMillis: number): buildConnector.connector => {
+  const connect = buildConnector({ timeout: timeoutMillis, lookup: publicLookup } as buildConnector.BuildOptions)
+  return (options, callback) => {
+    const literal = literalAddress(options.hostname)
+    if (literal !== undefined && !isPublicAddress(literal)) {
+      return callback(new RefusedAddress(`${literal} is not a public address`), null)
+    }
+    return connect(options, callback)
+  }
+}
+
+/** Seconds or an HTTP date, as milliseconds from `now`; undefined when absent or unreadable. */
+export const retryAfterMillis = (value: string | undefined, now: number): number | undefined => {
+  if (value === undefined) return undefined
+  const trimmed = value.trim()
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000
+  const at = Date.parse(trimmed)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+/** A short description of why no answer came, never quoting headers or bodies. */
+const describeFailure = (error: unknown): string => {
+  const e = error as { name?: string; code?: string; message?: string; cause?: unknown }
+  if (e?.cause instanceof RefusedAddress) return `refused: ${e.cause.message}`
+  if (e instanceof RefusedAddress) return `refused: ${e.message}`
+  const code = typeof e?.code === "string" ? e.code : e?.name ?? "Error"
+  return `${code}: ${e?.message ?? String(error)}`.slice(0, 300)
+}
+
+/** @category constructors */
+export const make = (options: WebhookClientOptions) =>
+  Effect.gen(function*() {
+    const agent = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        new Agent({
+          connections: options.connectionsPerOrigin,
+          keepAliveTimeout: 30_000,
+          headersTimeout: options.timeoutMillis,
+          bodyTimeout: options.timeoutMillis,
+          connect: options.allowPrivate
+            ? { timeout: options.timeoutMillis }
+            : guardedConnector(options.timeoutMillis)
+        })
+      ),
+      (agent) => Effect.promise(() => agent.close().catch(() => undefined))
+    )
+    return WebhookDelivery.WebhookSender.of({
+      send: (request) =>
+        Effect.tryPromise({
+          try: async (signal) => {
+            const url = new URL(request.url)
+            if (!options.allowPrivate && url.protocol !== "https:") throw new RefusedAddress("only https URLs are allowed")
+            const answer = await agent.request({
+              origin: url.origin,
+              path: url.pathname + url.search,
+              method: "POST",
+              headers: request.headers,
+              body: request.body,
+              signal
+            })
+            // Read a little of the body (and drop the rest) so the connection can be kept.
+            await answer.body.dump({ limit: options.maxAnswerBytes }).catch(() => undefined)
+            const retryAfter = answer.headers["retry-after"]
+            return { status: answer.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter }
+          },
+          catch: describeFailure
+        }).pipe(
+          Effect.flatMap(({ retryAfter, status }) =>
+            Effect.map(Clock.currentTimeMillis, (now): WebhookDelivery.DeliveryOutcome => ({
+              _tag: "Answered",
+              status,
+              retryAfterMillis: retryAfterMillis(retryAfter, now)
+            }))
+          ),
+          Effect.catchAll((error): Effect.Effect<WebhookDelivery.DeliveryOutcome> => Effect.succeed({ _tag: "NoAnswer", error }))
+        )
+    })
+  })
+
+/** The sender for the server: closed with its scope. */
+export const layer = (options: Partial<WebhookClientOptions> = {}): Layer.Layer<WebhookDelivery.WebhookSender> =>
+  Layer.scoped(WebhookDelivery.WebhookSender, make({ ...DEFAULT_OPTIONS, ...options }))
+

@@ -1,0 +1,80 @@
+/**
+ * The webhook delivery settings (`PETSTORE_WEBHOOK_*`), read by `Config`, and what they mean for the
+ * message queue: its retry schedule, its workers, and a lease longer than any attempt.
+ *
+ * @since 1.0.0
+ */
+import { type MessageQueue, RetrySchedule, WebhookDelivery } from "@petstore/core"
+import * as Config from "effect/Config"
+import * as ConfigError from "effect/ConfigError"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+
+export interface WebhookSettings {
+  /** The delays before each retry (`PETSTORE_WEBHOOK_RETRY_DELAYS`, seconds; default Svix's). */
+  readonly retryDelaysMillis: ReadonlyArray<number>
+  /** Allow http and private or loopback addresses (`PETSTORE_WEBHOOK_ALLOW_PRIVATE`, default false). */
+  readonly allowPrivate: boolean
+  /** Each attempt's deadline (`PETSTORE_WEBHOOK_TIMEOUT_MS`, default 15000). */
+  readonly timeoutMillis: number
+  /** An endpoint failing without a break this long is disabled (`PETSTORE_WEBHOOK_DISABLE_AFTER`, seconds; default 5 days). */
+  readonly disableAfterMillis: number
+  /** Deliveries in progress at once in this process (`PETSTORE_WEBHOOK_WORKERS`, default 32). */
+  readonly workers: number
+  /** Of which at most this many to one endpoint (`PETSTORE_WEBHOOK_ENDPOINT_CONCURRENCY`, default 16). */
+  readonly maxInFlightPerEndpoint: number
+}
+
+export const DEFAULTS: WebhookSettings = {
+  retryDelaysMillis: RetrySchedule.DEFAULT_DELAYS_SECONDS.map((s) => s * 1000),
+  allowPrivate: false,
+  timeoutMillis: WebhookDelivery.DEFAULT_OPTIONS.attemptTimeoutMillis,
+  disableAfterMillis: WebhookDelivery.DEFAULT_OPTIONS.disableAfterMillis,
+  workers: 32,
+  maxInFlightPerEndpoint: WebhookDelivery.DEFAULT_OPTIONS.maxInFlightPerEndpoint
+}
+
+/** The settings of a configuration (the defaults when it has none, as one built in code may). */
+export const of = (config: { readonly webhooks?: WebhookSettings | undefined }): WebhookSettings => config.webhooks ?? DEFAULTS
+
+/**
+ * The queue's options for these settings. The lease is twice the attempt's deadline and a second
+ * more (31 s by default), so an attempt and the writes recording it end well within it; a message
+ * whose instance died mid-delivery is delivered again once its lease runs out.
+ */
+export const queueOptions = (settings: WebhookSettings): Partial<MessageQueue.MessageQueueOptions> => ({
+  retryDelaysMillis: settings.retryDelaysMillis,
+  concurrency: settings.workers,
+  leaseMillis: 2 * settings.timeoutMillis + 1_000
+})
+
+const whole = (name: string, what: string, min: number, max: number, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: `${name} must be a whole number of ${what} from ${min} to ${max}`, validation: (n) => n >= min && n <= max }),
+    Config.withDefault(fallback)
+  )
+
+/** @category config */
+export const config: Config.Config<WebhookSettings> = Config.all({
+  retryDelaysMillis: Config.option(Config.string("PETSTORE_WEBHOOK_RETRY_DELAYS")).pipe(
+    Config.mapOrFail((text) =>
+      Option.match(text, {
+        onNone: () => Either.right(DEFAULTS.retryDelaysMillis),
+        onSome: (s) =>
+          Option.match(RetrySchedule.parseDelays(s), {
+            onNone: () =>
+              Either.left(ConfigError.InvalidData([], `PETSTORE_WEBHOOK_RETRY_DELAYS must be 1 to 20 delays in seconds, comma-separated (such as 5,300,1800), each at most 604800, got ${JSON.stringify(s)}`)),
+            onSome: (delays) => Either.right(delays)
+          })
+      })
+    )
+  ),
+  allowPrivate: Config.boolean("PETSTORE_WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false)),
+  timeoutMillis: whole("PETSTORE_WEBHOOK_TIMEOUT_MS", "milliseconds", 10, 120_000, DEFAULTS.timeoutMillis),
+  disableAfterMillis: Config.map(
+    whole("PETSTORE_WEBHOOK_DISABLE_AFTER", "seconds", 1, 90 * 86_400, DEFAULTS.disableAfterMillis / 1000),
+    (s) => s * 1000
+  ),
+  workers: whole("PETSTORE_WEBHOOK_WORKERS", "workers", 1, 1_000, DEFAULTS.workers),
+  maxInFlightPerEndpoint: whole("PETSTORE_WEBHOOK_ENDPOINT_CONCURRENCY", "requests", 1, 1_000, DEFAULTS.maxInFlightPerEndpoint)
+})

@@ -1,0 +1,164 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Scope } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import type { WebhookDelivery } from "@petstore/core"
+import { isPublicAddress, urlProblem } from "../src/WebhookAddress.js"
+import * as WebhookClient from "../src/WebhookClient.js"
+
+interface Receiver {
+  readonly port: number
+  readonly requests: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>
+  connections: number
+}
+
+/** A receiver on 127.0.0.1 (port 0) answering with `answer`; closed with the scope. */
+const receiver = (answer: (req: http.IncomingMessage, res: http.ServerResponse) => void, host = "127.0.0.1") =>
+  Effect.acquireRelease(
+    Effect.async<{ server: http.Server; state: Receiver }>((resume) => {
+      const state: Receiver = { port: 0, requests: [], connections: 0 }
+      const server = http.createServer((req, res) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (c: Buffer) => chunks.push(c))
+        req.on("end", () => {
+          state.requests.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() })
+          answer(req, res)
+        })
+      })
+      server.on("connection", () => void state.connections++)
+      server.listen(0, host, () => {
+        ;(state as { port: number }).port = (server.address() as AddressInfo).port
+        resume(Effect.succeed({ server, state }))
+      })
+    }),
+    ({ server }) => Effect.async<void>((resume) => {
+      server.closeAllConnections()
+      server.close(() => resume(Effect.void))
+    })
+  ).pipe(Effect.map(({ state }) => state))
+
+const request = (url: string): WebhookDelivery.DeliveryRequest => ({
+  url,
+  headers: { "content-type": "application/json", "webhook-id": "msg_1" },
+  body: "{\"a\":1}"
+})
+
+const client = (options: Partial<WebhookClient.WebhookClientOptions>) =>
+  Effect.flatMap(Scope.Scope, (scope) => Scope.extend(WebhookClient.make({ ...WebhookClient.DEFAULT_OPTIONS, ...options }), scope))
+
+const ok = (_: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(200).end("ok")
+
+describe("WebhookAddress", () => {
+  it("private, loopback, link-local, shared, documentation, multicast and reserved addresses are not public", () => {
+    for (
+      const address of [
+        "127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
+        "100.64.0.1", "0.0.0.0", "192.0.2.5", "198.51.100.1", "203.0.113.9", "198.18.0.1", "224.0.0.1", "255.255.255.255",
+        "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::7f00:1",
+        "2001:db8::1", "ff02::1", "not-an-ip"
+      ]
+    ) expect([address, isPublicAddress(address)]).toEqual([address, false])
+    for (const address of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "2a00:1450::1"]) {
+      expect([address, isPublicAddress(address)]).toEqual([address, true])
+    }
+  })
+
+  it("an endpoint URL is https, without credentials, and not a non-public IP literal, unless private addresses are allowed", () => {
+    expect(urlProblem("https://hooks.example.com/in", false)).toBeUndefined()
+    expect(urlProblem("https://8.8.8.8/in", false)).toBeUndefined()
+    expect(urlProblem("http://hooks.example.com/in", false)).toMatch(/https/)
+    expect(urlProblem("ftp://hooks.example.com/in", true)).toMatch(/http or https/)
+    expect(urlProblem("hooks.example.com", false)).toMatch(/absolute/)
+    expect(urlProblem("https://user:pw@hooks.example.com/", false)).toMatch(/user or password/)
+    for (const url of ["https://127.0.0.1/", "https://[::1]:8443/", "https://10.0.0.1/", "https://169.254.169.254/latest", "https://[::ffff:127.0.0.1]/"]) {
+      expect([url, urlProblem(url, false)]).toEqual([url, expect.stringMatching(/non-public/)])
+      expect([url, urlProblem(url, true)]).toEqual([url, undefined])
+    }
+    expect(urlProblem("http://127.0.0.1:9/", true)).toBeUndefined()
+  })
+})
+
+describe("WebhookClient", () => {
+  it.scopedLive("refuses loopback literals and names resolving to loopback, sending nothing; http is refused too", () =>
+    Effect.gen(function*() {
+      const r = yield* receiver(ok)
+      const sender = yield* client({ allowPrivate: false })
+      for (const url of [`https://127.0.0.1:${r.port}/`, `https://[::1]:${r.port}/`, `https://localhost:${r.port}/`, `http://localhost:${r.port}/`]) {
+        const outcome = yield* sender.send(request(url))
+        expect([url, outcome]).toEqual([url, { _tag: "NoAnswer", error: expect.stringMatching(/^refused: /) }])
+      }
+      expect(r.connections).toBe(0)
+      expect(r.requests).toEqual([])
+    }))
+
+  it.scopedLive("with private addresses allowed: POSTs the body and headers, reports the status, keeps the connection alive", () =>
+    Effect.gen(function*() {
+      const r = yield* receiver(ok)
+      const sender = yield* client({ allowPrivate: true })
+      for (const host of ["127.0.0.1", "localhost"]) {
+        const outcome = yield* sender.send(request(`http://${host}:${r.port}/hook?x=1`))
+        expect(outcome).toEqual({ _tag: "Answered", status: 200, retryAfterMillis: undefined })
+      }
+      expect(yield* sender.send(request(`http://127.0.0.1:${r.port}/hook?x=1`))).toMatchObject({ status: 200 })
+      expect(r.requests.map((q) => [q.method, q.url, q.body, q.headers["webhook-id"]])).toEqual(
+        Array(3).fill(["POST", "/hook?x=1", "{\"a\":1}", "msg_1"])
+      )
+      // localhost may resolve to ::1 where the receiver does not listen, or to 127.0.0.1: at most two connections.
+      expect(r.connections).toBeLessThanOrEqual(2)
+    }))
+
+  it.scopedLive("does not follow redirects: a 3xx is the answer", () =>
+    Effect.gen(function*() {
+      const r = yield* receiver((req, res) => req.url === "/hook" ? res.writeHead(307, { location: "/elsewhere" }).end() : res.writeHead(200).end())
+      const sender = yield* client({ allowPrivate: true })
+      expect(yield* sender.send(request(`http://127.0.0.1:${r.port}/hook`))).toMatchObject({ _tag: "Answered", status: 307 })
+      expect(r.requests.map((q) => q.url)).toEqual(["/hook"])
+    }))
+
+  it.scopedLive("reads Retry-After in seconds or as a date", () =>
+    Effect.gen(function*() {
+      const r = yield* receiver((req, res) =>
+        res.writeHead(req.url === "/s" ? 429 : 503, { "retry-after": req.url === "/s" ? "7" : new Date(Date.now() + 60_000).toUTCString() }).end()
+      )
+      const sender = yield* client({ allowPrivate: true })
+      expect(yield* sender.send(request(`http://127.0.0.1:${r.port}/s`))).toEqual({ _tag: "Answered", status: 429, retryAfterMillis: 7000 })
+      const dated = yield* sender.send(request(`http://127.0.0.1:${r.port}/d`))
+      expect(dated).toMatchObject({ _tag: "Answered", status: 503 })
+      expect((dated as { retryAfterMillis: number }).retryAfterMillis).toBeGreaterThan(50_000)
+      expect((dated as { retryAfterMillis: number }).retryAfterMillis).toBeLessThanOrEqual(60_000)
+    }))
+
+  it.scopedLive("a huge answer body is not read to its end: the status comes back and the client goes on", () =>
+    Effect.gen(function*() {
+      const chunk = Buffer.alloc(64 * 1024, 97)
+      const r = yield* receiver((_, res) => {
+        res.writeHead(200, { "content-type": "text/plain" })
+        // An endless body: only a limited read can finish.
+        const pump = () => {
+          while (res.write(chunk));
+          res.once("drain", pump)
+        }
+        res.on("close", () => res.removeAllListeners("drain"))
+        pump()
+      })
+      const sender = yield* client({ allowPrivate: true, maxAnswerBytes: 1024 })
+      expect(yield* sender.send(request(`http://127.0.0.1:${r.port}/`))).toMatchObject({ _tag: "Answered", status: 200 })
+    }))
+
+  it.scopedLive("no answer within the timeout, or nobody listening: no answer, with the reason", () =>
+    Effect.gen(function*() {
+      const r = yield* receiver(() => undefined)
+      const sender = yield* client({ allowPrivate: true, timeoutMillis: 100 })
+      expect(yield* sender.send(request(`http://127.0.0.1:${r.port}/`))).toEqual({ _tag: "NoAnswer", error: expect.stringMatching(/Timeout/i) })
+      // A port just freed: nobody listens there now.
+      const port = yield* Effect.promise(() =>
+        new Promise<number>((resolve) => {
+          const server = http.createServer().listen(0, "127.0.0.1", () => {
+            const { port } = server.address() as AddressInfo
+            server.close(() => resolve(port))
+          })
+        })
+      )
+      expect(yield* sender.send(request(`http://127.0.0.1:${port}/`))).toEqual({ _tag: "NoAnswer", error: expect.stringMatching(/ECONNREFUSED/) })
+    }))
+})

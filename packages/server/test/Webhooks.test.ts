@@ -1,0 +1,200 @@
+/**
+ * Webhook delivery end to end: a real server process (SQLite file), its admin API, and receivers on
+ * 127.0.0.1 (`PETSTORE_WEBHOOK_ALLOW_PRIVATE=true`, retry delays made small by configuration).
+ * Every wait is a bounded poll for the event it needs.
+ */
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { Webhook } from "standardwebhooks"
+import { ADMIN_TOKEN, createAccount, get, post, request } from "./support/Http.js"
+import { pollUntil, type Server, sqliteFile, start, stop } from "./support/ServerProcess.js"
+import * as WebhookReceiver from "./support/WebhookReceiver.js"
+
+const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-webhooks-"))
+let files = 0
+const servers: Array<Server> = []
+afterAll(async () => {
+  await Promise.all(servers.map(stop))
+})
+
+const serve = async (settings: Record<string, string> = {}) => {
+  const server = await start({
+    ...sqliteFile(Path.join(folder, `hooks-${++files}.db`)),
+    PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN,
+    PETSTORE_WEBHOOK_ALLOW_PRIVATE: "true",
+    PETSTORE_WEBHOOK_RETRY_DELAYS: "0.05,0.05",
+    PETSTORE_LOG_FORMAT: "json",
+    ...settings
+  })
+  servers.push(server)
+  return server
+}
+
+const admin = (server: Server, method: string, path: string, body?: unknown) =>
+  request(`${server.url}/admin/v1${path}`, { method, key: ADMIN_TOKEN, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+
+/** Waits for the message to reach `status` (at most 30 s). */
+const awaitStatus = (server: Server, key: string, id: string, status: string) =>
+  pollUntil(`message ${id} to be ${status}`, async () => {
+    const reply = await get(server.url, `/v1/messages/${id}`, key)
+    return reply.body.status === status ? reply.body : undefined
+  }, 600, 50)
+
+describe("webhook delivery (server process, SQLite)", () => {
+  it("a message is POSTed to the account's endpoint, signed: standardwebhooks verifies it; the secret is shown once and never logged", async () => {
+    const server = await serve()
+    const receiver = await WebhookReceiver.start()
+    const account = await createAccount(server.url)
+    const set = await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, { url: receiver.url })
+    expect(set.status).toBe(200)
+    expect(set.body).toMatchObject({ accountId: account.accountId, url: receiver.url, disabledAt: null, failingSince: null })
+    const secret: string = set.body.secret
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    expect(Buffer.from(secret.slice(6), "base64").length).toBeGreaterThanOrEqual(24)
+    const shown = await admin(server, "GET", `/accounts/${account.accountId}/webhook`)
+    expect(shown.status).toBe(200)
+    expect(JSON.stringify(shown.body)).not.toContain(secret.slice(6))
+    expect(shown.body).not.toHaveProperty("secret")
+
+    const created = await post(server.url, "/v1/messages", account.key, { message: "Hello, receiver ✓" })
+    expect(created.status).toBe(202)
+    const delivered = await awaitStatus(server, account.key, created.body.id, "delivered")
+    expect(delivered).toMatchObject({ attempts: 1, deliveredAt: expect.any(String) })
+    expect(receiver.deliveries).toHaveLength(1)
+    const delivery = receiver.deliveries[0]!
+    expect(delivery.headers["webhook-id"]).toBe(created.body.id)
+    expect(delivery.headers["content-type"]).toBe("application/json")
+    const event = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>)
+    expect(event).toEqual({
+      type: "message.submitted",
+      timestamp: created.body.createdAt,
+      data: { id: created.body.id, message: "Hello, receiver ✓", createdAt: created.body.createdAt }
+    })
+    const attempts = await admin(server, "GET", `/messages/${created.body.id}/attempts`)
+    expect(attempts.status).toBe(200)
+    expect(attempts.body).toEqual([
+      { attempt: 1, url: receiver.url, startedAt: expect.any(String), durationMs: expect.any(Number), statusCode: 200, error: null }
+    ])
+    expect(server.output()).not.toContain(secret.slice(6))
+    await receiver.stop()
+  })
+
+  it("a receiver that is down for a while gets the message once it is back, with the same webhook-id", async () => {
+    const server = await serve({ PETSTORE_WEBHOOK_RETRY_DELAYS: "0.05,0.1,0.2,0.4,0.8,1,1,1,1,1,1,1" })
+    const receiver = await WebhookReceiver.start()
+    await receiver.stop()
+    const account = await createAccount(server.url)
+    await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, { url: receiver.url })
+    const created = await post(server.url, "/v1/messages", account.key, { message: "are you there?" })
+    await pollUntil("a failed attempt", async () => {
+      const attempts = await admin(server, "GET", `/messages/${created.body.id}/attempts`)
+      return attempts.body.length >= 2 ? attempts.body : undefined
+    }, 600, 50)
+    const attempts = await admin(server, "GET", `/messages/${created.body.id}/attempts`)
+    expect(attempts.body[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/ECONNREFUSED/) })
+    expect((await get(server.url, `/v1/messages/${created.body.id}`, account.key)).body.status).not.toBe("delivered")
+    await receiver.restart()
+    await awaitStatus(server, account.key, created.body.id, "delivered")
+    expect(receiver.deliveries.map((d) => d.headers["webhook-id"])).toEqual([created.body.id])
+    await receiver.stop()
+  })
+
+  it("a receiver that always fails: the message is failed with its attempts; replayed once the receiver is fixed, it is delivered", async () => {
+    const server = await serve()
+    const receiver = await WebhookReceiver.start()
+    receiver.status = 500
+    const account = await createAccount(server.url)
+    const set = await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, { url: receiver.url })
+    const created = await post(server.url, "/v1/messages", account.key, { message: "doomed for now" })
+    const failed = await awaitStatus(server, account.key, created.body.id, "failed")
+    expect(failed).toMatchObject({ attempts: 3, lastError: "answered 500" })
+    expect(failed).not.toHaveProperty("deliveredAt")
+    const attempts = await admin(server, "GET", `/messages/${created.body.id}/attempts`)
+    expect(attempts.body.map((a: { attempt: number; statusCode: number }) => [a.attempt, a.statusCode])).toEqual([[1, 500], [2, 500], [3, 500]])
+
+    receiver.status = 204
+    const replay = await admin(server, "POST", `/messages/${created.body.id}/replay`)
+    expect(replay.status).toBe(202)
+    expect(replay.body).toMatchObject({ id: created.body.id, status: "queued" })
+    const delivered = await awaitStatus(server, account.key, created.body.id, "delivered")
+    expect(delivered.attempts).toBe(4)
+    const ids = new Set(receiver.deliveries.map((d) => d.headers["webhook-id"]))
+    expect([...ids]).toEqual([created.body.id])
+    const last = receiver.deliveries.at(-1)!
+    expect(new Webhook(set.body.secret).verify(last.body, last.headers as Record<string, string>)).toBeTruthy()
+
+    // Every failed message of the account since a time, at once.
+    receiver.status = 503
+    const more = await Promise.all([1, 2, 3].map((i) => post(server.url, "/v1/messages", account.key, { message: `later ${i}` })))
+    for (const m of more) await awaitStatus(server, account.key, m.body.id, "failed")
+    receiver.status = 200
+    const bulk = await admin(server, "POST", `/accounts/${account.accountId}/webhook/replay`, { since: delivered.createdAt })
+    expect(bulk.status).toBe(202)
+    expect([...bulk.body.replayed].sort()).toEqual(more.map((m) => m.body.id).sort())
+    for (const m of more) await awaitStatus(server, account.key, m.body.id, "delivered")
+    await receiver.stop()
+  })
+
+  it("secret rotation: both secrets sign meanwhile; the endpoint can be removed, then messages are recorded only", async () => {
+    const server = await serve()
+    const receiver = await WebhookReceiver.start()
+    const account = await createAccount(server.url)
+    const first = await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, { url: receiver.url })
+    const rotated = await admin(server, "POST", `/accounts/${account.accountId}/webhook/rotate-secret`, { graceSeconds: 3600 })
+    expect(rotated.status).toBe(201)
+    expect(rotated.body.secret).not.toBe(first.body.secret)
+    expect(Date.parse(rotated.body.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(3_500_000)
+    const m = await post(server.url, "/v1/messages", account.key, { message: "rotating" })
+    await awaitStatus(server, account.key, m.body.id, "delivered")
+    const d = receiver.deliveries[0]!
+    expect(String(d.headers["webhook-signature"]).split(" ")).toHaveLength(2)
+    for (const secret of [first.body.secret, rotated.body.secret]) {
+      expect(new Webhook(secret).verify(d.body, d.headers as Record<string, string>)).toBeTruthy()
+    }
+    expect((await admin(server, "DELETE", `/accounts/${account.accountId}/webhook`)).status).toBe(204)
+    expect((await admin(server, "GET", `/accounts/${account.accountId}/webhook`)).body).toMatchObject({ code: "not_found", status: 404 })
+    const after = await post(server.url, "/v1/messages", account.key, { message: "nowhere" })
+    expect(await awaitStatus(server, account.key, after.body.id, "delivered")).toMatchObject({ attempts: 1 })
+    expect(receiver.deliveries).toHaveLength(1)
+    expect((await admin(server, "GET", `/messages/${after.body.id}/attempts`)).body).toEqual([])
+    await receiver.stop()
+  })
+
+  it("bad input is a clear 400/404: not https, private addresses (by default), unknown account or message", async () => {
+    const server = await serve({ PETSTORE_WEBHOOK_ALLOW_PRIVATE: "false" })
+    const account = await createAccount(server.url)
+    for (
+      const [url, why] of [
+        ["http://hooks.example.com/in", /https/],
+        ["https://127.0.0.1/in", /non-public/],
+        ["https://[::1]:8443/in", /non-public/],
+        ["https://169.254.169.254/latest", /non-public/],
+        ["not a url", /absolute/]
+      ] as const
+    ) {
+      const reply = await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, { url })
+      expect([url, reply.status, reply.body.code]).toEqual([url, 400, "invalid_request"])
+      expect(reply.body.message).toMatch(why)
+    }
+    expect((await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, {})).status).toBe(400)
+    expect((await admin(server, "PUT", "/accounts/acc_nope/webhook", { url: "https://hooks.example.com/" })).status).toBe(404)
+    expect((await admin(server, "GET", "/messages/msg_nope/attempts")).status).toBe(404)
+    expect((await admin(server, "POST", "/messages/msg_nope/replay")).status).toBe(404)
+    expect((await admin(server, "POST", `/accounts/${account.accountId}/webhook/replay`, { since: "yesterday" })).status).toBe(400)
+  })
+
+  it("by default a name resolving to loopback is refused at connect time: nothing reaches the receiver", async () => {
+    const server = await serve({ PETSTORE_WEBHOOK_ALLOW_PRIVATE: "false" })
+    const receiver = await WebhookReceiver.start()
+    const account = await createAccount(server.url)
+    const set = await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, { url: `https://localhost:${receiver.port}/hooks` })
+    expect(set.status).toBe(200)
+    const m = await post(server.url, "/v1/messages", account.key, { message: "to localhost" })
+    const failed = await awaitStatus(server, account.key, m.body.id, "failed")
+    expect(failed.lastError).toMatch(/^refused: localhost resolves to no public address/)
+    expect(receiver.deliveries).toEqual([])
+    await receiver.stop()
+  })
+})
