@@ -411,7 +411,7 @@ const runLoad = async () => {
 }
 
 // --- micro-benchmarks ---------------------------------------------------------------------------------
-const MICRO = ["limiter.mjs", "limiter-memory.mjs", "keys.mjs", "encode.mjs", "metrics.mjs"]
+const MICRO = ["limiter.mjs", "limiter-memory.mjs", "keys.mjs", "encode.mjs", "metrics.mjs", "log-line.mjs"]
 const runMicro = async () => {
   const groups = []
   for (const file of MICRO) {

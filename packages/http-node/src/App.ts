@@ -28,7 +28,7 @@ import type * as ErrorResponse from "./ErrorResponse.js"
 import * as AdminGate from "./internal/adminGate.js"
 import * as Admin from "./internal/adminOperations.js"
 import * as ApiReference from "./internal/openapi/apiReference.js"
-import { clientAddress } from "./internal/credentials.js"
+import { clientAddress, clientHost } from "./internal/credentials.js"
 import * as Health from "./internal/health.js"
 import * as Limits from "./internal/limits.js"
 import * as Operations from "./internal/operations/operations.js"
@@ -152,12 +152,14 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const reference = ApiReference.make({ document, openApiPath, clientAddress: addressOf, assetsPerMinute: options.assetsPerMinute, clock })
     const adminGate = AdminGateStage.make(AdminGate.make({ adminToken: options.adminToken, clientAddress: addressOf }), clock)
 
+    const publicRoutes = Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS)))
+
     /** The stages of a request of the public API, in order. */
     const PUBLIC_STAGES: ReadonlyArray<Pipeline.Stage> = [
       Authenticate.make(yield* Accounts.Accounts),
       Admit.make({ limiter: yield* RateLimiter.RateLimiter, clientAddress: addressOf }),
       Route.make({
-        routes: Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS))),
+        routes: publicRoutes,
         // The open document is a route too: other methods on it are 405 (after authentication, like any route).
         allowedElsewhere: (url) => (pathOf(url) === openApiPath ? "GET, HEAD" : undefined),
         operationHeaders: Operations.headers(OPERATIONS)
@@ -190,6 +192,20 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       return Sync.map(recover(() => Pipeline.run(stages, exchange)), (answer) => write(exchange, answer))
     }
 
+    /**
+     * A public request refused before routing (401, 429): the route it asked for, for its access
+     * line. Only refusals pay for the lookup.
+     */
+    const askedRoute = (request: AppRequest, response: AppResponse): AppResponse => {
+      if (response.route === undefined && (response.status === 401 || response.status === 429)) {
+        const found = publicRoutes.find(request.method, request.url)
+        if (found !== undefined) response.askedRoute = found.handler.template
+      }
+      return response
+    }
+    const servePublic = (request: AppRequest): Effect.Effect<AppResponse> =>
+      Sync.map(serve(PUBLIC_STAGES, request), (response) => askedRoute(request, response))
+
     // Readiness ports come with the stores' adapters when they have them (read here, absent: up).
     const health = yield* Health.make
     const openApi = (): AppResponse => ({
@@ -209,13 +225,13 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
         if (path === "/docs") return Sync.map(reference.answer(request), labelDocs)
         if (path === "/favicon.ico") return Sync.succeed(noFavicon())
       }
-      return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN_STAGES, request) : serve(PUBLIC_STAGES, request)
+      return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN_STAGES, request) : servePublic(request)
     }
 
     const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
     if (Option.isSome(options.adminToken)) paths.add("/admin/")
     if (Option.isSome(options.adminToken) && metrics !== undefined) paths.add("/metrics")
-    const observe = yield* RequestObserver.make({ ...options.observe, record: metrics?.record })
+    const observe = yield* RequestObserver.make({ ...options.observe, record: metrics?.record, clientAddress: clientHost(options.trustProxy) })
     return App.of({
       // Lazy: nothing of the request is done before its effect runs.
       handle: (request) => Sync.suspend(() => observe(request, dispatch)),

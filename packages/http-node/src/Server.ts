@@ -125,11 +125,18 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
             resume(Effect.void)
           })
         }),
-        () =>
-          Effect.sync(() => app.startDraining?.()).pipe(
-            Effect.zipRight(options.drainDelay === undefined ? Effect.void : Effect.sleep(options.drainDelay)),
-            Effect.zipRight(close(server, connections, options.shutdownTimeout ?? "10 seconds"))
+        () => {
+          const drainMillis = options.drainDelay === undefined ? 0 : Duration.toMillis(options.drainDelay)
+          const shutdownTimeout = options.shutdownTimeout ?? "10 seconds"
+          return Effect.sync(() => app.startDraining?.()).pipe(
+            Effect.zipRight(Effect.log(
+              `draining: /readyz answers 503; ${drainMillis > 0 ? `still accepting for ${drainMillis} ms, then ` : ""}no new connections, and requests in flight have ${Duration.format(shutdownTimeout)} to finish`
+            ).pipe(Effect.annotateLogs("drainDelayMs", drainMillis))),
+            Effect.zipRight(drainMillis > 0 ? Effect.sleep(drainMillis) : Effect.void),
+            Effect.zipRight(close(server, connections, shutdownTimeout)),
+            Effect.zipRight(Effect.log("stopped: every connection is closed"))
           )
+        }
       )
       const address = server.address() as AddressInfo
       const host = address.family === "IPv6" ? `[${address.address}]` : address.address

@@ -20,6 +20,7 @@ import * as Logging from "./Logging.js"
 import * as StoreRegistry from "./StoreRegistry.js"
 import * as Tracing from "./Tracing.js"
 import * as TransportSecurity from "./TransportSecurity.js"
+import { VERSION } from "./Version.js"
 import * as ServerMetrics from "./ServerMetrics.js"
 
 /** The services of a standalone server, on the stores `services` chooses (or any passed in). */
@@ -100,8 +101,29 @@ export const accountServices = (
   )
 }
 
+/**
+ * What the start line says of the server besides its address: its version, its store and where the
+ * data lives, its rate limiter, its admin API; never a credential (a database URL without its
+ * password, a Redis URL not at all).
+ */
+export const startFacts = (config: ServerConfig, registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn): Record<string, unknown> => {
+  const { registration, store } = registry.of(config.store)
+  return {
+    version: VERSION,
+    store: store._tag,
+    database: registration.describe(store),
+    limiter: config.redis === undefined ? "memory" : `redis (failure ${config.redis.failure}, prefix ${config.redis.prefix})`,
+    adminApi: Option.isSome(config.adminToken) ? "on" : "off",
+    node: process.version
+  }
+}
+
 /** Runs the server until interrupted (SIGINT/SIGTERM under `NodeRuntime.runMain`). */
-export const serve = (config: ServerConfig, servicesLayer: ServicesLayer = services(config)) =>
+export const serve = (
+  config: ServerConfig,
+  servicesLayer: ServicesLayer = services(config),
+  registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn
+) =>
   Effect.scoped(
     Effect.gen(function*() {
       // Said before connecting, from the URLs alone.
@@ -111,7 +133,9 @@ export const serve = (config: ServerConfig, servicesLayer: ServicesLayer = servi
       if (Option.isNone(config.adminToken)) {
         yield* createDemoAccount.pipe(Effect.provide(context))
       }
-      yield* Effect.log(`Pet Store Service listening on ${address.url}${Api.PUBLIC_PREFIX} (API reference: ${address.url}/docs)`)
+      yield* Effect.log(`Pet Store Service listening on ${address.url}${Api.PUBLIC_PREFIX} (API reference: ${address.url}/docs)`).pipe(
+        Effect.annotateLogs(startFacts(config, registry))
+      )
       return yield* Effect.never
     })
   ).pipe(Effect.provide(observability(config)))

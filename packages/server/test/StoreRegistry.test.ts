@@ -34,6 +34,7 @@ const fake: StoreRegistration<FakeStore> = {
   tag: "fake",
   selectedBy: { database: { schemes: ["fake"], described: "a fake:// URL" } },
   configure: ({ database }) => ({ _tag: "fake", url: Redacted.value(database) }),
+  describe: (store) => store.url,
   services: (config, store) =>
     StoreServices.inMemory(
       config,

@@ -108,8 +108,9 @@ describe("the configuration's warnings", () => {
       }, ["serve"])
     const remote = await run("0.0.0.0")
     expect(remote.code, remote.stderr).toBe(1)
-    const messages = remote.stdout.split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line) as { level: string; message: string })
-    expect(messages.filter((line) => line.level === "warning").map((line) => line.message)).toEqual([
+    const messages = remote.stdout.split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line) as { level: number; msg: string })
+    // pino's number for warnings: 40.
+    expect(messages.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
       expect.stringMatching(/^PETSTORE_DATABASE connects to PostgreSQL on 0\.0\.0\.0 without TLS/),
       expect.stringMatching(/^PETSTORE_REDIS_URL connects to Redis on 0\.0\.0\.0 without TLS/)
     ])
