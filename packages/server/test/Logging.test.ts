@@ -5,12 +5,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, FiberId, FiberRefs, HashMap, List, LogLevel } from "effect"
-import { spawn } from "node:child_process"
 import * as Os from "node:os"
 import { prettyFactory } from "pino-pretty"
 import * as Logging from "../src/Logging.js"
 import { ADMIN_TOKEN, createAccount, request } from "./support/Http.js"
-import { BIN, freePort, pollUntil, type Server, type Settings, start, stop } from "./support/ServerProcess.js"
+import { pollUntil, type Server, type Settings, start, startAnswering, stop } from "./support/ServerProcess.js"
 
 const base: Settings = { PETSTORE_STORE: "memory", PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN }
 
@@ -160,30 +159,22 @@ describe("logs of the standalone server", () => {
     expect(accessLines(lines)).toEqual([])
   })
 
-  it("PETSTORE_LOG_LEVEL=warning: nothing below warning is written (neither the start line nor access lines)", async () => {
-    const port = await freePort()
-    const env: Record<string, string> = {}
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("PETSTORE_")) env[k] = v
-    const child = spawn(process.execPath, [BIN, "serve"], {
-      env: { ...env, ...base, PETSTORE_LOG_LEVEL: "warning", PORT: String(port), HOST: "127.0.0.1" },
-      stdio: ["ignore", "pipe", "pipe"]
+  for (const [how, settings, args] of [
+    ["PETSTORE_LOG_LEVEL=warning", { PETSTORE_LOG_LEVEL: "warning" }, []],
+    ["serve --log-level warning (over PETSTORE_LOG_LEVEL=info)", { PETSTORE_LOG_LEVEL: "info" }, ["--log-level", "warning"]],
+    ["serve --log-level=warning", {}, ["--log-level=warning"]]
+  ] as const) {
+    it(`${how}: nothing below warning is written (neither the start line nor access lines)`, async () => {
+      const server = await startAnswering({ ...base, ...settings }, args)
+      try {
+        const account = await createAccount(server.url)
+        expect((await request(`${server.url}/v1/pets`, { key: account.key })).status).toBe(200)
+      } finally {
+        await stop(server)
+      }
+      expect(server.output()).toBe("")
     })
-    let output = ""
-    child.stdout!.on("data", (chunk) => (output += String(chunk)))
-    child.stderr!.on("data", (chunk) => (output += String(chunk)))
-    try {
-      const url = `http://127.0.0.1:${port}`
-      await pollUntil("the server to answer", async () => {
-        if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`)
-        return (await fetch(`${url}/v1/openapi.json`).then((r) => r.status, () => undefined)) === 200 ? true : undefined
-      }, 600, 100)
-      const account = await createAccount(url)
-      expect((await request(`${url}/v1/pets`, { key: account.key })).status).toBe(200)
-    } finally {
-      await stop({ process: child })
-    }
-    expect(output).toBe("")
-  })
+  }
 })
 
 describe("the line formats", () => {

@@ -69,8 +69,7 @@ describe("StoreRegistry", () => {
         [{ PETSTORE_DATABASE: "postgres://db.internal/petstore" }, "postgres"],
         [{ PETSTORE_DATABASE: "PostgreSQL://db.internal/petstore" }, "postgres"],
         [{ PETSTORE_DATABASE: "postgresql:///petstore?host=/var/run/postgresql" }, "postgres"],
-        [{ PETSTORE_STORE: "memory" }, "memory"],
-        [{ PETSTORE_STORE: "memory", PETSTORE_DATABASE: "postgres://db.internal/petstore" }, "memory"]
+        [{ PETSTORE_STORE: "memory" }, "memory"]
       ]
       for (const [env, tag] of cases) {
         const store = yield* read(env)
@@ -93,6 +92,17 @@ describe("StoreRegistry", () => {
         expect(message).not.toContain("hunter2")
       }
       expect(yield* refusal({ PETSTORE_STORE: "mongo" })).toBe(`PETSTORE_STORE: Expected one of (sqlite, memory) but received "mongo"`)
+    }))
+
+  it.effect("PETSTORE_STORE=memory with PETSTORE_DATABASE set is refused: the database would be ignored", () =>
+    Effect.gen(function*() {
+      for (const database of ["./data/petstore.db", "postgres://u:hunter2@db.internal/petstore"]) {
+        const message = yield* refusal({ PETSTORE_STORE: "memory", PETSTORE_DATABASE: database })
+        expect(message).toBe(
+          "PETSTORE_STORE=memory keeps nothing on disk, but PETSTORE_DATABASE is set: unset PETSTORE_DATABASE, or unset PETSTORE_STORE to use the database it names"
+        )
+        expect(message).not.toContain("hunter2")
+      }
     }))
 
   it("refuses two registrations with the same tag, and a store it does not know", () => {

@@ -103,6 +103,33 @@ const startOnce = async (settings: Settings): Promise<Server> => {
   return { process: child, url, output: () => output, stdout: () => stdout, stderr: () => stderr }
 }
 
+/**
+ * Starts `petstore serve ARGS…` on a free port and waits until it answers (not for its start line,
+ * which a log level may hide): for servers whose whole output a test reads.
+ */
+export const startAnswering = async (settings: Settings, args: ReadonlyArray<string> = []) => {
+  requireBuilt()
+  const port = await freePort()
+  const child = spawn(process.execPath, [BIN, "serve", ...args], {
+    env: { ...environment(settings), PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += String(chunk)))
+  child.stderr!.on("data", (chunk) => (output += String(chunk)))
+  const url = `http://127.0.0.1:${port}`
+  try {
+    await pollUntil("the server to answer", async () => {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`)
+      return (await fetch(`${url}/v1/openapi.json`).then((r) => r.status, () => undefined)) === 200 ? true : undefined
+    }, 600, 100)
+  } catch (error) {
+    child.kill("SIGKILL")
+    throw error
+  }
+  return { process: child, url, output: () => output }
+}
+
 export const exited = (child: ChildProcess) =>
   child.exitCode !== null || child.signalCode !== null
     ? Promise.resolve()
