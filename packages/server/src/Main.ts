@@ -33,9 +33,18 @@ export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
 export const serverUrl = (baseUrl: string): string =>
   baseUrl.endsWith(Api.PUBLIC_PREFIX) ? baseUrl.slice(0, -Api.PUBLIC_PREFIX.length) || "/" : baseUrl
 
-/** The application and its server, for a given configuration and services (metered unless `PETSTORE_METRICS=false`). */
-export const layer = (config: ServerConfig, services: ServicesLayer) =>
-  Server.layer({ port: config.port, host: config.host, connections: config.connections, drainDelay: config.drainDelayMillis }).pipe(
+/**
+ * The application and its server, for a given configuration and services (metered unless
+ * `PETSTORE_METRICS=false`); `logShutdown`: log when the shutdown begins and ends (`serve` does).
+ */
+export const layer = (config: ServerConfig, services: ServicesLayer, options: { readonly logShutdown?: boolean | undefined } = {}) =>
+  Server.layer({
+    port: config.port,
+    host: config.host,
+    connections: config.connections,
+    drainDelay: config.drainDelayMillis,
+    logShutdown: options.logShutdown
+  }).pipe(
     Layer.provideMerge(ServerMetrics.appLayer(config, (metrics) =>
       AppModule.App.layer({
         quickstartBasePath: config.quickstartBasePath,
@@ -128,7 +137,7 @@ export const serve = (
     Effect.gen(function*() {
       // Said before connecting, from the URLs alone.
       for (const warning of TransportSecurity.warnings(config, process.env)) yield* Effect.logWarning(warning)
-      const context = yield* Layer.build(layer(config, servicesLayer))
+      const context = yield* Layer.build(layer(config, servicesLayer, { logShutdown: true }))
       const address = Context.get(context, Server.ServerAddress)
       if (Option.isNone(config.adminToken)) {
         yield* createDemoAccount.pipe(Effect.provide(context))
