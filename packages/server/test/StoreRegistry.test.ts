@@ -152,6 +152,9 @@ describe("StoreRegistry", () => {
           "  0 daily counts, 0 key standings"
         ])
 
+        // Counts are said in words: one of a thing is singular.
+        expect([0, 1, 2].map((n) => StoreAdmin.count(n, "message"))).toEqual(["0 messages", "1 message", "2 messages"])
+
         const onMemory = yield* Effect.flip(StoreAdmin.importSqlite(yield* serverConfig(undefined), filename, withFake))
         expect(onMemory.message).toBe("set PETSTORE_DATABASE to the postgres:// URL of the database or a fake:// URL to import into")
         const builtIn = yield* Effect.flip(StoreAdmin.importSqlite(yield* serverConfig(undefined), filename))
