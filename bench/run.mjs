@@ -249,7 +249,8 @@ const runLoad = async () => {
       label: `prototype ${id} (${store})`,
       role: "prototype",
       argv: [...(flags ? flags.split(",") : []), resolve(bin), "serve"],
-      env: { PETSTORE_STORE: store, PETSTORE_DATABASE: join(cwd, "petstore.db") },
+      // PETSTORE_STORE=memory takes no database (the server refuses one).
+      env: { PETSTORE_STORE: store, ...(store === "memory" ? {} : { PETSTORE_DATABASE: join(cwd, "petstore.db") }) },
       cwd,
       kind: "app",
       scenarios: ["get", "post"]

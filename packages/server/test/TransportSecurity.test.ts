@@ -94,8 +94,8 @@ describe("the configuration's warnings", () => {
     })
     expect(warnings(remote, {})).toEqual([expect.stringMatching(/^PETSTORE_DATABASE /), expect.stringMatching(/^PETSTORE_REDIS_URL /)])
     expect(warnings(await config({ PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: "./data/petstore.db" }), {})).toEqual([])
-    // The memory store ignores PETSTORE_DATABASE: nothing connects there.
-    expect(warnings(await config({ PETSTORE_DATABASE: "postgres://u@db.internal/petstore" }), {})).toEqual([])
+    // The memory store takes no database: one named beside it is refused, so nothing connects there.
+    await expect(config({ PETSTORE_DATABASE: "postgres://u@db.internal/petstore" })).rejects.toThrow(/PETSTORE_STORE=memory keeps nothing on disk/)
   })
 
   it("petstore serve says them before connecting, without the password", async () => {
