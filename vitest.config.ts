@@ -8,6 +8,9 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts"],
     server: { deps: { inline: [/@petstore\//] } },
+    // What tests print (in-process servers' logs among it) is shown only for a test that fails; a
+    // spawned server's output is kept by its helper and printed then too (test/support/ServerProcess.ts).
+    silent: "passed-only",
     testTimeout: 30_000,
     hookTimeout: 60_000
   }

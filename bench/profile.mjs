@@ -99,7 +99,8 @@ const main = async () => {
     label: "ours",
     role: "ours",
     argv: [server, "serve"],
-    env: { PETSTORE_STORE: store, PETSTORE_DATABASE: join(cwd, "petstore.db") },
+    // PETSTORE_STORE=memory takes no database (the server refuses one).
+    env: { PETSTORE_STORE: store, ...(store === "memory" ? {} : { PETSTORE_DATABASE: join(cwd, "petstore.db") }) },
     cwd,
     kind: "app",
     scenarios: ["get", "post"]

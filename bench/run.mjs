@@ -249,7 +249,8 @@ const runLoad = async () => {
       label: `prototype ${id} (${store})`,
       role: "prototype",
       argv: [...(flags ? flags.split(",") : []), resolve(bin), "serve"],
-      env: { PETSTORE_STORE: store, PETSTORE_DATABASE: join(cwd, "petstore.db") },
+      // PETSTORE_STORE=memory takes no database (the server refuses one).
+      env: { PETSTORE_STORE: store, ...(store === "memory" ? {} : { PETSTORE_DATABASE: join(cwd, "petstore.db") }) },
       cwd,
       kind: "app",
       scenarios: ["get", "post"]
@@ -411,7 +412,7 @@ const runLoad = async () => {
 }
 
 // --- micro-benchmarks ---------------------------------------------------------------------------------
-const MICRO = ["limiter.mjs", "limiter-memory.mjs", "keys.mjs", "encode.mjs", "metrics.mjs"]
+const MICRO = ["limiter.mjs", "limiter-memory.mjs", "keys.mjs", "encode.mjs", "metrics.mjs", "log-line.mjs"]
 const runMicro = async () => {
   const groups = []
   for (const file of MICRO) {

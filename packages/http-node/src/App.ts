@@ -28,7 +28,7 @@ import type * as ErrorResponse from "./ErrorResponse.js"
 import * as AdminGate from "./internal/adminGate.js"
 import * as Admin from "./internal/adminOperations.js"
 import * as ApiReference from "./internal/openapi/apiReference.js"
-import { clientAddress } from "./internal/credentials.js"
+import { clientAddress, clientHost } from "./internal/credentials.js"
 import * as Health from "./internal/health.js"
 import * as Limits from "./internal/limits.js"
 import * as Operations from "./internal/operations/operations.js"
@@ -38,6 +38,7 @@ import * as Admit from "./internal/stages/admit.js"
 import * as Authenticate from "./internal/stages/authenticate.js"
 import { decode } from "./internal/stages/decode.js"
 import * as Exchange from "./internal/stages/exchange.js"
+import type { Answer } from "./internal/stages/answer.js"
 import * as Operate from "./internal/stages/operate.js"
 import * as Pipeline from "./internal/stages/pipeline.js"
 import * as ReadBody from "./internal/stages/readBody.js"
@@ -152,12 +153,14 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const reference = ApiReference.make({ document, openApiPath, clientAddress: addressOf, assetsPerMinute: options.assetsPerMinute, clock })
     const adminGate = AdminGateStage.make(AdminGate.make({ adminToken: options.adminToken, clientAddress: addressOf }), clock)
 
+    const publicRoutes = Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS)))
+
     /** The stages of a request of the public API, in order. */
     const PUBLIC_STAGES: ReadonlyArray<Pipeline.Stage> = [
       Authenticate.make(yield* Accounts.Accounts),
       Admit.make({ limiter: yield* RateLimiter.RateLimiter, clientAddress: addressOf }),
       Route.make({
-        routes: Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS))),
+        routes: publicRoutes,
         // The open document is a route too: other methods on it are 405 (after authentication, like any route).
         allowedElsewhere: (url) => (pathOf(url) === openApiPath ? "GET, HEAD" : undefined),
         operationHeaders: Operations.headers(OPERATIONS)
@@ -189,10 +192,26 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const ADMIN = Pipeline.runner(ADMIN_STAGES)
     const METRICS = Pipeline.runner(METRICS_STAGES)
 
-    /** The response of a list of stages to `request`: run until one answers, what escapes answered, then written. */
-    const serve = (stages: ReturnType<typeof Pipeline.runner>, request: AppRequest): Effect.Effect<AppResponse> => {
+    /**
+     * The response of a list of stages to `request`: run until one answers, what escapes answered,
+     * then written by `finish` (made once per list).
+     */
+    const serve = (stages: ReturnType<typeof Pipeline.runner>, request: AppRequest, finish: typeof write): Effect.Effect<AppResponse> => {
       const exchange = Exchange.make(request)
-      return Sync.map(recover(stages, exchange), (answer) => write(exchange, answer))
+      return Sync.map(recover(stages, exchange), (answer) => finish(exchange, answer))
+    }
+
+    /**
+     * A public request refused before routing (401, 429) is written with the route it asked for,
+     * for its access line. Only refusals pay for the lookup.
+     */
+    const writePublic = (exchange: Exchange.Exchange, answer: Answer): AppResponse => {
+      const response = write(exchange, answer)
+      if (response.route === undefined && (response.status === 401 || response.status === 429)) {
+        const found = publicRoutes.find(exchange.request.method, exchange.request.url)
+        if (found !== undefined) response.askedRoute = found.handler.template
+      }
+      return response
     }
 
     // Readiness ports come with the stores' adapters when they have them (read here, absent: up).
@@ -208,19 +227,19 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const dispatch = (request: AppRequest): Effect.Effect<AppResponse> => {
       const path = pathOf(request.url)
       if (path === Health.HEALTH_PATH || path === Health.READY_PATH) return health.answer(request.method, path)
-      if (metrics !== undefined && path === "/metrics" && isRead(request.method)) return serve(METRICS, request)
+      if (metrics !== undefined && path === "/metrics" && isRead(request.method)) return serve(METRICS, request, write)
       if (isRead(request.method)) {
         if (path === openApiPath) return Sync.succeed(openApi())
         if (path === "/docs") return Sync.map(reference.answer(request), labelDocs)
         if (path === "/favicon.ico") return Sync.succeed(noFavicon())
       }
-      return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN, request) : serve(PUBLIC, request)
+      return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN, request, write) : serve(PUBLIC, request, writePublic)
     }
 
     const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
     if (Option.isSome(options.adminToken)) paths.add("/admin/")
     if (Option.isSome(options.adminToken) && metrics !== undefined) paths.add("/metrics")
-    const observe = yield* RequestObserver.make({ ...options.observe, record: metrics?.record })
+    const observe = yield* RequestObserver.make({ ...options.observe, record: metrics?.record, clientAddress: clientHost(options.trustProxy) })
     const observed = (request: AppRequest) => observe(request, dispatch)
     return App.of({
       // Lazy: nothing of the request is done before its effect runs.

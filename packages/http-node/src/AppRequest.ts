@@ -25,6 +25,12 @@ export interface AppRequest {
   readonly basePath?: string | undefined
   /** Header values by lower-case name. */
   readonly header: (name: string) => string | undefined
+  /**
+   * The id the host gave the request, when it gives one (Fastify's `request.id`, Express's `req.id`
+   * as pino-http and request-id middleware set it): written as `reqId` on the request's log lines,
+   * the name the host's own lines use, so both are found together.
+   */
+  readonly hostRequestId?: string | undefined
   /** The socket peer's address. */
   readonly remoteAddress: string | undefined
   /**

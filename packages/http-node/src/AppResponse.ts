@@ -22,6 +22,11 @@ export interface AppResponse {
    * (`GET /v1/pets/{petId}`), when the request was routed.
    */
   route?: string | undefined
+  /**
+   * For logs only, never written: the route a request refused before it was routed (401, 429) asked
+   * for, when its method and path name one; metrics count such requests as unmatched.
+   */
+  askedRoute?: string | undefined
   /** For logs and metrics, never written: the account whose key the request carried, when it was accepted. */
   accountId?: string | undefined
 }

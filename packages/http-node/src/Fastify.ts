@@ -6,7 +6,8 @@
  * (only there) Fastify's body parsers are replaced by one that leaves the body unread, so the
  * pet store reads it and answers in the interface's order (a request without a key is 401 before
  * its body is looked at; a body that is not JSON is the interface's Error, not Fastify's). Answers
- * go out through Fastify's `reply`, so the host's hooks and logging see them.
+ * go out through Fastify's `reply`, so the host's hooks and logging see them; the pet store's log
+ * lines of a request carry Fastify's id of it as `reqId`, the name Fastify's own lines use.
  *
  * @since 1.0.0
  */
@@ -36,7 +37,8 @@ export const plugin: Effect.Effect<FastifyPluginAsync, never, App> = Effect.gen(
     instance.addContentTypeParser("*", (_request, _payload, done) => done(null, undefined))
     const handler = (request: FastifyRequest, reply: FastifyReply): void =>
       // Fastify routed the request here, so it lies under the prefix.
-      NodeRequest.serve(run, request.raw, Mount.routedUrl(request.url, basePath)!, basePath, reply, send)
+      // Fastify's request id goes on the pet store's log lines as `reqId`, as on Fastify's own.
+      NodeRequest.serve(run, request.raw, Mount.routedUrl(request.url, basePath)!, basePath, reply, send, undefined, request.id)
     for (const path of paths) instance.all(path.endsWith("/") ? `${path}*` : path, handler)
   }
 })

@@ -108,6 +108,12 @@ export type OpenApiDocument = {
     readonly license?: { readonly name: string; readonly url?: string }
   }
   readonly servers: ReadonlyArray<Server>
+  /**
+   * The security every operation requires, when they all require the same (the API key): said at
+   * the root too, so readers of the document (the `/docs` page's introduction among them) show
+   * authentication as required rather than optional.
+   */
+  readonly security?: ReadonlyArray<SecurityRequirement>
   readonly tags: ReadonlyArray<Tag>
   readonly paths: { readonly [path: string]: PathItem }
   readonly components: {
@@ -163,6 +169,12 @@ export const make = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup
     ...DECLARED_TAGS.filter((tag) => !ownTags.has(tag.name))
   ]
 
+  const securities = new Set(Object.values(paths).flatMap((item) => Object.values(item).map((op) => JSON.stringify(op.security ?? []))))
+  const [common] = securities
+  const security: ReadonlyArray<SecurityRequirement> | undefined = securities.size === 1 && common !== "[]"
+    ? JSON.parse(common!)
+    : undefined
+
   const intro = [source.info.summary, source.info.description].filter((s): s is string => s !== undefined)
   return {
     openapi: "3.0.3",
@@ -174,6 +186,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup
       ...(source.info.license === undefined ? {} : { license: source.info.license })
     },
     servers: options.servers.map(({ description, url }) => ({ url, description })),
+    ...(security === undefined ? {} : { security }),
     tags,
     paths,
     components: {

@@ -31,7 +31,8 @@ import * as TraceParent from "./internal/traceParent.js"
 export interface ObserveOptions {
   /**
    * One line per request at level Info, through the loggers current when the application is
-   * built: method, route, status, durationMs, accountId, requestId. Default false (a host often
+   * built: requestId, reqId (the host's id, when it has one), method, path, route (also of a request
+   * refused before routing), status, clientAddress, durationMs, accountId. Default false (a host often
    * has an access log of its own); the standalone server turns it on (`PETSTORE_ACCESS_LOG`).
    */
   readonly accessLog?: boolean | undefined
@@ -41,6 +42,8 @@ export interface ObserveOptions {
    * the request carries a W3C `traceparent`. Default false.
    */
   readonly tracing?: boolean | undefined
+  /** The client's address as the access line names it (default: the socket peer). */
+  readonly clientAddress?: ((request: AppRequest) => string) | undefined
   /** Told each answer and how long it took, in seconds (request metrics are recorded here, beside the access line). */
   readonly record?: ((response: AppResponse, seconds: number) => void) | undefined
 }
@@ -55,13 +58,21 @@ export type Observe = (request: AppRequest, serve: Handle) => Effect.Effect<AppR
 export const ACCESS_MESSAGE = "request"
 
 /** Writes one access line. */
-type AccessLog = (method: string, response: AppResponse, requestId: string, durationMs: number) => void
+type AccessLog = (request: AppRequest, response: AppResponse, requestId: string, durationMs: number) => void
+
+const pathOf = (request: AppRequest): string => {
+  const q = request.url.indexOf("?")
+  const path = q === -1 ? request.url : request.url.slice(0, q)
+  return request.basePath === undefined || request.basePath === "" ? path : request.basePath + path
+}
+
+const peerAddress = (request: AppRequest): string => request.remoteAddress ?? "unknown"
 
 /**
  * The access log on the loggers, level and annotations of the fiber building the application,
  * read once; `undefined` when no logger would show a line at level Info.
  */
-const makeAccessLog: Effect.Effect<AccessLog | undefined> = Effect.gen(function*() {
+const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.Effect<AccessLog | undefined> => Effect.gen(function*() {
   const context = yield* Effect.getFiberRefs
   const loggers = FiberRefs.getOrDefault(context, FiberRef.currentLoggers)
   if (HashSet.size(loggers) === 0) return undefined
@@ -70,13 +81,17 @@ const makeAccessLog: Effect.Effect<AccessLog | undefined> = Effect.gen(function*
   const fiberId = yield* Effect.fiberId
   const clock = yield* Effect.clock
   const spans = List.empty<never>()
-  return (method, response, requestId, durationMs) => {
+  return (request, response, requestId, durationMs) => {
     // One copy of the base annotations, filled in place (not a new map per fact).
     const annotations = HashMap.beginMutation(base)
     HashMap.set(annotations, "requestId", requestId)
-    HashMap.set(annotations, "method", method)
-    if (response.route !== undefined) HashMap.set(annotations, "route", response.route)
+    if (request.hostRequestId !== undefined) HashMap.set(annotations, "reqId", request.hostRequestId)
+    HashMap.set(annotations, "method", request.method)
+    HashMap.set(annotations, "path", pathOf(request))
+    const route = response.route ?? response.askedRoute
+    if (route !== undefined) HashMap.set(annotations, "route", route)
     HashMap.set(annotations, "status", response.status)
+    HashMap.set(annotations, "clientAddress", clientAddress(request))
     HashMap.set(annotations, "durationMs", durationMs)
     if (response.accountId !== undefined) HashMap.set(annotations, "accountId", response.accountId)
     HashMap.endMutation(annotations)
@@ -120,9 +135,14 @@ const endSpan = (span: Tracer.Span, clock: Clock.Clock, exit: Exit.Exit<AppRespo
  * them back: the servers run each request in a fiber of its own, which ends with it; the Effect
  * host (`EffectHttp`), which runs it in the host's fiber, sets them back itself.
  */
-const withRequestId = (effect: Effect.Effect<AppResponse>, requestId: string): Effect.Effect<AppResponse> =>
+const withRequestId = (effect: Effect.Effect<AppResponse>, requestId: string, hostRequestId: string | undefined): Effect.Effect<AppResponse> =>
   Effect.flatMap(
-    FiberRef.getAndUpdate(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId)),
+    FiberRef.getAndUpdate(
+      FiberRef.currentLogAnnotations,
+      hostRequestId === undefined
+        ? HashMap.set<string, unknown>("requestId", requestId)
+        : (annotations) => HashMap.set(HashMap.set<string, unknown>(annotations, "requestId", requestId), "reqId", hostRequestId)
+    ),
     (before) =>
       Effect.flatMap(Effect.exit(effect), (exit) => Effect.zipRight(FiberRef.set(FiberRef.currentLogAnnotations, before), exit))
   )
@@ -131,16 +151,16 @@ const withRequestId = (effect: Effect.Effect<AppResponse>, requestId: string): E
 export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
   Effect.gen(function*() {
     const clock = yield* Effect.clock
-    const accessLog = options.accessLog === true ? yield* makeAccessLog : undefined
+    const accessLog = options.accessLog === true ? yield* makeAccessLog(options.clientAddress ?? peerAddress) : undefined
     const record = options.record
     const timed = accessLog !== undefined || record !== undefined
 
     /** What follows every answer: the id on the response, the access line, the record. */
-    const answered = (method: string, response: AppResponse, requestId: string, start: bigint): AppResponse => {
+    const answered = (request: AppRequest, response: AppResponse, requestId: string, start: bigint): AppResponse => {
       response.headers[RequestId.HEADER] = requestId
       if (timed) {
         const seconds = Number(clock.unsafeCurrentTimeNanos() - start) / NANOS_PER_SECOND
-        if (accessLog !== undefined) accessLog(method, response, requestId, Math.round(seconds * 1e6) / 1e3)
+        if (accessLog !== undefined) accessLog(request, response, requestId, Math.round(seconds * 1e6) / 1e3)
         if (record !== undefined) record(response, seconds)
       }
       return response
@@ -150,8 +170,8 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
       return (request, serve) => {
         const requestId = RequestId.of(request.header("x-request-id"))
         const start = timed ? clock.unsafeCurrentTimeNanos() : 0n
-        const response = Sync.onPending(serve(request), (waiting) => withRequestId(waiting, requestId))
-        return Sync.tap(response, (response) => void answered(request.method, response, requestId, start))
+        const response = Sync.onPending(serve(request), (waiting) => withRequestId(waiting, requestId, request.hostRequestId))
+        return Sync.tap(response, (response) => void answered(request, response, requestId, start))
       }
     }
     // Traced: the whole request runs in its span, so the spans of store calls are its children.
@@ -169,9 +189,9 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
           })),
         (span) =>
           Effect.suspend(() => serve(request)).pipe(
-            Effect.map((response) => answered(request.method, response, requestId, start)),
+            Effect.map((response) => answered(request, response, requestId, start)),
             Effect.withParentSpan(span),
-            Effect.annotateLogs("requestId", requestId),
+            Effect.annotateLogs(request.hostRequestId === undefined ? { requestId } : { requestId, reqId: request.hostRequestId }),
             Effect.onExit((exit) => Effect.sync(() => endSpan(span, clock, exit)))
           )
       )

@@ -31,6 +31,11 @@ export interface ListenOptions {
   readonly headersTimeout?: Duration.DurationInput | undefined
   /** Longest wait for a whole request, headers and body (default 30 s); then 408 `request_timeout`. */
   readonly requestTimeout?: Duration.DurationInput | undefined
+  /**
+   * Log the shutdown's two moments at level Info: `draining: …` when it begins, `stopped: …` when the
+   * last connection is closed (default false; the standalone server turns it on).
+   */
+  readonly logShutdown?: boolean | undefined
   /** Bounds on connections (the cap, pipelining, unread answers, lingering); see `Connections.defaults`. */
   readonly connections?: Partial<Connections.ConnectionLimits> | undefined
 }
@@ -125,11 +130,19 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
             resume(Effect.void)
           })
         }),
-        () =>
-          Effect.sync(() => app.startDraining?.()).pipe(
-            Effect.zipRight(options.drainDelay === undefined ? Effect.void : Effect.sleep(options.drainDelay)),
-            Effect.zipRight(close(server, connections, options.shutdownTimeout ?? "10 seconds"))
+        () => {
+          const drainMillis = options.drainDelay === undefined ? 0 : Duration.toMillis(options.drainDelay)
+          const shutdownTimeout = options.shutdownTimeout ?? "10 seconds"
+          const say = (effect: Effect.Effect<void>) => (options.logShutdown === true ? effect : Effect.void)
+          return Effect.sync(() => app.startDraining?.()).pipe(
+            Effect.zipRight(say(Effect.log(
+              `draining: /readyz answers 503; ${drainMillis > 0 ? `still accepting for ${drainMillis} ms, then ` : ""}no new connections, and requests in flight have ${Duration.format(shutdownTimeout)} to finish`
+            ).pipe(Effect.annotateLogs("drainDelayMs", drainMillis)))),
+            Effect.zipRight(drainMillis > 0 ? Effect.sleep(drainMillis) : Effect.void),
+            Effect.zipRight(close(server, connections, shutdownTimeout)),
+            Effect.zipRight(say(Effect.log("stopped: every connection is closed")))
           )
+        }
       )
       const address = server.address() as AddressInfo
       const host = address.family === "IPv6" ? `[${address.address}]` : address.address

@@ -9,6 +9,8 @@ import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { type EmbeddedServer, start } from "../examples/embed-node-http/server.js"
 import * as WebHandler from "../src/WebHandler.js"
+import { createAccount } from "../examples/hosts/account.js"
+import { makeRuntime } from "../examples/hosts/petstore.js"
 
 const withEmbedded = async (test: (embedded: EmbeddedServer, key: string) => Promise<void>) => {
   const embedded = await start()
@@ -121,6 +123,21 @@ describe("fetch handler (WebHandler) from the same application", () => {
 })
 
 describe("docs/embedding.md", () => {
+  it("its account example makes an account whose key the pet store accepts, and keeps only the key's hash", async () => {
+    const runtime = makeRuntime()
+    try {
+      const { accountId, key, keyId } = await createAccount(runtime)
+      const handler = await runtime.runPromise(WebHandler.make)
+      const answer = await handler(new Request("http://host.test/v1/pets", { headers: { authorization: `Bearer ${key}` } }), { remoteAddress: "127.0.0.1" })
+      expect(answer.status).toBe(200)
+      const keys = await runtime.runPromise(Effect.flatMap(Accounts.Accounts, (accounts) => accounts.listKeys(accountId)))
+      expect(keys.map((k) => k.id)).toEqual([keyId])
+      expect(JSON.stringify(keys)).not.toContain(key)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
   const root = new URL("../../../", import.meta.url)
   const page = readFileSync(new URL("docs/embedding.md", root), "utf8")
   const snippets = [...page.matchAll(/<!-- snippet: (\S+) -->\n```ts\n([\s\S]*?)\n```/g)]
@@ -128,6 +145,7 @@ describe("docs/embedding.md", () => {
   it("shows every host's example file, unchanged", () => {
     expect(snippets.map(([, path]) => path)).toEqual([
       "packages/http-node/examples/hosts/petstore.ts",
+      "packages/http-node/examples/hosts/account.ts",
       "packages/http-node/examples/hosts/node-http.ts",
       "packages/http-node/examples/hosts/express.ts",
       "packages/http-node/examples/hosts/fastify.ts",

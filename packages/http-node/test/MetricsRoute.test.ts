@@ -20,6 +20,21 @@ describe("/metrics", () => {
       expect(reply.text).toBe("up 1\n")
     }))
 
+  it.scoped("without the admin token (none, or an API key): 401 naming the admin token", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer.start({ metrics: { scrape: Effect.succeed("up 1\n"), contentType: CONTENT_TYPE } })
+      const { key } = yield* server.admin.createAccount()
+      for (const given of [undefined, key]) {
+        const reply = yield* server.request("GET", "/metrics", given === undefined ? {} : { key: given })
+        expect(reply.status).toBe(401)
+        expect(reply.body).toEqual({
+          code: "unauthorized",
+          status: 401,
+          message: "The admin token is required: send `Authorization: Bearer <PETSTORE_ADMIN_TOKEN>` (an API key is not accepted here)."
+        })
+      }
+    }))
+
   it.scoped("a scrape that fails: 500 with an Error body and a request id", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({

@@ -319,6 +319,8 @@ describe("OpenApiDocument", () => {
       bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "API key" }
     })
     for (const { op } of operations(doc)) expect(op.security, op.operationId).toEqual([{ bearerAuth: [] }])
+    // Also at the root, so the reference page's introduction shows authentication as required.
+    expect(doc.security).toEqual([{ bearerAuth: [] }])
     const empty: Array<string> = []
     walk(asJson(doc), (node, path) => {
       if (path[path.length - 1] === "security" && Array.isArray(node) && node.length === 0) empty.push(path.join("/"))

@@ -158,7 +158,7 @@ it.scoped("a 5xx carries it, and the error logged while serving the request carr
     expect(log.access().map((line) => line.annotations)).toContainEqual(expect.objectContaining({ requestId: "failing-1", route: "GET /v1/pets", status: 500 }))
   }))
 
-it.scoped("the access log: one line per request with method, route, status, duration, account and request id", () =>
+it.scoped("the access log: one line per request with method, path, route, status, client address, duration, account and request id", () =>
   Effect.gen(function*() {
     const log = capturing()
     const server = yield* TestServer.start({ logger: log.logger, observe: { accessLog: true } })
@@ -177,9 +177,11 @@ it.scoped("the access log: one line per request with method, route, status, dura
       expect(line.annotations.durationMs).toBeGreaterThanOrEqual(0)
     }
     const [routed, unrouted, keyless] = lines.map(({ annotations: { durationMs: _, ...facts } }) => facts)
-    expect(routed).toEqual({ requestId: "routed-1", method: "GET", route: "GET /v1/pets", status: 200, accountId: account.id })
-    expect(unrouted).toEqual({ requestId: "unrouted-1", method: "GET", status: 404, accountId: account.id })
-    expect(keyless).toEqual({ requestId: "keyless-1", method: "GET", status: 401 })
+    const clientAddress = expect.stringMatching(/\d|:/)
+    expect(routed).toEqual({ requestId: "routed-1", method: "GET", path: "/v1/pets", route: "GET /v1/pets", status: 200, clientAddress, accountId: account.id })
+    expect(unrouted).toEqual({ requestId: "unrouted-1", method: "GET", path: "/v1/nowhere", status: 404, clientAddress, accountId: account.id })
+    // Refused before routing, it still names the route it asked for.
+    expect(keyless).toEqual({ requestId: "keyless-1", method: "GET", path: "/v1/pets", route: "GET /v1/pets", status: 401, clientAddress })
   }))
 
 it.scoped("no log line holds a key, an Authorization header or a body", () =>

@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { Args, Command, Options, ValidationError } from "@effect/cli"
+import { Args, CliConfig, Command, Options, ValidationError } from "@effect/cli"
 import { Accounts, type Errors, type Plan, Webhooks } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
@@ -21,6 +21,8 @@ import { CliFailure, configuration, describe, explained } from "./CommandFailure
 import type { ServerConfig } from "./Config.js"
 import * as Main from "./Main.js"
 import * as ServeCommand from "./ServeCommand.js"
+import * as ServeHelp from "./ServeHelp.js"
+import { VERSION } from "./Version.js"
 import * as StoreAdmin from "./StoreAdmin.js"
 
 export { CliFailure } from "./CommandFailure.js"
@@ -81,7 +83,9 @@ export const make = (options: CliOptions) => {
   const warnIfEmpty = (accounts: Accounts.Accounts["Type"]) =>
     Effect.flatMap(accounts.countAccounts, (n) => (n === 0 ? Console.error(EMPTY_STORE_WARNING) : Effect.void))
 
-  const serve = Command.make("serve", {}, () => ServeCommand.serve(options.services)).pipe(Command.withDescription("Run the HTTP server (configuration from the environment; see README)."))
+  const serve = Command.make("serve", {}, () => ServeCommand.serve(options.services)).pipe(
+    Command.withDescription("Run the HTTP server, configured by PETSTORE_* variables: `petstore serve --help` lists them.")
+  )
 
   const createAccount = Command.make(
     "create",
@@ -347,14 +351,19 @@ export const make = (options: CliOptions) => {
     ])
   )
 
-  const run = Command.run(petstore, { name: "petstore", version: "1.0.0" })
+  const run = Command.run(petstore, { name: "petstore", version: VERSION })
 
   /**
    * Runs the command line with `argv` (as `process.argv`). Every failure has been explained on
    * stderr by the time the effect fails, so the caller only turns failure into an exit code.
    */
-  return (argv: ReadonlyArray<string>) =>
-    run(argv).pipe(
+  return (argv: ReadonlyArray<string>) => {
+    if (ServeHelp.asksHelp(argv)) return Console.log(ServeHelp.text())
+    const flag = ServeHelp.takeLogLevel(argv)
+    if (Either.isLeft(flag)) return explained(Effect.fail(new CliFailure({ message: flag.left })))
+    return ServeHelp.withLogLevel(run(flag.right.argv), flag.right.level).pipe(
+      // The options every command has (--completions, --wizard, …) stay out of each command's help.
+      Effect.provide(CliConfig.layer({ showBuiltIns: false })),
       Effect.catchAllCause((cause): Effect.Effect<never, CliFailure | ValidationError.ValidationError> => {
         const failure = Cause.failureOption(cause)
         // @effect/cli has already printed its own validation messages.
@@ -362,6 +371,7 @@ export const make = (options: CliOptions) => {
         return explained(Effect.failCause(cause))
       })
     )
+  }
 }
 
 const planLimits = (

@@ -69,11 +69,14 @@ export interface ServerConfig {
   readonly webhooks?: WebhookSettings.WebhookSettings | undefined
 }
 
+/** The log levels, lowest first: `PETSTORE_LOG_LEVEL` and `petstore serve --log-level` take these. */
+export const LOG_LEVELS = ["debug", "info", "warning", "error", "none"] as const
+
 /** How the server logs. */
 export interface LogConfig {
   /** `json`: one object per line; `text`: for people. Absent: text on a terminal, json otherwise. */
   readonly format: "json" | "text" | undefined
-  readonly level: "debug" | "info" | "warning" | "error" | "none"
+  readonly level: (typeof LOG_LEVELS)[number]
   /** One line per request (`PETSTORE_ACCESS_LOG`, default true). */
   readonly accessLog: boolean
 }
@@ -133,10 +136,9 @@ export const storeConfig = (registry: StoreRegistry.StoreRegistry): Config.Confi
   Config.all({
     storeName: Config.literal(...registry.storeNames)("PETSTORE_STORE").pipe(Config.withDefault(registry.storeNames[0])),
     // Read as a secret: a database URL may hold a password, so it is never printed.
-    database: Config.redacted("PETSTORE_DATABASE").pipe(
-      Config.validate({ message: registry.databaseRule, validation: (r) => registry.acceptsDatabase(Redacted.value(r)) }),
-      Config.withDefault(Redacted.make(registry.defaultDatabase))
-    ),
+    database: Config.option(Config.redacted("PETSTORE_DATABASE").pipe(
+      Config.validate({ message: registry.databaseRule, validation: (r) => registry.acceptsDatabase(Redacted.value(r)) })
+    )),
     poolSize: Config.integer("PETSTORE_DATABASE_POOL_SIZE").pipe(
       Config.validate({ message: "PETSTORE_DATABASE_POOL_SIZE must be a whole number from 1 to 1000", validation: (n) => n >= 1 && n <= 1000 }),
       Config.withDefault(10)
@@ -148,9 +150,21 @@ export const storeConfig = (registry: StoreRegistry.StoreRegistry): Config.Confi
         validation: (n) => n >= 50 && n <= 60_000
       })
     ))
-  }).pipe(Config.map(({ storeName, timeoutMillis, ...settings }) =>
-    registry.select(storeName, { ...settings, timeoutMillis: Option.getOrUndefined(timeoutMillis) })
-  ))
+  }).pipe(Config.mapOrFail(({ database, storeName, timeoutMillis, ...settings }) => {
+    // A store that keeps no database (memory) with a database named: the file would be ignored.
+    const keepsNoDatabase = registry.registrations.some((r) => r.selectedBy.store === storeName && r.selectedBy.database === undefined)
+    if (keepsNoDatabase && Option.isSome(database)) {
+      return Either.left(ConfigError.InvalidData(
+        [],
+        `PETSTORE_STORE=${storeName} keeps nothing on disk, but PETSTORE_DATABASE is set: unset PETSTORE_DATABASE, or unset PETSTORE_STORE to use the database it names`
+      ))
+    }
+    return Either.right(registry.select(storeName, {
+      ...settings,
+      database: Option.getOrElse(database, () => Redacted.make(registry.defaultDatabase)),
+      timeoutMillis: Option.getOrUndefined(timeoutMillis)
+    }))
+  }))
 
 const redis = Config.option(
   Config.redacted("PETSTORE_REDIS_URL").pipe(
@@ -215,7 +229,7 @@ const drainDelayMillis = Config.integer("PETSTORE_DRAIN_DELAY_MS").pipe(
 )
 const log = Config.all({
   format: Config.option(Config.literal("json", "text")("PETSTORE_LOG_FORMAT")),
-  level: Config.literal("debug", "info", "warning", "error", "none")("PETSTORE_LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  level: Config.literal(...LOG_LEVELS)("PETSTORE_LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   accessLog: Config.boolean("PETSTORE_ACCESS_LOG").pipe(Config.withDefault(true))
 }).pipe(Config.map(({ format, ...rest }): LogConfig => ({ format: Option.getOrUndefined(format), ...rest })))
 const metrics = Config.boolean("PETSTORE_METRICS").pipe(Config.withDefault(true))

@@ -1,7 +1,7 @@
 /**
- * The server's logs: Effect's Logger, configured here once. Each log is one line, a JSON object
- * (`time`, `level`, `message`, the annotations such as `requestId`, and `error` when an error is
- * logged) or text for people; lines are written to standard output together, once per turn of the
+ * The server's logs: Effect's Logger, configured here once. Each log is one line, a JSON object in
+ * pino's shape (`level` as pino's number, `time` in epoch milliseconds, `pid`, `hostname`, `msg`, the
+ * annotations such as `requestId`, and `err` when an error is logged), or text for people; lines are written to standard output together, once per turn of the
  * event loop, so a busy server makes one write for many access lines.
  *
  * @since 1.0.0
@@ -15,6 +15,7 @@ import * as Inspectable from "effect/Inspectable"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as os from "node:os"
 import type { LogConfig } from "./Config.js"
 
 const LEVELS: Record<LogConfig["level"], LogLevel.LogLevel> = {
@@ -28,7 +29,14 @@ const LEVELS: Record<LogConfig["level"], LogLevel.LogLevel> = {
 /** What a log call was given: the words of its message, and the error(s) it carried. */
 interface Parts {
   readonly message: string
-  readonly error: string | undefined
+  readonly error: ErrorFacts | undefined
+}
+
+/** An error as pino writes one (`err`): its type, its message, its stack (the whole story). */
+interface ErrorFacts {
+  readonly type: string
+  readonly message: string
+  readonly stack: string
 }
 
 const describeError = (error: Error): string => error.stack ?? `${error.name}: ${error.message}`
@@ -38,20 +46,45 @@ const partsOf = (message: unknown, cause: Cause.Cause<unknown>): Parts => {
   // The access line and most others: one string, no cause.
   if (typeof message === "string" && Cause.isEmpty(cause)) return { message, error: undefined }
   const words: Array<string> = []
-  const errors: Array<string> = []
+  const errors: Array<Error> = []
+  const stories: Array<string> = []
   for (const part of Array.isArray(message) ? message : [message]) {
     if (typeof part === "string") words.push(part)
-    else if (part instanceof Error) errors.push(describeError(part))
-    else words.push(Inspectable.toStringUnknown(part, 0))
+    else if (part instanceof Error) {
+      errors.push(part)
+      stories.push(describeError(part))
+    } else words.push(Inspectable.toStringUnknown(part, 0))
   }
-  if (!Cause.isEmpty(cause)) errors.push(Cause.pretty(cause, { renderErrorCause: true }))
-  return { message: words.join(" "), error: errors.length === 0 ? undefined : errors.join("\n") }
+  if (!Cause.isEmpty(cause)) stories.push(Cause.pretty(cause, { renderErrorCause: true }))
+  if (stories.length === 0) return { message: words.join(" "), error: undefined }
+  const first = errors[0]
+  const stack = stories.join("\n")
+  return {
+    message: words.join(" "),
+    error: {
+      type: first?.name ?? "Cause",
+      message: first?.message ?? stack.slice(0, stack.indexOf("\n") === -1 ? undefined : stack.indexOf("\n")),
+      stack
+    }
+  }
 }
 
-const LEVEL_NAMES = new Map<string, string>(LogLevel.allLevels.map((level) => [level._tag, level._tag.toLowerCase()]))
-const levelName = (level: LogLevel.LogLevel): string => LEVEL_NAMES.get(level._tag) ?? level._tag.toLowerCase()
+/**
+ * pino's numbers for the levels (trace 10 … fatal 60), so the tools that read pino's lines (pino-pretty,
+ * log collectors' Node parsers) read these.
+ */
+export const PINO_LEVELS: Readonly<Record<LogLevel.LogLevel["_tag"], number>> = {
+  All: 10,
+  Trace: 10,
+  Debug: 20,
+  Info: 30,
+  Warning: 40,
+  Error: 50,
+  Fatal: 60,
+  None: 100
+}
 
-const RESERVED = new Set(["time", "level", "message", "error"])
+const RESERVED = new Set(["time", "level", "msg", "pid", "hostname", "err"])
 
 // `,"key":` of each annotation name seen (a handful: the code's own names), "" for the reserved
 // ones; bounded in case names were ever made per request.
@@ -65,32 +98,37 @@ const keyPrefix = (key: string): string => {
   return prefix
 }
 
-// The start of a line up to its message, `{"time":"…","level":"…","message":`, for the last
-// millisecond and level seen: a busy server writes many lines in the same millisecond.
+/** The process's facts every line carries, as pino's `base`: `,"pid":…,"hostname":"…"`. */
+const BASE = `,"pid":${process.pid},"hostname":${JSON.stringify(os.hostname())}`
+
+// The start of a line up to its message, `{"level":30,"time":…,"pid":…,"hostname":"…","msg":`, for
+// the last millisecond and level seen: a busy server writes many lines in the same millisecond.
 let headMillis = Number.NaN
-let headLevel = ""
+let headLevel: LogLevel.LogLevel | undefined
 let head = ""
-const lineHead = (date: Date, level: string): string => {
-  const millis = date.getTime()
+const lineHead = (millis: number, level: LogLevel.LogLevel): string => {
   if (millis !== headMillis || level !== headLevel) {
     headMillis = millis
     headLevel = level
-    head = `{"time":"${date.toISOString()}","level":"${level}","message":`
+    head = `{"level":${PINO_LEVELS[level._tag]},"time":${millis}${BASE},"msg":`
   }
   return head
 }
 
-/** One JSON object per line: `time`, `level`, `message`, then each annotation, then `error`. */
+/**
+ * One JSON object per line in pino's shape: `level` (pino's number), `time` (milliseconds since the
+ * epoch), `pid`, `hostname`, `msg`, then each annotation, then `err` when an error was logged.
+ */
 export const jsonLogger: Logger.Logger<unknown, string> = Logger.make(({ annotations, cause, date, logLevel, message }) => {
   // Written out rather than through an object and JSON.stringify: this runs for every access line.
   const plain = typeof message === "string" && Cause.isEmpty(cause)
   const parts = plain ? undefined : partsOf(message, cause)
-  let line = lineHead(date, levelName(logLevel)) + JSON.stringify(plain ? message : parts!.message)
+  let line = lineHead(date.getTime(), logLevel) + JSON.stringify(plain ? message : parts!.message)
   HashMap.forEach(annotations, (value, key) => {
     const prefix = keyPrefix(key)
     if (prefix !== "") line += prefix + (typeof value === "number" && Number.isFinite(value) ? String(value) : JSON.stringify(structured(value)) ?? "null")
   })
-  if (parts?.error !== undefined) line += `,"error":${JSON.stringify(parts.error)}`
+  if (parts?.error !== undefined) line += `,"err":${JSON.stringify(parts.error)}`
   return line + "}"
 })
 
@@ -112,7 +150,7 @@ export const textLogger: Logger.Logger<unknown, string> = Logger.make(({ annotat
   HashMap.forEach(annotations, (value, key) => {
     line += ` ${key}=${textValue(value)}`
   })
-  return parts.error === undefined ? line : `${line}\n${parts.error.replace(/^/gm, "    ")}`
+  return parts.error === undefined ? line : `${line}\n${parts.error.stack.replace(/^/gm, "    ")}`
 })
 
 /** Where lines go: appended, and written together at the end of the event loop's turn. */

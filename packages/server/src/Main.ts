@@ -20,6 +20,7 @@ import * as Logging from "./Logging.js"
 import * as StoreRegistry from "./StoreRegistry.js"
 import * as Tracing from "./Tracing.js"
 import * as TransportSecurity from "./TransportSecurity.js"
+import { VERSION } from "./Version.js"
 import * as ServerMetrics from "./ServerMetrics.js"
 import { urlProblem } from "./WebhookAddress.js"
 import * as WebhookSettings from "./WebhookSettings.js"
@@ -34,9 +35,18 @@ export type ServicesLayer = Layer.Layer<Petstore.Services, unknown>
 export const serverUrl = (baseUrl: string): string =>
   baseUrl.endsWith(Api.PUBLIC_PREFIX) ? baseUrl.slice(0, -Api.PUBLIC_PREFIX.length) || "/" : baseUrl
 
-/** The application and its server, for a given configuration and services (metered unless `PETSTORE_METRICS=false`). */
-export const layer = (config: ServerConfig, services: ServicesLayer) =>
-  Server.layer({ port: config.port, host: config.host, connections: config.connections, drainDelay: config.drainDelayMillis }).pipe(
+/**
+ * The application and its server, for a given configuration and services (metered unless
+ * `PETSTORE_METRICS=false`); `logShutdown`: log when the shutdown begins and ends (`serve` does).
+ */
+export const layer = (config: ServerConfig, services: ServicesLayer, options: { readonly logShutdown?: boolean | undefined } = {}) =>
+  Server.layer({
+    port: config.port,
+    host: config.host,
+    connections: config.connections,
+    drainDelay: config.drainDelayMillis,
+    logShutdown: options.logShutdown
+  }).pipe(
     Layer.provideMerge(ServerMetrics.appLayer(config, (metrics) =>
       AppModule.App.layer({
         quickstartBasePath: config.quickstartBasePath,
@@ -121,18 +131,41 @@ export const webhookServices = (
   )
 }
 
+/**
+ * What the start line says of the server besides its address: its version, its store and where the
+ * data lives, its rate limiter, its admin API; never a credential (a database URL without its
+ * password, a Redis URL not at all).
+ */
+export const startFacts = (config: ServerConfig, registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn): Record<string, unknown> => {
+  const { registration, store } = registry.of(config.store)
+  return {
+    version: VERSION,
+    store: store._tag,
+    database: registration.describe(store),
+    limiter: config.redis === undefined ? "memory" : `redis (failure ${config.redis.failure}, prefix ${config.redis.prefix})`,
+    adminApi: Option.isSome(config.adminToken) ? "on" : "off",
+    node: process.version
+  }
+}
+
 /** Runs the server until interrupted (SIGINT/SIGTERM under `NodeRuntime.runMain`). */
-export const serve = (config: ServerConfig, servicesLayer: ServicesLayer = services(config)) =>
+export const serve = (
+  config: ServerConfig,
+  servicesLayer: ServicesLayer = services(config),
+  registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn
+) =>
   Effect.scoped(
     Effect.gen(function*() {
       // Said before connecting, from the URLs alone.
       for (const warning of TransportSecurity.warnings(config, process.env)) yield* Effect.logWarning(warning)
-      const context = yield* Layer.build(layer(config, servicesLayer))
+      const context = yield* Layer.build(layer(config, servicesLayer, { logShutdown: true }))
       const address = Context.get(context, Server.ServerAddress)
       if (Option.isNone(config.adminToken)) {
         yield* createDemoAccount.pipe(Effect.provide(context))
       }
-      yield* Effect.log(`Pet Store Service listening on ${address.url}${Api.PUBLIC_PREFIX} (API reference: ${address.url}/docs)`)
+      yield* Effect.log(`Pet Store Service listening on ${address.url}${Api.PUBLIC_PREFIX} (API reference: ${address.url}/docs)`).pipe(
+        Effect.annotateLogs(startFacts(config, registry))
+      )
       return yield* Effect.never
     })
   ).pipe(Effect.provide(observability(config)))

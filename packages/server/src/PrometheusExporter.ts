@@ -67,8 +67,16 @@ const collector = (
 let processRegistry: PromClient.Registry | undefined
 const processMetrics = (prom: typeof PromClient): PromClient.Registry => {
   if (processRegistry === undefined) {
-    processRegistry = new prom.Registry()
-    prom.collectDefaultMetrics({ register: processRegistry })
+    const registry = new prom.Registry()
+    // prom-client counts CPU from the moment it is registered (the first scrape); the CPU used before
+    // it is added once, so `process_cpu_*_seconds_total` count from the start of the process.
+    const before = process.cpuUsage()
+    prom.collectDefaultMetrics({ register: registry })
+    const add = (name: string, micros: number) => (registry.getSingleMetric(name) as PromClient.Counter | undefined)?.inc(micros / 1e6)
+    add("process_cpu_user_seconds_total", before.user)
+    add("process_cpu_system_seconds_total", before.system)
+    add("process_cpu_seconds_total", before.user + before.system)
+    processRegistry = registry
   }
   return processRegistry
 }

@@ -27,6 +27,9 @@ export const migrate = (
  * Copies everything the SQLite file `filename` holds into the configured store (which must be
  * empty and take imports: PostgreSQL), in one transaction. Lines that say what was copied.
  */
+/** `1 message`, `2 messages`, `0 messages`. */
+export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`
+
 export const importSqlite = (
   config: ServerConfig,
   filename: string,
@@ -44,8 +47,10 @@ export const importSqlite = (
     const n = StoreSnapshot.counts(snapshot)
     return [
       `imported ${filename} into ${where}:`,
-      `  ${n.accounts} accounts, ${n.keys} keys, ${n.pets} pets, ${n.messages} messages,`,
-      `  ${n.dailyCounts} daily counts, ${n.keyStandings} key standings${snapshot.cursorSecret === undefined ? "" : ", the cursor secret"}`
+      `  ${count(n.accounts, "account")}, ${count(n.keys, "key")}, ${count(n.pets, "pet")}, ${count(n.messages, "message")},`,
+      `  ${count(n.dailyCounts, "daily count")}, ${count(n.keyStandings, "key standing")}${
+        snapshot.cursorSecret === undefined ? "" : ", the cursor secret"
+      }`
     ]
   })
 }

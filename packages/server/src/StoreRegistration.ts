@@ -63,6 +63,8 @@ export interface StoreRegistration<S extends StoreConfig = StoreConfig> {
    * store `PETSTORE_DATABASE` names" (so the default, `sqlite`, also selects PostgreSQL by its URL).
    */
   readonly selectedBy: { readonly store?: string | undefined; readonly database?: DatabaseForm | undefined }
+  /** Where the data lives, in words for the start line (never a credential): a file, a database's host and name. */
+  describe(store: S): string
   /** Its configuration from the settings (only called when the configuration selects it). */
   configure(settings: StoreSettings): S
   /** Every service the server runs, over this store, with its readiness (`StoreReadiness`). */

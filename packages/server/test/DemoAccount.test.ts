@@ -19,8 +19,8 @@ describe("the demo account's key", () => {
       expect(key, server.output()).toBeDefined()
       expect(server.stderr()).toContain("shown only this once")
       expect((await pets(server.url, key!)).status).toBe(200)
-      const lines = server.stdout().split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line) as { message: string })
-      expect(lines.map((line) => line.message)).toContainEqual(
+      const lines = server.stdout().split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line) as { msg: string })
+      expect(lines.map((line) => line.msg)).toContainEqual(
         expect.stringMatching(/^demo account acc_[0-9A-Za-z]+ created \(plan free\); its key was shown once on standard error$/)
       )
       expect(server.stdout()).not.toMatch(/psk_/)

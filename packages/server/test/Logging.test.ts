@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, FiberId, FiberRefs, HashMap, List, LogLevel } from "effect"
-import { spawn } from "node:child_process"
+import * as Os from "node:os"
+import { prettyFactory } from "pino-pretty"
 import * as Logging from "../src/Logging.js"
 import { ADMIN_TOKEN, createAccount, request } from "./support/Http.js"
-import { BIN, freePort, pollUntil, type Server, type Settings, start, stop } from "./support/ServerProcess.js"
+import { pollUntil, type Server, type Settings, start, startAnswering, stop } from "./support/ServerProcess.js"
 
 const base: Settings = { PETSTORE_STORE: "memory", PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN }
 
@@ -21,7 +22,7 @@ const jsonLines = (server: Server, until: (lines: Array<Record<string, unknown>>
     return until(lines) ? lines : undefined
   }, 100, 50)
 
-const accessLines = (lines: Array<Record<string, unknown>>) => lines.filter((line) => line.message === "request")
+const accessLines = (lines: Array<Record<string, unknown>>) => lines.filter((line) => line.msg === "request")
 
 const withServer = async (settings: Settings, test: (server: Server) => Promise<void>) => {
   const server = await start({ ...base, ...settings })
@@ -33,7 +34,7 @@ const withServer = async (settings: Settings, test: (server: Server) => Promise<
 }
 
 describe("logs of the standalone server", () => {
-  it("JSON by default off a terminal: every line parses, with time, level and message; one access line per request", () =>
+  it("JSON by default off a terminal, in pino's shape: every line parses, with level (pino's number), time, pid, hostname and msg; one access line per request", () =>
     withServer({}, async (server) => {
       const account = await createAccount(server.url)
       const created = await request(`${server.url}/v1/pets`, {
@@ -45,30 +46,45 @@ describe("logs of the standalone server", () => {
       expect(created.status).toBe(201)
       expect(created.headers.get("x-request-id")).toBe("json-1")
       expect((await request(`${server.url}/v1/nowhere`, { key: account.key, headers: { "x-request-id": "json-2" } })).status).toBe(404)
-      expect((await request(`${server.url}/v1/pets`, { headers: { authorization: "Bearer psk_live_notakey0000000000000000000" } })).status)
+      expect((await request(`${server.url}/v1/pets/7?x=1`, { headers: { authorization: "Bearer psk_live_notakey0000000000000000000", "x-request-id": "json-3" } })).status)
         .toBe(401)
 
       const lines = await jsonLines(server, (lines) => accessLines(lines).length >= 4)
       for (const line of lines) {
-        expect(line).toMatchObject({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), level: expect.any(String) })
-        expect(typeof line.message).toBe("string")
+        expect(line).toMatchObject({
+          level: expect.any(Number),
+          time: expect.any(Number),
+          pid: server.process.pid,
+          hostname: Os.hostname(),
+          msg: expect.any(String)
+        })
+        expect(Math.abs((line.time as number) - Date.now())).toBeLessThan(10 * 60_000)
       }
-      expect(lines[0]).toMatchObject({ level: "info", message: expect.stringMatching(/^Pet Store Service listening on /) })
+      expect(lines[0]).toMatchObject({ level: 30, msg: expect.stringMatching(/^Pet Store Service listening on /) })
       const access = accessLines(lines)
       expect(access.find((line) => line.requestId === "json-1")).toEqual({
-        time: expect.any(String),
-        level: "info",
-        message: "request",
+        level: 30,
+        time: expect.any(Number),
+        pid: server.process.pid,
+        hostname: Os.hostname(),
+        msg: "request",
         requestId: "json-1",
         method: "POST",
+        path: "/v1/pets",
         route: "POST /v1/pets",
         status: 201,
+        clientAddress: "127.0.0.1",
         durationMs: expect.any(Number),
         accountId: account.accountId
       })
-      expect(access.find((line) => line.requestId === "json-2")).toEqual(expect.objectContaining({ method: "GET", status: 404, accountId: account.accountId }))
+      expect(access.find((line) => line.requestId === "json-2")).toEqual(
+        expect.objectContaining({ method: "GET", path: "/v1/nowhere", status: 404, accountId: account.accountId })
+      )
       expect(access.find((line) => line.requestId === "json-2")).not.toHaveProperty("route")
-      expect(access.find((line) => line.status === 401)).not.toHaveProperty("accountId")
+      // A request refused before routing still names the route it asked for (not its query).
+      const refused = access.find((line) => line.requestId === "json-3")
+      expect(refused).toMatchObject({ status: 401, path: "/v1/pets/7", route: "GET /v1/pets/{petId}", clientAddress: "127.0.0.1" })
+      expect(refused).not.toHaveProperty("accountId")
       expect(access.find((line) => line.route === "POST /admin/v1/accounts")).toMatchObject({ status: 201 })
 
       // Keys, tokens, Authorization headers and bodies never reach the logs.
@@ -76,6 +92,42 @@ describe("logs of the standalone server", () => {
       for (const secret of [account.key, ADMIN_TOKEN, "psk_live_notakey", "Bearer", "Secret-Pet-Name-42"]) {
         expect(output).not.toContain(secret)
       }
+    }))
+
+  it("the start line names the version, the store, where its data lives and the limiter (never a credential); SIGTERM logs draining, then stopped", async () => {
+    const server = await start({ ...base, PETSTORE_DRAIN_DELAY_MS: "50" })
+    await stop(server)
+    const lines = linesOf(server).map((line) => JSON.parse(line) as Record<string, unknown>)
+    const messages = lines.map((line) => String(line.msg))
+    expect(lines.find((line) => String(line.msg).startsWith("Pet Store Service listening on"))).toMatchObject({
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      store: "memory",
+      database: "process memory (nothing is kept)",
+      limiter: "memory",
+      adminApi: "on"
+    })
+    const draining = messages.findIndex((msg) => msg.startsWith("draining: /readyz answers 503; still accepting for 50 ms"))
+    const stopped = messages.indexOf("stopped: every connection is closed")
+    expect(draining, messages.join("\n")).toBeGreaterThan(0)
+    expect(stopped).toBeGreaterThan(draining)
+    expect(lines[draining]).toMatchObject({ level: 30, drainDelayMs: 50 })
+    expect(server.output()).not.toContain(ADMIN_TOKEN)
+  })
+
+  it("pino-pretty reads the lines: level names, pid, message and facts", () =>
+    withServer({}, async (server) => {
+      const account = await createAccount(server.url)
+      expect((await request(`${server.url}/v1/pets`, { key: account.key, headers: { "x-request-id": "pretty-1" } })).status).toBe(200)
+      const lines = await pollUntil("the access line", () => {
+        const lines = linesOf(server)
+        return lines.some((line) => line.includes("pretty-1")) ? lines : undefined
+      }, 100, 50)
+      const pretty = prettyFactory({ colorize: false })
+      const shown = lines.map((line) => pretty(line)).join("")
+      expect(shown).toMatch(new RegExp(`INFO \\(${server.process.pid}\\): Pet Store Service listening on http`))
+      expect(shown).toMatch(new RegExp(`INFO \\(${server.process.pid}\\): request\\n(\\s+\\w+: .*\\n)*\\s+requestId: "pretty-1"`))
+      expect(shown).toContain(`route: "GET /v1/pets"`)
+      expect(shown).not.toMatch(/USERLVL/)
     }))
 
   it("PETSTORE_LOG_FORMAT=text: one readable line per log, its facts as key=value", () =>
@@ -103,34 +155,26 @@ describe("logs of the standalone server", () => {
       await stop(server)
       lines = linesOf(server).map((line) => JSON.parse(line) as Record<string, unknown>)
     }
-    expect(lines.some((line) => String(line.message).startsWith("Pet Store Service listening on"))).toBe(true)
+    expect(lines.some((line) => String(line.msg).startsWith("Pet Store Service listening on"))).toBe(true)
     expect(accessLines(lines)).toEqual([])
   })
 
-  it("PETSTORE_LOG_LEVEL=warning: nothing below warning is written (neither the start line nor access lines)", async () => {
-    const port = await freePort()
-    const env: Record<string, string> = {}
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("PETSTORE_")) env[k] = v
-    const child = spawn(process.execPath, [BIN, "serve"], {
-      env: { ...env, ...base, PETSTORE_LOG_LEVEL: "warning", PORT: String(port), HOST: "127.0.0.1" },
-      stdio: ["ignore", "pipe", "pipe"]
+  for (const [how, settings, args] of [
+    ["PETSTORE_LOG_LEVEL=warning", { PETSTORE_LOG_LEVEL: "warning" }, []],
+    ["serve --log-level warning (over PETSTORE_LOG_LEVEL=info)", { PETSTORE_LOG_LEVEL: "info" }, ["--log-level", "warning"]],
+    ["serve --log-level=warning", {}, ["--log-level=warning"]]
+  ] as const) {
+    it(`${how}: nothing below warning is written (neither the start line nor access lines)`, async () => {
+      const server = await startAnswering({ ...base, ...settings }, args)
+      try {
+        const account = await createAccount(server.url)
+        expect((await request(`${server.url}/v1/pets`, { key: account.key })).status).toBe(200)
+      } finally {
+        await stop(server)
+      }
+      expect(server.output()).toBe("")
     })
-    let output = ""
-    child.stdout!.on("data", (chunk) => (output += String(chunk)))
-    child.stderr!.on("data", (chunk) => (output += String(chunk)))
-    try {
-      const url = `http://127.0.0.1:${port}`
-      await pollUntil("the server to answer", async () => {
-        if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`)
-        return (await fetch(`${url}/v1/openapi.json`).then((r) => r.status, () => undefined)) === 200 ? true : undefined
-      }, 600, 100)
-      const account = await createAccount(url)
-      expect((await request(`${url}/v1/pets`, { key: account.key })).status).toBe(200)
-    } finally {
-      await stop({ process: child })
-    }
-    expect(output).toBe("")
-  })
+  }
 })
 
 describe("the line formats", () => {
@@ -148,23 +192,25 @@ describe("the line formats", () => {
   it("JSON: a line that parses whatever the message, annotations and error hold", () => {
     const error = new Error("the store broke\n\"badly\"")
     const line = Logging.jsonLogger.log(
-      entry(["request failed: \"quoted\"\nnext line", error], { requestId: "r-1", time: "not the time", ratio: Number.NaN, nested: { a: 1 } })
+      entry(["request failed: \"quoted\"\nnext line", error], { requestId: "r-1", time: "not the time", level: "not the level", msg: "not the message", ratio: Number.NaN, nested: { a: 1 } })
     )
     expect(line).not.toContain("\n")
     expect(JSON.parse(line)).toEqual({
-      time: "2026-11-24T12:00:00.005Z",
-      level: "error",
-      message: "request failed: \"quoted\"\nnext line",
+      level: 50,
+      time: Date.UTC(2026, 10, 24, 12, 0, 0, 5),
+      pid: process.pid,
+      hostname: Os.hostname(),
+      msg: "request failed: \"quoted\"\nnext line",
       requestId: "r-1",
       ratio: null,
       nested: { a: 1 },
-      error: expect.stringContaining("the store broke")
+      err: { type: "Error", message: "the store broke\n\"badly\"", stack: expect.stringContaining("the store broke") }
     })
   })
 
   it("JSON: a failure's cause is its error", () => {
     const line = Logging.jsonLogger.log(entry("a failure", {}, Cause.fail(new Error("went wrong"))))
-    expect(JSON.parse(line)).toMatchObject({ message: "a failure", error: expect.stringContaining("went wrong") })
+    expect(JSON.parse(line)).toMatchObject({ msg: "a failure", err: { stack: expect.stringContaining("went wrong") } })
   })
 
   it("text: one line, values with spaces or quotes quoted, the error indented below", () => {

@@ -83,7 +83,7 @@ if ("skip" in database) {
         const imported = await cli({ PETSTORE_DATABASE: url }, ["import-sqlite", filename])
         expect(imported.stderr).toBe("")
         expect(imported.code).toBe(0)
-        expect(imported.stdout).toMatch(/3 accounts, 3 keys, 25 pets, 1 messages/)
+        expect(imported.stdout).toMatch(/3 accounts, 3 keys, 25 pets, 1 message,/)
         expect(imported.stdout).toMatch(/, the cursor secret/)
 
         const sql = TestDatabase.connect(url)

@@ -34,6 +34,7 @@ const fake: StoreRegistration<FakeStore> = {
   tag: "fake",
   selectedBy: { database: { schemes: ["fake"], described: "a fake:// URL" } },
   configure: ({ database }) => ({ _tag: "fake", url: Redacted.value(database) }),
+  describe: (store) => store.url,
   services: (config, store) =>
     StoreServices.inMemory(
       config,
@@ -68,8 +69,7 @@ describe("StoreRegistry", () => {
         [{ PETSTORE_DATABASE: "postgres://db.internal/petstore" }, "postgres"],
         [{ PETSTORE_DATABASE: "PostgreSQL://db.internal/petstore" }, "postgres"],
         [{ PETSTORE_DATABASE: "postgresql:///petstore?host=/var/run/postgresql" }, "postgres"],
-        [{ PETSTORE_STORE: "memory" }, "memory"],
-        [{ PETSTORE_STORE: "memory", PETSTORE_DATABASE: "postgres://db.internal/petstore" }, "memory"]
+        [{ PETSTORE_STORE: "memory" }, "memory"]
       ]
       for (const [env, tag] of cases) {
         const store = yield* read(env)
@@ -92,6 +92,17 @@ describe("StoreRegistry", () => {
         expect(message).not.toContain("hunter2")
       }
       expect(yield* refusal({ PETSTORE_STORE: "mongo" })).toBe(`PETSTORE_STORE: Expected one of (sqlite, memory) but received "mongo"`)
+    }))
+
+  it.effect("PETSTORE_STORE=memory with PETSTORE_DATABASE set is refused: the database would be ignored", () =>
+    Effect.gen(function*() {
+      for (const database of ["./data/petstore.db", "postgres://u:hunter2@db.internal/petstore"]) {
+        const message = yield* refusal({ PETSTORE_STORE: "memory", PETSTORE_DATABASE: database })
+        expect(message).toBe(
+          "PETSTORE_STORE=memory keeps nothing on disk, but PETSTORE_DATABASE is set: unset PETSTORE_DATABASE, or unset PETSTORE_STORE to use the database it names"
+        )
+        expect(message).not.toContain("hunter2")
+      }
     }))
 
   it("refuses two registrations with the same tag, and a store it does not know", () => {
@@ -140,6 +151,9 @@ describe("StoreRegistry", () => {
           "  0 accounts, 0 keys, 0 pets, 0 messages,",
           "  0 daily counts, 0 key standings"
         ])
+
+        // Counts are said in words: one of a thing is singular.
+        expect([0, 1, 2].map((n) => StoreAdmin.count(n, "message"))).toEqual(["0 messages", "1 message", "2 messages"])
 
         const onMemory = yield* Effect.flip(StoreAdmin.importSqlite(yield* serverConfig(undefined), filename, withFake))
         expect(onMemory.message).toBe("set PETSTORE_DATABASE to the postgres:// URL of the database or a fake:// URL to import into")

@@ -94,8 +94,8 @@ describe("the configuration's warnings", () => {
     })
     expect(warnings(remote, {})).toEqual([expect.stringMatching(/^PETSTORE_DATABASE /), expect.stringMatching(/^PETSTORE_REDIS_URL /)])
     expect(warnings(await config({ PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: "./data/petstore.db" }), {})).toEqual([])
-    // The memory store ignores PETSTORE_DATABASE: nothing connects there.
-    expect(warnings(await config({ PETSTORE_DATABASE: "postgres://u@db.internal/petstore" }), {})).toEqual([])
+    // The memory store takes no database: one named beside it is refused, so nothing connects there.
+    await expect(config({ PETSTORE_DATABASE: "postgres://u@db.internal/petstore" })).rejects.toThrow(/PETSTORE_STORE=memory keeps nothing on disk/)
   })
 
   it("petstore serve says them before connecting, without the password", async () => {
@@ -108,8 +108,9 @@ describe("the configuration's warnings", () => {
       }, ["serve"])
     const remote = await run("0.0.0.0")
     expect(remote.code, remote.stderr).toBe(1)
-    const messages = remote.stdout.split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line) as { level: string; message: string })
-    expect(messages.filter((line) => line.level === "warning").map((line) => line.message)).toEqual([
+    const messages = remote.stdout.split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line) as { level: number; msg: string })
+    // pino's number for warnings: 40.
+    expect(messages.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
       expect.stringMatching(/^PETSTORE_DATABASE connects to PostgreSQL on 0\.0\.0\.0 without TLS/),
       expect.stringMatching(/^PETSTORE_REDIS_URL connects to Redis on 0\.0\.0\.0 without TLS/)
     ])

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from "node:util"
 import { formatReport, parseKey, runConformance } from "./conformance/Runner.js"
+import * as Progress from "./internal/Progress.js"
 
 const USAGE = `Usage: petstore-conformance --base-url URL (--admin-token TOKEN | --key KEY[:LIMITS] ...) [options]
 
@@ -92,6 +93,7 @@ const main = async (): Promise<number> => {
     if (values.path !== undefined && values.seed === undefined) throw new Error("--path needs the --seed it was printed with")
     if (values["replay-path"] !== undefined && values.path === undefined) throw new Error("--replay-path needs --path")
     const timeLimit = int("time-limit", values["time-limit"])
+    const progress = Progress.start(process.stderr)
     const report = await runConformance({
       baseUrl,
       adminToken: keys.length > 0 && values["admin-token"] === undefined ? undefined : adminToken,
@@ -106,8 +108,9 @@ const main = async (): Promise<number> => {
       publicPrefix: values.prefix,
       messagesPrefix: values["messages-prefix"],
       expectations,
-      log: (line) => process.stderr.write(`${line}\n`)
-    })
+      log: progress.log,
+      progress: ({ of, requests, sequences }) => progress.set(`conformance: ${sequences} of ${of} sequences run, ${requests} requests`)
+    }).finally(progress.end)
     process.stdout.write(`${formatReport(report)}\n`)
     return report.ok ? 0 : 1
   } catch (e) {

@@ -37,6 +37,24 @@ describe.each(PACKAGES)("@petstore/%s", (name) => {
     expect(manifest.keywords.length).toBeGreaterThan(0)
   })
 
+  it("its README's links work inside the tarball: none leads out of the package by a relative path", () => {
+    const readme = Fs.readFileSync(Path.join(packageDir(name), "README.md"), "utf8")
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map(([, target]) => target!)
+    for (const target of links) {
+      if (/^(https?:|#|mailto:)/.test(target)) continue
+      // A relative link must name a file the package ships.
+      const file = Path.join(packageDir(name), target.replace(/#.*$/, ""))
+      expect(Path.relative(packageDir(name), file).startsWith(".."), target).toBe(false)
+      expect(manifest.files.some((entry: string) => Path.relative(entry, Path.relative(packageDir(name), file)).startsWith("..") === false), target)
+        .toBe(true)
+    }
+    for (const target of links.filter((t) => t.startsWith(manifest.homepage.replace(/\/tree\/main\/.*$/, "")))) {
+      // A link to the repository's docs names a file the repository has.
+      const inRepository = target.replace(/^https:\/\/github\.com\/[^/]+\/[^/]+\/(blob|tree)\/main\//, "").replace(/#.*$/, "")
+      expect(Fs.existsSync(Path.join(packageDir(name), "../..", inRepository)), target).toBe(true)
+    }
+  })
+
   it("its declarations need only its dependencies and peers, and no @types package is a run-time dependency", () => {
     expect(Object.keys(manifest.dependencies ?? {}).filter((dependency) => dependency.startsWith("@types/"))).toEqual([])
     const provided = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})])

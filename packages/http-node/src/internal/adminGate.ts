@@ -25,6 +25,12 @@ const LIMITED = ErrorResponse.make(
   "Too many failed admin tokens from this address; retry after `Retry-After` seconds."
 )
 
+/** Not the API key's message: these paths take the admin token, which an API key never is. */
+const NO_ADMIN_TOKEN = ErrorResponse.make(
+  "unauthorized",
+  "The admin token is required: send `Authorization: Bearer <PETSTORE_ADMIN_TOKEN>` (an API key is not accepted here)."
+)
+
 export interface AdminGateOptions {
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
   readonly clientAddress: (request: AppRequest) => string
@@ -43,7 +49,7 @@ export const make = (options: AdminGateOptions): (request: AppRequest, now: numb
     if (token !== undefined && timingSafeEqual(digest(token), adminDigest.value)) return undefined
     const retryAfter = failures.take(options.clientAddress(request), now)
     if (retryAfter !== undefined) return refusal(LIMITED, { "Retry-After": String(retryAfter) })
-    return refusal(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" })
+    return refusal(NO_ADMIN_TOKEN, { "WWW-Authenticate": "Bearer realm=\"petstore-admin\"" })
   }
 }
 

@@ -30,6 +30,11 @@ export const bearerToken = (header: string | undefined): string | undefined => {
 export const clientAddress = (trustProxy: number, ipv6Subnet: number = DEFAULT_IPV6_SUBNET) => (request: AppRequest): string =>
   group(forwardedOrPeer(trustProxy, request), ipv6Subnet)
 
+/**
+ * The client's address as `clientAddress` finds it, not grouped: what the access log names.
+ */
+export const clientHost = (trustProxy: number) => (request: AppRequest): string => forwardedOrPeer(trustProxy, request)
+
 const forwardedOrPeer = (trustProxy: number, request: AppRequest): string => {
   const peer = request.remoteAddress ?? "unknown"
   if (trustProxy === 0) return peer

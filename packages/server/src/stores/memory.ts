@@ -40,6 +40,7 @@ export const memory: StoreRegistration<MemoryStore> = {
   tag: "memory",
   selectedBy: { store: "memory" },
   configure: () => ({ _tag: "memory" }),
+  describe: () => "process memory (nothing is kept)",
   services: (config) => StoreServices.inMemory(config, Layer.merge(ports, Readiness.StoreReadiness.layerAlwaysUp)),
   accounts: () => AccountStore.AccountStore.layerMemory,
   migrate: () => Effect.succeed(["the in-memory store has no schema: nothing to migrate"])

@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as DatabaseUrl from "@petstore/postgres/DatabaseUrl"
 import * as ServerMetrics from "../ServerMetrics.js"
 import { adapter, failWith, layerFrom, StoreAdminError, type StoreRegistration } from "../StoreRegistration.js"
 import * as StoreServices from "../StoreServices.js"
@@ -50,6 +51,7 @@ export const postgres: StoreRegistration<PostgresStore> = {
   selectedBy: {
     database: { schemes: ["postgres", "postgresql"], described: "a postgres:// or postgresql:// URL with a host", valid: hasHost }
   },
+  describe: (store) => DatabaseUrl.redact(Redacted.value(store.url)),
   configure: ({ database, poolSize, timeoutMillis }) => ({
     _tag: "postgres",
     url: database,

@@ -30,6 +30,7 @@ export const sqlite: StoreRegistration<SqliteStore> = {
     database: { schemes: [], described: "a file path, :memory:", default: "./data/petstore.db" }
   },
   configure: ({ database }) => ({ _tag: "sqlite", filename: Redacted.value(database) }),
+  describe: ({ filename }) => filename,
   services: (config, { filename }) =>
     StoreServices.durable(
       config,

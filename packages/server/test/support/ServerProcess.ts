@@ -8,6 +8,7 @@ import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { onTestFailed } from "vitest"
 
 export const BIN = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../dist/bin.js")
 
@@ -18,6 +19,18 @@ export interface Server {
   /** Standard output alone (`output` has both streams, as they came). */
   readonly stdout: () => string
   readonly stderr: () => string
+}
+
+/**
+ * A server's output is kept, not printed: it is printed (and so shown, as vitest shows what a failing
+ * test printed) only when the test that started it fails. Outside a test (a `beforeAll`), nothing.
+ */
+const showOnFailure = (output: () => string): void => {
+  try {
+    onTestFailed(() => console.error(`output of the server this test started:\n${output()}`))
+  } catch {
+    // Not inside a test.
+  }
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -96,11 +109,40 @@ const startOnce = async (settings: Settings): Promise<Server> => {
     output += String(chunk)
     stderr += String(chunk)
   })
+  showOnFailure(() => output)
   const url = await pollUntil("the server to listen", () => {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`)
     return /listening on (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(output)?.[1]
   }, 600, 100)
   return { process: child, url, output: () => output, stdout: () => stdout, stderr: () => stderr }
+}
+
+/**
+ * Starts `petstore serve ARGS…` on a free port and waits until it answers (not for its start line,
+ * which a log level may hide): for servers whose whole output a test reads.
+ */
+export const startAnswering = async (settings: Settings, args: ReadonlyArray<string> = []) => {
+  requireBuilt()
+  const port = await freePort()
+  const child = spawn(process.execPath, [BIN, "serve", ...args], {
+    env: { ...environment(settings), PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += String(chunk)))
+  child.stderr!.on("data", (chunk) => (output += String(chunk)))
+  showOnFailure(() => output)
+  const url = `http://127.0.0.1:${port}`
+  try {
+    await pollUntil("the server to answer", async () => {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`)
+      return (await fetch(`${url}/v1/openapi.json`).then((r) => r.status, () => undefined)) === 200 ? true : undefined
+    }, 600, 100)
+  } catch (error) {
+    child.kill("SIGKILL")
+    throw error
+  }
+  return { process: child, url, output: () => output }
 }
 
 export const exited = (child: ChildProcess) =>

@@ -35,10 +35,15 @@ const formatExample = (example: FailureExample, report: FuzzReport): string => {
   if (shrunk === undefined) {
     lines.push(formatScript(example.script, report.key))
   } else if (!shrunk.reproduced) {
-    lines.push("  it did not fail that way again when run alone (it may need the concurrent load); the connection as run:")
+    lines.push(
+      shrunk.stoppedEarly
+        ? "  the --shrink-time limit ended the tries to make it fail again alone before one did; the connection as run:"
+        : "  it did not fail that way again when run alone (it may need the concurrent load); the connection as run:"
+    )
     lines.push(formatScript(example.script, report.key))
   } else {
-    lines.push(`  shortest connection that fails the same way alone (${shrunk.shrinks} shrinks): ${shrunk.failure!.message.replaceAll(report.key, "$KEY")}`)
+    const cut = shrunk.stoppedEarly ? ", shrinking STOPPED EARLY by the --shrink-time limit: a shorter one may fail too" : ""
+    lines.push(`  shortest connection that fails the same way alone (${shrunk.shrinks} shrinks${cut}): ${shrunk.failure!.message.replaceAll(report.key, "$KEY")}`)
     lines.push(formatScript(shrunk.script!, report.key))
   }
   lines.push(`  replay: petstore-fuzz --base-url ${report.baseUrl} --key "$KEY" --seed ${report.seed} --only ${example.connection}`)

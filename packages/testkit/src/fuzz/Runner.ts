@@ -36,6 +36,8 @@ export interface FuzzOptions {
   /** Time for shrinking, per failure kind (default 30 s; 0: no shrinking). */
   readonly shrinkTimeMs?: number | undefined
   readonly log?: ((line: string) => void) | undefined
+  /** Told after each connection: the requests sent of those asked for, and the failures so far. */
+  readonly progress?: ((state: { readonly requests: number; readonly of: number; readonly failures: number }) => void) | undefined
 }
 
 /** The first failure of a kind, and the shortest connection found that fails the same way. @category models */
@@ -136,7 +138,6 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
   let owed = 0
   let answered = 0
   let interim = 0
-  let nextLog = wanted / 10
   let lostServer: FuzzReport["lostServer"]
   const inFlight = new Set<number>()
   const recentlyEnded: Array<{ readonly index: number; readonly at: number; readonly cut: boolean }> = []
@@ -181,11 +182,7 @@ export const runFuzz = async (options: FuzzOptions): Promise<FuzzReport> => {
       recentlyEnded.push({ index, at: now, cut: outcome.end === "reset" || outcome.end === "closed" || outcome.end === "refused" })
       if (recentlyEnded.length > 256) recentlyEnded.splice(0, 128)
       tally(index, script, outcome)
-      if (planned >= nextLog && options.only === undefined) {
-        nextLog += wanted / 10
-        const failed = Object.values(failures).reduce((a, b) => a + b, 0)
-        log(`fuzz: ${planned} requests on ${connections} connections, ${failed} failures, ${((performance.now() - started) / 1000).toFixed(1)} s`)
-      }
+      options.progress?.({ requests: planned, of: wanted, failures: Object.values(failures).reduce((a, b) => a + b, 0) })
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker))

@@ -17,6 +17,8 @@ export interface Shrunk {
   readonly script: ConnectionScript | undefined
   readonly failure: Oracle.Failure | undefined
   readonly shrinks: number
+  /** Whether the time limit ended the shrinking (a shorter connection may fail the same way). */
+  readonly stoppedEarly: boolean
 }
 
 /** Runs `script` alone; the first failure of `kind`, if any. @category running */
@@ -56,6 +58,6 @@ export const shrink = async (
     }),
     { seed, numRuns: 1, interruptAfterTimeLimit: timeMs, markInterruptAsFailure: false }
   )
-  if (!details.failed || last === undefined) return { reproduced: false, script: undefined, failure: undefined, shrinks: 0 }
-  return { reproduced: true, script: last.script, failure: last.failure, shrinks: details.numShrinks }
+  if (!details.failed || last === undefined) return { reproduced: false, script: undefined, failure: undefined, shrinks: 0, stoppedEarly: details.interrupted }
+  return { reproduced: true, script: last.script, failure: last.failure, shrinks: details.numShrinks, stoppedEarly: details.interrupted }
 }

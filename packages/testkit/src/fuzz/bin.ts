@@ -8,6 +8,7 @@
 import * as CommandLine from "../internal/CommandLine.js"
 import { formatFuzzReport } from "./Report.js"
 import { runFuzz } from "./Runner.js"
+import * as Progress from "../internal/Progress.js"
 
 const USAGE = `Usage: petstore-fuzz --base-url URL (--admin-token TOKEN | --key KEY) [options]
 
@@ -56,14 +57,18 @@ const main = async (): Promise<number> => {
       deadlineMs: deadline === undefined ? undefined : deadline * 1000,
       shrinkTimeMs: shrinkTime === undefined ? undefined : shrinkTime * 1000,
       prefix: values.prefix,
-      log: (line: string) => process.stderr.write(`${line}\n`)
     }
   } catch (e) {
     process.stderr.write(`petstore-fuzz: ${(e as Error).message}\n\n${USAGE}`)
     return 2
   }
   try {
-    const report = await runFuzz(options)
+    const progress = Progress.start(process.stderr)
+    const report = await runFuzz({
+      ...options,
+      log: progress.log,
+      progress: ({ failures, of, requests }) => progress.set(`fuzz: ${requests} of ${of} requests sent, ${failures} failures`)
+    }).finally(progress.end)
     process.stdout.write(`${formatFuzzReport(report)}\n`)
     return report.ok ? 0 : 1
   } catch (e) {

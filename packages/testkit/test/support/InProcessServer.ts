@@ -42,7 +42,8 @@ export const startInstances = async (count: number, variant: ServerVariant = {})
     quickstartBasePath: "/v1",
     adminToken: Option.some(Redacted.make(ADMIN_TOKEN)),
     trustProxy: 0,
-    servers: [{ url: "http://127.0.0.1/v1", description: "Production" }]
+    // As the standalone server writes it: the paths carry /v1, so the server URL does not.
+    servers: [{ url: "http://127.0.0.1", description: "Production" }]
   })
   const wrap = (corrupt: ServerVariant["corrupt"]) =>
     corrupt === undefined

@@ -14,8 +14,17 @@ import * as NodeInternals from "./nodeInternals.js"
 import { BODY_LIMIT } from "../limits.js"
 import type { Runner } from "./runner.js"
 
-/** Node's request as frameworks hand it on: Express sets `originalUrl`, body parsers set `body`. */
-export type HostedRequest = IncomingMessage & { readonly originalUrl?: string; readonly body?: unknown }
+/**
+ * Node's request as frameworks hand it on: Express sets `originalUrl`, body parsers set `body`,
+ * request-id middleware (pino-http, express-request-id) sets `id`.
+ */
+export type HostedRequest = IncomingMessage & { readonly originalUrl?: string; readonly body?: unknown; readonly id?: unknown }
+
+/** The host's id of the request, when it set one (a string or a number). */
+const hostIdOf = (request: HostedRequest): string | undefined => {
+  const id = request.id
+  return typeof id === "string" ? id : typeof id === "number" ? String(id) : undefined
+}
 
 /** Whether the request says a body follows (a length above 0, or a transfer coding). */
 const declaresBody = (request: IncomingMessage): boolean => {
@@ -70,14 +79,16 @@ const collectBody = (request: IncomingMessage, limit: number, done: (result: Bod
 
 /** The request as the application sees it, routed on `url`, with its body already known. */
 const toAppRequest = (
-  request: IncomingMessage,
+  request: HostedRequest,
   url: string,
   basePath: string,
-  body: Effect.Effect<BodyResult>
+  body: Effect.Effect<BodyResult>,
+  hostRequestId: string | undefined
 ): AppRequest => ({
   method: request.method ?? "GET",
   url,
   basePath,
+  hostRequestId: hostRequestId ?? hostIdOf(request),
   header: (name) => {
     const value = request.headers[name]
     return Array.isArray(value) ? value.join(", ") : value
@@ -104,10 +115,19 @@ const bodyEffect = (body: BodyResult): Effect.Effect<BodyResult> => body === Bod
  * in its order, what it means. `body` is given when the caller already knows it (a framework's
  * parser refused it).
  */
-const handIn = <T>(run: Runner, request: HostedRequest, url: string, basePath: string, target: T, answer: (target: T, response: AppResponse) => void, body: BodyResult) => {
+const handIn = <T>(
+  run: Runner,
+  request: HostedRequest,
+  url: string,
+  basePath: string,
+  target: T,
+  answer: (target: T, response: AppResponse) => void,
+  body: BodyResult,
+  hostRequestId: string | undefined
+) => {
   // Its answer (413) is coming though the request is not complete: the connection management must know.
   if (!request.complete) NodeInternals.markHandedInIncomplete(request)
-  run(toAppRequest(request, url, basePath, bodyEffect(body)), target, answer)
+  run(toAppRequest(request, url, basePath, bodyEffect(body), hostRequestId), target, answer)
 }
 
 export const serve = <T>(
@@ -117,8 +137,9 @@ export const serve = <T>(
   basePath: string,
   target: T,
   answer: (target: T, response: AppResponse) => void,
-  body: BodyResult | undefined = knownBody(request, BODY_LIMIT)
+  body: BodyResult | undefined = knownBody(request, BODY_LIMIT),
+  hostRequestId?: string | undefined
 ): void => {
-  if (body !== undefined) return handIn(run, request, url, basePath, target, answer, body)
-  collectBody(request, BODY_LIMIT, (read) => handIn(run, request, url, basePath, target, answer, read))
+  if (body !== undefined) return handIn(run, request, url, basePath, target, answer, body, hostRequestId)
+  collectBody(request, BODY_LIMIT, (read) => handIn(run, request, url, basePath, target, answer, read, hostRequestId))
 }
