@@ -43,7 +43,13 @@ export const VARIABLES: ReadonlyArray<Variable> = [
   { name: "PETSTORE_ACCESS_LOG", default: "true", meaning: "One line per request (method, path, route template, status, client address, duration, account, request id); false turns it off." },
   { name: "PETSTORE_TRACING", default: "off", meaning: "otlp exports a span per request over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); see docs/operations.md." },
   { name: "PETSTORE_METRICS", default: "true", meaning: "Collect metrics and serve them in Prometheus text at GET /metrics to the admin token (404 without PETSTORE_ADMIN_TOKEN); false collects nothing. See docs/operations.md." },
-  { name: "PETSTORE_METRICS_ADDRESS", default: null, meaning: "host:port (such as 127.0.0.1:9464): also serve /metrics there, without a token, for a scraper on a private network." }
+  { name: "PETSTORE_METRICS_ADDRESS", default: null, meaning: "host:port (such as 127.0.0.1:9464): also serve /metrics there, without a token, for a scraper on a private network." },
+  { name: "PETSTORE_WEBHOOK_RETRY_DELAYS", default: "5,300,1800,7200,18000,36000,36000", meaning: "Seconds before each retry of a webhook delivery, comma-separated; then the message is failed. See docs/webhooks.md." },
+  { name: "PETSTORE_WEBHOOK_ALLOW_PRIVATE", default: "false", meaning: "true allows webhook endpoints on http and on private or loopback addresses (tests, private networks)." },
+  { name: "PETSTORE_WEBHOOK_TIMEOUT_MS", default: "15000", meaning: "Each delivery attempt's deadline (10 to 120000 ms)." },
+  { name: "PETSTORE_WEBHOOK_DISABLE_AFTER", default: "432000", meaning: "Seconds an endpoint may fail without a break before it is disabled (5 days)." },
+  { name: "PETSTORE_WEBHOOK_WORKERS", default: "32", meaning: "Deliveries in progress at once per instance." },
+  { name: "PETSTORE_WEBHOOK_ENDPOINT_CONCURRENCY", default: "16", meaning: "Of those, at most this many to one endpoint." }
 ]
 
 /** The table as lines for a terminal: the name and default, the meaning indented below. */
