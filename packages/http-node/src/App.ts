@@ -14,7 +14,7 @@
  *
  * @since 1.0.0
  */
-import { Accounts, type MessageQueue, type Pets, RateLimiter, Sync } from "@petstore/core"
+import { Accounts, type MessageQueue, type Pets, RateLimiter, Readiness, Sync } from "@petstore/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -184,14 +184,17 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const metrics = options.metrics
     const METRICS_STAGES: ReadonlyArray<Pipeline.Stage> = metrics === undefined ? [] : [adminGate, Scrape.make(metrics)]
 
+    // Readiness ports come with the stores' adapters when they have them (read here, absent: up);
+    // `/readyz` and the requests refused for an outage share what is known of it.
+    const readiness = yield* Readiness.watch()
+
     /** The response of `stages` to `request`: run until one answers, what escapes answered, then written. */
     const serve = (stages: ReadonlyArray<Pipeline.Stage>, request: AppRequest): Effect.Effect<AppResponse> => {
       const exchange = Exchange.make(request)
-      return Sync.map(recover(() => Pipeline.run(stages, exchange)), (answer) => write(exchange, answer))
+      return Sync.map(recover(() => Pipeline.run(stages, exchange), readiness.refused), (answer) => write(exchange, answer))
     }
 
-    // Readiness ports come with the stores' adapters when they have them (read here, absent: up).
-    const health = yield* Health.make
+    const health = Health.make(readiness.report)
     const openApi = (): AppResponse => ({
       status: 200,
       headers: { "Content-Type": JSON_CONTENT_TYPE },
