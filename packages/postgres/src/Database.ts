@@ -136,6 +136,12 @@ export class Database extends Context.Tag("@petstore/postgres/Database")<
       onNotification: (payload: string) => void,
       onListening: () => void
     ) => Effect.Effect<void, never, Scope.Scope>
+    /**
+     * A connection of its own for the life of the scope, opened again (every 500 ms) whenever it is
+     * lost: `setup` runs on each opening, `onLost` at each loss. For session state such as LISTEN or
+     * a session-level advisory lock.
+     */
+    readonly session: (setup: (client: pg.Client) => Promise<void>, onLost?: () => void) => Effect.Effect<void, never, Scope.Scope>
   }
 >() {}
 
@@ -177,7 +183,7 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
         Effect.timeoutFail({ duration: within, onTimeout: () => unavailable(new Error(`no answer within ${Duration.format(within)}`)) })
       )
 
-    const listen: Database["Type"]["listen"] = (channel, onNotification, onListening) =>
+    const session: Database["Type"]["session"] = (setup, onLost) =>
       Effect.gen(function*() {
         let stopped = false
         let current: pg.Client | undefined
@@ -190,19 +196,13 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
           const reopen = () => {
             if (ended) return
             ended = true
-            client.removeAllListeners("notification")
             client.end().catch(() => {})
-            onListening() // whatever was cached may have changed while no notification could arrive
+            onLost?.()
             if (!stopped) retry = setTimeout(open, 500)
           }
           client.on("error", reopen)
           client.on("end", reopen)
-          client.on("notification", (n) => {
-            if (n.channel === channel) onNotification(n.payload ?? "")
-          })
-          client.connect()
-            .then(() => client.query(`LISTEN ${pg.escapeIdentifier(channel)}`))
-            .then(() => onListening(), reopen)
+          client.connect().then(() => setup(client)).catch(reopen)
         }
         open()
         yield* Effect.addFinalizer(() =>
@@ -213,6 +213,15 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
           }).pipe(Effect.timeout("2 seconds"), Effect.ignore)
         )
       })
+
+    const listen: Database["Type"]["listen"] = (channel, onNotification, onListening) =>
+      session(async (client) => {
+        client.on("notification", (n) => {
+          if (n.channel === channel) onNotification(n.payload ?? "")
+        })
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+        onListening()
+      }, onListening) // whatever was cached may have changed while no notification could arrive
 
     return Database.of({
       where,
@@ -255,7 +264,8 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
             client.release(broken)
           }
         }, within),
-      listen
+      listen,
+      session
     })
   })
 
