@@ -83,6 +83,9 @@ export const explain = (url: string, error: unknown): string => {
   return `PostgreSQL at ${where} cannot be used: ${scrub(url, message)}`
 }
 
+/** SQLSTATE of a write on a server that takes none (a standby, or a primary fenced read-only). */
+const READ_ONLY = "25006"
+
 /** A statement with a name: each connection prepares it the first time it runs it, then reuses it. */
 export interface Statement {
   readonly name: string
@@ -176,6 +179,34 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
     )
+    // The primary behind the URL can change (a standby promoted, the old primary fenced read-only).
+    // A connection that answers "read-only" is on a server that no longer takes writes: it is dropped,
+    // and so is every connection opened before it (the pool's at their next use, the sessions at
+    // once), so the next ones go to whatever the URL now reaches.
+    let epoch = 0
+    const epochs = new WeakMap<pg.ClientBase, number>()
+    const sessions = new Set<pg.Client>()
+    const answeredReadOnly = (client: pg.ClientBase, error: unknown) => {
+      if (errorCode(error) !== READ_ONLY) return false
+      if (epochs.get(client) === epoch) {
+        epoch++
+        for (const session of sessions) session.end().catch(() => {})
+      }
+      return true
+    }
+    /** A connection of the pool opened since the primary last changed. */
+    const acquire = async (): Promise<pg.PoolClient> => {
+      for (;;) {
+        const client = await pool.connect()
+        const since = epochs.get(client)
+        if (since === epoch) return client
+        if (since === undefined) {
+          epochs.set(client, epoch)
+          return client
+        }
+        client.release(true)
+      }
+    }
     const timeout = Duration.millis(options.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MILLIS)
     const unavailable = (cause: unknown) => new Errors.StoreUnavailable({ cause: new Error(explain(options.url, cause)) })
     const bounded = <A>(run: (signal: AbortSignal) => Promise<A>, within: Duration.DurationInput) =>
@@ -192,10 +223,12 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
           if (stopped) return
           const client = new pg.Client(config)
           current = client
+          sessions.add(client)
           let ended = false
           const reopen = () => {
             if (ended) return
             ended = true
+            sessions.delete(client)
             client.end().catch(() => {})
             onLost?.()
             if (!stopped) retry = setTimeout(open, 500)
@@ -228,16 +261,28 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
       // A statement without an answer in time fails, and its connection is dropped (node-postgres's
       // query timeout), so nothing waits behind it.
       query: <R>(s: Statement, values: ReadonlyArray<unknown>, within: Duration.DurationInput = timeout) =>
-        bounded(async () =>
-          (await pool.query({
-            name: s.name,
-            text: s.text,
-            values: values as Array<unknown>,
-            query_timeout: Duration.toMillis(within)
-          } as pg.QueryConfig)).rows as Array<R>, within),
+        bounded(async () => {
+          const client = await acquire()
+          let broken = false
+          try {
+            return (await client.query({
+              name: s.name,
+              text: s.text,
+              values: values as Array<unknown>,
+              query_timeout: Duration.toMillis(within)
+            } as pg.QueryConfig)).rows as Array<R>
+          } catch (error) {
+            // As node-postgres's pool.query does: a connection that failed a statement is not kept.
+            answeredReadOnly(client, error)
+            broken = true
+            throw error
+          } finally {
+            client.release(broken)
+          }
+        }, within),
       transaction: (work, within = timeout) =>
         bounded(async (signal) => {
-          const client = await pool.connect()
+          const client = await acquire()
           let broken = false
           // A checked-out connection has no listener of the pool's: without this one, a connection
           // that breaks mid-transaction (PostgreSQL restarted) would end the process.
@@ -256,6 +301,7 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
             await client.query("COMMIT")
             return result
           } catch (error) {
+            if (answeredReadOnly(client, error)) broken = true
             if (!broken) await client.query("ROLLBACK").catch(() => (broken = true))
             throw error
           } finally {

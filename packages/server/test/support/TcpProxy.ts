@@ -7,7 +7,8 @@
  * - `silence()`: like a partition, but the bytes are dropped, and `restore` resets those connections;
  * - `reset()`: every connection through it is reset (new ones are accepted);
  * - `cut()` / `restore()`: stop and start: the listener is closed and every connection reset
- *   (clients see their connections reset and new ones refused), then it listens on the same port.
+ *   (clients see their connections reset and new ones refused), then it listens on the same port;
+ * - `retarget(host, port)`: new connections go elsewhere (an address that now names another server).
  */
 import * as Net from "node:net"
 
@@ -21,6 +22,8 @@ export interface TcpProxy {
   readonly partition: () => void
   readonly heal: () => void
   readonly reset: () => void
+  /** New connections go to `host:port` from now on (those open stay where they are). */
+  readonly retarget: (host: string, port: number) => void
 }
 
 /** One direction of one connection: what it forwards, holds or drops. */
@@ -30,7 +33,8 @@ interface Flow {
   readonly held: Array<Buffer>
 }
 
-export const start = async (targetHost: string, targetPort: number): Promise<TcpProxy> => {
+export const start = async (host: string, port: number): Promise<TcpProxy> => {
+  let target = { host, port }
   const sockets = new Set<Net.Socket>()
   const flows = new Set<Flow>()
   let mode: "forward" | "hold" | "drop" = "forward"
@@ -69,7 +73,7 @@ export const start = async (targetHost: string, targetPort: number): Promise<Tcp
       client.resume() // read and drop
       return
     }
-    const upstream = Net.connect(targetPort, targetHost)
+    const upstream = Net.connect(target.port, target.host)
     track(upstream)
     connect(client, upstream)
     connect(upstream, client)
@@ -82,7 +86,7 @@ export const start = async (targetHost: string, targetPort: number): Promise<Tcp
         resolve((server.address() as Net.AddressInfo).port)
       })
     })
-  const port = await listen(0)
+  const own = await listen(0)
   const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))
   const reset = () => {
     for (const socket of sockets) socket.resetAndDestroy()
@@ -97,14 +101,14 @@ export const start = async (targetHost: string, targetPort: number): Promise<Tcp
   const restore = async () => {
     if (mode === "drop") reset()
     mode = "forward"
-    if (!server.listening) await listen(port)
+    if (!server.listening) await listen(own)
   }
   const heal = () => {
     mode = "forward"
     for (const flow of flows) for (const chunk of flow.held.splice(0)) send(flow, chunk)
   }
   return {
-    port,
+    port: own,
     cut,
     silence: () => {
       mode = "drop"
@@ -118,7 +122,10 @@ export const start = async (targetHost: string, targetPort: number): Promise<Tcp
       mode = "hold"
     },
     heal,
-    reset
+    reset,
+    retarget: (host, port) => {
+      target = { host, port }
+    }
   }
 }
 
