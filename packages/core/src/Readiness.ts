@@ -185,6 +185,8 @@ export const watch = (options: WatchOptions = {}): Effect.Effect<Watch> =>
       Effect.gen(function*() {
         const first = yield* fresh
         if (first.ready) {
+          // Not an outage: refusals counted meanwhile belong to no outage either.
+          outage = undefined
           yield* Effect.logWarning(`a request was refused (503 unavailable): ${reason}`)
           return
         }
