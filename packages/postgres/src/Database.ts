@@ -264,6 +264,10 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
         bounded(async () => {
           const client = await acquire()
           let broken = false
+          // As in a transaction: a checked-out connection has no listener of the pool's, and an error
+          // event without one (the connection reset mid-statement) would end the process.
+          const onError = () => (broken = true)
+          client.on("error", onError)
           try {
             return (await client.query({
               name: s.name,
@@ -277,6 +281,7 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
             broken = true
             throw error
           } finally {
+            client.removeListener("error", onError)
             client.release(broken)
           }
         }, within),

@@ -5,7 +5,7 @@
  * standby is promoted, and the address now reaches it. The server's open connections still reach the
  * old primary and answer "read-only": they are dropped, every one of them (none goes on serving reads
  * from the old primary), and the server serves writes again within 5 s (its database timeout is
- * 300 ms), with no lasting read-only errors and nothing acknowledged lost.
+ * 1 s), with no lasting read-only errors and nothing acknowledged lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as PgCluster from "../../postgres/test/support/PgCluster.js"
@@ -30,7 +30,7 @@ describe.skipIf(!canRun)("PostgreSQL failover to a promoted standby", () => {
     server = await start({
       PETSTORE_DATABASE: TcpProxy.through(cluster.primary.url, proxy),
       PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN,
-      PETSTORE_DATABASE_TIMEOUT_MS: "300",
+      PETSTORE_DATABASE_TIMEOUT_MS: "1000",
       PETSTORE_DATABASE_POOL_SIZE: "4"
     })
     account = await createAccount(server.url)
