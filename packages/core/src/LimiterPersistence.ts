@@ -7,6 +7,7 @@
  *
  * @since 1.0.0
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -60,7 +61,12 @@ export const make = (
     })
 
     const logged = flush.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("rate limiter state not saved yet; retrying", cause))
+      // An outage is the readiness watch's to say; only a defect is logged here, with its stack.
+      Effect.catchAllCause((cause) =>
+        Cause.isFailure(cause)
+          ? Effect.logDebug("rate limiter state not saved yet (store unavailable); retrying")
+          : Effect.logWarning("rate limiter state not saved yet; retrying", cause)
+      )
     )
     // The flush interval is wall time, not the service's clock: a test clock jumping days ahead
     // must not replay thousands of flushes.

@@ -161,13 +161,16 @@ export const make = (options: MessageQueueOptions) =>
         }
       }
     }).pipe(
-      // A store outage must not kill the worker: log, wait, go on.
+      // A store outage must not kill the worker: wait, go on. An outage is the readiness watch's to
+      // say (once, not once a poll); only a defect is logged here, with its stack.
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause)
           ? Effect.failCause(cause)
-          : Effect.logWarning("message worker: store unavailable, retrying", cause).pipe(
-            Effect.zipRight(Effect.sleep(Duration.millis(options.pollMillis)))
-          )
+          : (Cause.isFailure(cause)
+            ? Effect.logDebug("message worker: store unavailable, retrying")
+            : Effect.logWarning("message worker: defect, retrying", cause)).pipe(
+              Effect.zipRight(Effect.sleep(Duration.millis(options.pollMillis)))
+            )
       ),
       Effect.repeat({ until: () => draining })
     )

@@ -17,6 +17,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 
@@ -85,16 +87,37 @@ const reportOf = (store: Check, rateLimiter: Check): Report => ({
 const INTERRUPTED = reportOf({ state: "down", reason: "the readiness check was interrupted" }, UP)
 
 /**
+ * What an instance tells of its dependencies, shared by `/readyz` and the request path:
+ * `report` as `probe`; `refused` counts a request answered 503 because something it needed did not
+ * answer. Outages are logged once each way, with no stack trace: one warning when a dependency stops
+ * answering (noticed by a probe or by the first refused request), and one line when everything
+ * answers again, with how long it took and how many requests were refused meanwhile. While an
+ * outage lasts, a watcher probes every `watchEvery` so its end is noticed without traffic.
+ */
+export interface Watch {
+  readonly report: Effect.Effect<Report>
+  readonly refused: (reason: string) => Effect.Effect<void>
+}
+
+export interface WatchOptions extends ProbeOptions {
+  /** How often an outage is probed until it ends (default 250 ms). */
+  readonly watchEvery?: Duration.DurationInput | undefined
+}
+
+const seconds = (millis: number) => `${(millis / 1000).toFixed(1)} s`
+
+/**
  * The readiness of the ports in the current context (absent ones are up), shared: at most one
  * probe in flight, its answer reused for `reuse`. The probe runs on its own fiber, so a caller
  * that goes away does not cancel it for the others.
  *
  * @category constructors
  */
-export const probe = (options: ProbeOptions = {}): Effect.Effect<Effect.Effect<Report>> =>
+export const watch = (options: WatchOptions = {}): Effect.Effect<Watch> =>
   Effect.gen(function*() {
     const reuseMillis = Duration.toMillis(options.reuse ?? Duration.seconds(1))
     const timeout = Duration.decode(options.timeout ?? Duration.seconds(2))
+    const watchEvery = Duration.decode(options.watchEvery ?? Duration.millis(250))
     const store = Option.map(yield* Effect.serviceOption(StoreReadiness), (s) => bounded("store", s.check, timeout))
     const limiter = Option.map(yield* Effect.serviceOption(LimiterReadiness), (s) => bounded("rate limiter", s.check, timeout))
     const both = Effect.zipWith(
@@ -103,28 +126,46 @@ export const probe = (options: ProbeOptions = {}): Effect.Effect<Effect.Effect<R
       reportOf,
       { concurrent: true }
     )
-    let last: { readonly at: number; readonly report: Report } | undefined
+    // The outage in progress: since when, how many requests it refused, whether it was said.
+    let outage: { readonly since: number; refused: number; announced: boolean } | undefined
+    let watching = false
     // Said once per change, not per probe: what became unreachable, and when everything answers again.
     let said = ""
-    const sayChange = (report: Report): Effect.Effect<void> => {
-      const now = report.reasons.join("; ")
-      if (now === said) return Effect.void
-      said = now
-      return now === ""
-        ? Effect.logInfo("readiness: the store and the rate limiter answer")
-        : report.ready
-        ? Effect.logWarning(`readiness: degraded: ${now}`)
-        : Effect.logWarning(`readiness: not ready: ${now}`)
-    }
+    const sayChange = (report: Report): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const reasons = report.reasons.join("; ")
+        if (!report.ready) {
+          outage ??= { since: now, refused: 0, announced: false }
+          if (reasons === said && outage.announced) return Effect.void
+          said = reasons
+          outage.announced = true
+          return Effect.logWarning(`readiness: not ready: ${reasons}; requests that need it answer 503 unavailable until it answers again`)
+        }
+        const ended = outage
+        outage = undefined
+        if (ended?.announced === true) {
+          said = reasons
+          const count = `${ended.refused} request${ended.refused === 1 ? "" : "s"} refused meanwhile (503 unavailable)`
+          return Effect.logInfo(
+            `readiness: ${reasons === "" ? "the store and the rate limiter answer" : `ready (degraded: ${reasons})`} again after ${seconds(now - ended.since)}; ${count}`
+          )
+        }
+        if (reasons === said) return Effect.void
+        said = reasons
+        return reasons === ""
+          ? Effect.logInfo("readiness: the store and the rate limiter answer")
+          : Effect.logWarning(`readiness: degraded: ${reasons}`)
+      })
+    const fresh = Effect.tap(both, sayChange)
+    let last: { readonly at: number; readonly report: Report } | undefined
     let running: Deferred.Deferred<Report> | undefined
-    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const report = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       if (last !== undefined && now - last.at < reuseMillis) return Effect.succeed(last.report)
       if (running !== undefined) return Deferred.await(running)
       // Made and noted before anything yields, so a request arriving meanwhile waits for this probe.
       const answer = Deferred.unsafeMake<Report>(FiberId.none)
       running = answer
-      return both.pipe(
-        Effect.tap(sayChange),
+      return fresh.pipe(
         Effect.flatMap((report) =>
           Effect.map(Clock.currentTimeMillis, (at) => {
             last = { at, report }
@@ -139,4 +180,38 @@ export const probe = (options: ProbeOptions = {}): Effect.Effect<Effect.Effect<R
         Effect.zipRight(Deferred.await(answer))
       )
     })
+    // Probes until nothing is down; a refusal the probe cannot explain is said once, as it was given.
+    const watcher = (reason: string) =>
+      Effect.gen(function*() {
+        const first = yield* fresh
+        if (first.ready) {
+          // Not an outage: refusals counted meanwhile belong to no outage either.
+          outage = undefined
+          yield* Effect.logWarning(`a request was refused (503 unavailable): ${reason}`)
+          return
+        }
+        while (outage !== undefined) {
+          yield* Effect.sleep(watchEvery)
+          yield* fresh
+        }
+      }).pipe(Effect.ensuring(Effect.sync(() => (watching = false))))
+    const refused = (reason: string): Effect.Effect<void> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        // Counted from the first refusal; the watcher's first probe tells whether this is an outage.
+        outage ??= { since: now, refused: 0, announced: false }
+        outage.refused++
+        if (watching) return Effect.void
+        watching = true
+        // The watcher speaks for the instance, not for the request that woke it: no request's annotations.
+        return Effect.asVoid(Effect.forkDaemon(Effect.locally(watcher(reason), FiberRef.currentLogAnnotations, HashMap.empty())))
+      })
+    return { report, refused }
   })
+
+/**
+ * The readiness of the ports in the current context (absent ones are up): `watch`'s report.
+ *
+ * @category constructors
+ */
+export const probe = (options: ProbeOptions = {}): Effect.Effect<Effect.Effect<Report>> =>
+  Effect.map(watch(options), (w) => w.report)

@@ -14,7 +14,7 @@
  *
  * @since 1.0.0
  */
-import { Accounts, type MessageQueue, type Pets, RateLimiter, Sync } from "@petstore/core"
+import { Accounts, type MessageQueue, type Pets, RateLimiter, Readiness, Sync } from "@petstore/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -42,7 +42,7 @@ import type { Answer } from "./internal/stages/answer.js"
 import * as Operate from "./internal/stages/operate.js"
 import * as Pipeline from "./internal/stages/pipeline.js"
 import * as ReadBody from "./internal/stages/readBody.js"
-import { recover } from "./internal/stages/recover.js"
+import * as Recover from "./internal/stages/recover.js"
 import * as Route from "./internal/stages/route.js"
 import * as Scrape from "./internal/stages/scrape.js"
 import { write } from "./internal/stages/write.js"
@@ -187,6 +187,11 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const metrics = options.metrics
     const METRICS_STAGES: ReadonlyArray<Pipeline.Stage> = metrics === undefined ? [] : [adminGate, Scrape.make(metrics)]
 
+    // Readiness ports come with the stores' adapters when they have them (read here, absent: up);
+    // `/readyz` and the requests refused for an outage share what is known of it.
+    const readiness = yield* Readiness.watch()
+    const recover = Recover.make(readiness.refused)
+
     /** Each list's run, made once. */
     const PUBLIC = Pipeline.runner(PUBLIC_STAGES)
     const ADMIN = Pipeline.runner(ADMIN_STAGES)
@@ -214,8 +219,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       return response
     }
 
-    // Readiness ports come with the stores' adapters when they have them (read here, absent: up).
-    const health = yield* Health.make
+    const health = Health.make(readiness.report)
     const openApi = (): AppResponse => ({
       status: 200,
       headers: { "Content-Type": JSON_CONTENT_TYPE },

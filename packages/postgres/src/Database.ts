@@ -83,6 +83,9 @@ export const explain = (url: string, error: unknown): string => {
   return `PostgreSQL at ${where} cannot be used: ${scrub(url, message)}`
 }
 
+/** SQLSTATE of a write on a server that takes none (a standby, or a primary fenced read-only). */
+const READ_ONLY = "25006"
+
 /** A statement with a name: each connection prepares it the first time it runs it, then reuses it. */
 export interface Statement {
   readonly name: string
@@ -136,6 +139,12 @@ export class Database extends Context.Tag("@petstore/postgres/Database")<
       onNotification: (payload: string) => void,
       onListening: () => void
     ) => Effect.Effect<void, never, Scope.Scope>
+    /**
+     * A connection of its own for the life of the scope, opened again (every 500 ms) whenever it is
+     * lost: `setup` runs on each opening, `onLost` at each loss. For session state such as LISTEN or
+     * a session-level advisory lock.
+     */
+    readonly session: (setup: (client: pg.Client) => Promise<void>, onLost?: () => void) => Effect.Effect<void, never, Scope.Scope>
   }
 >() {}
 
@@ -170,6 +179,34 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
     )
+    // The primary behind the URL can change (a standby promoted, the old primary fenced read-only).
+    // A connection that answers "read-only" is on a server that no longer takes writes: it is dropped,
+    // and so is every connection opened before it (the pool's at their next use, the sessions at
+    // once), so the next ones go to whatever the URL now reaches.
+    let epoch = 0
+    const epochs = new WeakMap<pg.ClientBase, number>()
+    const sessions = new Set<pg.Client>()
+    const answeredReadOnly = (client: pg.ClientBase, error: unknown) => {
+      if (errorCode(error) !== READ_ONLY) return false
+      if (epochs.get(client) === epoch) {
+        epoch++
+        for (const session of sessions) session.end().catch(() => {})
+      }
+      return true
+    }
+    /** A connection of the pool opened since the primary last changed. */
+    const acquire = async (): Promise<pg.PoolClient> => {
+      for (;;) {
+        const client = await pool.connect()
+        const since = epochs.get(client)
+        if (since === epoch) return client
+        if (since === undefined) {
+          epochs.set(client, epoch)
+          return client
+        }
+        client.release(true)
+      }
+    }
     const timeout = Duration.millis(options.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MILLIS)
     const unavailable = (cause: unknown) => new Errors.StoreUnavailable({ cause: new Error(explain(options.url, cause)) })
     const bounded = <A>(run: (signal: AbortSignal) => Promise<A>, within: Duration.DurationInput) =>
@@ -177,7 +214,7 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
         Effect.timeoutFail({ duration: within, onTimeout: () => unavailable(new Error(`no answer within ${Duration.format(within)}`)) })
       )
 
-    const listen: Database["Type"]["listen"] = (channel, onNotification, onListening) =>
+    const session: Database["Type"]["session"] = (setup, onLost) =>
       Effect.gen(function*() {
         let stopped = false
         let current: pg.Client | undefined
@@ -186,23 +223,19 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
           if (stopped) return
           const client = new pg.Client(config)
           current = client
+          sessions.add(client)
           let ended = false
           const reopen = () => {
             if (ended) return
             ended = true
-            client.removeAllListeners("notification")
+            sessions.delete(client)
             client.end().catch(() => {})
-            onListening() // whatever was cached may have changed while no notification could arrive
+            onLost?.()
             if (!stopped) retry = setTimeout(open, 500)
           }
           client.on("error", reopen)
           client.on("end", reopen)
-          client.on("notification", (n) => {
-            if (n.channel === channel) onNotification(n.payload ?? "")
-          })
-          client.connect()
-            .then(() => client.query(`LISTEN ${pg.escapeIdentifier(channel)}`))
-            .then(() => onListening(), reopen)
+          client.connect().then(() => setup(client)).catch(reopen)
         }
         open()
         yield* Effect.addFinalizer(() =>
@@ -214,21 +247,47 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
         )
       })
 
+    const listen: Database["Type"]["listen"] = (channel, onNotification, onListening) =>
+      session(async (client) => {
+        client.on("notification", (n) => {
+          if (n.channel === channel) onNotification(n.payload ?? "")
+        })
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+        onListening()
+      }, onListening) // whatever was cached may have changed while no notification could arrive
+
     return Database.of({
       where,
       // A statement without an answer in time fails, and its connection is dropped (node-postgres's
       // query timeout), so nothing waits behind it.
       query: <R>(s: Statement, values: ReadonlyArray<unknown>, within: Duration.DurationInput = timeout) =>
-        bounded(async () =>
-          (await pool.query({
-            name: s.name,
-            text: s.text,
-            values: values as Array<unknown>,
-            query_timeout: Duration.toMillis(within)
-          } as pg.QueryConfig)).rows as Array<R>, within),
+        bounded(async () => {
+          const client = await acquire()
+          let broken = false
+          // As in a transaction: a checked-out connection has no listener of the pool's, and an error
+          // event without one (the connection reset mid-statement) would end the process.
+          const onError = () => (broken = true)
+          client.on("error", onError)
+          try {
+            return (await client.query({
+              name: s.name,
+              text: s.text,
+              values: values as Array<unknown>,
+              query_timeout: Duration.toMillis(within)
+            } as pg.QueryConfig)).rows as Array<R>
+          } catch (error) {
+            // As node-postgres's pool.query does: a connection that failed a statement is not kept.
+            answeredReadOnly(client, error)
+            broken = true
+            throw error
+          } finally {
+            client.removeListener("error", onError)
+            client.release(broken)
+          }
+        }, within),
       transaction: (work, within = timeout) =>
         bounded(async (signal) => {
-          const client = await pool.connect()
+          const client = await acquire()
           let broken = false
           // A checked-out connection has no listener of the pool's: without this one, a connection
           // that breaks mid-transaction (PostgreSQL restarted) would end the process.
@@ -247,6 +306,7 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
             await client.query("COMMIT")
             return result
           } catch (error) {
+            if (answeredReadOnly(client, error)) broken = true
             if (!broken) await client.query("ROLLBACK").catch(() => (broken = true))
             throw error
           } finally {
@@ -255,7 +315,8 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
             client.release(broken)
           }
         }, within),
-      listen
+      listen,
+      session
     })
   })
 

@@ -12,6 +12,10 @@ import * as Effect from "effect/Effect"
 import type { AccountStore, Errors, MessageStore, Pet, RateLimiter, StoreSnapshot } from "@petstore/core"
 import { SECRET_NAME } from "./CursorSecretPg.js"
 import { ADMIN_TIMEOUT, type Client, Database } from "./Database.js"
+import * as Serving from "./Serving.js"
+
+/** Instances serve the target database; nothing was written. */
+export class TargetServed extends Data.TaggedError("TargetServed")<{ readonly message: string }> {}
 
 /** The target database already holds data; nothing was written. */
 export class TargetNotEmpty extends Data.TaggedError("TargetNotEmpty")<{ readonly message: string }> {}
@@ -103,13 +107,20 @@ class NotEmpty {
   constructor(readonly what: string) {}
 }
 
+class Served {
+  constructor(readonly by: ReadonlyArray<string>) {}
+}
+
 /** @category constructors */
 export const importSnapshot = (
   snapshot: StoreSnapshot.StoreSnapshot
-): Effect.Effect<void, TargetNotEmpty | Errors.StoreUnavailable, Database> =>
+): Effect.Effect<void, TargetNotEmpty | TargetServed | Errors.StoreUnavailable, Database> =>
   Effect.flatMap(Database, (db) =>
     db.transaction(async (client) => {
       await client.query("SET LOCAL statement_timeout = 0")
+      // Instances that serve the schema read its cursor secret at start: refuse rather than replace it under them.
+      const { rows: [lock] } = await client.query<{ free: boolean }>(Serving.TRY_EXCLUSIVE)
+      if (lock?.free !== true) return new Served(await Serving.holders(client))
       const { rows: [held] } = await client.query<{ accounts: boolean; pets: boolean; messages: boolean }>(
         `SELECT EXISTS (SELECT 1 FROM accounts) AS accounts, EXISTS (SELECT 1 FROM pets) AS pets,
            EXISTS (SELECT 1 FROM messages) AS messages`
@@ -133,8 +144,16 @@ export const importSnapshot = (
       }
       return undefined
     }, ADMIN_TIMEOUT).pipe(
-      Effect.flatMap((outcome) =>
-        outcome instanceof NotEmpty
+      Effect.flatMap((outcome): Effect.Effect<void, TargetNotEmpty | TargetServed> =>
+        outcome instanceof Served
+          ? Effect.fail(
+            new TargetServed({
+              message: `the PostgreSQL database is being served by ${outcome.by.length === 1 ? "an instance" : `${outcome.by.length} instances`}: ${
+                outcome.by.join("; ")
+              }; stop them before importing (an import replaces the page-cursor secret they read at start, so their clients' cursors would stop working)`
+            })
+          )
+          : outcome instanceof NotEmpty
           ? Effect.fail(
             new TargetNotEmpty({ message: `the PostgreSQL database already holds ${outcome.what}; import only into an empty database` })
           )

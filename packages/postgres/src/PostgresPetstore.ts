@@ -13,6 +13,7 @@ import * as MessageStorePg from "./MessageStorePg.js"
 import * as Migrations from "./Migrations.js"
 import * as PetRepositoryPg from "./PetRepositoryPg.js"
 import * as ReadinessPg from "./ReadinessPg.js"
+import * as Serving from "./Serving.js"
 import * as WebhookStoresPg from "./WebhookStoresPg.js"
 import type { WriteBatcherOptions } from "./WriteBatcher.js"
 
@@ -20,6 +21,11 @@ export interface PostgresStoreOptions extends PostgresOptions {
   /** Group commit of pet and message inserts. */
   readonly batching?: Partial<WriteBatcherOptions> | undefined
   readonly accountStore?: Partial<AccountStorePg.AccountStorePgOptions> | undefined
+  /**
+   * This process serves the database (see `Serving`): it holds the serving lock, taken before the
+   * cursor secret is read, so an import cannot replace the secret under it. Default false.
+   */
+  readonly serving?: boolean | undefined
 }
 
 export interface PostgresPetstoreOptions extends PostgresStoreOptions {
@@ -54,7 +60,10 @@ export const layer = (
     MessageStorePg.layer(options.batching),
     LimiterStateStorePg.layer,
     CursorSecretPg.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
-  ).pipe(Layer.mapError(openError(redact(options.url))), Layer.provideMerge(layerDatabase(options)))
+  ).pipe(
+    Layer.mapError(openError(redact(options.url))),
+    Layer.provideMerge(options.serving === true ? Layer.provideMerge(Serving.layer, layerDatabase(options)) : layerDatabase(options))
+  )
 
 /**
  * The pet store's services on PostgreSQL, with the rate limiter's daily counts and bans written

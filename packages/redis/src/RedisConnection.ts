@@ -7,7 +7,7 @@
  *
  * @since 1.0.0
  */
-import { createClient } from "@redis/client"
+import { createClient, createCluster } from "@redis/client"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
@@ -21,6 +21,59 @@ export interface RedisOptions {
   readonly url: string
   /** Longest wait for an answer before a call fails (default 250 ms). */
   readonly commandTimeoutMillis?: number | undefined
+  /**
+   * `url` is one node of a Redis Cluster (default false): the slots are learned from it, each script
+   * goes to the node of its keys' slot, and MOVED and ASK redirections (resharding) are followed.
+   */
+  readonly cluster?: boolean | undefined
+}
+
+/** What `make` needs of a client, single node or cluster: a command to the node of `firstKey`. */
+interface Connection {
+  readonly on: (event: "error", listener: () => void) => unknown
+  readonly connect: () => Promise<unknown>
+  readonly close: () => Promise<unknown>
+  readonly destroy: () => unknown
+  readonly isOpen: boolean
+  readonly send: (firstKey: string | undefined, args: Array<string>) => Promise<ReadonlyArray<number>>
+}
+
+const SOCKET = { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(20 * 2 ** retries, 500) }
+
+const connection = (options: RedisOptions): Connection => {
+  if (options.cluster === true) {
+    // The other nodes take the seed's credentials and TLS, not its address.
+    const seed = new URL(options.url)
+    const credentials = {
+      ...(seed.username === "" ? {} : { username: decodeURIComponent(seed.username) }),
+      ...(seed.password === "" ? {} : { password: decodeURIComponent(seed.password) })
+    }
+    const cluster = createCluster({
+      rootNodes: [{ url: options.url }],
+      defaults: { ...credentials, disableOfflineQueue: true, socket: { ...SOCKET, ...(seed.protocol === "rediss:" ? { tls: true as const } : {}) } }
+    })
+    return {
+      on: (event, listener) => cluster.on(event, listener),
+      connect: () => cluster.connect(),
+      close: () => cluster.close(),
+      destroy: () => cluster.destroy(),
+      get isOpen() {
+        return cluster.isOpen
+      },
+      send: (firstKey, args) => cluster.sendCommand(firstKey, false, args) as Promise<ReadonlyArray<number>>
+    }
+  }
+  const client = createClient({ url: options.url, disableOfflineQueue: true, socket: SOCKET })
+  return {
+    on: (event, listener) => client.on(event, listener),
+    connect: () => client.connect(),
+    close: () => client.close(),
+    destroy: () => client.destroy(),
+    get isOpen() {
+      return client.isOpen
+    },
+    send: (_, args) => client.sendCommand(args) as Promise<ReadonlyArray<number>>
+  }
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_MILLIS = 250
@@ -68,11 +121,7 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
     const where = redact(options.url)
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const client = createClient({
-          url: options.url,
-          disableOfflineQueue: true,
-          socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(20 * 2 ** retries, 500) }
-        })
+        const client = connection(options)
         // Without a listener a dropped connection would end the process; the calls report failures.
         client.on("error", () => {})
         return client
@@ -126,17 +175,27 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
         )
       })
 
-    const send = (args: Array<string>) => client.sendCommand(args) as Promise<ReadonlyArray<number>>
+
     return Redis.of({
       where,
       run: (s, keys, args) =>
         bounded("script", async () => {
           const rest = [String(keys.length), ...keys, ...args.map(String)]
-          try {
-            return await send(["EVALSHA", s.sha, ...rest])
-          } catch (error) {
-            if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
-            return await send(["EVAL", s.source, ...rest])
+          const giveUpAt = Date.now() + deadlineMillis
+          for (;;) {
+            try {
+              try {
+                return await client.send(keys[0], ["EVALSHA", s.sha, ...rest])
+              } catch (error) {
+                if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
+                return await client.send(keys[0], ["EVAL", s.source, ...rest])
+              }
+            } catch (error) {
+              // A Cluster slot in the middle of a migration, some of the keys moved: asked again
+              // shortly, within the call's deadline (MOVED and ASK the cluster client follows itself).
+              if (!(error instanceof Error) || !error.message.startsWith("TRYAGAIN") || Date.now() > giveUpAt) throw error
+              await new Promise((resolve) => setTimeout(resolve, 5))
+            }
           }
         })
     })

@@ -87,6 +87,8 @@ export interface RedisConfig {
   readonly failure: "open" | "closed"
   /** Put before every key (`PETSTORE_REDIS_PREFIX`, default `petstore:`). */
   readonly prefix: string
+  /** `PETSTORE_REDIS_URL` names one node of a Redis Cluster (`PETSTORE_REDIS_CLUSTER=true`; default false). */
+  readonly cluster?: boolean | undefined
 }
 
 const url = (name: string) =>
@@ -190,7 +192,8 @@ const redis = Config.option(
           validation: (s) => /^[^\s{}]{1,64}$/.test(s)
         }),
         Config.withDefault("petstore:")
-      )
+      ),
+      cluster: Config.boolean("PETSTORE_REDIS_CLUSTER").pipe(Config.withDefault(false))
     }),
     (url, rest): RedisConfig | undefined => Option.isSome(url) ? { url: url.value, ...rest } : undefined
   )

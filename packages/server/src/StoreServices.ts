@@ -38,7 +38,7 @@ const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => {
     environment: config.environment,
     rateLimiter: limiter,
     rateLimiterLayer: redis === undefined ? undefined : layerFrom(Redis, (module) =>
-      module.layer({ url: Redacted.value(redis.url), failure: redis.failure, prefix: redis.prefix, limiter })),
+      module.layer({ url: Redacted.value(redis.url), failure: redis.failure, prefix: redis.prefix, cluster: redis.cluster, limiter })),
     messageQueue: WebhookSettings.queueOptions(WebhookSettings.of(config))
   }
 }

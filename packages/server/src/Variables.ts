@@ -30,6 +30,7 @@ export const VARIABLES: ReadonlyArray<Variable> = [
   { name: "PETSTORE_REDIS_URL", default: null, meaning: "redis://\u2026 keeps the rate limiter's state in Redis, shared by every instance (any store). Unset: in each process's memory." },
   { name: "PETSTORE_REDIS_PREFIX", default: "petstore:", meaning: "Put before every Redis key." },
   { name: "PETSTORE_REDIS_FAILURE", default: "open", meaning: "While Redis is away: open limits in each process's memory, closed answers 503." },
+  { name: "PETSTORE_REDIS_CLUSTER", default: "false", meaning: "true: PETSTORE_REDIS_URL names one node of a Redis Cluster (see docs/scale-out.md)." },
   { name: "PETSTORE_STORE", default: "sqlite", meaning: "sqlite: the store PETSTORE_DATABASE names (a SQLite file, or PostgreSQL by its URL); memory: everything in process memory (nothing survives a restart; PETSTORE_DATABASE must then be unset)." },
   { name: "PETSTORE_BAN_GRACE_MS", default: "250", meaning: "After the first 429 of a wait, how long (0 to 1000 ms) refused requests do not count toward a ban, so requests sent together before the client could read a 429 never ban it." },
   { name: "PETSTORE_MAX_CONNECTIONS", default: "10000 (fewer when the process may open fewer files)", derived: true, meaning: "Connections held at once (lower when the process may open fewer files); past it a new connection gets 503 unavailable. See docs/reliability.md." },

@@ -35,18 +35,15 @@ if ("skip" in database) {
     let sql: TestDatabase.Sql
 
     beforeAll(async () => {
-      const direct = new URL(await database.freshUrl())
-      proxy = await TcpProxy.start(direct.hostname, Number(direct.port || 5432))
-      const through = new URL(direct)
-      through.hostname = "127.0.0.1"
-      through.port = String(proxy.port)
+      const direct = await database.freshUrl()
+      proxy = await TcpProxy.before(direct, 5432)
       server = await start({
-        PETSTORE_DATABASE: through.toString(),
+        PETSTORE_DATABASE: TcpProxy.through(direct, proxy),
         PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN,
         PETSTORE_DATABASE_TIMEOUT_MS: String(TIMEOUT_MS)
       })
       account = await createAccount(server.url)
-      sql = TestDatabase.connect(direct.toString())
+      sql = TestDatabase.connect(direct)
     }, 60_000)
     afterAll(async () => {
       await stop(server)

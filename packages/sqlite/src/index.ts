@@ -13,6 +13,7 @@ export * as MessageStoreSqlite from "./MessageStoreSqlite.js"
 export * as Migrations from "./Migrations.js"
 export * as PetRepositorySqlite from "./PetRepositorySqlite.js"
 export * as SqlitePetstore from "./SqlitePetstore.js"
+export * as ServeLock from "./ServeLock.js"
 export * as SqliteReadiness from "./SqliteReadiness.js"
 export * as WebhookStoresSqlite from "./WebhookStoresSqlite.js"
 

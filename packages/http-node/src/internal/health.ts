@@ -68,12 +68,11 @@ const readyAnswer = (report: Readiness.Report): AppResponse =>
     : unavailable(`Not ready: ${report.reasons.join("; ")}.`)
 
 /**
- * The endpoints over the readiness ports of the current context (absent ones count as up).
+ * The endpoints over `probe`, the readiness of the ports (see `Readiness.watch`).
  *
  * @category constructors
  */
-export const make: Effect.Effect<Health> = Effect.gen(function*() {
-  const probe = yield* Readiness.probe()
+export const make = (probe: Effect.Effect<Readiness.Report>): Health => {
   let draining = false
   const readiness = Effect.map(probe, (report) => (draining ? unavailable(DRAINING) : readyAnswer(report)))
   return {
@@ -89,4 +88,4 @@ export const make: Effect.Effect<Health> = Effect.gen(function*() {
       draining = true
     }
   }
-})
+}

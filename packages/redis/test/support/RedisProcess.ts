@@ -17,7 +17,8 @@ export const availableOrFail = (): boolean => {
   return false
 }
 
-const freePort = () =>
+/** A loopback port nothing listens on right now. */
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const probe = Net.createServer()
     probe.once("error", reject)

@@ -66,7 +66,7 @@ export const postgres: StoreRegistration<PostgresStore> = {
     StoreServices.durable(
       config,
       layerFrom(Postgres, (module) =>
-        module.layer(options(store, { batching: ServerMetrics.batchOptions(config) })))
+        module.layer(options(store, { batching: ServerMetrics.batchOptions(config), serving: true })))
     ).pipe(
       Layer.tap(() =>
         config.redis === undefined

@@ -1,7 +1,8 @@
 /**
  * The SQLite store's registration: one file (`PETSTORE_DATABASE`, any value that is not a URL;
  * `:memory:` for a database that ends with the process), every acknowledged write on disk, daily
- * counts and bans kept across restarts (see docs/storage.md). better-sqlite3 is loaded only when
+ * counts and bans kept across restarts (see docs/storage.md); one server per file (a second one
+ * refuses to start, naming the process that serves it). better-sqlite3 is loaded only when
  * the configuration chooses this store, or when `import-sqlite` reads a file.
  *
  * @since 1.0.0
@@ -36,7 +37,9 @@ export const sqlite: StoreRegistration<SqliteStore> = {
       config,
       layerFrom(Sqlite, (module) =>
         module.LimiterStateStoreSqlite.layer.pipe(
-          Layer.provideMerge(module.layer({ filename, groupCommit: ServerMetrics.batchOptions(config) }))
+          Layer.provideMerge(module.layer({ filename, groupCommit: ServerMetrics.batchOptions(config) })),
+          // One server per file: the lock is taken before the file is opened (see ServeLock).
+          Layer.provide(module.ServeLock.layer(filename))
         ))
     ),
   accounts: (_, { filename }) => layerFrom(Sqlite, (module) => module.layer({ filename })),

@@ -1,10 +1,14 @@
 /**
- * A TCP proxy on loopback that a test can cut and restore, to play a network outage between a
- * server process and its database: `cut` closes the listener and every connection through it
- * (clients see their connections reset and new ones refused); `silence` keeps every connection
- * open and accepts new ones but forwards nothing either way (a peer that stopped answering, which
- * only the client's own timeouts notice); `restore` resets the silenced connections and forwards
- * again, listening on the same port.
+ * A fault-injecting TCP proxy on loopback, between a server process and its database or Redis, to
+ * play the faults of a network or a dependency (test support only; nothing of it ships):
+ * - `delay(ms)`: every chunk, either way, is forwarded `ms` later (added latency; order kept);
+ * - `partition()`: a silent partition: connections stay open and new ones are accepted, but bytes
+ *   are held, either way; `heal()` delivers every held byte, in order, and forwards again;
+ * - `silence()`: like a partition, but the bytes are dropped, and `restore` resets those connections;
+ * - `reset()`: every connection through it is reset (new ones are accepted);
+ * - `cut()` / `restore()`: stop and start: the listener is closed and every connection reset
+ *   (clients see their connections reset and new ones refused), then it listens on the same port;
+ * - `retarget(host, port)`: new connections go elsewhere (an address that now names another server).
  */
 import * as Net from "node:net"
 
@@ -14,11 +18,28 @@ export interface TcpProxy {
   readonly silence: () => void
   readonly restore: () => Promise<void>
   readonly close: () => Promise<void>
+  readonly delay: (millis: number) => void
+  readonly partition: () => void
+  readonly heal: () => void
+  readonly reset: () => void
+  /** New connections go to `host:port` from now on (those open stay where they are). */
+  readonly retarget: (host: string, port: number) => void
 }
 
-export const start = async (targetHost: string, targetPort: number): Promise<TcpProxy> => {
+/** One direction of one connection: what it forwards, holds or drops. */
+interface Flow {
+  readonly from: Net.Socket
+  readonly to: Net.Socket
+  readonly held: Array<Buffer>
+}
+
+export const start = async (host: string, port: number): Promise<TcpProxy> => {
+  let target = { host, port }
   const sockets = new Set<Net.Socket>()
-  let silent = false
+  const flows = new Set<Flow>()
+  let mode: "forward" | "hold" | "drop" = "forward"
+  let delayMillis = 0
+
   const track = (socket: Net.Socket) => {
     sockets.add(socket)
     const end = () => {
@@ -27,16 +48,35 @@ export const start = async (targetHost: string, targetPort: number): Promise<Tcp
     }
     socket.on("error", end).on("close", end)
   }
+  const send = (flow: Flow, chunk: Buffer) => {
+    const write = () => {
+      if (!flow.to.destroyed) flow.to.write(chunk)
+    }
+    if (delayMillis > 0) setTimeout(write, delayMillis)
+    else write()
+  }
+  const connect = (from: Net.Socket, to: Net.Socket) => {
+    const flow: Flow = { from, to, held: [] }
+    flows.add(flow)
+    from.on("data", (chunk: Buffer) => {
+      if (mode === "hold") flow.held.push(chunk)
+      else if (mode === "forward") send(flow, chunk)
+    })
+    from.on("close", () => {
+      flows.delete(flow)
+      to.destroy()
+    })
+  }
   const server = Net.createServer((client) => {
     track(client)
-    if (silent) {
+    if (mode === "drop") {
       client.resume() // read and drop
       return
     }
-    const upstream = Net.connect(targetPort, targetHost)
+    const upstream = Net.connect(target.port, target.host)
     track(upstream)
-    client.pipe(upstream).pipe(client)
-    for (const [a, b] of [[client, upstream], [upstream, client]] as const) a.on("close", () => b.destroy())
+    connect(client, upstream)
+    connect(upstream, client)
   })
   const listen = (port: number) =>
     new Promise<number>((resolve, reject) => {
@@ -46,30 +86,59 @@ export const start = async (targetHost: string, targetPort: number): Promise<Tcp
         resolve((server.address() as Net.AddressInfo).port)
       })
     })
-  const port = await listen(0)
+  const own = await listen(0)
   const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()))
-  const resetAll = () => {
+  const reset = () => {
     for (const socket of sockets) socket.resetAndDestroy()
     sockets.clear()
+    flows.clear()
   }
   const cut = async () => {
     const closed = stopListening()
-    resetAll()
+    reset()
     await closed
   }
-  const silence = () => {
-    silent = true
-    for (const socket of sockets) {
-      socket.unpipe()
-      socket.resume() // read and drop
-    }
-  }
   const restore = async () => {
-    if (silent) {
-      silent = false
-      resetAll()
-    }
-    if (!server.listening) await listen(port)
+    if (mode === "drop") reset()
+    mode = "forward"
+    if (!server.listening) await listen(own)
   }
-  return { port, cut, silence, restore, close: cut }
+  const heal = () => {
+    mode = "forward"
+    for (const flow of flows) for (const chunk of flow.held.splice(0)) send(flow, chunk)
+  }
+  return {
+    port: own,
+    cut,
+    silence: () => {
+      mode = "drop"
+    },
+    restore,
+    close: cut,
+    delay: (millis) => {
+      delayMillis = millis
+    },
+    partition: () => {
+      mode = "hold"
+    },
+    heal,
+    reset,
+    retarget: (host, port) => {
+      target = { host, port }
+    }
+  }
+}
+
+/** `url` (a postgres:// or redis:// URL) with its host and port those of `proxy`. */
+export const through = (url: string, proxy: Pick<TcpProxy, "port">): string => {
+  const via = new URL(url)
+  via.hostname = "127.0.0.1"
+  via.port = String(proxy.port)
+  return via.toString()
+}
+
+/** A proxy in front of the server `url` names (its port, or `defaultPort`). */
+export const before = (url: string, defaultPort: number): Promise<TcpProxy> => {
+  const target = new URL(url)
+  return start(target.hostname, Number(target.port || defaultPort))
 }
