@@ -14,6 +14,7 @@ export * as Migrations from "./Migrations.js"
 export * as PetRepositorySqlite from "./PetRepositorySqlite.js"
 export * as SqlitePetstore from "./SqlitePetstore.js"
 export * as SqliteReadiness from "./SqliteReadiness.js"
+export * as UsageStoreSqlite from "./UsageStoreSqlite.js"
 
 export { DatabaseOpenError } from "./Connection.js"
 export { layer, layerPetstore } from "./SqlitePetstore.js"

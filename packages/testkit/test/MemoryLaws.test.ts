@@ -1,4 +1,4 @@
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter } from "@petstore/core"
+import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, UsageStore } from "@petstore/core"
 import { Effect } from "effect"
 import {
   accountStoreLaws,
@@ -6,7 +6,8 @@ import {
   rateLimiterLaws,
   messageStoreLaws,
   petRepositoryLaws,
-  serviceLaws
+  serviceLaws,
+  usageStoreLaws
 } from "../src/laws/index.js"
 
 petRepositoryLaws("memory", PetRepository.PetRepository.layerMemory)
@@ -19,3 +20,4 @@ serviceLaws("memory", {
 })
 limiterStateStoreLaws("memory", LimiterStateStore.LimiterStateStore.layerMemory)
 rateLimiterLaws("memory", (options) => Effect.map(Effect.clock, (clock) => RateLimiter.makeMemory(options, clock)))
+usageStoreLaws("memory", UsageStore.UsageStore.layerMemory)

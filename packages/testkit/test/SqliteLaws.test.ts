@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
+import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws, usageStoreLaws } from "@petstore/testkit/laws"
 import * as Sqlite from "@petstore/sqlite"
 
 // Every build is a new, empty database: in memory, or a new file (WAL, synchronous=FULL) in a temp folder.
@@ -34,6 +34,15 @@ limiterStateStoreLaws(
   "sqlite file",
   Layer.unwrapEffect(Effect.sync(() =>
     Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: Path.join(folder, `limiter-${++files}.db`) })))
+  )),
+  { numRuns: 5 }
+)
+// Usage counts, in memory and in a file.
+usageStoreLaws("sqlite :memory:", Sqlite.UsageStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: ":memory:" }))))
+usageStoreLaws(
+  "sqlite file",
+  Layer.unwrapEffect(Effect.sync(() =>
+    Sqlite.UsageStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: Path.join(folder, `usage-${++files}.db`) })))
   )),
   { numRuns: 5 }
 )
