@@ -4,7 +4,7 @@
  * @since 1.0.0
  */
 import * as Layer from "effect/Layer"
-import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom } from "@petstore/core"
+import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore } from "@petstore/core"
 import * as AccountStorePg from "./AccountStorePg.js"
 import * as CursorSecretPg from "./CursorSecretPg.js"
 import { type Database, DatabaseOpenError, layer as layerPool, messageOf, type PostgresOptions, redact } from "./Database.js"
@@ -13,6 +13,7 @@ import * as MessageStorePg from "./MessageStorePg.js"
 import * as Migrations from "./Migrations.js"
 import * as PetRepositoryPg from "./PetRepositoryPg.js"
 import * as ReadinessPg from "./ReadinessPg.js"
+import * as UsageStorePg from "./UsageStorePg.js"
 import type { WriteBatcherOptions } from "./WriteBatcher.js"
 
 export interface PostgresStoreOptions extends PostgresOptions {
@@ -41,13 +42,17 @@ export const layerDatabase = (options: PostgresOptions): Layer.Layer<Database, D
  */
 export const layer = (
   options: PostgresStoreOptions
-): Layer.Layer<Petstore.Stores | LimiterStateStore.LimiterStateStore | Readiness.StoreReadiness | Database, DatabaseOpenError> =>
+): Layer.Layer<
+  Petstore.Stores | LimiterStateStore.LimiterStateStore | UsageStore.UsageStore | Readiness.StoreReadiness | Database,
+  DatabaseOpenError
+> =>
   Layer.mergeAll(
     PetRepositoryPg.layer(options.batching),
     ReadinessPg.layer,
     AccountStorePg.layer(options.accountStore),
     MessageStorePg.layer(options.batching),
     LimiterStateStorePg.layer,
+    UsageStorePg.layer,
     CursorSecretPg.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
   ).pipe(Layer.mapError(openError(redact(options.url))), Layer.provideMerge(layerDatabase(options)))
 

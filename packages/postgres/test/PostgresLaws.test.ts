@@ -1,6 +1,6 @@
 import { describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
+import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws, usageStoreLaws } from "@petstore/testkit/laws"
 import * as Postgres from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -19,6 +19,7 @@ if ("skip" in database) {
   accountStoreLaws("postgres", fresh, { numRuns: 10 })
   messageStoreLaws("postgres", fresh, { numRuns: 10 })
   limiterStateStoreLaws("postgres", fresh, { numRuns: 10 })
+  usageStoreLaws("postgres", fresh, { numRuns: 10 })
   serviceLaws("postgres", { pets: fresh, accounts: fresh, messages: fresh }, { numRuns: 5 })
   cursorSecretStoreLaws("postgres", {
     database: Effect.promise(() => database.freshUrl()),
