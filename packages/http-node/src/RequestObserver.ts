@@ -43,6 +43,8 @@ export interface ObserveOptions {
   readonly tracing?: boolean | undefined
   /** Told each answer and how long it took, in seconds (request metrics are recorded here, beside the access line). */
   readonly record?: ((response: AppResponse, seconds: number) => void) | undefined
+  /** Told each answer, untimed (the account's usage is counted here). */
+  readonly count?: ((response: AppResponse) => void) | undefined
 }
 
 /** The application's answer to a request. */
@@ -133,6 +135,7 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
     const clock = yield* Effect.clock
     const accessLog = options.accessLog === true ? yield* makeAccessLog : undefined
     const record = options.record
+    const count = options.count
     const timed = accessLog !== undefined || record !== undefined
 
     /** What follows every answer: the id on the response, the access line, the record. */
@@ -143,6 +146,7 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
         if (accessLog !== undefined) accessLog(method, response, requestId, Math.round(seconds * 1e6) / 1e3)
         if (record !== undefined) record(response, seconds)
       }
+      if (count !== undefined) count(response)
       return response
     }
 

@@ -41,7 +41,8 @@ if ("skip" in database) {
       const refused = await migrateOn(url)
       expect(Exit.isFailure(refused)).toBe(true)
       const message = Exit.isFailure(refused) ? Cause.pretty(refused.cause) : ""
-      expect(message).toMatch(/schema version 99 needs a program that knows schema version 99 or later; this program knows up to 1/)
+      const known = Math.max(...Postgres.Migrations.MIGRATIONS.map((m) => m.id))
+      expect(message).toContain(`schema version 99 needs a program that knows schema version 99 or later; this program knows up to ${known}`)
     })
 
     it("a program of the previous version keeps serving on a database a newer one migrated additively", async () => {

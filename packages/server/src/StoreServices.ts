@@ -11,9 +11,13 @@ import {
   type LimiterStateStore,
   MessageProcessor,
   Petstore,
-  SecureRandom
+  SecureRandom,
+  Usage,
+  UsageStore
 } from "@petstore/core"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { ServerConfig } from "./Config.js"
 import * as ServerMetrics from "./ServerMetrics.js"
@@ -38,12 +42,33 @@ const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => {
   }
 }
 
+/**
+ * Usage per account over the store's `UsageStore`, when the store has one and counting is on
+ * (`PETSTORE_USAGE`). The application and the commands find it when it is there
+ * (`Effect.serviceOption`): a store without usage counts serves without it.
+ */
+const usage = (config: ServerConfig): Layer.Layer<never> => {
+  const options = config.usage
+  return options === false ? Layer.empty : Layer.unwrapEffect(Effect.map(
+    Effect.serviceOption(UsageStore.UsageStore),
+    Option.match({
+      onNone: () => Layer.empty,
+      onSome: (store) =>
+        Usage.Usage.layer(options ?? {}).pipe(
+          Layer.provide(Layer.succeed(UsageStore.UsageStore, store)),
+          Layer.provide(SecureRandom.SecureRandom.Live)
+        ) as Layer.Layer<never>
+    })
+  ))
+}
+
 /** The core services over `stores`, kept in process memory, with the default message processor. */
 export const inMemory = <A, E>(
   config: ServerConfig,
   stores: Layer.Layer<A | Petstore.Stores, E, SecureRandom.SecureRandom>
 ): Layer.Layer<Petstore.Services | A, unknown> =>
   Petstore.layer(petstoreOptions(config)).pipe(
+    Layer.merge(usage(config)),
     Layer.provideMerge(ServerMetrics.observeStores(config, stores)),
     Layer.provide(SecureRandom.SecureRandom.Live),
     Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
@@ -59,6 +84,7 @@ export const durable = <A, E>(
 ): Layer.Layer<Petstore.Services | A, unknown> =>
   LimiterPersistence.layer().pipe(
     Layer.provideMerge(Petstore.layer(petstoreOptions(config)).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
+    Layer.merge(usage(config)),
     Layer.provideMerge(ServerMetrics.observeStores(config, stores)),
     Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
   )

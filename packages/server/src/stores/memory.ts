@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { AccountStore, MessageStore, PageCursor, type Petstore, PetRepository, Readiness, type SecureRandom } from "@petstore/core"
+import { AccountStore, MessageStore, PageCursor, type Petstore, PetRepository, Readiness, type SecureRandom, UsageStore } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { StoreRegistration } from "../StoreRegistration.js"
@@ -20,7 +20,8 @@ export const ports: Layer.Layer<Petstore.Stores, never, SecureRandom.SecureRando
   PetRepository.PetRepository.layerMemory,
   AccountStore.AccountStore.layerMemory,
   MessageStore.MessageStore.layerMemory,
-  PageCursor.CursorSigner.random
+  PageCursor.CursorSigner.random,
+  UsageStore.UsageStore.layerMemory
 )
 
 /** @category registrations */
