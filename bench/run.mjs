@@ -5,7 +5,7 @@
 //   pnpm bench                 full run (5 rounds × 5 s per target and scenario, ~8 min), writes docs/performance.md
 //   pnpm bench --quick         2 rounds × 2 s, quick micro-benchmarks; prints the report, writes nothing
 //   options: --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
-//            --targets raw,fastify,memory,nometrics,durable,commit1,sqlite1,postgres,fastify-pg,shared,fastify-shared
+//            --targets raw,fastify,memory,nometrics,nousage,durable,commit1,sqlite1,postgres,fastify-pg,shared,fastify-shared
 //            --no-micro --no-load --write --no-write
 //            --variant NAME[@sqlite]=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
 //            --json FILE (also write the raw measurements as JSON)
@@ -411,7 +411,7 @@ const runLoad = async () => {
 }
 
 // --- micro-benchmarks ---------------------------------------------------------------------------------
-const MICRO = ["limiter.mjs", "limiter-memory.mjs", "keys.mjs", "encode.mjs", "metrics.mjs"]
+const MICRO = ["limiter.mjs", "limiter-memory.mjs", "keys.mjs", "encode.mjs", "metrics.mjs", "usage.mjs"]
 const runMicro = async () => {
   const groups = []
   for (const file of MICRO) {
