@@ -65,17 +65,3 @@ export const fill = (range: UsageRange, stored: ReadonlyArray<StoredBucket>): Re
   for (let start = range.from; start < range.to; start += size) out.push({ start, counts: sums.get(start) ?? zero })
   return out
 }
-
-/** The buckets of `range` for each key that has stored counts in it, by key id in order. */
-export const fillByKey = (
-  range: UsageRange,
-  stored: ReadonlyArray<StoredBucket>
-): ReadonlyArray<{ readonly keyId: string; readonly buckets: ReadonlyArray<Bucket> }> => {
-  const byKey = new Map<string, Array<StoredBucket>>()
-  for (const b of stored) {
-    const list = byKey.get(b.keyId)
-    if (list === undefined) byKey.set(b.keyId, [b])
-    else list.push(b)
-  }
-  return [...byKey.keys()].sort().map((keyId) => ({ keyId, buckets: fill(range, byKey.get(keyId)!) }))
-}

@@ -113,3 +113,47 @@ layer(TestServer.layer({ frozenAt: T }), { excludeTestServices: true })("HTTP us
       expectError(yield* server.get("/v1/usage", key), 404, "not_found")
     }))
 })
+
+layer(TestServer.layer({ frozenAt: T, usage: { flushMillis: 3_600_000 } }), { excludeTestServices: true })("HTTP usage: admin API", (it) => {
+  it.effect("an account's usage by key, with its keys' prefixes, and the busiest accounts by total and by refusals", () =>
+    Effect.gen(function*() {
+      const server = yield* TestServer
+      server.clock.setTime(T)
+      const busy = yield* server.enterprise(3)
+      const second = yield* server.admin.createKey(busy.id)
+      const quiet = yield* server.enterprise(100)
+      for (let i = 0; i < 5; i++) yield* server.get("/v1/pets", busy.key) // 3 allowed, 2 rate limited
+      yield* server.get("/v1/pets/4242", second.key) // refused: the account's minute is spent
+      for (let i = 0; i < 2; i++) yield* server.get("/v1/pets", quiet.key)
+      yield* server.flushUsage
+      const hour = Date.UTC(2029, 2, 14, 10)
+      const range = `from=${iso(hour)}&to=${iso(hour + HOUR)}`
+      const reply = expectStatus(yield* server.admin.request("GET", `/accounts/${busy.id}/usage?${range}`), 200)
+      expect(reply.body.buckets).toStrictEqual([
+        { start: iso(hour), total: 6, allowed: 3, rateLimited: 3, quotaExceeded: 0, banned: 0, clientErrors: 0, serverErrors: 0 }
+      ])
+      expect(reply.body.limits).toStrictEqual({
+        minute: { limit: 3 },
+        day: { limit: 1_000_000, used: 3, remaining: 999_997, reset: iso(Date.UTC(2029, 2, 15)) }
+      })
+      const byKey = new Map(reply.body.byKey.map((k: any) => [k.keyId, k]))
+      expect((byKey.get(busy.keyId) as any).prefix).toBe(busy.prefix)
+      expect((byKey.get(busy.keyId) as any).buckets[0]).toMatchObject({ total: 5, allowed: 3, rateLimited: 2 })
+      expect((byKey.get(second.id) as any).prefix).toBe(second.prefix)
+      expect((byKey.get(second.id) as any).buckets[0]).toMatchObject({ total: 1, allowed: 0, rateLimited: 1 })
+
+      const byTotal = expectStatus(yield* server.admin.request("GET", `/usage/top?${range}`), 200).body
+      expect(byTotal.accounts).toStrictEqual([
+        { accountId: busy.id, total: 6, refused: 3 },
+        { accountId: quiet.id, total: 2, refused: 0 }
+      ])
+      const byRefused = expectStatus(yield* server.admin.request("GET", `/usage/top?by=refused&limit=5&${range}`), 200).body
+      expect(byRefused).toMatchObject({ by: "refused", granularity: "hour", from: iso(hour), to: iso(hour + HOUR) })
+      expect(byRefused.accounts).toStrictEqual([{ accountId: busy.id, total: 6, refused: 3 }])
+
+      expectError(yield* server.admin.request("GET", "/accounts/acc_nobody/usage"), 404, "not_found")
+      expectError(yield* server.admin.request("GET", "/usage/top?by=loudest"), 400, "invalid_request")
+      expectError(yield* server.admin.request("GET", `/usage/top?from=${iso(T - 30 * DAY)}`), 400, "invalid_request")
+      expectError(yield* server.request("GET", `/admin/v1/usage/top`), 401, "unauthorized")
+    }))
+})

@@ -8,7 +8,7 @@
 import { DailyQuota, type LimitDecision, type Plan, UsageRange, UsageStore } from "@petstore/core"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { Iso8601 } from "../AdminApi.js"
+import { Iso8601 } from "./dateTime.js"
 import { InvalidInput } from "../ErrorResponse.js"
 
 const Count = Schema.Int.pipe(Schema.nonNegative())
@@ -101,3 +101,46 @@ export const limitsOf = (decision: LimitDecision.Decision | undefined, limits: P
     }
   }
 }
+
+/** The admin API's answer for an account: the account's own shape, its limits as the plan states them, and the buckets of each key. */
+export const AdminUsageReport = Schema.Struct({
+  accountId: Schema.String,
+  granularity: Granularity,
+  buckets: Schema.Array(UsageBucket),
+  limits: Schema.Struct({
+    minute: Schema.Struct({ limit: Count }),
+    day: DayLimit.annotations({ description: "`used`: today's allowed requests as counted so far (written every few seconds)." })
+  }),
+  byKey: Schema.Array(Schema.Struct({
+    keyId: Schema.String,
+    prefix: Schema.String.annotations({ description: "The key's display prefix." }),
+    buckets: Schema.Array(UsageBucket)
+  }))
+})
+
+/** The query of the busiest accounts. */
+export const TopParams = Schema.Struct({
+  ...UsageParams.fields,
+  by: Schema.optionalWith(
+    Schema.Literal("total", "refused").annotations({ description: "Rank by every decided request (default) or by those refused (rate limit, quota, ban)." }),
+    { exact: true }
+  ),
+  limit: Schema.optionalWith(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100, { message: () => "must be an integer between 1 and 100" })),
+    { exact: true }
+  )
+})
+
+export const TopUsage = Schema.Struct({
+  by: Schema.Literal("total", "refused"),
+  granularity: Granularity,
+  from: Schema.String,
+  to: Schema.String,
+  accounts: Schema.Array(Schema.Struct({ accountId: Schema.String, total: Count, refused: Count }))
+})
+
+/** Today's allowed requests in `buckets` of a day (the daily quota's use as counted so far). */
+export const usedToday = (stored: ReadonlyArray<UsageStore.StoredBucket>, today: number): number =>
+  stored.reduce((n, b) => (b.start === today ? n + b.counts.allowed : n), 0)
+
+export { iso }
