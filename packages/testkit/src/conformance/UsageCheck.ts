@@ -35,11 +35,12 @@ export class UsageTally {
   see(exchange: HttpExchange): void {
     if (exchange.request.path.startsWith("/admin/")) return
     const authorization = exchange.request.headers["Authorization"] ?? exchange.request.headers["authorization"]
-    if (authorization === undefined || !authorization.startsWith("Bearer ")) return
+    // The scheme's name is case-insensitive (RFC 9110): `bearer` and `BEARER` carry the key too.
+    const token = authorization === undefined ? undefined : /^bearer +(\S+) *$/i.exec(authorization)?.[1]
+    if (token === undefined) return
     const status = exchange.response.status
     if (status === 401) return
     this.firstAt ??= exchange.wallSentAt
-    const token = authorization.slice("Bearer ".length)
     const tally = this.byToken.get(token) ?? empty()
     this.byToken.set(token, tally)
     tally.total++
