@@ -8,11 +8,11 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { UsageStore } from "@petstore/core"
+import { StoreRows, UsageStore } from "@petstore/core"
 import { Database, queryOn, statement } from "./Database.js"
 
-const COUNT_COLUMNS = "allowed, rate_limited, quota_exceeded, banned, client_errors, server_errors"
-const SUMS = ["allowed", "rate_limited", "quota_exceeded", "banned", "client_errors", "server_errors"]
+const COUNT_COLUMNS = StoreRows.USAGE_COUNT_COLUMNS
+const SUMS = COUNT_COLUMNS.split(", ")
   .map((c) => `sum(${c})::bigint AS ${c}`)
   .join(", ")
 
@@ -39,24 +39,6 @@ const statements = (table: string) => ({
   sweep: counted(`DELETE FROM ${table} WHERE start < $1`)
 })
 const TABLES = { hour: statements("usage_hourly"), day: statements("usage_daily") }
-
-interface CountsRow {
-  readonly allowed: number
-  readonly rate_limited: number
-  readonly quota_exceeded: number
-  readonly banned: number
-  readonly client_errors: number
-  readonly server_errors: number
-}
-
-const countsOf = (row: CountsRow): UsageStore.Counts => ({
-  allowed: row.allowed,
-  rateLimited: row.rate_limited,
-  quotaExceeded: row.quota_exceeded,
-  banned: row.banned,
-  clientErrors: row.client_errors,
-  serverErrors: row.server_errors
-})
 
 interface Bucketed {
   readonly accountId: string
@@ -107,16 +89,16 @@ export const make: Effect.Effect<UsageStore.UsageStore["Type"], never, Database>
       }),
     read: (accountId, granularity, from, to) =>
       Effect.map(
-        db.query<CountsRow & { key_id: string; start: number }>(TABLES[granularity].read, [accountId, from, to]),
-        (rows) => rows.map((row) => ({ keyId: row.key_id, start: row.start, counts: countsOf(row) }))
+        db.query<StoreRows.UsageCountsRow & { key_id: string; start: number }>(TABLES[granularity].read, [accountId, from, to]),
+        (rows) => rows.map((row) => ({ keyId: row.key_id, start: row.start, counts: StoreRows.toUsageCounts(row) }))
       ),
     top: (granularity, from, to, by, limit) =>
       Effect.map(
-        db.query<CountsRow & { account_id: string }>(TABLES[granularity].totals, [from, to]),
+        db.query<StoreRows.UsageCountsRow & { account_id: string }>(TABLES[granularity].totals, [from, to]),
         (rows) =>
           UsageStore.rank(
             rows.map((row) => {
-              const counts = countsOf(row)
+              const counts = StoreRows.toUsageCounts(row)
               return { accountId: row.account_id, total: UsageStore.total(counts), refused: UsageStore.refused(counts) }
             }),
             by,

@@ -7,33 +7,14 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { UsageStore } from "@petstore/core"
+import { StoreRows, UsageStore } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
 const TABLES = { hour: "usage_hourly", day: "usage_daily" } as const
 
-interface CountsRow {
-  readonly allowed: number
-  readonly rate_limited: number
-  readonly quota_exceeded: number
-  readonly banned: number
-  readonly client_errors: number
-  readonly server_errors: number
-}
-
-const COUNT_COLUMNS = "allowed, rate_limited, quota_exceeded, banned, client_errors, server_errors"
-const SUMS = "sum(allowed) AS allowed, sum(rate_limited) AS rate_limited, sum(quota_exceeded) AS quota_exceeded, " +
-  "sum(banned) AS banned, sum(client_errors) AS client_errors, sum(server_errors) AS server_errors"
-
-const countsOf = (row: CountsRow): UsageStore.Counts => ({
-  allowed: row.allowed,
-  rateLimited: row.rate_limited,
-  quotaExceeded: row.quota_exceeded,
-  banned: row.banned,
-  clientErrors: row.client_errors,
-  serverErrors: row.server_errors
-})
+const COUNT_COLUMNS = StoreRows.USAGE_COUNT_COLUMNS
+const SUMS = COUNT_COLUMNS.split(", ").map((c) => `sum(${c}) AS ${c}`).join(", ")
 
 /** @category constructors */
 export const make: Effect.Effect<UsageStore.UsageStore["Type"], never, Connection | Database> = Effect.gen(function*() {
@@ -75,17 +56,17 @@ export const make: Effect.Effect<UsageStore.UsageStore["Type"], never, Connectio
       }),
     read: (accountId, granularity, from, to) =>
       db.read(() =>
-        (tables[granularity].read.all(accountId, from, to) as Array<CountsRow & { key_id: string; start: number }>).map((row) => ({
+        (tables[granularity].read.all(accountId, from, to) as Array<StoreRows.UsageCountsRow & { key_id: string; start: number }>).map((row) => ({
           keyId: row.key_id,
           start: row.start,
-          counts: countsOf(row)
+          counts: StoreRows.toUsageCounts(row)
         }))
       ),
     top: (granularity, from, to, by, limit) =>
       db.read(() =>
         UsageStore.rank(
-          (tables[granularity].totals.all(from, to) as Array<CountsRow & { account_id: string }>).map((row) => {
-            const counts = countsOf(row)
+          (tables[granularity].totals.all(from, to) as Array<StoreRows.UsageCountsRow & { account_id: string }>).map((row) => {
+            const counts = StoreRows.toUsageCounts(row)
             return { accountId: row.account_id, total: UsageStore.total(counts), refused: UsageStore.refused(counts) }
           }),
           by,
