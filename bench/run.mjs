@@ -386,7 +386,7 @@ const runLoad = async () => {
         })),
         redisCpuPerRequestMicros: median(mine.map((m) => m.redisCpuPerRequestMicros)),
         redisKeys: redisKeys[id],
-        vs: Object.fromEntries(["raw", "fastify", "memory", "nometrics", "durable", "commit1", "sqlite1", "postgres", "fastify-pg", "shared", "fastify-shared"].map((peer) => [peer, {
+        vs: Object.fromEntries(["raw", "fastify", "memory", "nometrics", "nousage", "durable", "commit1", "sqlite1", "postgres", "fastify-pg", "shared", "fastify-shared"].map((peer) => [peer, {
           rps: ratioTo(peer, "rps"),
           p50: ratioTo(peer, "p50"),
           p99: ratioTo(peer, "p99"),
