@@ -29,13 +29,19 @@ export interface UsageOptions {
   readonly dailyRetentionMillis: number
   /** How often old buckets are swept (default hourly). */
   readonly sweepMillis: number
+  /**
+   * Rows kept for a store that does not answer (default 200,000, about 100 bytes each); past it the
+   * oldest batches are dropped, and said so: requests are never held up by usage counting.
+   */
+  readonly maxUnsentRows: number
 }
 
 export const DEFAULT_OPTIONS: UsageOptions = {
   flushMillis: 5_000,
   hourlyRetentionMillis: 90 * DAY_MILLIS,
   dailyRetentionMillis: 396 * DAY_MILLIS,
-  sweepMillis: 3_600_000
+  sweepMillis: 3_600_000,
+  maxUnsentRows: 200_000
 }
 
 /** Batch names are kept a day: a batch is retried within seconds, never a day later. */
@@ -74,14 +80,24 @@ export const make = (options: UsageOptions) =>
     // Batches made but not yet written, oldest first; each keeps its name until it is written.
     const unsent: Array<FlushBatch> = []
     let seq = 0
+    let unsentRows = 0
     const lock = yield* Effect.makeSemaphore(1)
 
     const flush: Effect.Effect<void, StoreUnavailable> = lock.withPermits(1)(Effect.gen(function*() {
       const rows = counter.drain()
-      if (rows.length > 0) unsent.push({ instanceId, seq: ++seq, at: clock.unsafeCurrentTimeMillis(), rows })
+      if (rows.length > 0) {
+        unsent.push({ instanceId, seq: ++seq, at: clock.unsafeCurrentTimeMillis(), rows })
+        unsentRows += rows.length
+      }
+      let dropped = 0
+      while (unsentRows > options.maxUnsentRows && unsent.length > 1) {
+        dropped += unsent[0]!.rows.length
+        unsentRows -= unsent.shift()!.rows.length
+      }
+      if (dropped > 0) yield* Effect.logWarning(`usage counts: the store has not taken them for long; ${dropped} rows of the oldest dropped`)
       while (unsent.length > 0) {
         yield* store.flush(unsent[0]!)
-        unsent.shift()
+        unsentRows -= unsent.shift()!.rows.length
       }
     }))
 

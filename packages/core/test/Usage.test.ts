@@ -113,4 +113,35 @@ describe("Usage", () => {
       expect(yield* memory.read("acc_a", "hour", dayStart, dayStart + UsageStore.DAY_MILLIS)).toStrictEqual([])
       expect((yield* memory.read("acc_a", "day", dayStart, dayStart + UsageStore.DAY_MILLIS)).map((b) => b.counts.allowed)).toStrictEqual([3])
     }))
+
+  it.effect("while the store does not answer, counts wait up to maxUnsentRows; past it the oldest batches go, never the request", () =>
+    Effect.gen(function*() {
+      const memory = UsageStore.makeMemory()
+      let down = true
+      const store: UsageStore.UsageStore["Type"] = {
+        ...memory,
+        flush: (batch) => (down ? Effect.fail(new Errors.StoreUnavailable({ cause: "down" })) : memory.flush(batch))
+      }
+      const movable = MovableClock.make()
+      movable.set(NOW)
+      const scope = yield* Scope.make()
+      const usage = yield* Layer.buildWithScope(
+        Usage.Usage.layer({ flushMillis: 3_600_000, maxUnsentRows: 100 }).pipe(
+          Layer.provide(Layer.succeed(UsageStore.UsageStore, store)),
+          Layer.provide(SecureRandom.SecureRandom.Live)
+        ),
+        scope
+      ).pipe(Effect.map(Context.get(Usage.Usage)), Effect.withClock(movable.clock))
+      const old = 90
+      for (let i = 0; i < old; i++) usage.record("acc_old", `key_${i}`, "allowed", 200)
+      expect(Exit.isFailure(yield* Effect.exit(usage.flush))).toBe(true)
+      for (let i = 0; i < 20; i++) usage.record("acc_new", `key_${i}`, "allowed", 200)
+      expect(Exit.isFailure(yield* Effect.exit(usage.flush))).toBe(true)
+      down = false
+      yield* usage.flush
+      yield* Scope.close(scope, Exit.void)
+      const hour = UsageStore.bucketStart("hour", NOW)
+      expect((yield* memory.read("acc_old", "hour", hour, hour + UsageStore.HOUR_MILLIS)).length).toBe(0)
+      expect((yield* memory.read("acc_new", "hour", hour, hour + UsageStore.HOUR_MILLIS)).length).toBe(20)
+    }))
 })
