@@ -2,7 +2,8 @@
  * What is observed of every request the application answers, applied once around its dispatch
  * so that every host (node:http, Express, Fastify, Effect, fetch) gets it: the request id
  * (`X-Request-Id`, on the response and on every log line of the request), one access-log line
- * after the answer, the answer's record for metrics (`record`), and a span when tracing is on.
+ * after the answer, the answer's record for metrics (`record`), its count as the account's usage
+ * (`count`), and a span when tracing is on.
  *
  * A request answered at once (most requests: see `Sync`) stays so: no fiber and no span work when
  * tracing is off; the request id goes among the log annotations only of a request that waits. The
