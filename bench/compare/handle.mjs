@@ -8,7 +8,8 @@
 // On a busy machine, count instructions instead of time: `--case NAME --count N` runs only that
 // case, N requests after the warm-up, so that under `valgrind --tool=callgrind --cache-sim=no
 // --smc-check=all-non-file node --single-threaded` the difference between N and 0 divided by N is
-// the instructions per request, whatever else the machine is doing.
+// the instructions per request, whatever else the machine is doing. `--usage` counts usage per
+// account as the server does by default (without it: PETSTORE_USAGE=off).
 import { createRequire } from "node:module"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -17,13 +18,20 @@ const at = process.argv.indexOf("--root")
 const root = resolve(at === -1 ? join(dirname(fileURLToPath(import.meta.url)), "../..") : process.argv[at + 1])
 const fromCore = createRequire(join(root, "packages/core/package.json"))
 const load = (path) => import(pathToFileURL(path).href)
-const { Accounts, MessageProcessor, Petstore, Sync } = await load(join(root, "packages/core/dist/index.js"))
+const core = await load(join(root, "packages/core/dist/index.js"))
+const { Accounts, MessageProcessor, Petstore, Sync } = core
 const { App } = await load(join(root, "packages/http-node/dist/App.js"))
 const { Effect, Exit, Layer, ManagedRuntime, Option, Redacted } = await load(fromCore.resolve("effect"))
 
+// `--usage`: usage counted per account (in memory, flushed every second), as the server does by default.
+const usage = process.argv.includes("--usage")
+  ? core.Usage.Usage.layer({ flushMillis: 1_000 }).pipe(
+    Layer.provide(Layer.merge(core.UsageStore.UsageStore.layerMemory, core.SecureRandom.SecureRandom.Live))
+  )
+  : Layer.empty
 const runtime = ManagedRuntime.make(
   App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [] }).pipe(
-    Layer.provideMerge(Petstore.layerMemory()),
+    Layer.provideMerge(Layer.merge(Petstore.layerMemory(), usage)),
     Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
   )
 )

@@ -115,6 +115,16 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       cwd: mkdtempSync(join(tmpdir(), "petstore-bench-nometrics-")),
       kind: "app",
       scenarios: ["get", "post"]
+    },
+    {
+      id: "nousage",
+      label: "ours, in-memory store, usage counting off (PETSTORE_USAGE=off)",
+      role: "comparison",
+      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+      env: { PETSTORE_STORE: "memory", PETSTORE_USAGE: "off" },
+      cwd: mkdtempSync(join(tmpdir(), "petstore-bench-nousage-")),
+      kind: "app",
+      scenarios: ["get", "post"]
     }
   ]
   if (durable.available) {

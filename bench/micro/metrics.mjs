@@ -3,40 +3,18 @@
 // each against the same call without metrics: the application's `record` hook (counted by route
 // and status, with its duration), the limiter's decision (its verdict counted), and a store call
 // answered at once (timed, errors counted; a GET makes two: the key, its account).
-import { Accounts, AccountStore, BanPolicy, Pets, RateLimiter, Sync } from "@petstore/core"
-import { App as AppModule } from "@petstore/http-node"
-import { Config, CountedOutcomes, InstrumentedStores, Main, Metrics, ServerMetrics } from "@petstore/server"
-import { ConfigProvider, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
-import { BENCH_LIMITS, draft, PAGE_LIMIT } from "../fixture.mjs"
+import { AccountStore, BanPolicy, RateLimiter, Sync } from "@petstore/core"
+import { CountedOutcomes, InstrumentedStores, Metrics } from "@petstore/server"
+import { Effect } from "effect"
+import { PAGE_LIMIT } from "../fixture.mjs"
+import { application as shared } from "./application.mjs"
 import { nsPerOp, QUICK, report } from "./harness.mjs"
 
-/**
- * The whole application of `serve` on the in-memory store (metrics on or off), with a key and
- * the bench's pets: its `handle`, and a GET /v1/pets?limit=20 request of that key.
- */
+/** The application with metrics on or off, and a GET /v1/pets?limit=20 of its key answered at once. */
 const application = async (metricsOn) => {
-  const env = new Map([["PETSTORE_STORE", "memory"], ["PETSTORE_METRICS", String(metricsOn)]])
-  const config = await Effect.runPromise(Effect.withConfigProvider(Config.ServerConfig, ConfigProvider.fromMap(env)))
-  const appLayer = ServerMetrics.appLayer(config, (metrics) =>
-    AppModule.App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [], metrics })
-  ).pipe(Layer.provideMerge(ServerMetrics.observeServices(config, Main.services(config))))
-  const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(appLayer, scope))
-  const { handle, key } = await Effect.runPromise(Effect.gen(function*() {
-    const accounts = yield* Accounts.Accounts
-    const pets = yield* Pets.Pets
-    const { key } = yield* accounts.create({ plan: "enterprise", limits: BENCH_LIMITS })
-    for (let i = 1; i <= 100; i++) yield* pets.create(draft(i))
-    return { handle: (yield* AppModule.App).handle, key: Redacted.value(key.key) }
-  }).pipe(Effect.provide(context)))
-  const authorization = `Bearer ${key}`
-  const request = {
-    method: "GET",
-    url: `/v1/pets?limit=${PAGE_LIMIT}`,
-    header: (name) => (name === "authorization" ? authorization : undefined),
-    remoteAddress: "127.0.0.1",
-    readBody: () => Sync.succeed({ _tag: "Body", bytes: new Uint8Array() })
-  }
+  const app = await shared({ PETSTORE_METRICS: String(metricsOn) })
+  const request = app.request("GET", `/v1/pets?limit=${PAGE_LIMIT}`)
+  const handle = app.handle
   // Answered as the server answers it; a request that needed a fiber is not what is measured here.
   let status = 0
   const get = () => {
@@ -48,7 +26,7 @@ const application = async (metricsOn) => {
   // The first GET reads the page from the store and keeps it; from the second on, it is answered at once.
   await Effect.runPromise(handle(request))
   if (get() !== 200) throw new Error("a GET of a kept page was not answered 200")
-  return { get, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  return { get, close: app.close }
 }
 
 const metrics = new Metrics.Metrics()

@@ -11,6 +11,7 @@ import type { MessageStatus } from "./Message.js"
 import type { StoredMessage } from "./MessageStore.js"
 import type { CategoryId, Pet, PetId, PetStatus } from "./Pet.js"
 import type { Plan } from "./Plan.js"
+import type { Counts } from "./UsageStore.js"
 
 export interface PetRow {
   readonly id: number
@@ -117,3 +118,25 @@ export const toStanding = (row: StandingRow): readonly [string, KeyStanding] => 
   bans: row.bans,
   lastBanAt: row.last_ban_at
 }]
+
+/** The counts of a usage bucket (`usage_hourly`, `usage_daily`), or their sums. */
+export interface UsageCountsRow {
+  readonly allowed: number
+  readonly rate_limited: number
+  readonly quota_exceeded: number
+  readonly banned: number
+  readonly client_errors: number
+  readonly server_errors: number
+}
+
+/** The count columns of the usage tables, in storage order. */
+export const USAGE_COUNT_COLUMNS = "allowed, rate_limited, quota_exceeded, banned, client_errors, server_errors"
+
+export const toUsageCounts = (row: UsageCountsRow): Counts => ({
+  allowed: row.allowed,
+  rateLimited: row.rate_limited,
+  quotaExceeded: row.quota_exceeded,
+  banned: row.banned,
+  clientErrors: row.client_errors,
+  serverErrors: row.server_errors
+})

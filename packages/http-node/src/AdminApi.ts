@@ -10,24 +10,10 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { ErrorBody, Message, Plan } from "@petstore/core"
 import * as Schema from "effect/Schema"
+import { Iso8601 } from "./internal/dateTime.js"
+import * as UsageReport from "./internal/usageReport.js"
 
 export const ADMIN_PREFIX = "/admin/v1"
-
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
-
-/** Whether the fields name a real instant: `Date.parse` would roll 30 February over to March. */
-const isRealDateTime = (s: string): boolean => {
-  const [, year, month, day, hour, minute, second = "0", offsetHours = "0", offsetMinutes = "0"] = ISO_8601.exec(s) ?? []
-  const m = Number(month)
-  return m >= 1 && m <= 12 && Number(day) >= 1 && Number(day) <= new Date(Date.UTC(Number(year), m, 0)).getUTCDate() &&
-    Number(hour) <= 23 && Number(minute) <= 59 && Number(second) <= 59 && Number(offsetHours) <= 23 &&
-    Number(offsetMinutes) <= 59
-}
-
-const Iso8601 = Schema.String.pipe(
-  Schema.pattern(ISO_8601, { message: () => "must be an ISO-8601 date-time such as 2030-01-31T12:00:00Z" }),
-  Schema.filter((s) => isRealDateTime(s) || "must be a real date and time (no 30 February, no 24:00)")
-)
 
 const Id = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,64}$/, { message: () => "must be an id" }))
 
@@ -187,6 +173,21 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     HttpApiEndpoint.post("replayMessage", "/messages/:messageId/replay")
       .setPath(MessageIdPath)
       .addSuccess(Message.Message, { status: 202 })
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.get("accountUsage", "/accounts/:accountId/usage")
+      .setPath(Schema.Struct({ accountId: Id }))
+      .setUrlParams(UsageReport.UsageParams)
+      .addSuccess(UsageReport.AdminUsageReport)
+      .addError(error(400))
+      .addError(error(404))
+  )
+  .add(
+    HttpApiEndpoint.get("topUsage", "/usage/top")
+      .setUrlParams(UsageReport.TopParams)
+      .addSuccess(UsageReport.TopUsage)
+      .addError(error(400))
       .addError(error(404))
   )
   .addError(error(401))

@@ -13,6 +13,7 @@ import { createPet } from "./internal/operations/createPet.js"
 import { ApiKeyAuth, PUBLIC_PREFIX } from "./internal/operations/endpoint.js"
 import { getMessage } from "./internal/operations/getMessage.js"
 import { getPet } from "./internal/operations/getPet.js"
+import { getUsage } from "./internal/operations/getUsage.js"
 import { listPets } from "./internal/operations/listPets.js"
 import type * as Operation from "./internal/operations/operation.js"
 
@@ -31,7 +32,8 @@ export const OPERATIONS: ReadonlyArray<Operation.Operation<any, Pets.Pets | Mess
   createPet,
   getPet,
   createMessage,
-  getMessage
+  getMessage,
+  getUsage
 ]
 
 /** The pet operations, tag `animals`. */
@@ -42,6 +44,14 @@ export class AnimalsGroup extends HttpApiGroup.make("animals")
   .middleware(ApiKeyAuth)
   .prefix(PUBLIC_PREFIX)
   .annotate(OpenApi.Description, "The animals (pets) kept in the store.")
+{}
+
+/** The account's own usage, tag `usage`. */
+export class UsageGroup extends HttpApiGroup.make("usage")
+  .add(getUsage.endpoint)
+  .middleware(ApiKeyAuth)
+  .prefix(PUBLIC_PREFIX)
+  .annotate(OpenApi.Description, "What the calling account used and was refused (beta).")
 {}
 
 /** The message-submission example, mounted at its own base path (default `/v1`). */
@@ -58,6 +68,7 @@ export const makeApi = (quickstartBasePath: `/${string}` = PUBLIC_PREFIX) =>
   HttpApi.make("petstore")
     .add(AnimalsGroup)
     .add(messagesGroup(quickstartBasePath))
+    .add(UsageGroup)
     .annotate(OpenApi.Title, "Pet Store Service")
     .annotate(OpenApi.Version, "1.0.0")
     .annotate(OpenApi.License, { name: "MIT", url: "https://opensource.org/licenses/MIT" })

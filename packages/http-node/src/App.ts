@@ -31,6 +31,7 @@ import * as ApiReference from "./internal/openapi/apiReference.js"
 import { clientAddress, clientHost } from "./internal/credentials.js"
 import * as Health from "./internal/health.js"
 import * as Limits from "./internal/limits.js"
+import * as UsageCount from "./internal/usageCount.js"
 import * as Operations from "./internal/operations/operations.js"
 import * as Routes from "./internal/routes.js"
 import * as AdminGateStage from "./internal/stages/adminGate.js"
@@ -167,7 +168,11 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       }),
       ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: false }),
       decode,
-      Operate.make((exchange, path): Routes.RouteContext => ({ path: exchange.basePath + path, principal: exchange.principal! }))
+      Operate.make((exchange, path): Routes.RouteContext => ({
+        path: exchange.basePath + path,
+        principal: exchange.principal!,
+        decision: exchange.decision
+      }))
     ]
 
     /** The stages of a request of the admin API, in order. */
@@ -243,7 +248,12 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
     if (Option.isSome(options.adminToken)) paths.add("/admin/")
     if (Option.isSome(options.adminToken) && metrics !== undefined) paths.add("/metrics")
-    const observe = yield* RequestObserver.make({ ...options.observe, record: metrics?.record, clientAddress: clientHost(options.trustProxy) })
+    const observe = yield* RequestObserver.make({
+      ...options.observe,
+      record: metrics?.record,
+      count: yield* UsageCount.make,
+      clientAddress: clientHost(options.trustProxy)
+    })
     const observed = (request: AppRequest) => observe(request, dispatch)
     return App.of({
       // Lazy: nothing of the request is done before its effect runs.

@@ -3,6 +3,7 @@
  *
  * @since 1.0.0
  */
+import type { LimitDecision } from "@petstore/core"
 
 export type ResponseHeaders = Record<string, string>
 
@@ -29,6 +30,10 @@ export interface AppResponse {
   askedRoute?: string | undefined
   /** For logs and metrics, never written: the account whose key the request carried, when it was accepted. */
   accountId?: string | undefined
+  /** For usage counts, never written: the id of the key the request carried, when it was valid. */
+  keyId?: string | undefined
+  /** For usage counts, never written: the limiter's verdict on a request with a valid key. */
+  verdict?: LimitDecision.Verdict | undefined
 }
 
 export const JSON_CONTENT_TYPE = "application/json"

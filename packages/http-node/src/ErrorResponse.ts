@@ -35,6 +35,9 @@ export class Gone extends Data.TaggedError("Gone")<{ readonly message: string }>
 /** Input that passed the schema but cannot be used (an impossible date ...). @category errors */
 export class InvalidInput extends Data.TaggedError("InvalidInput")<{ readonly message: string }> {}
 
+/** The server counts no usage (`PETSTORE_USAGE=off`, or an application given no `Usage` service): 404. */
+export class UsageNotCounted extends Data.TaggedError("UsageNotCounted")<{}> {}
+
 /**
  * What a store that cannot be reached means for the request: the 503 `unavailable` answer to a store
  * failure says it (`STATIC.unavailable`), and so does every operation's 503 in the OpenAPI document (Api.ts).
@@ -55,6 +58,7 @@ export type OperationError =
   | Errors.InvalidWebhookUrl
   | Gone
   | InvalidInput
+  | UsageNotCounted
 
 /** The answer to a failure of an operation handler. @category conversions */
 export const fromOperationError = (error: OperationError): ErrorResult => {
@@ -83,6 +87,8 @@ export const fromOperationError = (error: OperationError): ErrorResult => {
       return make("invalid_request", `body url: ${error.reason}`)
     case "Gone":
       return make("gone", error.message)
+    case "UsageNotCounted":
+      return make("not_found", "This server counts no usage.")
   }
 }
 

@@ -2,7 +2,8 @@
  * What is observed of every request the application answers, applied once around its dispatch
  * so that every host (node:http, Express, Fastify, Effect, fetch) gets it: the request id
  * (`X-Request-Id`, on the response and on every log line of the request), one access-log line
- * after the answer, the answer's record for metrics (`record`), and a span when tracing is on.
+ * after the answer, the answer's record for metrics (`record`), its count as the account's usage
+ * (`count`), and a span when tracing is on.
  *
  * A request answered at once (most requests: see `Sync`) stays so: no fiber and no span work when
  * tracing is off; the request id goes among the log annotations only of a request that waits. The
@@ -46,6 +47,8 @@ export interface ObserveOptions {
   readonly clientAddress?: ((request: AppRequest) => string) | undefined
   /** Told each answer and how long it took, in seconds (request metrics are recorded here, beside the access line). */
   readonly record?: ((response: AppResponse, seconds: number) => void) | undefined
+  /** Told each answer, untimed (the account's usage is counted here). */
+  readonly count?: ((response: AppResponse) => void) | undefined
 }
 
 /** The application's answer to a request. */
@@ -153,6 +156,7 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
     const clock = yield* Effect.clock
     const accessLog = options.accessLog === true ? yield* makeAccessLog(options.clientAddress ?? peerAddress) : undefined
     const record = options.record
+    const count = options.count
     const timed = accessLog !== undefined || record !== undefined
 
     /** What follows every answer: the id on the response, the access line, the record. */
@@ -163,6 +167,7 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
         if (accessLog !== undefined) accessLog(request, response, requestId, Math.round(seconds * 1e6) / 1e3)
         if (record !== undefined) record(response, seconds)
       }
+      if (count !== undefined) count(response)
       return response
     }
 

@@ -16,11 +16,11 @@ layer(TestServer.layer())("OpenApiDescriptions", (it) => {
       const document = expectStatus(yield* server.get("/v1/openapi.json"), 200).body
       const headings = [...(document.info.description as string).matchAll(/^## (.+)$/gm)].map((m) => m[1])
       expect(headings).toEqual(["Authentication", "Rate limits", "Pagination", "Deprecation", "Stability", "Errors", "Not served"])
-      expect(document.tags.map((t: { name: string }) => t.name)).toEqual(["animals", "messages", "store", "pets"])
+      expect(document.tags.map((t: { name: string }) => t.name)).toEqual(["animals", "messages", "usage", "store", "pets"])
       for (const tag of document.tags) expect(tag.description).toMatch(/\w/)
 
       const operations = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, any>))
-      expect(operations.map((op) => op.operationId).sort()).toEqual(["createMessage", "createPet", "getMessage", "getPet", "listPets"])
+      expect(operations.map((op) => op.operationId).sort()).toEqual(["createMessage", "createPet", "getMessage", "getPet", "getUsage", "listPets"])
       // Each operation's description is the one its module declares.
       const declared = new Map(OPERATIONS.map((o) => [o.endpoint.name, Context.unsafeGet(o.endpoint.annotations, OpenApi.Description)]))
       for (const op of operations) {

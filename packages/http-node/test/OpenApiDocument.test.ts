@@ -123,32 +123,34 @@ describe("OpenApiDocument", () => {
     expect(titled).toEqual([])
   })
 
-  it("names the operations listPets, createPet, getPet, createMessage, getMessage", () => {
+  it("names the operations listPets, createPet, getPet, createMessage, getMessage, getUsage", () => {
     expect(operations(doc).map((e) => `${e.op.operationId} ${e.method.toUpperCase()} ${e.path}`)).toEqual([
       "listPets GET /v1/pets",
       "createPet POST /v1/pets",
       "getPet GET /v1/pets/{petId}",
       "createMessage POST /v1/messages",
-      "getMessage GET /v1/messages/{id}"
+      "getMessage GET /v1/messages/{id}",
+      "getUsage GET /v1/usage"
     ])
   })
 
-  it("declares the tags animals and messages, and store and pets as navigation groups without operations", () => {
-    expect(doc.tags.map((t) => t.name)).toEqual(["animals", "messages", "store", "pets"])
+  it("declares the tags animals, messages and usage, and store and pets as navigation groups without operations", () => {
+    expect(doc.tags.map((t) => t.name)).toEqual(["animals", "messages", "usage", "store", "pets"])
     for (const tag of doc.tags) expect(tag.description ?? "").not.toBe("")
     const tagged = (name: string) => operations(doc).filter((e) => e.op.tags.includes(name)).map((e) => e.op.operationId)
     expect(tagged("animals")).toEqual(["listPets", "createPet", "getPet"])
     expect(tagged("messages")).toEqual(["createMessage", "getMessage"])
+    expect(tagged("usage")).toEqual(["getUsage"])
     expect(tagged("store")).toEqual([])
     expect(tagged("pets")).toEqual([])
     expect(doc.tags.find((t) => t.name === "store")?.description).toContain("GET /store/orders")
   })
 
-  it("marks getPet deprecated and the message operations experimental, and nothing else", () => {
+  it("marks getPet deprecated, the message operations experimental and getUsage beta, and nothing else", () => {
     for (const { op } of operations(doc)) {
       expect(op.deprecated === true, op.operationId).toBe(op.operationId === "getPet")
       expect(op["x-stability"], op.operationId).toBe(
-        op.operationId.endsWith("Message") ? "experimental" : undefined
+        op.operationId.endsWith("Message") ? "experimental" : op.operationId === "getUsage" ? "beta" : undefined
       )
     }
   })
@@ -158,7 +160,8 @@ describe("OpenApiDocument", () => {
     { id: "createPet", own: ["201", "400", "413"] },
     { id: "getPet", own: ["200", "400", "404", "410"] },
     { id: "createMessage", own: ["202", "400", "413"] },
-    { id: "getMessage", own: ["200", "404"] }
+    { id: "getMessage", own: ["200", "404"] },
+    { id: "getUsage", own: ["200", "400", "404"] }
   ])("$id declares 401, 429, 500, 503, default and $own", ({ id, own }) => {
     expect(Object.keys(byId(id).op.responses).sort()).toEqual([...own, ...COMMON_ERRORS, "default"].sort())
   })
@@ -381,7 +384,7 @@ describe("OpenApiDocument", () => {
 
   it("follows the quickstart base path of the message operations", async () => {
     const moved = OpenApiDocument.make({ api: makeApi("/quickstart"), servers })
-    expect(Object.keys(moved.paths)).toEqual(["/v1/pets", "/v1/pets/{petId}", "/quickstart/messages", "/quickstart/messages/{id}"])
+    expect(Object.keys(moved.paths)).toEqual(["/v1/pets", "/v1/pets/{petId}", "/quickstart/messages", "/quickstart/messages/{id}", "/v1/usage"])
     expect(moved.paths["/quickstart/messages"]?.post?.responses["202"]?.headers["Location"]).toBeDefined()
     expect((await validate(moved)).valid).toBe(true)
   })

@@ -91,6 +91,35 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     ]
   },
   {
+    id: 3,
+    name: "usage",
+    statements: [
+      // Counts per account, key and bucket (epoch ms of the hour's or the day's start), one column per outcome.
+      ...["usage_hourly", "usage_daily"].flatMap((table) => [
+        `CREATE TABLE ${table} (
+          account_id text NOT NULL,
+          start bigint NOT NULL,
+          key_id text NOT NULL,
+          allowed bigint NOT NULL DEFAULT 0,
+          rate_limited bigint NOT NULL DEFAULT 0,
+          quota_exceeded bigint NOT NULL DEFAULT 0,
+          banned bigint NOT NULL DEFAULT 0,
+          client_errors bigint NOT NULL DEFAULT 0,
+          server_errors bigint NOT NULL DEFAULT 0,
+          PRIMARY KEY (account_id, start, key_id)
+        )`,
+        `CREATE INDEX ${table}_by_start ON ${table} (start)`
+      ]),
+      // The batches already added, by instance and sequence number: a batch written twice counts once.
+      `CREATE TABLE usage_flushes (
+        instance_id text NOT NULL,
+        seq bigint NOT NULL,
+        at bigint NOT NULL,
+        PRIMARY KEY (instance_id, seq)
+      )`
+    ]
+  },
+  {
     id: 4,
     name: "webhooks",
     statements: [

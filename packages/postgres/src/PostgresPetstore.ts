@@ -4,7 +4,7 @@
  * @since 1.0.0
  */
 import * as Layer from "effect/Layer"
-import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom } from "@petstore/core"
+import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore } from "@petstore/core"
 import * as AccountStorePg from "./AccountStorePg.js"
 import * as CursorSecretPg from "./CursorSecretPg.js"
 import { type Database, DatabaseOpenError, layer as layerPool, messageOf, type PostgresOptions, redact } from "./Database.js"
@@ -15,6 +15,7 @@ import * as PetRepositoryPg from "./PetRepositoryPg.js"
 import * as ReadinessPg from "./ReadinessPg.js"
 import * as Serving from "./Serving.js"
 import * as WebhookStoresPg from "./WebhookStoresPg.js"
+import * as UsageStorePg from "./UsageStorePg.js"
 import type { WriteBatcherOptions } from "./WriteBatcher.js"
 
 export interface PostgresStoreOptions extends PostgresOptions {
@@ -49,7 +50,7 @@ export const layerDatabase = (options: PostgresOptions): Layer.Layer<Database, D
 export const layer = (
   options: PostgresStoreOptions
 ): Layer.Layer<
-  Petstore.Stores | Petstore.WebhookStores | LimiterStateStore.LimiterStateStore | Readiness.StoreReadiness | Database,
+  Petstore.Stores | Petstore.WebhookStores | UsageStore.UsageStore | LimiterStateStore.LimiterStateStore | Readiness.StoreReadiness | Database,
   DatabaseOpenError
 > =>
   Layer.mergeAll(
@@ -59,6 +60,7 @@ export const layer = (
     AccountStorePg.layer(options.accountStore),
     MessageStorePg.layer(options.batching),
     LimiterStateStorePg.layer,
+    UsageStorePg.layer,
     CursorSecretPg.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
   ).pipe(
     Layer.mapError(openError(redact(options.url))),

@@ -9,6 +9,7 @@ import {
   petRepositoryLaws,
   readinessLaws,
   serviceLaws,
+  usageStoreLaws,
   webhookStoreLaws
 } from "@petstore/testkit/laws"
 import * as Postgres from "@petstore/postgres"
@@ -31,6 +32,7 @@ if ("skip" in database) {
   messageStoreLaws("postgres", fresh, { numRuns: 10 })
   webhookStoreLaws("postgres", fresh, { numRuns: 10 })
   limiterStateStoreLaws("postgres", fresh, { numRuns: 10 })
+  usageStoreLaws("postgres", fresh, { numRuns: 10 })
   serviceLaws("postgres", { pets: fresh, accounts: fresh, messages: fresh }, { numRuns: 5 })
   cursorSecretStoreLaws("postgres", {
     database: Effect.promise(() => database.freshUrl()),

@@ -6,8 +6,9 @@
  * @since 1.0.0
  */
 import { Args, CliConfig, Command, Options, ValidationError } from "@effect/cli"
-import { Accounts, type Errors, type Plan, Webhooks } from "@petstore/core"
+import { Accounts, type Errors, type Plan, Usage, UsageRange, Webhooks } from "@petstore/core"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -24,6 +25,7 @@ import * as ServeCommand from "./ServeCommand.js"
 import * as ServeHelp from "./ServeHelp.js"
 import { VERSION } from "./Version.js"
 import * as StoreAdmin from "./StoreAdmin.js"
+import * as UsageChart from "./UsageChart.js"
 
 export { CliFailure } from "./CommandFailure.js"
 
@@ -333,12 +335,67 @@ export const make = (options: CliOptions) => {
     )
   )
 
+  /** The usage service and the accounts on the configured store; a failure when the server counts none. */
+  const withUsage = <A, E>(f: (usage: Usage.Usage["Type"], accounts: Accounts.Accounts["Type"]) => Effect.Effect<A, E>) =>
+    Effect.flatMap(configuration, (conf) =>
+      Effect.gen(function*() {
+        const usage = yield* Effect.serviceOption(Usage.Usage)
+        if (Option.isNone(usage)) {
+          return yield* new CliFailure({ message: "usage is not counted (PETSTORE_USAGE=off, or a store without usage counts)" })
+        }
+        return yield* f(usage.value, yield* Accounts.Accounts)
+      }).pipe(
+        Effect.provide(Layer.mapError(options.services(conf), (error) => new CliFailure({ message: `cannot open the store: ${describe(error)}` })))
+      ))
+
+  const usage = Command.make(
+    "usage",
+    {
+      account: Args.text({ name: "ACCOUNT" }).pipe(Args.withDescription("The account's id (acc_...); omit it with --top."), Args.optional),
+      since: Options.text("since").pipe(
+        Options.withDescription("How far back: 24h, 7d ... (hours: one row per hour; more than 2 days: one row per day). Default 24h."),
+        Options.withDefault("24h")
+      ),
+      byKey: Options.boolean("by-key").pipe(Options.withDescription("A table per key of the account, after the account's.")),
+      top: Options.boolean("top").pipe(Options.withDescription("The accounts with most traffic instead (with --refused: most refusals).")),
+      refused: Options.boolean("refused").pipe(Options.withDescription("With --top: rank by refused requests."))
+    },
+    ({ account, byKey, refused, since, top }) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const range = yield* usageRange(since, now)
+        if (top) {
+          const accounts = yield* withUsage((usage) => usage.top(range, refused ? "refused" : "total", 20).pipe(Effect.catchTags({ StoreUnavailable: storeUnavailable })))
+          yield* Console.log(accounts.length === 0 ? "no traffic in this range" : UsageChart.top(accounts))
+          return
+        }
+        if (Option.isNone(account)) return yield* new CliFailure({ message: "name an ACCOUNT, or use --top" })
+        const { keys, stored } = yield* withUsage((usage, accounts) =>
+          Effect.all({ keys: accounts.listKeys(account.value), stored: usage.read(account.value, range) }).pipe(
+            Effect.catchTags({ AccountNotFound: unknownAccount, StoreUnavailable: storeUnavailable })
+          )
+        )
+        yield* Console.log(`account ${account.value}, ${label(range)}`)
+        yield* Console.log(UsageChart.buckets(range.granularity, UsageRange.fill(range, stored)))
+        if (!byKey) return
+        for (const key of keys) {
+          yield* Console.log(`\nkey ${key.id} (${key.prefix}…, ${key.state})`)
+          yield* Console.log(UsageChart.buckets(range.granularity, UsageRange.fill(range, stored.filter((b) => b.keyId === key.id))))
+        }
+      })
+  ).pipe(
+    Command.withDescription(
+      "An account's requests per hour or day by outcome, with a bar per row (--by-key: per key too), or the busiest accounts (--top); counts are written by the servers every few seconds."
+    )
+  )
+
   const petstore = Command.make("petstore").pipe(
     Command.withDescription("Pet Store Service"),
     Command.withSubcommands([
       serve,
       migrate,
       importSqlite,
+      usage,
       Command.make("accounts").pipe(Command.withDescription("Manage accounts."), Command.withSubcommands([createAccount])),
       Command.make("keys").pipe(
         Command.withDescription("Manage API keys."),
@@ -373,6 +430,20 @@ export const make = (options: CliOptions) => {
     )
   }
 }
+
+/** The range `--since` names, ending now: hourly up to 2 days, daily beyond. */
+const usageRange = (since: string, now: number): Effect.Effect<UsageRange.UsageRange, CliFailure> => {
+  const match = /^(\d{1,4})([hd])$/.exec(since.trim())
+  if (match === null) return Effect.fail(new CliFailure({ message: `--since must be a number of hours or days such as 24h or 7d, got ${JSON.stringify(since)}` }))
+  const hours = Number(match[1]) * (match[2] === "d" ? 24 : 1)
+  return Either.match(UsageRange.resolve({ granularity: hours <= 48 ? "hour" : "day", from: now - hours * 3_600_000, to: now, now }), {
+    onLeft: (reason) => Effect.fail(new CliFailure({ message: `--since ${since}: ${reason}` })),
+    onRight: Effect.succeed
+  })
+}
+
+const label = (range: UsageRange.UsageRange): string =>
+  `${UsageChart.label(range.granularity, range.from)} to ${UsageChart.label(range.granularity, range.to)} UTC, per ${range.granularity}`
 
 const planLimits = (
   plan: Plan.Plan,

@@ -3,7 +3,7 @@
  *
  * @since 1.0.0
  */
-import { BanPolicy } from "@petstore/core"
+import { BanPolicy, Usage } from "@petstore/core"
 import { isToken68 } from "@petstore/http-node/BearerToken"
 import type * as Connections from "@petstore/http-node/Connections"
 import * as Config from "effect/Config"
@@ -67,6 +67,12 @@ export interface ServerConfig {
   readonly metricsAddress?: { readonly host: string; readonly port: number } | undefined
   /** Webhook delivery (`PETSTORE_WEBHOOK_*`, see `WebhookSettings`); absent in code: the defaults. */
   readonly webhooks?: WebhookSettings.WebhookSettings | undefined
+  /**
+   * Usage per account (`PETSTORE_USAGE=off` turns counting off: `false`), flushed every
+   * `PETSTORE_USAGE_FLUSH_SECONDS` (default 5), hourly buckets kept `PETSTORE_USAGE_HOURLY_RETENTION_DAYS`
+   * (90), daily ones `PETSTORE_USAGE_DAILY_RETENTION_DAYS` (396, 13 months). Absent: counted, with the defaults.
+   */
+  readonly usage?: false | Partial<Usage.UsageOptions> | undefined
 }
 
 /** The log levels, lowest first: `PETSTORE_LOG_LEVEL` and `petstore serve --log-level` take these. */
@@ -237,6 +243,27 @@ const log = Config.all({
 }).pipe(Config.map(({ format, ...rest }): LogConfig => ({ format: Option.getOrUndefined(format), ...rest })))
 const metrics = Config.boolean("PETSTORE_METRICS").pipe(Config.withDefault(true))
 
+const retentionDays = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: `${name} must be a whole number of days from 1 to 3650`, validation: (n) => n >= 1 && n <= 3650 }),
+    Config.withDefault(fallback)
+  )
+const usage = Config.all({
+  on: Config.literal("on", "off")("PETSTORE_USAGE").pipe(Config.withDefault("on" as const)),
+  flushSeconds: Config.number("PETSTORE_USAGE_FLUSH_SECONDS").pipe(
+    Config.validate({ message: "PETSTORE_USAGE_FLUSH_SECONDS must be a number of seconds from 0.01 to 3600", validation: (n) => n >= 0.01 && n <= 3600 }),
+    Config.withDefault(Usage.DEFAULT_OPTIONS.flushMillis / 1000)
+  ),
+  hourlyDays: retentionDays("PETSTORE_USAGE_HOURLY_RETENTION_DAYS", 90),
+  dailyDays: retentionDays("PETSTORE_USAGE_DAILY_RETENTION_DAYS", 396)
+}).pipe(Config.map(({ dailyDays, flushSeconds, hourlyDays, on }): ServerConfig["usage"] =>
+  on === "off" ? false : {
+    flushMillis: Math.round(flushSeconds * 1000),
+    hourlyRetentionMillis: hourlyDays * 86_400_000,
+    dailyRetentionMillis: dailyDays * 86_400_000
+  }
+))
+
 // host:port, the host a name, an IPv4 address or a bracketed IPv6 address.
 const metricsAddress = Config.option(Config.string("PETSTORE_METRICS_ADDRESS").pipe(
   Config.mapOrFail((s) => {
@@ -307,7 +334,8 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   tracing: Config.literal("off", "otlp")("PETSTORE_TRACING").pipe(Config.withDefault("off" as const)),
   metrics,
   metricsAddress,
-  webhooks: WebhookSettings.config
+  webhooks: WebhookSettings.config,
+  usage
 }).pipe(
   Config.mapOrFail(({ metricsAddress, ...c }) => {
     const address = Option.getOrUndefined(metricsAddress)

@@ -11,10 +11,14 @@ import {
   type LimiterStateStore,
   Petstore,
   SecureRandom,
+  Usage,
+  UsageStore,
   WebhookDelivery,
   Webhooks
 } from "@petstore/core"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { ServerConfig } from "./Config.js"
 import * as ServerMetrics from "./ServerMetrics.js"
@@ -63,12 +67,33 @@ const webhooks = <A, E, R>(config: ServerConfig, services: Layer.Layer<A, E, R>)
   return Layer.merge(services, admin).pipe(Layer.provide(processor))
 }
 
+/**
+ * Usage per account over the store's `UsageStore`, when the store has one and counting is on
+ * (`PETSTORE_USAGE`). The application and the commands find it when it is there
+ * (`Effect.serviceOption`): a store without usage counts serves without it.
+ */
+const usage = (config: ServerConfig): Layer.Layer<never> => {
+  const options = config.usage
+  return options === false ? Layer.empty : Layer.unwrapEffect(Effect.map(
+    Effect.serviceOption(UsageStore.UsageStore),
+    Option.match({
+      onNone: () => Layer.empty,
+      onSome: (store) =>
+        Usage.Usage.layer(options ?? {}).pipe(
+          Layer.provide(Layer.succeed(UsageStore.UsageStore, store)),
+          Layer.provide(SecureRandom.SecureRandom.Live)
+        ) as Layer.Layer<never>
+    })
+  ))
+}
+
 /** The core services over `stores`, kept in process memory, with webhook delivery as the message processor. */
 export const inMemory = <A, E>(
   config: ServerConfig,
   stores: Layer.Layer<A | Petstore.Stores | Petstore.WebhookStores, E, SecureRandom.SecureRandom>
 ): Layer.Layer<Petstore.Services | Webhooks.Webhooks | A, unknown> =>
   webhooks(config, Petstore.layer(petstoreOptions(config))).pipe(
+    Layer.merge(usage(config)),
     Layer.provideMerge(ServerMetrics.observeStores(config, stores)),
     Layer.provide(SecureRandom.SecureRandom.Live)
   )
@@ -83,5 +108,6 @@ export const durable = <A, E>(
 ): Layer.Layer<Petstore.Services | Webhooks.Webhooks | A, unknown> =>
   LimiterPersistence.layer().pipe(
     Layer.provideMerge(webhooks(config, Petstore.layer(petstoreOptions(config))).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
+    Layer.merge(usage(config)),
     Layer.provideMerge(ServerMetrics.observeStores(config, stores))
   )

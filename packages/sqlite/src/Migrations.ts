@@ -106,6 +106,35 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     statements: [`CREATE TABLE secrets (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)`]
   },
   {
+    id: 7,
+    name: "usage",
+    statements: [
+      // Counts per account, key and bucket (epoch ms of the hour's or the day's start), one column per outcome.
+      ...["usage_hourly", "usage_daily"].flatMap((table) => [
+        `CREATE TABLE ${table} (
+          account_id TEXT NOT NULL,
+          start INTEGER NOT NULL,
+          key_id TEXT NOT NULL,
+          allowed INTEGER NOT NULL DEFAULT 0,
+          rate_limited INTEGER NOT NULL DEFAULT 0,
+          quota_exceeded INTEGER NOT NULL DEFAULT 0,
+          banned INTEGER NOT NULL DEFAULT 0,
+          client_errors INTEGER NOT NULL DEFAULT 0,
+          server_errors INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (account_id, start, key_id)
+        ) WITHOUT ROWID`,
+        `CREATE INDEX ${table}_by_start ON ${table} (start)`
+      ]),
+      // The batches already added, by instance and sequence number: a batch written twice counts once.
+      `CREATE TABLE usage_flushes (
+        instance_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (instance_id, seq)
+      ) WITHOUT ROWID`
+    ]
+  },
+  {
     id: 8,
     name: "webhooks",
     statements: [

@@ -4,7 +4,7 @@
  * @since 1.0.0
  */
 import * as Layer from "effect/Layer"
-import { type Errors, LimiterPersistence, type MessageProcessor, Petstore, type Readiness, SecureRandom } from "@petstore/core"
+import { type Errors, LimiterPersistence, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore } from "@petstore/core"
 import * as AccountStoreSqlite from "./AccountStoreSqlite.js"
 import * as CursorSecretSqlite from "./CursorSecretSqlite.js"
 import { Database, type GroupCommitOptions } from "./GroupCommit.js"
@@ -14,6 +14,7 @@ import * as Migrations from "./Migrations.js"
 import * as PetRepositorySqlite from "./PetRepositorySqlite.js"
 import * as SqliteReadiness from "./SqliteReadiness.js"
 import * as WebhookStoresSqlite from "./WebhookStoresSqlite.js"
+import * as UsageStoreSqlite from "./UsageStoreSqlite.js"
 import * as Connection from "./Connection.js"
 
 export interface SqliteStoreOptions extends Connection.SqliteOptions {
@@ -48,7 +49,7 @@ export const layerDatabase = (
 export const layer = (
   options: SqliteStoreOptions
 ): Layer.Layer<
-  Petstore.Stores | Petstore.WebhookStores | Readiness.StoreReadiness | Database | Connection.Connection,
+  Petstore.Stores | Petstore.WebhookStores | UsageStore.UsageStore | Readiness.StoreReadiness | Database | Connection.Connection,
   Connection.DatabaseOpenError
 > =>
   Layer.mergeAll(
@@ -57,6 +58,7 @@ export const layer = (
     SqliteReadiness.layer,
     AccountStoreSqlite.layer(options.accountStore),
     MessageStoreSqlite.layer,
+    UsageStoreSqlite.layer,
     CursorSecretSqlite.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
   ).pipe(Layer.mapError(openError(options.filename)), Layer.provideMerge(layerDatabase(options)))
 

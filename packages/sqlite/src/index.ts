@@ -16,6 +16,7 @@ export * as SqlitePetstore from "./SqlitePetstore.js"
 export * as ServeLock from "./ServeLock.js"
 export * as SqliteReadiness from "./SqliteReadiness.js"
 export * as WebhookStoresSqlite from "./WebhookStoresSqlite.js"
+export * as UsageStoreSqlite from "./UsageStoreSqlite.js"
 
 export { DatabaseOpenError } from "./Connection.js"
 export { layer, layerPetstore } from "./SqlitePetstore.js"

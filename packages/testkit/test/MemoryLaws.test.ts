@@ -1,4 +1,4 @@
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
+import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness, UsageStore, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
 import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
@@ -9,6 +9,7 @@ import {
   messageStoreLaws,
   petRepositoryLaws,
   serviceLaws,
+  usageStoreLaws,
   webhookStoreLaws
 } from "../src/laws/index.js"
 
@@ -35,3 +36,4 @@ readinessLaws("memory", {
   away: "down",
   outages: []
 })
+usageStoreLaws("memory", UsageStore.UsageStore.layerMemory)

@@ -11,6 +11,7 @@ import {
   petRepositoryLaws,
   readinessLaws,
   serviceLaws,
+  usageStoreLaws,
   webhookStoreLaws
 } from "@petstore/testkit/laws"
 import * as Sqlite from "@petstore/sqlite"
@@ -66,3 +67,12 @@ readinessLaws("sqlite file", {
   away: "down",
   outages: []
 }, { numRuns: 3 })
+// Usage counts, in memory and in a file.
+usageStoreLaws("sqlite :memory:", Sqlite.UsageStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: ":memory:" }))))
+usageStoreLaws(
+  "sqlite file",
+  Layer.unwrapEffect(Effect.sync(() =>
+    Sqlite.UsageStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: Path.join(folder, `usage-${++files}.db`) })))
+  )),
+  { numRuns: 5 }
+)

@@ -3,12 +3,14 @@
  *
  * @since 1.0.0
  */
-import { Accounts, Errors, Webhooks } from "@petstore/core"
+import { Accounts, DailyQuota, Errors, Usage, UsageRange, Webhooks } from "@petstore/core"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { AdminGroup } from "../AdminApi.js"
-import { InvalidInput } from "../ErrorResponse.js"
+import { InvalidInput, UsageNotCounted } from "../ErrorResponse.js"
+import * as UsageReport from "./usageReport.js"
 import type { GroupHandlers } from "./routes.js"
 
 /** What admin handlers know of the request. */
@@ -49,6 +51,8 @@ export const handlers = Effect.gen(function*() {
   ): Effect.Effect<A, E | E2> => Option.match(webhooks, { onNone: () => Effect.fail(absent()), onSome: f })
   const noEndpoint = (accountId: string) => () => new Errors.WebhookNotFound({ accountId })
   const noMessage = (id: string) => () => new Errors.MessageNotFound({ id })
+  const usage = yield* Effect.serviceOption(Usage.Usage)
+  const clock = yield* Effect.clock
   const result: GroupHandlers<typeof AdminGroup, AdminContext> = {
     createAccount: ({ payload }) =>
       Effect.map(accounts.create({ plan: payload.plan, limits: payload.limits }), ({ account, key }) => ({
@@ -110,7 +114,60 @@ export const handlers = Effect.gen(function*() {
           }))
         }))),
     replayMessage: ({ path }) =>
-      withWebhooks(noMessage(path.messageId), (w) => Effect.map(w.replay(path.messageId), (value) => ({ value })))
+      withWebhooks(noMessage(path.messageId), (w) => Effect.map(w.replay(path.messageId), (value) => ({ value }))),
+    accountUsage: ({ path, urlParams }) =>
+      Effect.gen(function*() {
+        if (Option.isNone(usage)) return yield* new UsageNotCounted()
+        const now = clock.unsafeCurrentTimeMillis()
+        const range = UsageReport.rangeOf(urlParams, now)
+        if (Either.isLeft(range)) return yield* range.left
+        const account = yield* accounts.findAccount(path.accountId)
+        const keys = yield* accounts.listKeys(path.accountId)
+        const stored = yield* usage.value.read(path.accountId, range.right)
+        const today = DailyQuota.dayOf(now) * DailyQuota.DAY_MS
+        const todays = yield* usage.value.read(path.accountId, { granularity: "day", from: today, to: today + DailyQuota.DAY_MS })
+        const used = UsageReport.usedToday(todays, today)
+        const prefixes = new Map(keys.map((k) => [k.id, k.prefix]))
+        return {
+          value: {
+            accountId: account.id,
+            granularity: range.right.granularity,
+            buckets: UsageRange.fill(range.right, stored).map(UsageReport.bucketOf),
+            limits: {
+              minute: { limit: account.limits.perMinute },
+              day: {
+                limit: account.limits.perDay,
+                used,
+                remaining: Math.max(0, account.limits.perDay - used),
+                reset: UsageReport.iso(today + DailyQuota.DAY_MS)
+              }
+            },
+            // Every key of the account, those without traffic zero-filled, by id.
+            byKey: [...new Set([...prefixes.keys(), ...stored.map((b) => b.keyId)])].sort().map((keyId) => ({
+              keyId,
+              prefix: prefixes.get(keyId) ?? "",
+              buckets: UsageRange.fill(range.right, stored.filter((b) => b.keyId === keyId)).map(UsageReport.bucketOf)
+            }))
+          }
+        }
+      }),
+    topUsage: ({ urlParams }) =>
+      Effect.gen(function*() {
+        if (Option.isNone(usage)) return yield* new UsageNotCounted()
+        const range = UsageReport.rangeOf(urlParams, clock.unsafeCurrentTimeMillis())
+        if (Either.isLeft(range)) return yield* range.left
+        const by = urlParams.by ?? "total"
+        const top = yield* usage.value.top(range.right, by, urlParams.limit ?? 10)
+        return {
+          value: {
+            by,
+            granularity: range.right.granularity,
+            from: UsageReport.iso(range.right.from),
+            to: UsageReport.iso(range.right.to),
+            accounts: top.map((t) => ({ accountId: t.accountId, total: t.total, refused: t.refused }))
+          }
+        }
+      })
   }
   return result
 })

@@ -8,7 +8,7 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { type Accounts, BoundedCache } from "@petstore/core"
+import { type Accounts, BoundedCache, type LimitDecision } from "@petstore/core"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -32,6 +32,8 @@ export interface Reply<A> {
 export interface RouteContext {
   readonly path: string
   readonly principal: Accounts.Principal
+  /** The limiter's decision that admitted the request (absent where no limiter decided, as in some tests' stand-ins). */
+  readonly decision?: LimitDecision.Decision | undefined
 }
 
 type Input<E extends HttpApiEndpoint.HttpApiEndpoint.Any> =

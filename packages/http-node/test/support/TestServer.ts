@@ -20,7 +20,9 @@ import {
   type Plan,
   type RateLimiter,
   Readiness,
-  SecureRandom
+  SecureRandom,
+  Usage,
+  UsageStore
 } from "@petstore/core"
 import { Clock, Context, type Duration, Effect, FiberRef, HashSet, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
 import { App } from "../../src/App.js"
@@ -69,6 +71,8 @@ export interface TestServerOptions {
   readonly metrics?: { readonly scrape: Effect.Effect<string>; readonly contentType: string }
   /** Requests for the API reference's script per minute from one address (default the application's). */
   readonly assetsPerMinute?: number
+  /** Counts usage per account in memory, flushed every `flushMillis` (default: no usage counted). */
+  readonly usage?: Partial<Usage.UsageOptions>
 }
 
 /**
@@ -231,7 +235,10 @@ const makeHandle = (url: string, clock: ControlledClock, adminToken: string | un
 }
 
 /** @category services */
-export class TestServer extends Context.Tag("test/TestServer")<TestServer, ReturnType<typeof makeHandle>>() {
+export class TestServer extends Context.Tag("test/TestServer")<
+  TestServer,
+  ReturnType<typeof makeHandle> & { readonly flushUsage: Effect.Effect<void> }
+>() {
   /** Starts a server for the life of the scope. */
   static readonly start = (options: TestServerOptions = {}): Effect.Effect<TestServer["Type"], never, Scope.Scope> =>
     Effect.gen(function*() {
@@ -258,6 +265,9 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         messageQueue: options.messageQueue,
         pets: options.pets
       }
+      const usage = options.usage === undefined ? Layer.empty : Usage.Usage.layer(options.usage).pipe(
+        Layer.provide(Layer.merge(UsageStore.UsageStore.layerMemory, SecureRandom.SecureRandom.Live))
+      )
       const services = options.petRepository === undefined && options.accountStore === undefined
         ? Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor))
         : Petstore.layer(petstoreOptions).pipe(
@@ -286,8 +296,8 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         Layer.provideMerge(App.layer(config)),
         Layer.provideMerge(
           options.storeReadiness === undefined
-            ? services
-            : Layer.merge(services, Layer.succeed(Readiness.StoreReadiness, options.storeReadiness))
+            ? Layer.merge(services, usage)
+            : Layer.mergeAll(services, usage, Layer.succeed(Readiness.StoreReadiness, options.storeReadiness))
         )
       )
       const context = yield* Layer.build(served).pipe(
@@ -296,7 +306,12 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
         options.logger === undefined ? (self) => self : Effect.locally(FiberRef.currentLoggers, HashSet.make(options.logger)),
         Effect.orDie
       )
-      return makeHandle(Context.get(context, ServerAddress).url, clock, adminToken)
+      const counted = Context.getOption(context as Context.Context<unknown>, Usage.Usage)
+      return {
+        ...makeHandle(Context.get(context, ServerAddress).url, clock, adminToken),
+        /** Writes the usage counted so far (when the server counts usage). */
+        flushUsage: Option.match(counted, { onNone: () => Effect.void, onSome: (usage) => Effect.orDie(usage.flush) })
+      }
     })
 
   static readonly layer = (options: TestServerOptions = {}) => Layer.scoped(TestServer, TestServer.start(options))

@@ -12,6 +12,7 @@ import {
   PetRepository,
   Readiness,
   type SecureRandom,
+  UsageStore,
   WebhookAttempt,
   WebhookEndpoint
 } from "@petstore/core"
@@ -32,7 +33,8 @@ export const ports: Layer.Layer<Petstore.Stores | Petstore.WebhookStores, never,
   WebhookAttempt.WebhookAttemptStore.layerMemory,
   AccountStore.AccountStore.layerMemory,
   MessageStore.MessageStore.layerMemory,
-  PageCursor.CursorSigner.random
+  PageCursor.CursorSigner.random,
+  UsageStore.UsageStore.layerMemory
 )
 
 /** @category registrations */

@@ -5,6 +5,7 @@
  *
  * @since 1.0.0
  */
+import { checkUsage } from "./UsageCheck.js"
 import { FastCheck as fc } from "effect"
 import { commandArbitraries } from "./Commands.js"
 import { DEFAULT_EXPECTATIONS, type Expectations } from "./Expectations.js"
@@ -52,6 +53,8 @@ export interface ConformanceOptions {
   readonly log?: ((line: string) => void) | undefined
   /** Told after each command sequence (shrinking's included): how many ran of how many asked, and the requests sent. */
   readonly progress?: ((state: { readonly sequences: number; readonly of: number; readonly requests: number }) => void) | undefined
+  /** How long the usage check waits for the server to write its counts (default 15 s; its flush interval is 5 s by default). */
+  readonly usageWaitMs?: number | undefined
 }
 
 /** @category models */
@@ -248,6 +251,24 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
         return report({ message: after.message, commands: "(none: the inventory after every sequence)", curl: after.curl, shrinks: 0, replay: replay() })
       }
       if (after !== undefined) warnings.push(`the inventory is not taken: ${after}`)
+      if (options.adminToken !== undefined) {
+        const usage = await outsideSequences(session, async () => {
+          session.usage.note(model.accounts)
+          return checkUsage(session.usage, async (accountId, from, to) => {
+            const x = await session.send("usage", {
+              method: "GET",
+              path: `/admin/v1/accounts/${encodeURIComponent(accountId)}/usage?from=${from}&to=${to}`,
+              headers: { Authorization: `Bearer ${options.adminToken}` }
+            })
+            return { status: x.response.status, body: x.response.status === 200 ? JSON.parse(x.response.text) : x.response.text }
+          }, { waitMs: options.usageWaitMs ?? 15_000, maxAccounts: 20 })
+        })
+        requests += session.log.length
+        if (typeof usage === "object") {
+          return report({ message: usage.message, commands: "(none: the usage after every sequence)", curl: usage.curl, shrinks: 0, replay: replay() })
+        }
+        if (usage !== undefined) warnings.push(`usage is not checked: ${usage}`)
+      }
     }
     if (stoppedEarly !== undefined && details.numRuns < Math.max(minRuns, 1)) {
       const message = `${stoppedEarly}, fewer than the minimum of ${Math.max(minRuns, 1)}: too few to trust a pass (raise the time limit or look at why the server is slow)`

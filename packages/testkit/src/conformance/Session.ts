@@ -5,6 +5,7 @@
  *
  * @since 1.0.0
  */
+import { UsageTally } from "./UsageCheck.js"
 import { AdminApi } from "./AdminApi.js"
 import { codeProblem } from "./AnswerRules.js"
 import { type HttpClient, type HttpExchange, type HttpRequest, now } from "./HttpExchange.js"
@@ -65,6 +66,8 @@ export class Session {
   log: Array<LoggedExchange> = []
   /** Answers seen over the whole run, by status and error code (`429 rate_limited` ...). */
   readonly answers = new Map<string, number>()
+  /** The answers each account's keys got, for the usage check at the end of the run. */
+  readonly usage = new UsageTally()
   /** Literal values (keys, ids) and the shell variables that stand for them in printed commands. */
   readonly variables = new Map<string, string>()
   /** The admin API calls (only with an admin token). */
@@ -137,6 +140,7 @@ export class Session {
     }
     const key = `${x.response.status}${code}`
     this.answers.set(key, (this.answers.get(key) ?? 0) + 1)
+    this.usage.see(x)
   }
 
   json(x: HttpExchange, what: string): unknown {
@@ -181,6 +185,7 @@ export class Session {
     this.model.chains.length = 0
     this.model.messages.length = 0
     if (this.hasAdmin) {
+      this.usage.note(this.model.accounts)
       this.model.accounts.length = 0
       for (const spec of SEQUENCE_ACCOUNTS) await this.admin.createAccount(`${spec.name}${this.sequence}`, spec.body, spec.limits)
     } else {

@@ -3,7 +3,7 @@
  * a wrapper around the application's `handle` (to corrupt answers) or other core services
  * (a broken rate limiter ...). Never used outside tests.
  */
-import { MessageProcessor, Petstore, RateLimiter } from "@petstore/core"
+import { MessageProcessor, Petstore, RateLimiter, SecureRandom, Usage, UsageStore } from "@petstore/core"
 import { App, type AppResponse, Server } from "@petstore/http-node"
 import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 
@@ -21,6 +21,8 @@ export interface ServerVariant {
   readonly corruptInstance?: (index: number) => ServerVariant["corrupt"]
   /** Replaces the rate limiter (it may wrap the one the memory services built); called once per instance. */
   readonly limiter?: (real: RateLimiter.RateLimiter["Type"], instance: number) => RateLimiter.RateLimiter["Type"]
+  /** Counts usage per account (default true), written every 100 ms. */
+  readonly usage?: boolean
 }
 
 export const startServer = async (variant: ServerVariant = {}): Promise<RunningServer> => {
@@ -34,7 +36,10 @@ export const startServer = async (variant: ServerVariant = {}): Promise<RunningS
  * sharing PostgreSQL and Redis do.
  */
 export const startInstances = async (count: number, variant: ServerVariant = {}): Promise<ReadonlyArray<RunningServer>> => {
-  const services = Petstore.layerMemory().pipe(Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly))
+  const usage = variant.usage === false ? Layer.empty : Usage.Usage.layer({ flushMillis: 100 }).pipe(
+    Layer.provide(Layer.merge(UsageStore.UsageStore.layerMemory, SecureRandom.SecureRandom.Live))
+  )
+  const services = Layer.merge(Petstore.layerMemory().pipe(Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)), usage)
   const scope = Effect.runSync(Scope.make())
   const shared = await Effect.runPromise(Layer.buildWithScope(services, scope))
   const limiterTag = RateLimiter.RateLimiter

@@ -64,6 +64,7 @@ export const make = ({ clientAddress, limiter }: AdmitOptions): Stage => {
     return Sync.map(Sync.now(limiter.admit(principal)), (decision): Outcome => {
       exchange.admission = limitHeaders(decision)
       exchange.accountId = principal.accountId
+      exchange.decision = decision
       return decision.verdict === "allowed" ? undefined : REJECTION[decision.verdict]
     })
   }

@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import type { Accounts } from "@petstore/core"
+import type { Accounts, LimitDecision } from "@petstore/core"
 import type { AppRequest } from "../../AppRequest.js"
 import type { ResponseHeaders } from "../../AppResponse.js"
 import type * as Routes from "../routes.js"
@@ -26,6 +26,8 @@ export interface Exchange {
   admission: ResponseHeaders | undefined
   /** admit: the account the request is charged to, for logs and metrics. */
   accountId: string | undefined
+  /** admit: the limiter's decision on a request with a valid key (counted as the account's usage; `GET /v1/usage` shows its limits). */
+  decision: LimitDecision.Decision | undefined
   /** route: the route that answers, for logs, metrics and the operation's own headers. */
   route: AnsweringRoute | undefined
   /** route: the compiled route and the path's parameters. */
@@ -44,6 +46,7 @@ export const make = (request: AppRequest): Exchange => ({
   principal: undefined,
   admission: undefined,
   accountId: undefined,
+  decision: undefined,
   route: undefined,
   found: undefined,
   payload: undefined,

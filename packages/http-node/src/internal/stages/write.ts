@@ -19,5 +19,13 @@ export const write = (exchange: Exchange, answer: Answer): AppResponse => {
   if (route?.headers !== undefined) Object.assign(headers, route.headers)
   if (answer.headers !== undefined) Object.assign(headers, answer.headers)
   if (answer.body !== undefined) headers["Content-Type"] = answer.contentType ?? JSON_CONTENT_TYPE
-  return { status: answer.status, headers, body: answer.body, route: route?.template, accountId: exchange.accountId }
+  return {
+    status: answer.status,
+    headers,
+    body: answer.body,
+    route: route?.template,
+    accountId: exchange.accountId,
+    keyId: exchange.principal?.keyId,
+    verdict: exchange.decision?.verdict
+  }
 }

@@ -1,0 +1,34 @@
+// The whole application of `serve` on the in-memory store, under the settings `env` gives (metrics,
+// usage ...), with an enterprise key and 100 pets: its `handle`, a request of that key for a
+// method, URL and body, and `close`. Shared by the micro-benchmarks that compare whole requests.
+import { Accounts, Pets, Sync } from "@petstore/core"
+import { App as AppModule } from "@petstore/http-node"
+import { Config, Main, ServerMetrics } from "@petstore/server"
+import { ConfigProvider, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { BENCH_LIMITS, draft } from "../fixture.mjs"
+
+export const application = async (settings) => {
+  const env = new Map([["PETSTORE_STORE", "memory"], ...Object.entries(settings)])
+  const config = await Effect.runPromise(Effect.withConfigProvider(Config.ServerConfig, ConfigProvider.fromMap(env)))
+  const appLayer = ServerMetrics.appLayer(config, (metrics) =>
+    AppModule.App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [], metrics })
+  ).pipe(Layer.provideMerge(ServerMetrics.observeServices(config, Main.services(config))))
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(Layer.buildWithScope(appLayer, scope))
+  const { handle, key } = await Effect.runPromise(Effect.gen(function*() {
+    const accounts = yield* Accounts.Accounts
+    const pets = yield* Pets.Pets
+    const { key } = yield* accounts.create({ plan: "enterprise", limits: BENCH_LIMITS })
+    for (let i = 1; i <= 100; i++) yield* pets.create(draft(i))
+    return { handle: (yield* AppModule.App).handle, key: Redacted.value(key.key) }
+  }).pipe(Effect.provide(context)))
+  const authorization = `Bearer ${key}`
+  const request = (method, url, bytes = new Uint8Array()) => ({
+    method,
+    url,
+    header: (name) => (name === "authorization" ? authorization : name === "content-type" && bytes.length > 0 ? "application/json" : undefined),
+    remoteAddress: "127.0.0.1",
+    readBody: () => Sync.succeed({ _tag: "Body", bytes })
+  })
+  return { handle, request, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}

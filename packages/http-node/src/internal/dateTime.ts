@@ -1,0 +1,23 @@
+/**
+ * Date-times as the API takes them: ISO 8601 with an offset, checked to name a real instant.
+ *
+ * @since 1.0.0
+ */
+import * as Schema from "effect/Schema"
+
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
+
+/** Whether the fields name a real instant: `Date.parse` would roll 30 February over to March. */
+const isRealDateTime = (s: string): boolean => {
+  const [, year, month, day, hour, minute, second = "0", offsetHours = "0", offsetMinutes = "0"] = ISO_8601.exec(s) ?? []
+  const m = Number(month)
+  return m >= 1 && m <= 12 && Number(day) >= 1 && Number(day) <= new Date(Date.UTC(Number(year), m, 0)).getUTCDate() &&
+    Number(hour) <= 23 && Number(minute) <= 59 && Number(second) <= 59 && Number(offsetHours) <= 23 &&
+    Number(offsetMinutes) <= 59
+}
+
+/** An ISO-8601 date-time with its offset, naming a real instant. */
+export const Iso8601 = Schema.String.pipe(
+  Schema.pattern(ISO_8601, { message: () => "must be an ISO-8601 date-time such as 2030-01-31T12:00:00Z" }),
+  Schema.filter((s) => isRealDateTime(s) || "must be a real date and time (no 30 February, no 24:00)")
+)

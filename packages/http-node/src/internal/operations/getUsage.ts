@@ -1,0 +1,58 @@
+/**
+ * `GET /v1/usage` (beta): the calling account's usage per hour or day, zero-filled, by outcome, with
+ * its limits as the decision that admitted this very request states them.
+ *
+ * @since 1.0.0
+ */
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Usage, UsageRange } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import { UsageNotCounted } from "../../ErrorResponse.js"
+import * as UsageReport from "../usageReport.js"
+import { invalid, notFound, withCommonErrors } from "./endpoint.js"
+import * as Operation from "./operation.js"
+
+const DESCRIPTION = "**Beta.** The calling account's requests per `hour` or `day` (UTC) from `from` (inclusive) to `to` " +
+  "(exclusive), one bucket per interval, zero-filled and in order: every request its keys sent that was decided " +
+  "(allowed, or refused for the rate limit, the daily quota or a ban) and, among the allowed, those answered 4xx and 5xx. " +
+  "Counts are written every few seconds (`PETSTORE_USAGE_FLUSH_SECONDS`, default 5), so the last seconds may not show " +
+  "yet. At most 168 hourly or 400 daily buckets (`400` beyond); hourly buckets are kept 90 days, daily ones 13 months. " +
+  "`limits` are the account's limits as they stand after this request, which counts like any other. " +
+  "`404` when the server counts no usage."
+
+export const endpoint = HttpApiEndpoint.get("getUsage", "/usage")
+  .setUrlParams(UsageReport.UsageParams)
+  .addSuccess(UsageReport.UsageReport)
+  .addError(invalid)
+  .addError(notFound("usage"))
+  .pipe(withCommonErrors)
+  .annotate(OpenApi.Identifier, "getUsage")
+  .annotate(OpenApi.Summary, "Read the account's usage")
+  .annotate(OpenApi.Description, DESCRIPTION)
+  .annotate(OpenApi.Override, { "x-stability": "beta" })
+
+export const getUsage = Operation.make({
+  endpoint,
+  handler: Effect.gen(function*() {
+    const usage = yield* Effect.serviceOption(Usage.Usage)
+    const clock = yield* Effect.clock
+    const handle: Operation.HandlerOf<typeof endpoint> = ({ urlParams }, { decision, principal }) => {
+      if (Option.isNone(usage)) return Effect.fail(new UsageNotCounted())
+      const now = decision?.at ?? clock.unsafeCurrentTimeMillis()
+      const range = UsageReport.rangeOf(urlParams, now)
+      if (Either.isLeft(range)) return Effect.fail(range.left)
+      return Effect.map(usage.value.read(principal.accountId, range.right), (stored) => ({
+        value: {
+          accountId: principal.accountId,
+          granularity: range.right.granularity,
+          buckets: UsageRange.fill(range.right, stored).map(UsageReport.bucketOf),
+          limits: UsageReport.limitsOf(decision, principal.limits, now)
+        }
+      }))
+    }
+    return handle
+  })
+})

@@ -1,0 +1,23 @@
+/**
+ * Each answer to a request with a valid key counted as its account's usage (the core's `Usage`,
+ * when the application is given one): the limiter's verdict, and the status among the allowed.
+ * Decided once, when the application is built: without `Usage` nothing is counted and no hook runs.
+ *
+ * @since 1.0.0
+ */
+import { Usage } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { AppResponse } from "../AppResponse.js"
+
+/** The observer's `count` hook, or `undefined` when the application counts no usage. */
+export const make: Effect.Effect<((response: AppResponse) => void) | undefined> = Effect.map(
+  Effect.serviceOption(Usage.Usage),
+  Option.match({
+    onNone: () => undefined,
+    onSome: (usage) => (response: AppResponse) => {
+      const verdict = response.verdict
+      if (verdict !== undefined) usage.record(response.accountId!, response.keyId!, verdict, response.status)
+    }
+  })
+)

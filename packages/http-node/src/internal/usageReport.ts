@@ -1,0 +1,146 @@
+/**
+ * The usage answer on the wire, shared by `GET /v1/usage` and the admin API: the schemas, the
+ * range read from the query (`from`, `to`, `granularity`; 400 beyond the bounds), and the answer
+ * built from the core's zero-filled buckets.
+ *
+ * @since 1.0.0
+ */
+import { DailyQuota, type LimitDecision, type Plan, UsageRange, UsageStore } from "@petstore/core"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { Iso8601 } from "./dateTime.js"
+import { InvalidInput } from "../ErrorResponse.js"
+
+const Count = Schema.Int.pipe(Schema.nonNegative())
+
+export const UsageBucket = Schema.Struct({
+  start: Schema.String.annotations({ description: "Start of the bucket (UTC, ISO 8601); it lasts an hour or a day." }),
+  total: Count.annotations({ description: "Decided requests: allowed + rateLimited + quotaExceeded + banned." }),
+  allowed: Count,
+  rateLimited: Count,
+  quotaExceeded: Count,
+  banned: Count,
+  clientErrors: Count.annotations({ description: "Allowed requests answered 4xx." }),
+  serverErrors: Count.annotations({ description: "Allowed requests answered 5xx." })
+})
+
+export const MinuteLimit = Schema.Struct({
+  limit: Count,
+  remaining: Count,
+  reset: Schema.String.annotations({ description: "When the bucket is full again (ISO 8601)." })
+})
+
+export const DayLimit = Schema.Struct({
+  limit: Count,
+  used: Count,
+  remaining: Count,
+  reset: Schema.String.annotations({ description: "The next 00:00 UTC (ISO 8601), when the daily quota resets." })
+})
+
+export const Granularity = Schema.Literal("hour", "day")
+
+export const UsageReport = Schema.Struct({
+  accountId: Schema.String,
+  granularity: Granularity,
+  buckets: Schema.Array(UsageBucket),
+  limits: Schema.Struct({ minute: MinuteLimit, day: DayLimit })
+})
+
+/** The query of a usage request. */
+export const UsageParams = Schema.Struct({
+  from: Schema.optionalWith(
+    Iso8601.annotations({ description: "Start of the range (inclusive; rounded down to its bucket). Default: 24 buckets (hour) or 30 (day) before `to`." }),
+    { exact: true }
+  ),
+  to: Schema.optionalWith(
+    Iso8601.annotations({ description: "End of the range (exclusive; rounded up to a bucket). Default: the end of the current bucket." }),
+    { exact: true }
+  ),
+  granularity: Schema.optionalWith(
+    Granularity.annotations({ description: "Bucket size: `hour` (default; at most 168 buckets) or `day` (at most 400)." }),
+    { exact: true }
+  )
+})
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The range a query asks for at `now`, or the 400 that says why not. */
+export const rangeOf = (
+  params: typeof UsageParams.Type,
+  now: number
+): Either.Either<UsageRange.UsageRange, InvalidInput> =>
+  Either.mapLeft(
+    UsageRange.resolve({
+      granularity: params.granularity ?? "hour",
+      from: params.from === undefined ? undefined : Date.parse(params.from),
+      to: params.to === undefined ? undefined : Date.parse(params.to),
+      now
+    }),
+    (reason) => new InvalidInput({ message: `query: ${reason}` })
+  )
+
+/** One bucket on the wire. */
+export const bucketOf = (bucket: UsageRange.Bucket): typeof UsageBucket.Type => ({
+  start: iso(bucket.start),
+  total: UsageStore.total(bucket.counts),
+  ...bucket.counts
+})
+
+/** The limits as the decision that admitted the request states them. */
+export const limitsOf = (decision: LimitDecision.Decision | undefined, limits: Plan.PlanLimits, now: number) => {
+  const minute = decision?.limits.find((l) => l.name === "minute")
+  const day = decision?.limits.find((l) => l.name === "day")
+  const dayRemaining = day?.remaining ?? limits.perDay
+  return {
+    minute: { limit: limits.perMinute, remaining: minute?.remaining ?? limits.perMinute, reset: iso(minute?.fullAt ?? now) },
+    day: {
+      limit: limits.perDay,
+      used: Math.max(0, limits.perDay - dayRemaining),
+      remaining: dayRemaining,
+      reset: iso((DailyQuota.dayOf(decision?.at ?? now) + 1) * DailyQuota.DAY_MS)
+    }
+  }
+}
+
+/** The admin API's answer for an account: the account's own shape, its limits as the plan states them, and the buckets of each key. */
+export const AdminUsageReport = Schema.Struct({
+  accountId: Schema.String,
+  granularity: Granularity,
+  buckets: Schema.Array(UsageBucket),
+  limits: Schema.Struct({
+    minute: Schema.Struct({ limit: Count }),
+    day: DayLimit.annotations({ description: "`used`: today's allowed requests as counted so far (written every few seconds)." })
+  }),
+  byKey: Schema.Array(Schema.Struct({
+    keyId: Schema.String,
+    prefix: Schema.String.annotations({ description: "The key's display prefix." }),
+    buckets: Schema.Array(UsageBucket)
+  }))
+})
+
+/** The query of the busiest accounts. */
+export const TopParams = Schema.Struct({
+  ...UsageParams.fields,
+  by: Schema.optionalWith(
+    Schema.Literal("total", "refused").annotations({ description: "Rank by every decided request (default) or by those refused (rate limit, quota, ban)." }),
+    { exact: true }
+  ),
+  limit: Schema.optionalWith(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100, { message: () => "must be an integer between 1 and 100" })),
+    { exact: true }
+  )
+})
+
+export const TopUsage = Schema.Struct({
+  by: Schema.Literal("total", "refused"),
+  granularity: Granularity,
+  from: Schema.String,
+  to: Schema.String,
+  accounts: Schema.Array(Schema.Struct({ accountId: Schema.String, total: Count, refused: Count }))
+})
+
+/** Today's allowed requests in `buckets` of a day (the daily quota's use as counted so far). */
+export const usedToday = (stored: ReadonlyArray<UsageStore.StoredBucket>, today: number): number =>
+  stored.reduce((n, b) => (b.start === today ? n + b.counts.allowed : n), 0)
+
+export { iso }

@@ -1,0 +1,85 @@
+/**
+ * `UsageStore` on SQLite: each flush one group-committed write that records the batch's name and
+ * adds its rows to the hourly and daily buckets (additive upserts), or does nothing when the name is
+ * already recorded.
+ *
+ * @since 1.0.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { StoreRows, UsageStore } from "@petstore/core"
+import { Connection } from "./Connection.js"
+import { Database } from "./GroupCommit.js"
+
+const TABLES = { hour: "usage_hourly", day: "usage_daily" } as const
+
+const COUNT_COLUMNS = StoreRows.USAGE_COUNT_COLUMNS
+const SUMS = COUNT_COLUMNS.split(", ").map((c) => `sum(${c}) AS ${c}`).join(", ")
+
+/** @category constructors */
+export const make: Effect.Effect<UsageStore.UsageStore["Type"], never, Connection | Database> = Effect.gen(function*() {
+  const connection = yield* Connection
+  const db = yield* Database
+  const claim = connection.prepare("INSERT OR IGNORE INTO usage_flushes (instance_id, seq, at) VALUES (?, ?, ?)")
+  const statements = (table: string) => ({
+    add: connection.prepare(
+      `INSERT INTO ${table} (account_id, start, key_id, ${COUNT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, start, key_id) DO UPDATE SET
+         allowed = allowed + excluded.allowed, rate_limited = rate_limited + excluded.rate_limited,
+         quota_exceeded = quota_exceeded + excluded.quota_exceeded, banned = banned + excluded.banned,
+         client_errors = client_errors + excluded.client_errors, server_errors = server_errors + excluded.server_errors`
+    ),
+    read: connection.prepare(
+      `SELECT key_id, start, ${COUNT_COLUMNS} FROM ${table} WHERE account_id = ? AND start >= ? AND start < ?`
+    ),
+    totals: connection.prepare(
+      `SELECT account_id, ${SUMS} FROM ${table} WHERE start >= ? AND start < ? GROUP BY account_id`
+    ),
+    sweep: connection.prepare(`DELETE FROM ${table} WHERE start < ?`)
+  })
+  const tables = { hour: statements(TABLES.hour), day: statements(TABLES.day) }
+  const sweepFlushes = connection.prepare("DELETE FROM usage_flushes WHERE at < ?")
+
+  const addRow = (row: UsageStore.UsageRow) => {
+    const c = row.counts
+    const values = [c.allowed, c.rateLimited, c.quotaExceeded, c.banned, c.clientErrors, c.serverErrors]
+    tables.hour.add.run(row.accountId, row.hour, row.keyId, ...values)
+    tables.day.add.run(row.accountId, UsageStore.bucketStart("day", row.hour), row.keyId, ...values)
+  }
+
+  return UsageStore.UsageStore.of({
+    flush: (batch) =>
+      db.write(() => {
+        if (claim.run(batch.instanceId, batch.seq, batch.at).changes === 0) return false
+        for (const row of batch.rows) addRow(row)
+        return true
+      }),
+    read: (accountId, granularity, from, to) =>
+      db.read(() =>
+        (tables[granularity].read.all(accountId, from, to) as Array<StoreRows.UsageCountsRow & { key_id: string; start: number }>).map((row) => ({
+          keyId: row.key_id,
+          start: row.start,
+          counts: StoreRows.toUsageCounts(row)
+        }))
+      ),
+    top: (granularity, from, to, by, limit) =>
+      db.read(() =>
+        UsageStore.rank(
+          (tables[granularity].totals.all(from, to) as Array<StoreRows.UsageCountsRow & { account_id: string }>).map((row) => {
+            const counts = StoreRows.toUsageCounts(row)
+            return { accountId: row.account_id, total: UsageStore.total(counts), refused: UsageStore.refused(counts) }
+          }),
+          by,
+          limit
+        )
+      ),
+    sweep: ({ dailyBefore, flushesBefore, hourlyBefore }) =>
+      db.write(() =>
+        tables.hour.sweep.run(hourlyBefore).changes + tables.day.sweep.run(dailyBefore).changes +
+        sweepFlushes.run(flushesBefore).changes
+      )
+  })
+})
+
+/** @category layers */
+export const layer: Layer.Layer<UsageStore.UsageStore, never, Connection | Database> = Layer.effect(UsageStore.UsageStore, make)

@@ -1,0 +1,128 @@
+/**
+ * Usage at the end of a run: what the server reports for each account the checker created
+ * (`GET /admin/v1/accounts/{id}/usage`, which counts nothing itself) must equal the answers the
+ * checker saw with that account's keys, outcome by outcome. Checked when the server offers the
+ * endpoint and there is an admin API; an account whose key was revoked or expired during the run is
+ * left out (a refused old key's 401 or address 429 is not the account's, and which one the checker
+ * saw around the end is uncertain). Counts arrive after the server's flush interval: the check waits
+ * for them, up to `waitMs`.
+ *
+ * @since 1.0.0
+ */
+import type { HttpExchange } from "./HttpExchange.js"
+import type { AccountModel } from "./ModelRecords.js"
+import { fail } from "./Violation.js"
+
+const OUTCOMES = ["total", "allowed", "rateLimited", "quotaExceeded", "banned", "clientErrors", "serverErrors"] as const
+type Tally = Record<typeof OUTCOMES[number], number>
+
+const empty = (): Tally => ({ total: 0, allowed: 0, rateLimited: 0, quotaExceeded: 0, banned: 0, clientErrors: 0, serverErrors: 0 })
+
+const REFUSALS: Readonly<Record<string, "rateLimited" | "quotaExceeded" | "banned">> = {
+  rate_limited: "rateLimited",
+  daily_quota_exceeded: "quotaExceeded",
+  key_banned: "banned"
+}
+
+/** What the checker saw, per key, and which account each key is of. */
+export class UsageTally {
+  private readonly byToken = new Map<string, Tally>()
+  private readonly accounts = new Map<string, { readonly tokens: Set<string>; excluded: boolean }>()
+  /** When the first request was sent (wall ms): the range read starts before it. */
+  firstAt: number | undefined
+
+  /** Counts one answer to a request of the public API with a bearer token (a 401 is no decision of an account). */
+  see(exchange: HttpExchange): void {
+    if (exchange.request.path.startsWith("/admin/")) return
+    const authorization = exchange.request.headers["Authorization"] ?? exchange.request.headers["authorization"]
+    // The scheme's name is case-insensitive (RFC 9110): `bearer` and `BEARER` carry the key too.
+    const token = authorization === undefined ? undefined : /^bearer +(\S+) *$/i.exec(authorization)?.[1]
+    if (token === undefined) return
+    const status = exchange.response.status
+    if (status === 401) return
+    this.firstAt ??= exchange.wallSentAt
+    const tally = this.byToken.get(token) ?? empty()
+    this.byToken.set(token, tally)
+    tally.total++
+    if (status === 429) {
+      let code = ""
+      try {
+        code = String((JSON.parse(exchange.response.text) as { code?: unknown }).code)
+      } catch {
+        // Counted as allowed below: not an account's refusal.
+      }
+      const refusal = REFUSALS[code]
+      if (refusal !== undefined) {
+        tally[refusal]++
+        return
+      }
+    }
+    tally.allowed++
+    if (status >= 500) tally.serverErrors++
+    else if (status >= 400) tally.clientErrors++
+  }
+
+  /** Notes the accounts of a sequence (before the next one replaces them): their keys, and whether one of them ended. */
+  note(accounts: ReadonlyArray<AccountModel>): void {
+    for (const account of accounts) {
+      if (account.id === undefined) continue
+      const entry = this.accounts.get(account.id) ?? { tokens: new Set<string>(), excluded: false }
+      this.accounts.set(account.id, entry)
+      for (const key of account.keys) {
+        entry.tokens.add(key.secret)
+        if (key.endsAt !== undefined) entry.excluded = true
+      }
+    }
+  }
+
+  /** The accounts to compare, with what the checker saw for each. */
+  expected(): ReadonlyArray<readonly [accountId: string, seen: Tally]> {
+    return [...this.accounts].filter(([, a]) => !a.excluded).map(([id, a]) => {
+      const sum = empty()
+      for (const token of a.tokens) {
+        const t = this.byToken.get(token)
+        if (t !== undefined) for (const k of OUTCOMES) sum[k] += t[k]
+      }
+      return [id, sum] as const
+    })
+  }
+}
+
+/** How the check reads an account's usage: the answer's status and body. */
+export type ReadUsage = (accountId: string, from: string, to: string) => Promise<{ readonly status: number; readonly body: unknown }>
+
+/**
+ * Compares, for at most `maxAccounts` accounts (the busiest), the usage the server reports with the
+ * tally; answers why it was not checked, or `undefined` once it was (and matched).
+ */
+export const checkUsage = async (
+  tally: UsageTally,
+  read: ReadUsage,
+  options: { readonly waitMs: number; readonly maxAccounts: number }
+): Promise<string | undefined> => {
+  const accounts = [...tally.expected()].sort(([, a], [, b]) => b.total - a.total).slice(0, options.maxAccounts)
+  if (accounts.length === 0 || tally.firstAt === undefined) return "no account of the checker's sent a request"
+  const from = new Date(Math.floor(tally.firstAt / 3_600_000) * 3_600_000).toISOString()
+  const to = new Date(Date.now() + 3_600_000).toISOString()
+  const deadline = Date.now() + options.waitMs
+  for (const [accountId, seen] of accounts) {
+    for (;;) {
+      const reply = await read(accountId, from, to)
+      if (reply.status === 404) return "the server offers no usage (GET /admin/v1/accounts/{id}/usage answers 404)"
+      if (reply.status !== 200) fail(`GET /admin/v1/accounts/${accountId}/usage → ${reply.status}: ${JSON.stringify(reply.body).slice(0, 300)}`)
+      const reported = empty()
+      for (const bucket of (reply.body as { buckets: ReadonlyArray<Tally> }).buckets) for (const k of OUTCOMES) reported[k] += bucket[k]
+      const same = OUTCOMES.every((k) => reported[k] === seen[k])
+      if (same) break
+      // Counts only grow until they are flushed: more than was seen is wrong at once.
+      if (reported.total > seen.total || Date.now() > deadline) {
+        fail(
+          `the usage of account ${accountId} is ${JSON.stringify(reported)}, but the answers its keys got were ${JSON.stringify(seen)}` +
+            (reported.total > seen.total ? "" : ` (after waiting ${options.waitMs} ms for the counts to be written)`)
+        )
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  return undefined
+}
