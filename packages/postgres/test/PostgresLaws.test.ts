@@ -1,6 +1,6 @@
 import { describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
+import { accountStoreLaws, cursorSecretStoreLaws, idempotencyLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
 import * as Postgres from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -20,6 +20,7 @@ if ("skip" in database) {
   messageStoreLaws("postgres", fresh, { numRuns: 10 })
   limiterStateStoreLaws("postgres", fresh, { numRuns: 10 })
   serviceLaws("postgres", { pets: fresh, accounts: fresh, messages: fresh }, { numRuns: 5 })
+  idempotencyLaws("postgres", fresh, { numRuns: 8 })
   cursorSecretStoreLaws("postgres", {
     database: Effect.promise(() => database.freshUrl()),
     signer: (url) => Postgres.layer({ url, poolSize: 2, queryTimeoutMillis: 60_000 })

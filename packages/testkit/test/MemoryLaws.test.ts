@@ -1,7 +1,8 @@
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter } from "@petstore/core"
-import { Effect } from "effect"
+import { AccountStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter } from "@petstore/core"
+import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
+  idempotencyLaws,
   limiterStateStoreLaws,
   rateLimiterLaws,
   messageStoreLaws,
@@ -18,4 +19,10 @@ serviceLaws("memory", {
   messages: MessageStore.MessageStore.layerMemory
 })
 limiterStateStoreLaws("memory", LimiterStateStore.LimiterStateStore.layerMemory)
+idempotencyLaws(
+  "memory",
+  IdempotencyStore.IdempotencyStore.layerMemory.pipe(
+    Layer.provideMerge(Layer.merge(PetRepository.PetRepository.layerMemory, MessageStore.MessageStore.layerMemory))
+  )
+)
 rateLimiterLaws("memory", (options) => Effect.map(Effect.clock, (clock) => RateLimiter.makeMemory(options, clock)))

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { accountStoreLaws, cursorSecretStoreLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
+import { accountStoreLaws, cursorSecretStoreLaws, idempotencyLaws, limiterStateStoreLaws, messageStoreLaws, petRepositoryLaws, serviceLaws } from "@petstore/testkit/laws"
 import * as Sqlite from "@petstore/sqlite"
 
 // Every build is a new, empty database: in memory, or a new file (WAL, synchronous=FULL) in a temp folder.
@@ -17,12 +17,14 @@ accountStoreLaws("sqlite :memory:", inMemory)
 messageStoreLaws("sqlite :memory:", inMemory)
 limiterStateStoreLaws("sqlite :memory:", Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: ":memory:" }))))
 serviceLaws("sqlite :memory:", { pets: inMemory, accounts: inMemory, messages: inMemory })
+idempotencyLaws("sqlite :memory:", inMemory)
 
 // The same laws on real files (fewer runs: each write is an fsync).
 petRepositoryLaws("sqlite file", onFile, { numRuns: 5 })
 accountStoreLaws("sqlite file", onFile, { numRuns: 5 })
 messageStoreLaws("sqlite file", onFile, { numRuns: 5 })
 serviceLaws("sqlite file", { pets: onFile, accounts: onFile, messages: onFile }, { numRuns: 3 })
+idempotencyLaws("sqlite file", onFile, { numRuns: 4 })
 
 // The cursor secret kept in a file: a new file per database, opened by several "processes".
 cursorSecretStoreLaws("sqlite file", {

@@ -32,6 +32,8 @@ export interface Reply<A> {
 export interface RouteContext {
   readonly path: string
   readonly principal: Accounts.Principal
+  /** The request's header values by lower-case name (the operations that read one: `Idempotency-Key`). */
+  readonly header: (name: string) => string | undefined
 }
 
 type Input<E extends HttpApiEndpoint.HttpApiEndpoint.Any> =

@@ -20,7 +20,8 @@ import {
   type Plan,
   type RateLimiter,
   Readiness,
-  SecureRandom
+  SecureRandom,
+  IdempotencyStore
 } from "@petstore/core"
 import { Clock, Context, type Duration, Effect, FiberRef, HashSet, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
 import { App } from "../../src/App.js"
@@ -261,6 +262,7 @@ export class TestServer extends Context.Tag("test/TestServer")<TestServer, Retur
       const services = options.petRepository === undefined && options.accountStore === undefined
         ? Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor))
         : Petstore.layer(petstoreOptions).pipe(
+          Layer.provideMerge(IdempotencyStore.IdempotencyStore.layerMemory),
           Layer.provide(Layer.mergeAll(
             options.petRepository === undefined
               ? PetRepository.PetRepository.layerMemory

@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { AccountStore, MessageStore, PageCursor, type Petstore, PetRepository, Readiness, type SecureRandom } from "@petstore/core"
+import { AccountStore, IdempotencyStore, MessageStore, PageCursor, type Petstore, PetRepository, Readiness, type SecureRandom } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { StoreRegistration } from "../StoreRegistration.js"
@@ -17,11 +17,10 @@ export interface MemoryStore {
 
 /** The store ports in process memory (a store of another kind that keeps its data there starts from these). */
 export const ports: Layer.Layer<Petstore.Stores, never, SecureRandom.SecureRandom> = Layer.mergeAll(
-  PetRepository.PetRepository.layerMemory,
+  IdempotencyStore.IdempotencyStore.layerMemory,
   AccountStore.AccountStore.layerMemory,
-  MessageStore.MessageStore.layerMemory,
   PageCursor.CursorSigner.random
-)
+).pipe(Layer.provideMerge(Layer.merge(PetRepository.PetRepository.layerMemory, MessageStore.MessageStore.layerMemory)))
 
 /** @category registrations */
 export const memory: StoreRegistration<MemoryStore> = {
