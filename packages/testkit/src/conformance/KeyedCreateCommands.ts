@@ -30,6 +30,15 @@ const newKeyed = (pet: KeyedPet) => {
 
 const REPLAYED = "idempotent-replayed"
 
+/** A keyed create's start: the picked key (none: nothing to do), a new Idempotency-Key, its pet, noted in the model. */
+const begin = (model: Model, session: Session, pick: KeyPick, pet: KeyedPet) => {
+  const key = pickKey(model, pick)
+  if (key === undefined) return undefined
+  const keyed = newKeyed(pet)
+  model.keyedPets.set(keyed.body.name, undefined)
+  return { ...keyed, key, path: `${session.publicPrefix}/pets` }
+}
+
 /** Sends the keyed create once; the exchange when the limits admitted it. */
 const sendKeyed = (session: Session, key: KeyModel, label: string, path: string, idempotencyKey: string, body: unknown) =>
   session.keyed(label, key, {
@@ -65,11 +74,9 @@ export class KeyedRetries extends Base {
     return `keyedRetries(${describePick(this.pick)}, ${JSON.stringify(this.pet)}, ${this.retries} retries)`
   }
   async run(model: Model, session: Session) {
-    const key = pickKey(model, this.pick)
-    if (key === undefined) return
-    const path = `${session.publicPrefix}/pets`
-    const { body, idempotencyKey } = newKeyed(this.pet)
-    model.keyedPets.set(body.name, undefined)
+    const start = begin(model, session, this.pick, this.pet)
+    if (start === undefined) return
+    const { body, idempotencyKey, key, path } = start
     let first: HttpExchange | undefined
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       // Every other retry sends the draft's quoted form: the same key.
@@ -100,11 +107,9 @@ export class ConcurrentKeyedCreates extends Base {
     return `concurrentKeyedCreates(${describePick(this.pick)}, ${JSON.stringify(this.pet)}, ${this.count} at once)`
   }
   async run(model: Model, session: Session) {
-    const key = pickKey(model, this.pick)
-    if (key === undefined) return
-    const path = `${session.publicPrefix}/pets`
-    const { body, idempotencyKey } = newKeyed(this.pet)
-    model.keyedPets.set(body.name, undefined)
+    const start = begin(model, session, this.pick, this.pet)
+    if (start === undefined) return
+    const { body, idempotencyKey, key, path } = start
     const admitted = await parallelBurst(model, session, key, this.count, {
       method: "POST",
       path,
@@ -145,11 +150,9 @@ export class KeyedMismatch extends Base {
     return `keyedMismatch(${describePick(this.pick)}, ${JSON.stringify(this.pet)})`
   }
   async run(model: Model, session: Session) {
-    const key = pickKey(model, this.pick)
-    if (key === undefined) return
-    const path = `${session.publicPrefix}/pets`
-    const { body, idempotencyKey } = newKeyed(this.pet)
-    model.keyedPets.set(body.name, undefined)
+    const start = begin(model, session, this.pick, this.pet)
+    if (start === undefined) return
+    const { body, idempotencyKey, key, path } = start
     const x = await sendKeyed(session, key, "keyed create", path, idempotencyKey, body)
     if (x === undefined) return
     expectStatus(`keyed create: POST ${path} → ${x.response.status}`, x.response.status, [201], x.response.text)
