@@ -149,24 +149,23 @@ export const make = (options: IdempotencyOptions) =>
             now,
             expiresAt: now + ttlMillis
           }
-          return Effect.flatMap(store.find(accountId, key, now), (found) => {
-            if (Option.isSome(found)) return replay(request, found.value, answer)
-            if (inFlight.has(id)) return Effect.fail(inUse(key))
-            inFlight.add(id)
-            return write(request).pipe(
-              Effect.ensuring(Effect.sync(() => inFlight.delete(id))),
-              Effect.flatMap((claim): Effect.Effect<Keyed<A>, KeyedRefusal | StoreUnavailable> => {
-                switch (claim._tag) {
-                  case "Created":
-                    return Effect.succeed({ value: claim.value, replayed: false })
-                  case "Completed":
-                    return replay(request, claim.record, answer)
-                  case "InProgress":
-                    return Effect.fail(inUse(key))
-                }
-              })
-            )
-          })
+          // No look-up first: the claim itself answers the key's record when it has one, so a first
+          // request (the usual case) costs one write, batched with the others, and nothing more.
+          if (inFlight.has(id)) return Effect.fail(inUse(key))
+          inFlight.add(id)
+          return write(request).pipe(
+            Effect.ensuring(Effect.sync(() => inFlight.delete(id))),
+            Effect.flatMap((claim): Effect.Effect<Keyed<A>, KeyedRefusal | StoreUnavailable> => {
+              switch (claim._tag) {
+                case "Created":
+                  return Effect.succeed({ value: claim.value, replayed: false })
+                case "Completed":
+                  return replay(request, claim.record, answer)
+                case "InProgress":
+                  return Effect.fail(inUse(key))
+              }
+            })
+          )
         })
       })
 
