@@ -12,7 +12,7 @@ import * as Invalid from "../arbitraries/Invalid.js"
 import * as Valid from "../arbitraries/Valid.js"
 import { type Command, keyPickArb } from "./CommandBase.js"
 import { createsWhilePagingPlan } from "./CreatesWhilePaging.js"
-import { ConcurrentKeyedCreates, KeyedMismatch, KeyedRetries } from "./KeyedCreateCommands.js"
+import { KeyedMismatch, KeyedRetries } from "./KeyedCreateCommands.js"
 import { IssueKey, ListKeys, RevokeKey, RotateKey } from "./KeyCommands.js"
 import { BadAuth, Burst, HonourRetryAfter, ParallelBurstCommand, RevokedKeyRequest, UnknownRoute, WrongMethod } from "./LimitCommands.js"
 import { AwaitDelivery, ReadMessage, SubmitMessage, SubmitMessageInvalid } from "./MessageCommands.js"
@@ -60,7 +60,6 @@ export const commandArbitraries = (options: { readonly admin: boolean }): Array<
     fc.tuple(k, parallelBurstSize).map(([p, n]) => new ParallelBurstCommand(p, n)),
     fc.tuple(k, createsWhilePagingPlan).map(([p, plan]) => new CreatesWhilePagingCommand(p, plan)),
     fc.tuple(k, keyedPet, fc.integer({ min: 1, max: 4 })).map(([p, pet, n]) => new KeyedRetries(p, pet, n)),
-    fc.tuple(k, keyedPet, fc.integer({ min: 2, max: 10 })).map(([p, pet, n]) => new ConcurrentKeyedCreates(p, pet, n)),
     fc.tuple(k, keyedPet).map(([p, pet]) => new KeyedMismatch(p, pet))
   ]
   if (!options.admin) return publicCommands
