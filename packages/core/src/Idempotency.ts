@@ -8,11 +8,9 @@
  *
  * @since 1.0.0
  */
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -42,7 +40,7 @@ export const MIN_TTL_MILLIS = 24 * 60 * 60 * 1000
 export interface IdempotencyOptions {
   /** How long a key's answer is kept and replayed (at least `MIN_TTL_MILLIS`). */
   readonly ttlMillis: number
-  /** How often expired records are swept (in batches of `SWEEP_BATCH`). */
+  /** How often at most expired records are swept (in batches of `SWEEP_BATCH`), started by a keyed create. */
   readonly sweepEveryMillis: number
 }
 
@@ -82,7 +80,7 @@ export class Idempotency extends Context.Tag("@petstore/core/Idempotency")<
     readonly submitMessage: (accountId: string, key: IdempotencyKey, text: string) => Effect.Effect<Keyed<Message>, KeyedRefusal | StoreUnavailable>
   }
 >() {
-  /** The service, with a fiber sweeping expired records for the life of the layer. */
+  /** The service; the sweeps it starts end with the layer. */
   static readonly layer = (options: Partial<IdempotencyOptions> = {}) =>
     Layer.scoped(Idempotency, make({ ...DEFAULT_OPTIONS, ...options }))
 }
@@ -106,15 +104,18 @@ export const make = (options: IdempotencyOptions) =>
     // expired record, so a late sweep changes nothing anyone can see.
     const sweepAll: Effect.Effect<void, StoreUnavailable> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.flatMap(store.sweep(now, SWEEP_BATCH), (removed) => (removed >= SWEEP_BATCH ? sweepAll : Effect.void)))
-    yield* Effect.forkScoped(Effect.interruptible(
-      Effect.sleep(Duration.millis(options.sweepEveryMillis)).pipe(
-        Effect.zipRight(sweepAll),
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logWarning("idempotency sweep failed; it runs again later", cause)
-        ),
-        Effect.forever
-      )
-    ))
+    const sweep = sweepAll.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("idempotency sweep failed; it runs again later", cause))
+    )
+    // The sweep is started by a keyed create at most once per `sweepEveryMillis`, in the background:
+    // no timer of its own, so an idle service (or a test that moves its clock) never wakes for it.
+    const scope = yield* Effect.scope
+    let lastSweep = Number.NEGATIVE_INFINITY
+    const sweepIfDue = (now: number): Effect.Effect<void> => {
+      if (now - lastSweep < options.sweepEveryMillis) return Effect.void
+      lastSweep = now
+      return Effect.asVoid(Effect.forkIn(sweep, scope))
+    }
 
     const inUse = (key: string) => new IdempotencyKeyInUse({ key, retryAfterSeconds: IN_USE_RETRY_AFTER_SECONDS })
 
@@ -153,7 +154,7 @@ export const make = (options: IdempotencyOptions) =>
           // request (the usual case) costs one write, batched with the others, and nothing more.
           if (inFlight.has(id)) return Effect.fail(inUse(key))
           inFlight.add(id)
-          return write(request).pipe(
+          return Effect.zipRight(Effect.suspend(() => sweepIfDue(now)), write(request)).pipe(
             Effect.ensuring(Effect.sync(() => inFlight.delete(id))),
             Effect.flatMap((claim): Effect.Effect<Keyed<A>, KeyedRefusal | StoreUnavailable> => {
               switch (claim._tag) {

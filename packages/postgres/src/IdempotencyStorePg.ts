@@ -69,9 +69,12 @@ const BY_KEYS = statement(
   `SELECT ${COLUMNS} FROM idempotency_keys JOIN unnest($1::text[], $2::text[]) AS q(account_id, key) USING (account_id, key)
    WHERE expires_at > $3`
 )
+// Rows a claim holds (taking an expired key over) are skipped, so the sweep never waits for a claim
+// and the two never wait for each other.
 const SWEEP = statement(
   `WITH removed AS (
-     DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2) RETURNING 1)
+     DELETE FROM idempotency_keys
+     WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1)
    SELECT count(*)::int AS removed FROM removed`
 )
 
