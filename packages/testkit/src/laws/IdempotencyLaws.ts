@@ -235,6 +235,30 @@ export const idempotencyLaws = <E>(
     )
 
     property(
+      "a keyed create starts a sweep (at most once an hour) that removes the records expired by then",
+      [account, idempotencyKey, idempotencyKey, newPet],
+      ([accountId, old, fresh, pet]) =>
+        withServices((idempotency, _repo, store, _messages, advance) =>
+          Effect.gen(function*() {
+            if (old === fresh) return
+            yield* idempotency.createPet(accountId, old, pet)
+            expect(Option.isSome(yield* store.find(accountId, old, START))).toBe(true)
+            yield* advance(TTL)
+            yield* idempotency.createPet(accountId, fresh, pet)
+            // The sweep runs in the background: wait (a bounded poll) until the old record is gone.
+            let left = true
+            for (let i = 0; i < 400 && left; i++) {
+              left = Option.isSome(yield* store.find(accountId, old, START))
+              if (left) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+            }
+            expect(left).toBe(false)
+            expect(Option.isSome(yield* store.find(accountId, fresh, START + TTL))).toBe(true)
+          })
+        ),
+      runs
+    )
+
+    property(
       "the sweep removes expired records only, at most `limit` at a time",
       [fc.uniqueArray(idempotencyKey, { minLength: 1, maxLength: 7 }), fc.integer({ min: 1, max: 3 }), account],
       ([keys, limit, accountId]) =>
