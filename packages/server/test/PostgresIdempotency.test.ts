@@ -137,7 +137,6 @@ if ("skip" in database) {
       expect(messages.map((r) => r.message).sort()).toStrictEqual(messageKeys)
       expect(messages.every((r) => r.n === 1)).toBe(true)
       console.log(`kill -9: ${sent.length} keys sent, ${acked.size} acknowledged before the kill, each retried: one resource per key`)
-      b = await start(settings)
     }, 90_000)
   })
 }
