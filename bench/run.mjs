@@ -114,7 +114,9 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 // --- load rounds ----------------------------------------------------------------------------------
 const SCENARIOS = [
   { id: "get", label: `GET /v1/pets?limit=${PAGE_LIMIT}`, method: "GET", path: `/v1/pets?limit=${PAGE_LIMIT}` },
-  { id: "post", label: "POST /v1/pets", method: "POST", path: "/v1/pets", body: POST_BODY }
+  { id: "post", label: "POST /v1/pets", method: "POST", path: "/v1/pets", body: POST_BODY },
+  // Each request with a new Idempotency-Key: the cost of retry-safe creates against the un-keyed POST.
+  { id: "post-keyed", label: "POST /v1/pets with a new Idempotency-Key each", method: "POST", path: "/v1/pets", body: POST_BODY, keyed: true }
 ]
 
 // Whether Redis runs on this machine (then its CPU is the shared targets' work, not other load).
@@ -143,6 +145,7 @@ const measure = async (target, scenario, seconds) => {
     urls: (target.ports ?? [target.port]).map((port) => `http://127.0.0.1:${port}${scenario.path}`),
     method: scenario.method,
     body: scenario.body,
+    keyed: scenario.keyed === true,
     headers: { authorization: `Bearer ${key}` },
     connections: settings.connections,
     seconds,
@@ -315,7 +318,7 @@ const runLoad = async () => {
         const m = await measure(r, s, settings.seconds)
         rounds.push({ round, scenario: s.id, target: r.id, ...m })
         log(
-          `round ${round + 1}/${settings.rounds} ${s.id.padEnd(4)} ${r.id.padEnd(14)} ${m.rps.toFixed(0).padStart(6)} req/s` +
+          `round ${round + 1}/${settings.rounds} ${s.id.padEnd(10)} ${r.id.padEnd(14)} ${m.rps.toFixed(0).padStart(6)} req/s` +
             `  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms  cpu ${m.cpuPerRequestMicros.toFixed(1)} µs/req` +
             (Number.isFinite(m.dbCpuPerRequestMicros) ? ` + PostgreSQL ${m.dbCpuPerRequestMicros.toFixed(1)} µs/req` : "") +
             (Number.isFinite(m.redisCalls)
@@ -387,6 +390,11 @@ const runLoad = async () => {
         })),
         redisCpuPerRequestMicros: median(mine.map((m) => m.redisCpuPerRequestMicros)),
         redisKeys: redisKeys[id],
+        // The keyed POST's req/s ÷ the un-keyed POST's, same target, same round (median over rounds).
+        keyedRatio: s.id !== "post-keyed" ? Number.NaN : median(mine.map((m) => {
+          const p = rounds.find((x) => x.scenario === "post" && x.target === id && x.round === m.round)
+          return p === undefined ? Number.NaN : m.rps / p.rps
+        })),
         vs: Object.fromEntries(["raw", "fastify", "memory", "nometrics", "nousage", "durable", "commit1", "sqlite1", "postgres", "fastify-pg", "shared", "fastify-shared"].map((peer) => [peer, {
           rps: ratioTo(peer, "rps"),
           p50: ratioTo(peer, "p50"),

@@ -16,6 +16,17 @@ end
 
 local quantiles = os.getenv("BENCH_QUANTILES") == "1"
 
+-- With BENCH_IDEMPOTENCY_PREFIX, every request carries a new Idempotency-Key (the prefix, then a count).
+local keyPrefix = os.getenv("BENCH_IDEMPOTENCY_PREFIX")
+if keyPrefix ~= nil and keyPrefix ~= "" then
+  local sent = 0
+  request = function()
+    sent = sent + 1
+    wrk.headers["Idempotency-Key"] = keyPrefix .. sent
+    return wrk.format(nil, nil, wrk.headers, wrk.body)
+  end
+end
+
 local grid = function(latency)
   local points = { string.format("[0,%d]", latency.min) }
   local add = function(p) points[#points + 1] = string.format("[%g,%d]", p, latency:percentile(p)) end

@@ -47,12 +47,21 @@ const collect = (child) =>
  * and error counts (non-2xx/3xx statuses, socket errors, timeouts); with `quantiles`, also a grid of
  * latency percentiles (`[[percent, ms], …]`, for `merge`).
  */
-export const run = async ({ body, connections, cpu, headers, loader, method, seconds, url, quantiles = false }) => {
+export const run = async ({ body, connections, cpu, headers, loader, method, seconds, url, quantiles = false, keyed = false }) => {
+  // A keyed run: a new Idempotency-Key per request, unique to this load generator.
+  const keyPrefix = keyed ? `bench-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}-` : ""
   const pin = (argv) => (cpu === undefined ? argv : ["taskset", "-c", String(cpu), ...argv])
   if (loader === "wrk") {
     const argv = pin(["wrk", "-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", WRK_SCRIPT, url])
     const child = spawn(argv[0], argv.slice(1), {
-      env: { ...process.env, BENCH_METHOD: method, BENCH_BODY: body ?? "", BENCH_AUTH: headers.authorization ?? "", BENCH_QUANTILES: quantiles ? "1" : "0" },
+      env: {
+        ...process.env,
+        BENCH_METHOD: method,
+        BENCH_BODY: body ?? "",
+        BENCH_AUTH: headers.authorization ?? "",
+        BENCH_QUANTILES: quantiles ? "1" : "0",
+        BENCH_IDEMPOTENCY_PREFIX: keyPrefix
+      },
       stdio: ["ignore", "pipe", "pipe"]
     })
     const { code, err, out } = await collect(child)
@@ -75,6 +84,8 @@ export const run = async ({ body, connections, cpu, headers, loader, method, sec
     require.resolve("autocannon/autocannon.js"),
     "-c", String(connections), "-p", "1", "-d", String(seconds), "-j", "-m", method,
     ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`]),
+    // autocannon replaces `[<id>]` with a new random id in every request (-I).
+    ...(keyed ? ["-I", "-H", `idempotency-key=${keyPrefix}[<id>]`] : []),
     ...(body === undefined ? [] : ["-H", "content-type=application/json", "-b", body]),
     url
   ])

@@ -7,6 +7,29 @@ const mb = (bytes) => (Number.isFinite(bytes) ? f(bytes / 2 ** 20, 0) : "–")
 
 const SCENARIO_TITLE = { get: "GET /v1/pets?limit=20", post: "POST /v1/pets" }
 
+/**
+ * The keyed durable POST against the un-keyed one, per target (SQLite, PostgreSQL): req/s, p99 and
+ * the ratio of req/s (median of the per-round ratios; the goal is at least 0.8).
+ */
+const keyedTable = (load) => {
+  const keyed = load.summary["post-keyed"] ?? {}
+  const ids = Object.keys(keyed)
+  if (ids.length === 0) return ""
+  const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "–")
+  const lines = [
+    "## Load: POST /v1/pets with an `Idempotency-Key`\n",
+    "Every request carries a new key (the load generator counts them), so each is a first request: the key is claimed and its record written with the pet.\n",
+    "| target | un-keyed req/s | keyed req/s | keyed ÷ un-keyed | un-keyed p99 ms | keyed p99 ms | goal ≥ 0.8 |",
+    "|---|--:|--:|--:|--:|--:|---|"
+  ]
+  for (const id of ids) {
+    const plain = load.summary.post?.[id]
+    const k = keyed[id]
+    lines.push(`| ${id} | ${f(plain?.rps)} | ${f(k.rps)} | ${f(k.keyedRatio, 2)} | ${f(plain?.p99, 2)} | ${f(k.p99, 2)} | ${Number.isFinite(k.keyedRatio) ? (k.keyedRatio >= 0.8 ? "yes" : "**no**") : "n/a"} |`)
+  }
+  return lines.join("\n") + "\n"
+}
+
 /** The issue's targets, each with its measured value and whether it is met. */
 export const goals = (load, micro) => {
   const s = load?.summary ?? {}
@@ -350,6 +373,7 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
       out.push(`## Load: ${SCENARIO_TITLE[s]}\n`)
       out.push(loadTable(load, s))
     }
+    out.push(keyedTable(load))
     out.push("Medians of the rounds; the ratios are medians of the per-round ratios (each round measures every target back to back). " +
       "**BASELINE** rows are not the pet store: `bench/peers/raw.mjs` answers constant bytes with no auth, limit or validation (the ceiling); " +
       "`bench/peers/fastify.mjs` is an idiomatic Fastify 5 build doing the same work as ours per request (key by SHA-256, per-account limit " +

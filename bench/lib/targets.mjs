@@ -138,7 +138,7 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       cwd: dir,
       dataDir: dir,
       kind: "app",
-      scenarios: ["get", "post"]
+      scenarios: ["get", "post", "post-keyed"]
     })
   }
   if (durable.available) {
@@ -182,7 +182,7 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       cwd: mkdtempSync(join(tmpdir(), "petstore-bench-postgres-")),
       database,
       kind: "app",
-      scenarios: ["get", "post"]
+      scenarios: ["get", "post", "post-keyed"]
     })
   }
   if (postgres.available) {

@@ -58,6 +58,20 @@ export const backoffMillis = (attempts: number, options: MessageQueueOptions, ji
   return Math.max(0, Math.round(exact * (0.8 + 0.4 * jitter)))
 }
 
+/** A new message as it is stored on submission: queued, available at once, no attempt yet. */
+export const queuedMessage = (id: string, accountId: string, text: string, now: number): StoredMessage => ({
+  id,
+  accountId,
+  message: text,
+  status: "queued",
+  createdAt: now,
+  updatedAt: now,
+  attempts: 0,
+  availableAt: now,
+  leaseUntil: 0,
+  lastError: null
+})
+
 /** The wire view of a stored message. */
 export const toMessage = (m: StoredMessage): Message => ({
   id: m.id as MessageId,
@@ -83,6 +97,8 @@ export class MessageQueue extends Context.Tag("@petstore/core/MessageQueue")<
   {
     /** Stores the message durably (per the store) and wakes the worker; the result has status `queued`. */
     readonly submit: (accountId: string, text: string) => Effect.Effect<Message, StoreUnavailable>
+    /** Wakes the worker: a message was stored by other means than `submit` (a keyed create). */
+    readonly wake: Effect.Effect<void>
     /** A message of `accountId`; another account's message is not found. */
     readonly get: (accountId: string, id: string) => Effect.Effect<Message, MessageNotFound | StoreUnavailable>
   }
@@ -198,22 +214,12 @@ export const make = (options: MessageQueueOptions) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const id = yield* Effect.provideService(randomId("msg"), SecureRandom, random)
-          const stored: StoredMessage = {
-            id,
-            accountId,
-            message: text,
-            status: "queued",
-            createdAt: now,
-            updatedAt: now,
-            attempts: 0,
-            availableAt: now,
-            leaseUntil: 0,
-            lastError: null
-          }
+          const stored = queuedMessage(id, accountId, text, now)
           yield* store.insert(stored)
           yield* Queue.offer(wake, undefined)
           return toMessage(stored)
         }),
+      wake: Effect.asVoid(Queue.offer(wake, undefined)),
       get: (accountId, id) =>
         Effect.flatMap(store.find(id), (m) =>
           Option.isSome(m) && m.value.accountId === accountId

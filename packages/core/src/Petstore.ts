@@ -7,6 +7,8 @@ import * as Layer from "effect/Layer"
 import { Accounts } from "./Accounts.js"
 import { AccountStore } from "./AccountStore.js"
 import type { KeyEnvironment } from "./ApiKey.js"
+import { Idempotency, type IdempotencyOptions } from "./Idempotency.js"
+import { IdempotencyStore } from "./IdempotencyStore.js"
 import { MessageProcessor } from "./MessageProcessor.js"
 import { MessageQueue, type MessageQueueOptions } from "./MessageQueue.js"
 import { MessageStore } from "./MessageStore.js"
@@ -30,16 +32,18 @@ export interface PetstoreOptions {
   readonly messageQueue?: Partial<MessageQueueOptions> | undefined
   /** The pets service's page cache (its byte budget). */
   readonly pets?: PetsOptions | undefined
+  /** How long `Idempotency-Key` answers are kept, and how often expired ones are swept. */
+  readonly idempotency?: Partial<IdempotencyOptions> | undefined
 }
 
 /** The services of the interface. */
-export type Services = Accounts | Pets | MessageQueue | RateLimiter
+export type Services = Accounts | Pets | MessageQueue | RateLimiter | Idempotency
 
 /** The stores of webhook delivery (endpoints and the attempt log), which an adapter provides too. */
 export type WebhookStores = WebhookEndpointStore | WebhookAttemptStore
 
 /** The stores an adapter provides. */
-export type Stores = PetRepository | AccountStore | MessageStore | CursorSigner
+export type Stores = PetRepository | AccountStore | MessageStore | CursorSigner | IdempotencyStore
 
 /**
  * The services over stores from elsewhere (SQLite, PostgreSQL ...). The message processor is the
@@ -48,12 +52,12 @@ export type Stores = PetRepository | AccountStore | MessageStore | CursorSigner
 export const layer = (
   options: PetstoreOptions = {}
 ): Layer.Layer<Services, never, Stores | MessageProcessor | SecureRandom> =>
-  Layer.mergeAll(
+  Idempotency.layer(options.idempotency).pipe(Layer.provideMerge(Layer.mergeAll(
     Accounts.layer({ environment: options.environment ?? "production" }),
     Pets.layerWith(options.pets ?? {}),
     MessageQueue.layer(options.messageQueue),
     options.rateLimiterLayer ?? RateLimiter.layerMemory(options.rateLimiter)
-  )
+  )))
 
 /** Everything in process memory: for tests, embedding and trying things out (nothing survives a restart). */
 export const layerMemory = (
@@ -62,12 +66,11 @@ export const layerMemory = (
   layer(options).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        PetRepository.layerMemory,
+        IdempotencyStore.layerMemory,
         AccountStore.layerMemory,
-        MessageStore.layerMemory,
         CursorSigner.random,
         StoreReadiness.layerAlwaysUp
-      )
+      ).pipe(Layer.provideMerge(Layer.merge(PetRepository.layerMemory, MessageStore.layerMemory)))
     ),
     Layer.provide(SecureRandom.Live)
   )

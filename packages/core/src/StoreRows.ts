@@ -7,6 +7,8 @@
 import type { Account, KeyRecord } from "./AccountStore.js"
 import type { KeyStanding } from "./BanPolicy.js"
 import type { DailyQuotaState } from "./DailyQuota.js"
+import type { IdempotencyKey } from "./IdempotencyKey.js"
+import type { IdempotencyRecord } from "./IdempotencyStore.js"
 import type { MessageStatus } from "./Message.js"
 import type { StoredMessage } from "./MessageStore.js"
 import type { CategoryId, Pet, PetId, PetStatus } from "./Pet.js"
@@ -139,4 +141,25 @@ export const toUsageCounts = (row: UsageCountsRow): Counts => ({
   banned: row.banned,
   clientErrors: row.client_errors,
   serverErrors: row.server_errors
+})
+
+/** A row of `idempotency_keys`. */
+export interface IdempotencyRow {
+  readonly account_id: string
+  readonly key: string
+  readonly operation: "createPet" | "createMessage"
+  readonly fingerprint: string
+  readonly resource_id: string
+  readonly created_at: number
+  readonly expires_at: number
+}
+
+export const toIdempotencyRecord = (row: IdempotencyRow): IdempotencyRecord => ({
+  accountId: row.account_id,
+  key: row.key as IdempotencyKey,
+  operation: row.operation,
+  fingerprint: row.fingerprint,
+  resourceId: row.resource_id,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at
 })

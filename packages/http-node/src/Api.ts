@@ -7,7 +7,7 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import type { MessageQueue, Pets } from "@petstore/core"
+import type { Idempotency, MessageQueue, Pets } from "@petstore/core"
 import { createMessage } from "./internal/operations/createMessage.js"
 import { createPet } from "./internal/operations/createPet.js"
 import { ApiKeyAuth, PUBLIC_PREFIX } from "./internal/operations/endpoint.js"
@@ -27,7 +27,7 @@ export { Limit, ListPetsParams } from "./internal/operations/listPets.js"
  * (`internal/operations`): the application serves exactly these. A new operation is added here and
  * to its group below.
  */
-export const OPERATIONS: ReadonlyArray<Operation.Operation<any, Pets.Pets | MessageQueue.MessageQueue>> = [
+export const OPERATIONS: ReadonlyArray<Operation.Operation<any, Pets.Pets | MessageQueue.MessageQueue | Idempotency.Idempotency>> = [
   listPets,
   createPet,
   getPet,

@@ -14,7 +14,7 @@
  *
  * @since 1.0.0
  */
-import { Accounts, type MessageQueue, type Pets, RateLimiter, Readiness, Sync } from "@petstore/core"
+import { Accounts, type Idempotency, type MessageQueue, type Pets, RateLimiter, Readiness, Sync } from "@petstore/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -118,7 +118,7 @@ export class App extends Context.Tag("@petstore/http-node/App")<
 }
 
 /** The core services the application serves. */
-export type AppServices = Accounts.Accounts | RateLimiter.RateLimiter | Pets.Pets | MessageQueue.MessageQueue
+export type AppServices = Accounts.Accounts | RateLimiter.RateLimiter | Pets.Pets | MessageQueue.MessageQueue | Idempotency.Idempotency
 
 const isRead = (method: string): boolean => method === "GET" || method === "HEAD"
 
@@ -171,7 +171,8 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       Operate.make((exchange, path): Routes.RouteContext => ({
         path: exchange.basePath + path,
         principal: exchange.principal!,
-        decision: exchange.decision
+        decision: exchange.decision,
+        header: exchange.request.header
       }))
     ]
 

@@ -14,6 +14,18 @@ export const ERROR_CODES = {
   invalid_json: { status: 400, description: "The body is not valid JSON." },
   unsupported_media_type: { status: 400, description: "A body was sent without `Content-Type: application/json`." },
   invalid_cursor: { status: 400, description: "The page cursor was not issued by this service, was altered, or belongs to another status filter." },
+  invalid_idempotency_key: {
+    status: 400,
+    description: "The `Idempotency-Key` header is not 1 to 255 printable ASCII characters, bare or as a quoted string."
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    description: "A request with this `Idempotency-Key` is still being carried out; retry after `Retry-After` seconds."
+  },
+  idempotency_key_reused: {
+    status: 422,
+    description: "This `Idempotency-Key` was used with another body or on another operation; use a new key for a new request."
+  },
   unauthorized: { status: 401, description: "The API key (or admin token) is missing, malformed, unknown, revoked or expired." },
   not_found: { status: 404, description: "No such route, animal or message." },
   method_not_allowed: { status: 405, description: "The route exists but not with this method; see the `Allow` header." },

@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { Errors } from "@petstore/core"
+import { Errors, type Idempotency, type IdempotencyKey } from "@petstore/core"
 import * as Data from "effect/Data"
 import { type ErrorCode, ERROR_CODES } from "./ErrorCodes.js"
 
@@ -13,6 +13,8 @@ export interface ErrorResult {
   readonly status: number
   readonly code: ErrorCode
   readonly body: string
+  /** Headers the refusal carries (`Retry-After` of a key in use). */
+  readonly headers?: Record<string, string> | undefined
 }
 
 /** The error answer with `code` (and the status it belongs to) and `message`. @category constructors */
@@ -59,6 +61,9 @@ export type OperationError =
   | Gone
   | InvalidInput
   | UsageNotCounted
+  | IdempotencyKey.InvalidIdempotencyKey
+  | Idempotency.IdempotencyKeyInUse
+  | Idempotency.IdempotencyKeyReused
 
 /** The answer to a failure of an operation handler. @category conversions */
 export const fromOperationError = (error: OperationError): ErrorResult => {
@@ -89,6 +94,18 @@ export const fromOperationError = (error: OperationError): ErrorResult => {
       return make("gone", error.message)
     case "UsageNotCounted":
       return make("not_found", "This server counts no usage.")
+    case "InvalidIdempotencyKey":
+      return make("invalid_idempotency_key", `Idempotency-Key: ${error.reason}.`)
+    case "IdempotencyKeyInUse":
+      return {
+        ...make("idempotency_key_in_use", "A request with this Idempotency-Key is still being carried out; retry it after Retry-After seconds."),
+        headers: { "Retry-After": String(error.retryAfterSeconds) }
+      }
+    case "IdempotencyKeyReused":
+      return make(
+        "idempotency_key_reused",
+        `This Idempotency-Key was used with another request (${error.operation === "createPet" ? "POST /pets" : "POST /messages"} with another body); send a new key for a new request.`
+      )
   }
 }
 

@@ -81,10 +81,10 @@ describe("Client against a real server", () => {
       const { key } = yield* createAccount(url, { plan: "free" })
       const client = yield* Client.make({ baseUrl: url, apiKey: Redacted.make(key) }).pipe(Effect.provide(FetchHttpClient.layer))
 
-      const rex = yield* client.animals.createPet({ payload: { name: "Rex", categoryId: Pet.CategoryId.make(3) } })
+      const rex = yield* client.animals.createPet({ headers: {}, payload: { name: "Rex", categoryId: Pet.CategoryId.make(3) } })
       expect(rex).toEqual({ id: rex.id, name: "Rex", categoryId: 3, status: "available" })
       expect(Number.isSafeInteger(rex.id) && rex.id > 0).toBe(true)
-      const tom = yield* client.animals.createPet({ payload: { name: "Tom", categoryId: Pet.CategoryId.make(4), status: "sold" } })
+      const tom = yield* client.animals.createPet({ headers: {}, payload: { name: "Tom", categoryId: Pet.CategoryId.make(4), status: "sold" } })
 
       expect(yield* client.animals.getPet({ path: { petId: rex.id } })).toEqual(rex)
       expect(yield* client.animals.listPets({ urlParams: {} })).toEqual([rex, tom])

@@ -157,9 +157,9 @@ describe("OpenApiDocument", () => {
 
   it.each([
     { id: "listPets", own: ["200", "400"] },
-    { id: "createPet", own: ["201", "400", "413"] },
+    { id: "createPet", own: ["201", "400", "409", "413", "422"] },
     { id: "getPet", own: ["200", "400", "404", "410"] },
-    { id: "createMessage", own: ["202", "400", "413"] },
+    { id: "createMessage", own: ["202", "400", "409", "413", "422"] },
     { id: "getMessage", own: ["200", "404"] },
     { id: "getUsage", own: ["200", "400", "404"] }
   ])("$id declares 401, 429, 500, 503, default and $own", ({ id, own }) => {
@@ -214,14 +214,28 @@ describe("OpenApiDocument", () => {
     const lifecycle = (presence: string) => ({ Deprecation: presence, Sunset: presence, Link: presence })
     const expected: Record<string, Record<string, Record<string, string>>> = {
       listPets: { "200": { ...ALWAYS, Link: "sometimes" }, "400": ALWAYS, ...common },
-      createPet: { "201": { ...ALWAYS, Location: "always" }, "400": ALWAYS, "413": ALWAYS, ...common },
+      createPet: {
+        "201": { ...ALWAYS, Location: "always", "Idempotent-Replayed": "sometimes" },
+        "400": ALWAYS,
+        "409": { ...ALWAYS, "Retry-After": "always" },
+        "413": ALWAYS,
+        "422": ALWAYS,
+        ...common
+      },
       getPet: {
         ...Object.fromEntries(["200", "400", "404", "410"].map((status) => [status, { ...ALWAYS, ...lifecycle("always") }])),
         ...common,
         "500": { ...SOMETIMES, ...lifecycle("sometimes") },
         "503": { ...common["503"], ...lifecycle("sometimes") }
       },
-      createMessage: { "202": { ...ALWAYS, Location: "always" }, "400": ALWAYS, "413": ALWAYS, ...common },
+      createMessage: {
+        "202": { ...ALWAYS, Location: "always", "Idempotent-Replayed": "sometimes" },
+        "400": ALWAYS,
+        "409": { ...ALWAYS, "Retry-After": "always" },
+        "413": ALWAYS,
+        "422": ALWAYS,
+        ...common
+      },
       getMessage: { "200": ALWAYS, "404": ALWAYS, ...common }
     }
     const presence = (id: string) =>
@@ -262,6 +276,8 @@ describe("OpenApiDocument", () => {
     expect(headersOf("listPets", "400")["Link"]).toBeUndefined()
     expect(headersOf("createPet", "201")["Location"]).toEqual(ref("Location"))
     expect(headersOf("createMessage", "202")["Location"]).toEqual(ref("Location"))
+    expect(headersOf("createPet", "201")["Idempotent-Replayed"]).toEqual(ref("Idempotent-Replayed.Optional"))
+    expect(headersOf("createMessage", "202")["Idempotent-Replayed"]).toEqual(ref("Idempotent-Replayed.Optional"))
     expect(headersOf("createPet", "400")["Location"]).toBeUndefined()
     for (const status of ["200", "400", "404", "410"]) {
       expect(headersOf("getPet", status)).toMatchObject({
@@ -431,5 +447,20 @@ describe("OpenApiDocument", () => {
     expect(sample.paths["/things"]?.post?.security).toBeUndefined()
     // The framework's decode error is not declared by the endpoint, so it is not documented.
     expect(sample.paths["/things"]?.post?.responses["400"]).toBeUndefined()
+  })
+})
+
+describe("OpenApiDocument: Idempotency-Key", () => {
+  const document = OpenApiDocument.make({ api: Api, servers: [] }) as unknown as {
+    paths: Record<string, { post?: { parameters?: ReadonlyArray<{ name: string; in: string; required?: boolean; description?: string }> } }>
+  }
+  it("declares the optional Idempotency-Key header on both creates, with its retention", () => {
+    for (const path of ["/v1/pets", "/v1/messages"]) {
+      const header = document.paths[path]?.post?.parameters?.find((p) => p.in === "header" && p.name.toLowerCase() === "idempotency-key")
+      expect(header, path).toBeDefined()
+      expect(header!.required ?? false).toBe(false)
+      expect(header!.description).toMatch(/at least 24 hours/)
+      expect(header!.description).toMatch(/PETSTORE_IDEMPOTENCY_TTL/)
+    }
   })
 })

@@ -14,7 +14,8 @@ import {
   PageCursor,
   PetRepository,
   Petstore,
-  SecureRandom
+  SecureRandom,
+  IdempotencyStore
 } from "@petstore/core"
 import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option } from "effect"
 import { readFileSync } from "node:fs"
@@ -131,6 +132,7 @@ describe("store calls and failures in a traced request", () => {
   })
   const layer = App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [], observe: { tracing: true } }).pipe(
     Layer.provideMerge(Petstore.layer()),
+    Layer.provide(IdempotencyStore.IdempotencyStore.layerMemory),
     Layer.provide(Layer.mergeAll(
       repository,
       AccountStore.AccountStore.layerMemory,

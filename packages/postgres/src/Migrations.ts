@@ -62,7 +62,7 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
         revoked_at bigint
       )`,
       `CREATE INDEX api_keys_by_account ON api_keys (account_id)`,
-      // \`seq\` is the submission order claims follow; \`id\` is the public identifier.
+      // `seq` is the submission order claims follow; `id` is the public identifier.
       `CREATE TABLE messages (
         seq bigserial PRIMARY KEY,
         id text NOT NULL UNIQUE,
@@ -88,6 +88,26 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
         last_ban_at bigint NOT NULL
       )`,
       `CREATE TABLE secrets (name text PRIMARY KEY, value bytea NOT NULL)`
+    ]
+  },
+  {
+    id: 2,
+    name: "idempotency_keys",
+    statements: [
+      // The answers of keyed creates: the primary key is the lock of a key across instances (a
+      // second insert of it waits for the first transaction), written in the statement that writes
+      // the pet or message it names (`resource_id`).
+      `CREATE TABLE idempotency_keys (
+        account_id text NOT NULL,
+        key text NOT NULL CHECK (length(key) BETWEEN 1 AND 255),
+        operation text NOT NULL CHECK (operation IN ('createPet', 'createMessage')),
+        fingerprint text NOT NULL,
+        resource_id text NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (account_id, key)
+      )`,
+      `CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at)`
     ]
   },
   {

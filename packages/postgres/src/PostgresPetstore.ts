@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore } from "@petstore/core"
 import * as AccountStorePg from "./AccountStorePg.js"
 import * as CursorSecretPg from "./CursorSecretPg.js"
+import * as IdempotencyStorePg from "./IdempotencyStorePg.js"
 import { type Database, DatabaseOpenError, layer as layerPool, messageOf, type PostgresOptions, redact } from "./Database.js"
 import * as LimiterStateStorePg from "./LimiterStateStorePg.js"
 import * as MessageStorePg from "./MessageStorePg.js"
@@ -59,6 +60,7 @@ export const layer = (
     ReadinessPg.layer,
     AccountStorePg.layer(options.accountStore),
     MessageStorePg.layer(options.batching),
+    IdempotencyStorePg.layer(options.batching),
     LimiterStateStorePg.layer,
     UsageStorePg.layer,
     CursorSecretPg.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
   cursorSecretStoreLaws,
+  idempotencyLaws,
   limiterPersistenceLaws,
   limiterStateStoreLaws,
   messageStoreLaws,
@@ -34,6 +35,7 @@ if ("skip" in database) {
   limiterStateStoreLaws("postgres", fresh, { numRuns: 10 })
   usageStoreLaws("postgres", fresh, { numRuns: 10 })
   serviceLaws("postgres", { pets: fresh, accounts: fresh, messages: fresh }, { numRuns: 5 })
+  idempotencyLaws("postgres", fresh, { numRuns: 8 })
   cursorSecretStoreLaws("postgres", {
     database: Effect.promise(() => database.freshUrl()),
     signer: (url) => Postgres.layer({ url, poolSize: 2, queryTimeoutMillis: 60_000 })

@@ -3,7 +3,7 @@
  *
  * @since 1.0.0
  */
-import { BanPolicy, Usage } from "@petstore/core"
+import { BanPolicy, Idempotency, Usage } from "@petstore/core"
 import { isToken68 } from "@petstore/http-node/BearerToken"
 import type * as Connections from "@petstore/http-node/Connections"
 import * as Config from "effect/Config"
@@ -73,6 +73,8 @@ export interface ServerConfig {
    * (90), daily ones `PETSTORE_USAGE_DAILY_RETENTION_DAYS` (396, 13 months). Absent: counted, with the defaults.
    */
   readonly usage?: false | Partial<Usage.UsageOptions> | undefined
+  /** How long `Idempotency-Key` answers are kept, in ms (`PETSTORE_IDEMPOTENCY_TTL`, default and least 24 h). */
+  readonly idempotencyTtlMillis?: number | undefined
 }
 
 /** The log levels, lowest first: `PETSTORE_LOG_LEVEL` and `petstore serve --log-level` take these. */
@@ -302,6 +304,20 @@ export const describeError = (error: ConfigError.ConfigError): string => {
   return [...new Set(problems)].join("; ")
 }
 
+const TTL_UNITS: Readonly<Record<string, number>> = { "": 1_000, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** `PETSTORE_IDEMPOTENCY_TTL`: whole seconds, or a whole number with a unit (`s`, `m`, `h`, `d`), at least 24 hours. */
+const idempotencyTtlMillis = Config.string("PETSTORE_IDEMPOTENCY_TTL").pipe(
+  Config.mapOrFail((s) => {
+    const match = /^([0-9]{1,9})\s*([smhd]?)$/.exec(s.trim())
+    const millis = match === null ? Number.NaN : Number(match[1]) * TTL_UNITS[match[2]!]!
+    return millis >= Idempotency.MIN_TTL_MILLIS
+      ? Either.right(millis)
+      : Either.left(ConfigError.InvalidData([], `PETSTORE_IDEMPOTENCY_TTL must be at least 24 hours, as seconds or with a unit (86400, 24h, 2d), got ${JSON.stringify(s)}`))
+  }),
+  Config.withDefault(Idempotency.MIN_TTL_MILLIS)
+)
+
 /** @category config */
 export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
@@ -335,7 +351,8 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   metrics,
   metricsAddress,
   webhooks: WebhookSettings.config,
-  usage
+  usage,
+  idempotencyTtlMillis
 }).pipe(
   Config.mapOrFail(({ metricsAddress, ...c }) => {
     const address = Option.getOrUndefined(metricsAddress)

@@ -11,7 +11,7 @@
  *
  * @since 1.0.0
  */
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository, Sync } from "@petstore/core"
+import { AccountStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository, Sync } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -92,7 +92,8 @@ const PORTS = [
   [PetRepository.PetRepository, "PetRepository"],
   [AccountStore.AccountStore, "AccountStore"],
   [MessageStore.MessageStore, "MessageStore"],
-  [LimiterStateStore.LimiterStateStore, "LimiterStateStore"]
+  [LimiterStateStore.LimiterStateStore, "LimiterStateStore"],
+  [IdempotencyStore.IdempotencyStore, "IdempotencyStore"]
 ] as const
 
 /** Replaces each store port `context` holds with its instrumented version. */

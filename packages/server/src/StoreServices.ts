@@ -41,6 +41,7 @@ const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => {
   return {
     environment: config.environment,
     rateLimiter: limiter,
+    idempotency: config.idempotencyTtlMillis === undefined ? {} : { ttlMillis: config.idempotencyTtlMillis },
     rateLimiterLayer: redis === undefined ? undefined : layerFrom(Redis, (module) =>
       module.layer({ url: Redacted.value(redis.url), failure: redis.failure, prefix: redis.prefix, cluster: redis.cluster, limiter })),
     messageQueue: WebhookSettings.queueOptions(WebhookSettings.of(config))

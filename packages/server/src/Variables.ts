@@ -45,6 +45,7 @@ export const VARIABLES: ReadonlyArray<Variable> = [
   { name: "PETSTORE_TRACING", default: "off", meaning: "otlp exports a span per request over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); see docs/operations.md." },
   { name: "PETSTORE_METRICS", default: "true", meaning: "Collect metrics and serve them in Prometheus text at GET /metrics to the admin token (404 without PETSTORE_ADMIN_TOKEN); false collects nothing. See docs/operations.md." },
   { name: "PETSTORE_METRICS_ADDRESS", default: null, meaning: "host:port (such as 127.0.0.1:9464): also serve /metrics there, without a token, for a scraper on a private network." },
+  { name: "PETSTORE_IDEMPOTENCY_TTL", default: "24h", meaning: "How long the answer of a create sent with an Idempotency-Key is kept and replayed: seconds, or a whole number with s, m, h or d; at least 24 hours." },
   { name: "PETSTORE_USAGE", default: "on", meaning: "Count every decided request per account, key and hour (GET /v1/usage, the admin API, petstore usage); off counts nothing (the endpoints answer 404)." },
   { name: "PETSTORE_USAGE_FLUSH_SECONDS", default: "5", meaning: "How often (0.01 to 3600 s) each instance writes its usage counts to the store; also on shutdown. A kill -9 loses at most this interval's counts." },
   { name: "PETSTORE_USAGE_HOURLY_RETENTION_DAYS", default: "90", meaning: "How long hourly usage buckets are kept (1 to 3650 days)." },

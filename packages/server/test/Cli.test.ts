@@ -14,7 +14,8 @@ import {
   PageCursor,
   PetRepository,
   Petstore,
-  SecureRandom
+  SecureRandom,
+  IdempotencyStore
 } from "@petstore/core"
 import { Console, Effect, Exit, Layer, Option } from "effect"
 import { execFile } from "node:child_process"
@@ -232,7 +233,9 @@ const keepingServices = () => {
     PageCursor.CursorSigner.random,
     MessageProcessor.MessageProcessor.layerRecordOnly
   ).pipe(Layer.provideMerge(SecureRandom.SecureRandom.Live))
-  const services: Main.ServicesLayer = Petstore.layer().pipe(Layer.provide(stores))
+  const services: Main.ServicesLayer = Petstore.layer().pipe(
+    Layer.provide(IdempotencyStore.IdempotencyStore.layerMemory.pipe(Layer.provideMerge(stores)))
+  )
   const verify = (key: string) =>
     Effect.flatMap(Accounts.Accounts, (accounts) => accounts.verify(key)).pipe(
       Effect.map(Option.isSome),

@@ -13,6 +13,20 @@ describe("ServerConfig", () => {
       expect((yield* read({ PETSTORE_BAN_GRACE_MS: "1000" })).banGraceMillis).toBe(1000)
     }))
 
+  it.effect("Idempotency-Key answers are kept 24 hours unless PETSTORE_IDEMPOTENCY_TTL says longer (seconds or with a unit)", () =>
+    Effect.gen(function*() {
+      const HOUR = 3_600_000
+      expect((yield* read({})).idempotencyTtlMillis).toBe(24 * HOUR)
+      expect((yield* read({ PETSTORE_IDEMPOTENCY_TTL: "86400" })).idempotencyTtlMillis).toBe(24 * HOUR)
+      expect((yield* read({ PETSTORE_IDEMPOTENCY_TTL: "48h" })).idempotencyTtlMillis).toBe(48 * HOUR)
+      expect((yield* read({ PETSTORE_IDEMPOTENCY_TTL: "7d" })).idempotencyTtlMillis).toBe(7 * 24 * HOUR)
+      expect((yield* read({ PETSTORE_IDEMPOTENCY_TTL: "1440m" })).idempotencyTtlMillis).toBe(24 * HOUR)
+      for (const value of ["86399", "23h", "1d1h", "-1", "forever", ""]) {
+        const error = yield* Effect.flip(read({ PETSTORE_IDEMPOTENCY_TTL: value }))
+        expect(describeError(error)).toContain("PETSTORE_IDEMPOTENCY_TTL")
+      }
+    }))
+
   for (const value of ["-1", "1001", "0.5", "soon"]) {
     it.effect(`PETSTORE_BAN_GRACE_MS=${value} is refused with a message that names it`, () =>
       Effect.gen(function*() {

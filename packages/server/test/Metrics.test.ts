@@ -3,7 +3,7 @@
  * latency histograms, limiter verdicts, queue depth and delivery outcomes, store calls and their
  * errors, group-commit batches), and that no key or token appears in it.
  */
-import { AccountStore, Errors, MessageProcessor, MessageStore, PageCursor, Petstore, PetRepository, SecureRandom } from "@petstore/core"
+import { AccountStore, Errors, IdempotencyStore, MessageProcessor, MessageStore, PageCursor, Petstore, PetRepository, SecureRandom } from "@petstore/core"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
@@ -262,7 +262,9 @@ describe("metrics settings", () => {
 })
 
 const memoryStores = (pets: Layer.Layer<PetRepository.PetRepository>) =>
-  Layer.mergeAll(pets, AccountStore.AccountStore.layerMemory, MessageStore.MessageStore.layerMemory, PageCursor.CursorSigner.random)
+  IdempotencyStore.IdempotencyStore.layerMemory.pipe(
+    Layer.provideMerge(Layer.mergeAll(pets, AccountStore.AccountStore.layerMemory, MessageStore.MessageStore.layerMemory, PageCursor.CursorSigner.random))
+  )
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {

@@ -15,11 +15,19 @@ import { Database } from "./GroupCommit.js"
 
 const COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
 
+/** The statement that inserts a message (shared with keyed creates, which insert it with their record). */
+export const insertMessageStatement = (connection: Connection["Type"]) =>
+  connection.prepare(`INSERT INTO messages (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+
+/** The values of `insertMessageStatement` for `m`, in its columns' order. */
+export const messageValues = (m: MessageStore.StoredMessage) =>
+  [m.id, m.accountId, m.message, m.status, m.createdAt, m.updatedAt, m.attempts, m.availableAt, m.leaseUntil, m.lastError] as const
+
 /** @category constructors */
 export const make: Effect.Effect<MessageStore.MessageStore["Type"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
-  const insert = connection.prepare(`INSERT INTO messages (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const insert = insertMessageStatement(connection)
   const byId = connection.prepare(`SELECT ${COLUMNS} FROM messages WHERE id = ?`)
   const claim = connection.prepare(
     `UPDATE messages
@@ -52,21 +60,7 @@ export const make: Effect.Effect<MessageStore.MessageStore["Type"], never, Conne
   const stored = (row: unknown) => Option.map(Option.fromNullable(row as StoreRows.MessageRow | undefined), StoreRows.toStoredMessage)
 
   return MessageStore.MessageStore.of({
-    insert: (m) =>
-      db.write(() =>
-        void insert.run(
-          m.id,
-          m.accountId,
-          m.message,
-          m.status,
-          m.createdAt,
-          m.updatedAt,
-          m.attempts,
-          m.availableAt,
-          m.leaseUntil,
-          m.lastError
-        )
-      ),
+    insert: (m) => db.write(() => void insert.run(...messageValues(m))),
     find: (id) => db.read(() => stored(byId.get(id))),
     claim: (now, leaseMillis) => db.write(() => stored(claim.get({ now, leaseUntil: now + leaseMillis }))),
     markDelivered: (id, now) => db.write(() => void delivered.run(now, id)),

@@ -106,6 +106,25 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     statements: [`CREATE TABLE secrets (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL)`]
   },
   {
+    id: 6,
+    name: "idempotency_keys",
+    statements: [
+      // The answers of keyed creates: one live record per account and key, written in the
+      // transaction of the pet or message it names (`resource_id`).
+      `CREATE TABLE idempotency_keys (
+        account_id TEXT NOT NULL,
+        key TEXT NOT NULL CHECK (length(key) BETWEEN 1 AND 255),
+        operation TEXT NOT NULL CHECK (operation IN ('createPet', 'createMessage')),
+        fingerprint TEXT NOT NULL,
+        resource_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (account_id, key)
+      )`,
+      `CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at)`
+    ]
+  },
+  {
     id: 7,
     name: "usage",
     statements: [

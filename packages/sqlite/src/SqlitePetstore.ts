@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import { type Errors, LimiterPersistence, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore } from "@petstore/core"
 import * as AccountStoreSqlite from "./AccountStoreSqlite.js"
 import * as CursorSecretSqlite from "./CursorSecretSqlite.js"
+import * as IdempotencyStoreSqlite from "./IdempotencyStoreSqlite.js"
 import { Database, type GroupCommitOptions } from "./GroupCommit.js"
 import * as LimiterStateStoreSqlite from "./LimiterStateStoreSqlite.js"
 import * as MessageStoreSqlite from "./MessageStoreSqlite.js"
@@ -59,6 +60,7 @@ export const layer = (
     AccountStoreSqlite.layer(options.accountStore),
     MessageStoreSqlite.layer,
     UsageStoreSqlite.layer,
+    IdempotencyStoreSqlite.layer,
     CursorSecretSqlite.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
   ).pipe(Layer.mapError(openError(options.filename)), Layer.provideMerge(layerDatabase(options)))
 

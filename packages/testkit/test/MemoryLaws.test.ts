@@ -1,7 +1,8 @@
-import { AccountStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness, UsageStore, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
+import { AccountStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness, UsageStore, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
 import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
+  idempotencyLaws,
   limiterPersistenceLaws,
   limiterStateStoreLaws,
   readinessLaws,
@@ -23,6 +24,12 @@ serviceLaws("memory", {
   messages: MessageStore.MessageStore.layerMemory
 })
 limiterStateStoreLaws("memory", LimiterStateStore.LimiterStateStore.layerMemory)
+idempotencyLaws(
+  "memory",
+  IdempotencyStore.IdempotencyStore.layerMemory.pipe(
+    Layer.provideMerge(Layer.merge(PetRepository.PetRepository.layerMemory, MessageStore.MessageStore.layerMemory))
+  )
+)
 rateLimiterLaws("memory", (options) => Effect.map(Effect.clock, (clock) => RateLimiter.makeMemory(options, clock)))
 // The limiter written behind to a state store in memory that outlives each "process".
 limiterPersistenceLaws("memory", {

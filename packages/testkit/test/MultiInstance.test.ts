@@ -27,6 +27,15 @@ const staleSecondInstance = (): NonNullable<ServerVariant["corruptInstance"]> =>
   }
 }
 
+/** Instance 1 answers a replay of a keyed create as if it had created another pet (a key not shared across instances). */
+const keyIgnoredOnSecondInstance = (): NonNullable<ServerVariant["corruptInstance"]> => (index) => (req, res) => {
+  if (index !== 1 || req.method !== "POST" || res.status !== 201 || res.headers["Idempotent-Replayed"] !== "true") return res
+  const { "Idempotent-Replayed": _, ...headers } = res.headers
+  const pet = JSON.parse(res.body!) as { id: number }
+  const id = pet.id + 1_000_000
+  return { ...res, headers: { ...headers, Location: `/v1/pets/${id}` }, body: JSON.stringify({ ...pet, id }) }
+}
+
 const run = async (variant: ServerVariant, numRuns?: number) => {
   const instances = await startInstances(2, variant)
   try {
@@ -53,7 +62,13 @@ describe("several instances", () => {
   it("an instance that lets a banned key through fails: a ban holds on every instance", async () => {
     const report = await run({ limiter: (real, instance) => (instance === 1 ? ignoringBans(real) : real) })
     expect(report.ok, formatReport(report)).toBe(false)
-    expect(report.failure!.message).toMatch(/is banned, but the request was admitted|admitted \(200\) although account .* bucket must be empty/)
+    expect(report.failure!.message).toMatch(/is banned, but the request was admitted|admitted \(20[01]\) although account .* bucket must be empty/)
+  }, 60_000)
+
+  it("an instance that does not honour an Idempotency-Key another created under fails: a retry must replay the first answer", async () => {
+    const report = await run({ corruptInstance: keyIgnoredOnSecondInstance() })
+    expect(report.ok, formatReport(report)).toBe(false)
+    expect(report.failure!.message).toMatch(/Idempotent-Replayed|an earlier answer with this key gave pet|different bodies|exactly one may/)
   }, 60_000)
 
   it("an instance that does not see the pet just created on the other fails read-your-writes", async () => {

@@ -5,6 +5,7 @@ import * as Path from "node:path"
 import {
   accountStoreLaws,
   cursorSecretStoreLaws,
+  idempotencyLaws,
   limiterPersistenceLaws,
   limiterStateStoreLaws,
   messageStoreLaws,
@@ -29,6 +30,7 @@ messageStoreLaws("sqlite :memory:", inMemory)
 webhookStoreLaws("sqlite :memory:", inMemory)
 limiterStateStoreLaws("sqlite :memory:", Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: ":memory:" }))))
 serviceLaws("sqlite :memory:", { pets: inMemory, accounts: inMemory, messages: inMemory })
+idempotencyLaws("sqlite :memory:", inMemory)
 
 // The same laws on real files (fewer runs: each write is an fsync).
 petRepositoryLaws("sqlite file", onFile, { numRuns: 5 })
@@ -36,6 +38,7 @@ accountStoreLaws("sqlite file", onFile, { numRuns: 5 })
 messageStoreLaws("sqlite file", onFile, { numRuns: 5 })
 webhookStoreLaws("sqlite file", onFile, { numRuns: 5 })
 serviceLaws("sqlite file", { pets: onFile, accounts: onFile, messages: onFile }, { numRuns: 3 })
+idempotencyLaws("sqlite file", onFile, { numRuns: 4 })
 
 // The cursor secret kept in a file: a new file per database, opened by several "processes".
 cursorSecretStoreLaws("sqlite file", {

@@ -34,6 +34,8 @@ export interface RouteContext {
   readonly principal: Accounts.Principal
   /** The limiter's decision that admitted the request (absent where no limiter decided, as in some tests' stand-ins). */
   readonly decision?: LimitDecision.Decision | undefined
+  /** The request's header values by lower-case name (the operations that read one: `Idempotency-Key`). */
+  readonly header: (name: string) => string | undefined
 }
 
 type Input<E extends HttpApiEndpoint.HttpApiEndpoint.Any> =

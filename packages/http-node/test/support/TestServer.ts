@@ -21,6 +21,7 @@ import {
   type RateLimiter,
   Readiness,
   SecureRandom,
+  IdempotencyStore,
   Usage,
   UsageStore
 } from "@petstore/core"
@@ -271,6 +272,7 @@ export class TestServer extends Context.Tag("test/TestServer")<
       const services = options.petRepository === undefined && options.accountStore === undefined
         ? Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor))
         : Petstore.layer(petstoreOptions).pipe(
+          Layer.provideMerge(IdempotencyStore.IdempotencyStore.layerMemory),
           Layer.provide(Layer.mergeAll(
             options.petRepository === undefined
               ? PetRepository.PetRepository.layerMemory

@@ -6,6 +6,7 @@
  */
 import {
   AccountStore,
+  IdempotencyStore,
   MessageStore,
   PageCursor,
   type Petstore,
@@ -28,14 +29,13 @@ export interface MemoryStore {
 
 /** The store ports in process memory (a store of another kind that keeps its data there starts from these). */
 export const ports: Layer.Layer<Petstore.Stores | Petstore.WebhookStores, never, SecureRandom.SecureRandom> = Layer.mergeAll(
-  PetRepository.PetRepository.layerMemory,
+  IdempotencyStore.IdempotencyStore.layerMemory,
   WebhookEndpoint.WebhookEndpointStore.layerMemory,
   WebhookAttempt.WebhookAttemptStore.layerMemory,
   AccountStore.AccountStore.layerMemory,
-  MessageStore.MessageStore.layerMemory,
   PageCursor.CursorSigner.random,
   UsageStore.UsageStore.layerMemory
-)
+).pipe(Layer.provideMerge(Layer.merge(PetRepository.PetRepository.layerMemory, MessageStore.MessageStore.layerMemory)))
 
 /** @category registrations */
 export const memory: StoreRegistration<MemoryStore> = {

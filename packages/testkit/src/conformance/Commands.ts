@@ -12,6 +12,7 @@ import * as Invalid from "../arbitraries/Invalid.js"
 import * as Valid from "../arbitraries/Valid.js"
 import { type Command, keyPickArb } from "./CommandBase.js"
 import { createsWhilePagingPlan } from "./CreatesWhilePaging.js"
+import { KeyedMismatch, KeyedRetries } from "./KeyedCreateCommands.js"
 import { IssueKey, ListKeys, RevokeKey, RotateKey } from "./KeyCommands.js"
 import { BadAuth, Burst, HonourRetryAfter, ParallelBurstCommand, RevokedKeyRequest, UnknownRoute, WrongMethod } from "./LimitCommands.js"
 import { AwaitDelivery, ReadMessage, SubmitMessage, SubmitMessageInvalid } from "./MessageCommands.js"
@@ -23,6 +24,9 @@ const extraPetFields = fc.record(
   { id: fc.oneof(fc.constantFrom(1, 0, -1, 2 ** 53), fc.nat()), note: fc.string({ maxLength: 8 }) },
   { requiredKeys: [] }
 )
+
+/** The pet of a keyed create (its name comes from its key). */
+const keyedPet = fc.record({ categoryId: fc.integer({ min: 1, max: 1_000 }), status: Valid.petStatus }, { requiredKeys: ["categoryId"] })
 
 /** The command generators; admin commands only when the run has an admin token. @category arbitraries */
 export const commandArbitraries = (options: { readonly admin: boolean }): Array<fc.Arbitrary<Command>> => {
@@ -54,7 +58,9 @@ export const commandArbitraries = (options: { readonly admin: boolean }): Array<
     fc.tuple(k, fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 13 })).map(([p, g, e]) => new Burst(p, 0, true, g, e)),
     k.map((p) => new HonourRetryAfter(p)),
     fc.tuple(k, parallelBurstSize).map(([p, n]) => new ParallelBurstCommand(p, n)),
-    fc.tuple(k, createsWhilePagingPlan).map(([p, plan]) => new CreatesWhilePagingCommand(p, plan))
+    fc.tuple(k, createsWhilePagingPlan).map(([p, plan]) => new CreatesWhilePagingCommand(p, plan)),
+    fc.tuple(k, keyedPet, fc.integer({ min: 1, max: 4 })).map(([p, pet, n]) => new KeyedRetries(p, pet, n)),
+    fc.tuple(k, keyedPet).map(([p, pet]) => new KeyedMismatch(p, pet))
   ]
   if (!options.admin) return publicCommands
   return [

@@ -2,7 +2,7 @@
  * The inventory: before the first sequence the checker reads which pets the server already holds;
  * after the last it pages through the whole listing and each status filter (limit 100): every pet
  * the server acknowledged with 201 is there exactly once, under its status, nothing else is, and
- * the ids ascend across pages.
+ * the ids ascend across pages; and each `Idempotency-Key` the run created under names exactly one pet.
  *
  * @since 1.0.0
  */
@@ -62,6 +62,8 @@ export const recordPreexisting = async (model: Model, session: Session): Promise
 
 /** Takes the inventory after the run; a departure throws a ConformanceViolation that names it. */
 export const takeInventory = async (model: Model, session: Session): Promise<NotTaken | undefined> => {
+  // Pets per keyed name in the whole listing: exactly one for each key whose 201 was seen.
+  const keyedSeen = new Map<string, number>()
   for (const status of INVENTORY_FILTERS) {
     const filter = status === undefined ? "the whole listing" : `status=${status}`
     const seen = new Set<number>()
@@ -73,7 +75,16 @@ export const takeInventory = async (model: Model, session: Session): Promise<Not
         const where = `${what} (page ${page} of ${filter})`
         if (seen.has(pet.id)) fail(`${where}: pet ${pet.id} is listed twice`)
         if (pet.id < last) fail(`${where}: pet ${pet.id} comes after pet ${last}: the listing is not in id order`)
-        if (!model.acknowledged.has(pet.id) && !model.preexisting.has(pet.id)) {
+        const keyed = model.keyedPets.has(pet.name)
+        if (keyed && status === undefined) {
+          const listed = (keyedSeen.get(pet.name) ?? 0) + 1
+          keyedSeen.set(pet.name, listed)
+          if (listed > 1) fail(`${where}: ${listed} pets are named ${JSON.stringify(pet.name)}, created under one Idempotency-Key: exactly one was expected`)
+          const id = model.keyedPets.get(pet.name)
+          if (id !== undefined && id !== pet.id) fail(`${where}: the pet of its Idempotency-Key is ${pet.id}, but its 201 said ${id}`)
+        }
+        // A keyed create whose answer was never seen (refused retries) may have created its one pet.
+        if (!model.acknowledged.has(pet.id) && !model.preexisting.has(pet.id) && !(keyed && model.keyedPets.get(pet.name) === undefined)) {
           fail(`${where}: pet ${pet.id} is listed, but the server never acknowledged creating it (no 201) and it was not there before the run`)
         }
         if (status !== undefined && pet.status !== status) fail(`${where}: pet ${pet.id} has status ${pet.status}`)
@@ -86,6 +97,11 @@ export const takeInventory = async (model: Model, session: Session): Promise<Not
       }
     })
     if (notTaken !== undefined) return notTaken
+    if (status === undefined) {
+      for (const [name, id] of model.keyedPets) {
+        if (id !== undefined && keyedSeen.get(name) !== 1) fail(`the inventory after the run: no pet is named ${JSON.stringify(name)}, acknowledged as pet ${id} under its Idempotency-Key`)
+      }
+    }
     const missing = [...model.acknowledged.values()].filter((p) => (status === undefined || p.status === status) && !seen.has(p.id))
     if (missing.length > 0) {
       fail(

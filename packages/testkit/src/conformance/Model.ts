@@ -47,6 +47,11 @@ export class Model {
   /** Ids of the pets the server held before the run (its inventory must be these and the acknowledged). */
   readonly preexisting = new Set<number>()
   /**
+   * Pets created with an `Idempotency-Key`, by the pet's name (unique to its key): the id the 201
+   * gave, or undefined while no answer told it (the inventory then allows at most one such pet).
+   */
+  readonly keyedPets = new Map<string, number | undefined>()
+  /**
    * Per status filter, where the checker's read-your-writes listing (limit 10) stands: after the
    * last full page it read, with that page's next link, so each check reads about one page.
    */

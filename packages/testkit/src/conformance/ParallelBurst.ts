@@ -10,7 +10,7 @@
 import { FastCheck as fc } from "effect"
 import { errorCode } from "./AnswerRules.js"
 import * as BanBounds from "./BanBounds.js"
-import { now } from "./HttpExchange.js"
+import { type HttpExchange, now } from "./HttpExchange.js"
 import type { Model } from "./Model.js"
 import type { KeyModel } from "./ModelRecords.js"
 import type { Session } from "./Session.js"
@@ -18,21 +18,51 @@ import { fail } from "./Violation.js"
 
 const EPSILON = 1e-6
 
-/** The requests of one parallel burst, checked together. @category checks */
-export const parallelBurst = async (model: Model, session: Session, key: KeyModel, count: number): Promise<void> => {
+/**
+ * What a burst sends (default: one page of the listing) and the statuses that mean the limiter
+ * admitted a request (default 200).
+ */
+export interface BurstRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string | undefined
+  readonly admitted: ReadonlyArray<number>
+}
+
+/**
+ * The requests of one parallel burst, checked together; answers the admitted exchanges (none when
+ * the key was not in good standing and nothing was sent).
+ *
+ * @category checks
+ */
+export const parallelBurst = async (
+  model: Model,
+  session: Session,
+  key: KeyModel,
+  count: number,
+  burst?: BurstRequest
+): Promise<ReadonlyArray<HttpExchange>> => {
   const at = now()
   // Only a key in good standing: no wait told, no ban, not near its end (its answers must be about limits only).
-  if (model.toldToWait(key, at) || key.bannedUntil !== undefined || key.endsAt !== undefined) return
+  if (model.toldToWait(key, at) || key.bannedUntil !== undefined || key.endsAt !== undefined) return []
   const n = Math.min(count, model.expect.banThreshold)
-  const path = `${session.publicPrefix}/pets?limit=1`
+  const path = burst?.path ?? `${session.publicPrefix}/pets?limit=1`
+  const method = burst?.method ?? "GET"
+  const admittedStatuses = burst?.admitted ?? [200]
   const exchanges = await Promise.all(
     Array.from({ length: n }, (_, i) =>
-      session.send(`request ${i + 1} of ${n} sent at once`, { method: "GET", path, headers: { Authorization: `Bearer ${key.secret}` } })
+      session.send(`request ${i + 1} of ${n} sent at once`, {
+        method,
+        path,
+        headers: { ...burst?.headers, Authorization: `Bearer ${key.secret}` },
+        body: burst?.body
+      })
     )
   )
   const s0 = Math.min(...exchanges.map((x) => x.sentAt)) - model.expect.decisionSlackMs
   const rLast = Math.max(...exchanges.map((x) => x.receivedAt)) + model.expect.decisionSlackMs
-  const what = `${n} requests at once with ${key.variable}: GET ${path}`
+  const what = `${n} requests at once with ${key.variable}: ${method} ${path}`
   const account = key.account
   const bucket = account.bucket
   let admitted = 0
@@ -42,11 +72,11 @@ export const parallelBurst = async (model: Model, session: Session, key: KeyMode
   let maxRetryAfter = 1
   for (const x of exchanges) {
     const status = x.response.status
-    if (status === 200) {
+    if (admittedStatuses.includes(status)) {
       admitted++
       continue
     }
-    if (status !== 429) fail(`${what}: one answered ${status}; expected 200 or 429 (${x.response.text.slice(0, 200)})`)
+    if (status !== 429) fail(`${what}: one answered ${status}; expected ${admittedStatuses.join(", ")} or 429 (${x.response.text.slice(0, 200)})`)
     const code = errorCode(x)
     if (code === "key_banned") fail(`${what}: key_banned, but the key sent at most ${n} requests, none while told to wait`)
     if (code === "daily_quota_exceeded") quotaRefused++
@@ -87,6 +117,7 @@ export const parallelBurst = async (model: Model, session: Session, key: KeyMode
   } else {
     Object.assign(key, BanBounds.none())
   }
+  return exchanges.filter((x) => admittedStatuses.includes(x.response.status))
 }
 
 /** How many requests a parallel burst sends. @category arbitraries */

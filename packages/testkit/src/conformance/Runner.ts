@@ -13,6 +13,7 @@ import { makeClient, toCurl } from "./HttpExchange.js"
 import { Model } from "./Model.js"
 import type { PlanLimits } from "./ModelRecords.js"
 import { recordPreexisting, takeInventory } from "./Inventory.js"
+import { ConcurrentKeyedCreates } from "./KeyedCreateCommands.js"
 import * as DocumentRules from "./DocumentRules.js"
 import * as OpenApiChecker from "./OpenApiChecker.js"
 import { replayCommand, replayPathOf } from "./Replay.js"
@@ -244,6 +245,20 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       ...(failure === undefined ? {} : { failure })
     })
     await running
+    // With several instances: requests with one Idempotency-Key at once over all of them (a phase of
+    // its own, not a command: bursts in every sequence would make shrinking other failures slow).
+    if (!details.failed && clients.length > 1) {
+      const keyed = await outsideSequences(session, async () => {
+        for (const [index, count] of [2, 6, 10].entries()) {
+          await new ConcurrentKeyedCreates({ index, anyKey: false }, { categoryId: index + 1 }, count).run(model, session)
+        }
+        return undefined
+      })
+      requests += session.log.length
+      if (typeof keyed === "object") {
+        return report({ message: keyed.message, commands: "(none: keyed creates at once over the instances, after every sequence)", curl: keyed.curl, shrinks: 0, replay: replay() })
+      }
+    }
     if ((!details.failed || stoppedEarly !== undefined) && before === undefined) {
       const after = await outsideSequences(session, () => takeInventory(model, session))
       requests += session.log.length

@@ -1,7 +1,7 @@
 /**
  * Header shapes: duplicate and invalid `Content-Length`, conflicting `Transfer-Encoding`, huge
  * and many headers, missing or repeated `Host`, `Expect`, obs-fold, bare CR or LF line ends,
- * control bytes, names that are not tokens, `Connection` options. Each is a whole request with the
+ * control bytes, names that are not tokens, `Connection` options, odd `Idempotency-Key` values. Each is a whole request with the
  * framing RFC 9112 gives it and the answer docs/api.md fixes.
  *
  * @since 1.0.0
@@ -167,6 +167,25 @@ const authShapes = (t: FuzzTarget): fc.Arbitrary<RawRequest> =>
     }))
   )
 
+/** A keyed create of a valid pet with the `Idempotency-Key` line(s) `lines`. */
+const keyed = (t: FuzzTarget, note: string, lines: ReadonlyArray<string>, statuses: ReadonlyArray<number>) =>
+  build(t, { kind: "header shape", note, method: "POST", target: `${t.prefix}/pets`, contentType: JSON_TYPE, body: PET, headerLines: lines, statuses })
+
+/** Odd `Idempotency-Key` shapes: empty, too long, quoted oddly, non-ASCII, tabs, repeated; and fresh valid keys in both forms. */
+const idempotencyKeyShapes = (t: FuzzTarget): fc.Arbitrary<RawRequest> => {
+  const fresh = fc.uuid()
+  return fc.oneof(
+    fc.constantFrom("", "\"\"", "\"", "\"open", "a\"b", "\"a\\nb\"", "\"a\"b\"", "a\tb", "cl\xe9", "\xff\xfe", "k".repeat(256), `"${"k".repeat(256)}"`)
+      .map((v) => keyed(t, `Idempotency-Key ${JSON.stringify(v.length > 40 ? `${v.slice(0, 12)}…(${v.length})` : v)}`, [`Idempotency-Key: ${v}`], withKey(400))),
+    fresh.map((k) => keyed(t, "a new Idempotency-Key, bare", [`Idempotency-Key: ${k}`], withKey(201))),
+    fresh.map((k) => keyed(t, "a new Idempotency-Key, quoted", [`Idempotency-Key: "${k}"`], withKey(201))),
+    fresh.map((k) => keyed(t, "a new Idempotency-Key of 255 characters", [`Idempotency-Key: ${k}${"k".repeat(255 - k.length)}`], withKey(201))),
+    // Two lines are one value joined with ", " (RFC 9110 5.3): a key of its own, or refused when too long.
+    fresh.map((k) => keyed(t, "Idempotency-Key twice", [`Idempotency-Key: ${k}`, `Idempotency-Key: ${k}`], withKey(201, 400))),
+    fresh.map((k) => keyed(t, "Idempotency-Key with spaces around it", [`Idempotency-Key:   ${k}   `], withKey(201)))
+  )
+}
+
 /** Every header shape. @category arbitraries */
 export const headerShape = (t: FuzzTarget): fc.Arbitrary<RawRequest> =>
   fc.oneof(
@@ -177,5 +196,6 @@ export const headerShape = (t: FuzzTarget): fc.Arbitrary<RawRequest> =>
     { arbitrary: lineShapes(t), weight: 4 },
     { arbitrary: sizeShapes(t), weight: 2 },
     { arbitrary: connectionShapes(t), weight: 2 },
-    { arbitrary: authShapes(t), weight: 3 }
+    { arbitrary: authShapes(t), weight: 3 },
+    { arbitrary: idempotencyKeyShapes(t), weight: 2 }
   )

@@ -7,6 +7,7 @@
 export * from "./AccountsLaws.js"
 export * from "./AccountStoreLaws.js"
 export * from "./CursorSecretLaws.js"
+export * from "./IdempotencyLaws.js"
 export * from "./LawSuite.js"
 export * from "./LimiterPersistenceLaws.js"
 export * from "./LimiterStateStoreLaws.js"

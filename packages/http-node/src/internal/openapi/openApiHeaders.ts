@@ -106,6 +106,13 @@ const HEADERS = {
     example: getPet.Deprecation,
     whenAbsent: BEFORE_ROUTING
   },
+  "Idempotent-Replayed": {
+    description: "`true` when the answer is the kept answer of an earlier request with the same `Idempotency-Key` " +
+      "(the same status, body and `Location`); nothing was created by this request.",
+    schema: { type: "string", enum: ["true"] },
+    example: "true",
+    whenAbsent: "Absent when this request carried the operation out (or sent no `Idempotency-Key`)."
+  },
   "Sunset": {
     description: "RFC 8594: when the operation is removed; from then on it answers 410.",
     schema: { type: "string" },
@@ -171,11 +178,13 @@ const forResponse = (status: number, declared: ReadonlyArray<DeclaredHeader>): R
     ...RATE_LIMIT_HEADERS.map((name) => limited(name)),
     limited("X-Request-Id"),
     ...(status === 401 ? [always("WWW-Authenticate")] : []),
-    ...(status === 429 ? [always("Retry-After")] : status === 503 ? [sometimes("Retry-After")] : []),
+    ...(status === 429 || status === 409 ? [always("Retry-After")] : status === 503 ? [sometimes("Retry-After")] : []),
     ...declared.flatMap((name): ReadonlyArray<ResponseHeader> => {
       switch (name) {
         case "Location":
           return status === 201 || status === 202 ? [always(name)] : []
+        case "Idempotent-Replayed":
+          return status === 201 || status === 202 ? [sometimes(name)] : []
         case "Deprecation":
         case "Sunset":
           return routed === undefined ? [] : [routed(name)]

@@ -6,9 +6,10 @@
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Message, MessageQueue } from "@petstore/core"
+import { Idempotency, Message, MessageQueue } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import { invalid, ResponseHeaders, tooLarge, withCommonErrors } from "./endpoint.js"
+import * as IdempotencyKeyHeader from "./idempotencyKey.js"
 import * as Operation from "./operation.js"
 
 const DESCRIPTION = "**Experimental.** Queues a message: it is stored before the answer (`202`, status `queued`, " +
@@ -18,21 +19,26 @@ const DESCRIPTION = "**Experimental.** Queues a message: it is stored before the
 
 export const endpoint = HttpApiEndpoint.post("createMessage", "/messages")
   .setPayload(Message.NewMessage)
-  .addSuccess(Message.Message.annotations({ description: "Accepted and queued." }), { status: 202 })
+  .setHeaders(IdempotencyKeyHeader.headers)
+  .addSuccess(Message.Message.annotations({ description: "Accepted and queued (or the replay of an earlier request's answer)." }), { status: 202 })
   .addError(invalid)
+  .addError(IdempotencyKeyHeader.inUse)
   .addError(tooLarge)
+  .addError(IdempotencyKeyHeader.reused)
   .pipe(withCommonErrors)
   .annotate(OpenApi.Identifier, "createMessage")
   .annotate(OpenApi.Summary, "Submit a message")
   .annotate(OpenApi.Description, DESCRIPTION)
   .annotate(OpenApi.Override, { "x-stability": "experimental" })
-  .annotate(ResponseHeaders, ["Location"])
+  .annotate(ResponseHeaders, ["Location", "Idempotent-Replayed"])
 
 export const createMessage = Operation.make({
   endpoint,
-  handler: Effect.map(MessageQueue.MessageQueue, (queue) => ({ payload }, { path, principal }) =>
-    Effect.map(
-      queue.submit(principal.accountId, payload.message),
-      (message) => ({ value: message, headers: { Location: `${path}/${message.id}` } })
+  handler: Effect.map(Effect.all([MessageQueue.MessageQueue, Idempotency.Idempotency]), ([queue, idempotency]) => ({ payload }, context) =>
+    IdempotencyKeyHeader.create(
+      context,
+      (key) => idempotency.submitMessage(context.principal.accountId, key, payload.message),
+      () => queue.submit(context.principal.accountId, payload.message),
+      (message) => `${context.path}/${message.id}`
     ))
 })

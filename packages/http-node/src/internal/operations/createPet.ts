@@ -5,11 +5,12 @@
  */
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Pet, Pets, Sync } from "@petstore/core"
+import { Idempotency, Pet, Pets } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { BODY_LIMIT_TEXT } from "../limits.js"
 import { invalid, ResponseHeaders, tooLarge, withCommonErrors } from "./endpoint.js"
+import * as IdempotencyKeyHeader from "./idempotencyKey.js"
 import * as Operation from "./operation.js"
 
 /** NewPet with exact optionals, so an explicit `null` status is refused with one clear issue. */
@@ -26,17 +27,25 @@ const DESCRIPTION = "Adds an animal and answers `201` with it and its `Location`
 
 export const endpoint = HttpApiEndpoint.post("createPet", "/pets")
   .setPayload(NewPetBody)
-  .addSuccess(Pet.Pet.annotations({ description: "The animal, with its assigned id." }), { status: 201 })
+  .setHeaders(IdempotencyKeyHeader.headers)
+  .addSuccess(Pet.Pet.annotations({ description: "The animal, with its assigned id (or the replay of an earlier request's answer)." }), { status: 201 })
   .addError(invalid)
+  .addError(IdempotencyKeyHeader.inUse)
   .addError(tooLarge)
+  .addError(IdempotencyKeyHeader.reused)
   .pipe(withCommonErrors)
   .annotate(OpenApi.Identifier, "createPet")
   .annotate(OpenApi.Summary, "Add an animal")
   .annotate(OpenApi.Description, DESCRIPTION)
-  .annotate(ResponseHeaders, ["Location"])
+  .annotate(ResponseHeaders, ["Location", "Idempotent-Replayed"])
 
 export const createPet = Operation.make({
   endpoint,
-  handler: Effect.map(Pets.Pets, (pets) => ({ payload }, { path }) =>
-    Sync.map(Sync.now(pets.create(payload)), (pet) => ({ value: pet, headers: { Location: `${path}/${pet.id}` } })))
+  handler: Effect.map(Effect.all([Pets.Pets, Idempotency.Idempotency]), ([pets, idempotency]) => ({ payload }, context) =>
+    IdempotencyKeyHeader.create(
+      context,
+      (key) => idempotency.createPet(context.principal.accountId, key, payload),
+      () => pets.create(payload),
+      (pet) => `${context.path}/${pet.id}`
+    ))
 })

@@ -27,7 +27,7 @@ export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("ApiKeyAuth"
 /** Response headers an operation sets besides the rate-limit ones (read by the OpenAPI document). */
 export class ResponseHeaders extends Context.Tag("@petstore/http-node/ResponseHeaders")<
   ResponseHeaders,
-  ReadonlyArray<"Link" | "Location" | "Deprecation" | "Sunset">
+  ReadonlyArray<"Link" | "Location" | "Deprecation" | "Sunset" | "Idempotent-Replayed">
 >() {}
 
 /** Decimal digits of an integer, as a path or query parameter is written. */

@@ -15,7 +15,10 @@ import type { Stage } from "./pipeline.js"
 export const make = <Ctx>(contextOf: (exchange: Exchange, path: string) => Ctx): Stage => (exchange) => {
   const route = exchange.found!.handler
   return Sync.match(Sync.now(route.handler(exchange.input, contextOf(exchange, route.path))), {
-    onFailure: (error) => refusal(ErrorResponse.fromOperationError(error)),
+    onFailure: (error) => {
+      const result = ErrorResponse.fromOperationError(error)
+      return refusal(result, result.headers)
+    },
     onSuccess: (reply) =>
       answer(
         route.successStatus,

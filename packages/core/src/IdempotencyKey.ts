@@ -1,0 +1,65 @@
+/**
+ * The `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header): 1 to 255
+ * printable ASCII characters, sent either as the draft's quoted sf-string (`"abc"`, with `\"` and
+ * `\\` escapes) or bare (`abc`), as most clients send it. Both forms name the same key.
+ *
+ * @since 1.0.0
+ */
+import * as Brand from "effect/Brand"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
+
+/** A key as the client chose it, unquoted. */
+export type IdempotencyKey = string & Brand.Brand<"IdempotencyKey">
+
+/** The longest key, in characters. */
+export const MAX_LENGTH = 255
+
+/** The header's value cannot be a key; `reason` says why. @category errors */
+export class InvalidIdempotencyKey extends Data.TaggedError("InvalidIdempotencyKey")<{ readonly reason: string }> {}
+
+const isPrintable = (code: number): boolean => code >= 0x20 && code <= 0x7e
+
+const invalid = (reason: string) => Either.left(new InvalidIdempotencyKey({ reason }))
+
+/** The quoted form's content: `\"` and `\\` stand for `"` and `\`, any other escape or a bare `"` is refused. */
+const unquote = (value: string): Either.Either<string, InvalidIdempotencyKey> => {
+  let key = ""
+  for (let i = 1; i < value.length - 1; i++) {
+    const c = value[i]!
+    if (c === "\\") {
+      const next = value[i + 1]
+      if (next !== "\"" && next !== "\\" || i + 1 === value.length - 1) {
+        return invalid("a quoted key may escape only `\"` and `\\`")
+      }
+      key += next
+      i++
+    } else if (c === "\"") {
+      return invalid("a quoted key must escape `\"` inside it")
+    } else {
+      key += c
+    }
+  }
+  return Either.right(key)
+}
+
+/**
+ * The key a header value names, or why it names none. Surrounding spaces are not part of it (HTTP
+ * trims them); inside, a key is printable ASCII only.
+ */
+export const parse = (header: string): Either.Either<IdempotencyKey, InvalidIdempotencyKey> => {
+  const value = header.trim()
+  for (let i = 0; i < value.length; i++) {
+    if (!isPrintable(value.charCodeAt(i))) return invalid("a key is printable ASCII only (no control or non-ASCII characters)")
+  }
+  const quoted = value.length >= 2 && value.startsWith("\"") && value.endsWith("\"")
+  if (!quoted && value.includes("\"")) return invalid("a key is either bare or a whole quoted string")
+  const key = quoted ? unquote(value) : Either.right(value)
+  if (Either.isLeft(key)) return Either.left(key.left)
+  if (key.right.length === 0) return invalid("a key has 1 to 255 characters; it is empty")
+  if (key.right.length > MAX_LENGTH) return invalid(`a key has 1 to 255 characters; it has ${key.right.length}`)
+  return Either.right(key.right as IdempotencyKey)
+}
+
+/** `key` in the draft's sf-string form, as a client following the draft sends it. */
+export const quote = (key: string): string => `"${key.replace(/[\\"]/g, (c) => `\\${c}`)}"`

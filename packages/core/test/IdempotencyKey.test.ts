@@ -1,0 +1,57 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either, FastCheck as fc } from "effect"
+import { IdempotencyFingerprint, IdempotencyKey } from "@petstore/core"
+
+const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 255 })
+
+describe("IdempotencyKey.parse", () => {
+  it("a key of 1 to 255 printable ASCII characters, quoted as an sf-string, is the same key as sent bare", () =>
+    fc.assert(fc.property(printable.filter((k) => k.trim() === k && !k.includes("\"")), (key) => {
+      expect(IdempotencyKey.parse(key)).toStrictEqual(Either.right(key))
+      expect(IdempotencyKey.parse(IdempotencyKey.quote(key))).toStrictEqual(Either.right(key))
+    })))
+
+  it("any printable key round-trips through the quoted form, escapes included", () =>
+    fc.assert(fc.property(printable, (key) => {
+      expect(IdempotencyKey.parse(IdempotencyKey.quote(key))).toStrictEqual(Either.right(key))
+    })))
+
+  it.each([
+    ["empty", ""],
+    ["blank", "   "],
+    ["empty quoted string", "\"\""],
+    ["256 characters", "a".repeat(256)],
+    ["256 characters quoted", `"${"a".repeat(256)}"`],
+    ["a control character", "abc\u0001def"],
+    ["a tab", "abc\tdef"],
+    ["non-ASCII", "clé"],
+    ["an unterminated quote", "\"abc"],
+    ["a quote inside a bare key", "ab\"c"],
+    ["an unescaped quote inside", "\"a\"b\""],
+    ["an unknown escape", "\"a\\nb\""]
+  ])("refuses %s", (_, value) => {
+    expect(Either.isLeft(IdempotencyKey.parse(value))).toBe(true)
+  })
+
+  it("takes 255 characters, bare or quoted", () => {
+    expect(IdempotencyKey.parse("k".repeat(255))).toStrictEqual(Either.right("k".repeat(255)))
+    expect(IdempotencyKey.parse(`"${"k".repeat(255)}"`)).toStrictEqual(Either.right("k".repeat(255)))
+  })
+})
+
+describe("IdempotencyFingerprint", () => {
+  const json = fc.jsonValue()
+  it("is the same for the same value whatever the order of its fields", () =>
+    fc.assert(fc.property(fc.dictionary(fc.string(), json), (record) => {
+      const reversed = Object.fromEntries(Object.entries(record).reverse())
+      expect(IdempotencyFingerprint.of("createPet", reversed)).toBe(IdempotencyFingerprint.of("createPet", record))
+    })))
+
+  it("differs between operations and between values", () =>
+    fc.assert(fc.property(json, json, (a, b) => {
+      expect(IdempotencyFingerprint.of("createPet", a)).not.toBe(IdempotencyFingerprint.of("createMessage", a))
+      if (IdempotencyFingerprint.canonicalJson(a) !== IdempotencyFingerprint.canonicalJson(b)) {
+        expect(IdempotencyFingerprint.of("createPet", a)).not.toBe(IdempotencyFingerprint.of("createPet", b))
+      }
+    })))
+})
