@@ -115,10 +115,12 @@ export const flatMap = <A, E, R, B, E2, R2>(
   f: (a: A) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2> => {
   if (answered(self)) return Exit.isSuccess(self) ? f(self.value) : failed(self)
-  if (!isStepped(self)) return Effect.flatMap(self, f)
+  // Once `self` has waited, the fiber takes what `f` makes at once as far as it goes (`now`), as
+  // `Sync.run` does, rather than step by step.
+  if (!isStepped(self)) return Effect.flatMap(self, (a) => now(f(a)))
   return withStep(Effect.flatMap(self, f), () => {
     const result = now(self)
-    if (!answered(result)) return Effect.flatMap(result, f)
+    if (!answered(result)) return Effect.flatMap(result, (a) => now(f(a)))
     return Exit.isSuccess(result) ? now(f(result.value)) : failed(result)
   })
 }

@@ -102,43 +102,52 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
       new RedisUnavailable({ message: `Redis at ${where}: ${what}: ${cause instanceof Error ? cause.message : String(cause)}` })
     const deadlineMillis = Duration.toMillis(deadline)
     // The deadline is one timer beside the call (on every limited request: `Effect.timeout`'s race of
-    // fibers would cost more than the call itself).
-    const bounded = <A>(what: string, call: () => Promise<A>) =>
+    // fibers would cost more than the call itself). `retry`, when given, is asked once more after a
+    // failure it takes (`NOSCRIPT`), within the same deadline.
+    const bounded = <A>(what: string, call: () => Promise<A>, retry?: (error: unknown) => (() => Promise<A>) | undefined) =>
       Effect.async<A, RedisUnavailable>((resume) => {
         let done = false
         const timer = setTimeout(() => {
           done = true
           resume(Effect.fail(failed(what)(`no answer within ${Duration.format(deadline)}`)))
         }, deadlineMillis)
-        call().then(
-          (value) => {
-            if (done) return
-            done = true
-            clearTimeout(timer)
-            resume(Effect.succeed(value))
-          },
-          (error) => {
-            if (done) return
-            done = true
-            clearTimeout(timer)
-            resume(Effect.fail(failed(what)(error)))
-          }
-        )
+        const succeed = (value: A) => {
+          if (done) return
+          done = true
+          clearTimeout(timer)
+          resume(Effect.succeed(value))
+        }
+        const fail = (error: unknown) => {
+          if (done) return
+          done = true
+          clearTimeout(timer)
+          resume(Effect.fail(failed(what)(error)))
+        }
+        call().then(succeed, (error) => {
+          const again = done ? undefined : retry?.(error)
+          if (again === undefined) return fail(error)
+          again().then(succeed, fail)
+        })
       })
 
     const send = (args: Array<string>) => client.sendCommand(args) as Promise<ReadonlyArray<number>>
+    const noScript = (error: unknown) => error instanceof Error && error.message.startsWith("NOSCRIPT")
     return Redis.of({
       where,
-      run: (s, keys, args) =>
-        bounded("script", async () => {
-          const rest = [String(keys.length), ...keys, ...args.map(String)]
-          try {
-            return await send(["EVALSHA", s.sha, ...rest])
-          } catch (error) {
-            if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
-            return await send(["EVAL", s.source, ...rest])
+      run: (s, keys, args) => {
+        // EVALSHA sha numkeys key... arg...; after a Redis restart (NOSCRIPT) the same as EVAL.
+        const command = ["EVALSHA", s.sha, String(keys.length), ...keys]
+        for (const arg of args) command.push(String(arg))
+        return bounded("script", () => send(command), (error) => {
+          if (!noScript(error)) return undefined
+          return () => {
+            const again = command.slice()
+            again[0] = "EVAL"
+            again[1] = s.source
+            return send(again)
           }
         })
+      }
     })
   })
 
