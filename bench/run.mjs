@@ -5,7 +5,7 @@
 //   pnpm bench                 full run (5 rounds × 5 s per target and scenario, ~8 min), writes docs/performance.md
 //   pnpm bench --quick         2 rounds × 2 s, quick micro-benchmarks; prints the report, writes nothing
 //   options: --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
-//            --targets raw,fastify,memory,nometrics,nousage,durable,commit1,sqlite1,postgres,fastify-pg,shared,fastify-shared
+//            --targets raw,fastify,fastify-pino,memory,nometrics,nousage,durable,commit1,sqlite1,postgres,fastify-pg,shared,fastify-shared
 //            --no-micro --no-load --write --no-write
 //            --variant NAME[@sqlite]=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
 //            --json FILE (also write the raw measurements as JSON)
@@ -395,7 +395,7 @@ const runLoad = async () => {
           const p = rounds.find((x) => x.scenario === "post" && x.target === id && x.round === m.round)
           return p === undefined ? Number.NaN : m.rps / p.rps
         })),
-        vs: Object.fromEntries(["raw", "fastify", "memory", "nometrics", "nousage", "durable", "commit1", "sqlite1", "postgres", "fastify-pg", "shared", "fastify-shared"].map((peer) => [peer, {
+        vs: Object.fromEntries(["raw", "fastify", "fastify-pino", "memory", "nometrics", "nousage", "durable", "commit1", "sqlite1", "postgres", "fastify-pg", "shared", "fastify-shared"].map((peer) => [peer, {
           rps: ratioTo(peer, "rps"),
           p50: ratioTo(peer, "p50"),
           p99: ratioTo(peer, "p99"),

@@ -97,6 +97,15 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       scenarios: ["get", "post"]
     },
     {
+      id: "fastify-pino",
+      label: "Fastify 5 + @fastify/rate-limit, pino logging each request",
+      role: "BASELINE (peer with a request log)",
+      argv: ["bench/peers/fastify.mjs"],
+      env: { BENCH_FASTIFY_LOGGER: "pino" },
+      kind: "app",
+      scenarios: ["get", "post"]
+    },
+    {
       id: "memory",
       label: "ours, in-memory store",
       role: "ours",
@@ -316,7 +325,7 @@ const startProcess = async (target, { cpu, root, nodeArgs = [] }) => {
   try {
     const first = await wait("answer HTTP", () => request(port, "GET", "/v1/pets"))
     let startupMs = Number.NaN
-    if (target.scenarios.includes("get")) {
+    if ((target.scenarios ?? []).includes("get")) {
       const headers = target.kind === "raw" ? {} : { authorization: `Bearer ${await newKey({ ...target, port })}` }
       if (target.kind === "raw" && first.status === 200) startupMs = performance.now() - spawned
       else {

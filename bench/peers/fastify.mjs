@@ -10,6 +10,11 @@
 // Accounts are made through `POST /admin/v1/accounts` (admin token), like on our server, so the
 // runner treats both alike. Not done (our server does more): daily quota, ban policy, the IETF
 // RateLimit fields, the failed-authentication limit per address.
+//
+// With BENCH_FASTIFY_LOGGER=pino (the `fastify-pino` target) the same server logs each request as a
+// Fastify user would: Fastify's own pino logger (`logger: true`, level info, JSON lines to stdout),
+// which writes an "incoming request" and a "request completed" line (with the response time) per
+// request. Without it (the `fastify` target) nothing is logged.
 import rateLimit from "@fastify/rate-limit"
 import Fastify from "fastify"
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
@@ -102,7 +107,7 @@ const ErrorBody = {
   properties: { code: { type: "string" }, message: { type: "string" }, status: { type: "integer" } }
 }
 
-const app = Fastify({ logger: false, keepAliveTimeout: 5_000, bodyLimit: 64 * 1024 })
+const app = Fastify({ logger: process.env.BENCH_FASTIFY_LOGGER === "pino", keepAliveTimeout: 5_000, bodyLimit: 64 * 1024 })
 
 app.decorateRequest("principal", null)
 app.addHook("onRequest", async (request, reply) => {

@@ -125,7 +125,9 @@ export const flatMap = <A, E, R, B, E2, R2>(
   f: (a: A) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2> => {
   if (answered(self)) return Exit.isSuccess(self) ? f(self.value) : failed(self)
-  return self instanceof Lazy ? new FlatMap(self, f) : Effect.flatMap(self, f)
+  // Once `self` has waited, the fiber takes what `f` makes at once as far as it goes (`now`), as
+  // `Sync.run` does, rather than step by step.
+  return self instanceof Lazy ? new FlatMap(self, f) : Effect.flatMap(self, (a) => now(f(a)))
 }
 
 class FlatMap<A, E, R, B, E2, R2> extends Lazy<B, E | E2, R | R2> {
@@ -134,7 +136,7 @@ class FlatMap<A, E, R, B, E2, R2> extends Lazy<B, E | E2, R | R2> {
   }
   step(): Effect.Effect<B, E | E2, R | R2> {
     const result = now(this.self)
-    if (!answered(result)) return Effect.flatMap(result, this.f)
+    if (!answered(result)) return Effect.flatMap(result, (a) => now(this.f(a)))
     return Exit.isSuccess(result) ? now(this.f(result.value)) : failed(result)
   }
   commit() {

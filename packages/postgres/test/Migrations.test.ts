@@ -50,7 +50,7 @@ if ("skip" in database) {
       const newer = [
         ...Postgres.Migrations.MIGRATIONS,
         {
-          id: 2,
+          id: Math.max(...Postgres.Migrations.MIGRATIONS.map((m) => m.id)) + 1,
           name: "future_additive",
           statements: [
             "ALTER TABLE pets ADD COLUMN nickname text NOT NULL DEFAULT ''",

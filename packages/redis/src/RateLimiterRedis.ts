@@ -95,8 +95,10 @@ export const make = (
     const local = RateLimiter.makeMemory(settings, clock)
     let shared = true
 
-    // -1 asks the script to read Redis's `TIME`.
-    const timeArg = Effect.sync(() => (callerClock ? clock.unsafeCurrentTimeMillis() : -1))
+    // -1 asks the script to read Redis's `TIME` (no step of its own then: a decision is one call).
+    const timeArg = Effect.sync(() => clock.unsafeCurrentTimeMillis())
+    const atTime = <A, E>(call: (at: number) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      callerClock ? Effect.flatMap(timeArg, call) : call(-1)
 
     // Looks at Redis every 250 ms while it is away; back to it as soon as it runs a script again.
     const scriptRuns = scriptsRun(redis, prefix)
@@ -126,7 +128,7 @@ export const make = (
     return RateLimiter.RateLimiter.of({
       admit: (subject) =>
         decide(
-          Effect.flatMap(timeArg, (at) => {
+          atTime((at) => {
             const { accountId, keyId, limits } = subject
             return Effect.map(
               redis.run(ADMIT, accountKeys(prefix, accountId, keyId), [
@@ -155,7 +157,7 @@ export const make = (
         ),
       admitFailedAuth: (address) =>
         decide(
-          Effect.flatMap(timeArg, (at) =>
+          atTime((at) =>
             Effect.map(
               redis.run(ADMIT_ADDRESS, [addressKey(prefix, address)], [settings.failedAuthPerMinute, at]),
               ([wait, units, refilledAt, decidedAt]) =>

@@ -81,20 +81,20 @@ export const cli = (settings: Settings, args: ReadonlyArray<string>) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
   })
 
-/** Starts a server on a free port; tries again (a few times) if another process took the port first. */
-export const start = async (settings: Settings): Promise<Server> => {
+/** Starts a server (`bin`: another build of the binary, e.g. the bundle) on a free port; tries again (a few times) if another process took the port first. */
+export const start = async (settings: Settings, bin: string = BIN): Promise<Server> => {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(settings)
+      return await startOnce(settings, bin)
     } catch (error) {
       if (attempt >= 3 || !/already in use/.test(String(error))) throw error
     }
   }
 }
 
-const startOnce = async (settings: Settings): Promise<Server> => {
+const startOnce = async (settings: Settings, bin: string): Promise<Server> => {
   requireBuilt()
-  const child = spawn(process.execPath, [BIN, "serve"], {
+  const child = spawn(process.execPath, [bin, "serve"], {
     env: { ...environment(settings), PORT: String(await freePort()), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"]
   })

@@ -95,7 +95,7 @@ export const messageQueueServiceLaws = <E>(
         expect(message).toMatchObject({ status: "queued", message: "hello, world", createdAt: new Date(START).toISOString() })
         yield* advanceUntil(Effect.map(queue.get("acc_a", message.id), (m) => m.status === "delivered"), "100 millis", 100)
         expect(processor.attempts.map(({ at: _, ...m }) => m)).toStrictEqual([
-          { id: message.id, accountId: "acc_a", message: "hello, world", attempt: 1 }
+          { id: message.id, accountId: "acc_a", message: "hello, world", attempt: 1, createdAt: START }
         ])
         expect(yield* stored(store, message.id)).toMatchObject({ status: "delivered", attempts: 1 })
       }))
