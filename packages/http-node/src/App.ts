@@ -44,6 +44,7 @@ import * as Operate from "./internal/stages/operate.js"
 import * as Pipeline from "./internal/stages/pipeline.js"
 import * as ReadBody from "./internal/stages/readBody.js"
 import * as Recover from "./internal/stages/recover.js"
+import { pathOf } from "./internal/urlPath.js"
 import * as Route from "./internal/stages/route.js"
 import * as Scrape from "./internal/stages/scrape.js"
 import { write } from "./internal/stages/write.js"
@@ -121,11 +122,6 @@ export class App extends Context.Tag("@petstore/http-node/App")<
 export type AppServices = Accounts.Accounts | RateLimiter.RateLimiter | Pets.Pets | MessageQueue.MessageQueue | Idempotency.Idempotency
 
 const isRead = (method: string): boolean => method === "GET" || method === "HEAD"
-
-const pathOf = (url: string): string => {
-  const q = url.indexOf("?")
-  return q === -1 ? url : url.slice(0, q)
-}
 
 /** Notes the route that answered on the response, for logs and metrics (every response is a new object). */
 const labelDocs = (response: AppResponse): AppResponse => {

@@ -27,6 +27,7 @@ import type * as Tracer from "effect/Tracer"
 import type { AppRequest } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
 import * as RequestId from "./internal/requestId.js"
+import { pathOf } from "./internal/urlPath.js"
 import * as TraceParent from "./internal/traceParent.js"
 
 export interface ObserveOptions {
@@ -63,9 +64,9 @@ export const ACCESS_MESSAGE = "request"
 /** Writes one access line. */
 type AccessLog = (request: AppRequest, response: AppResponse, requestId: string, durationMs: number) => void
 
-const pathOf = (request: AppRequest): string => {
-  const q = request.url.indexOf("?")
-  const path = q === -1 ? request.url : request.url.slice(0, q)
+/** The path the client asked for, with the host's mount path. */
+const requestPath = (request: AppRequest): string => {
+  const path = pathOf(request.url)
   return request.basePath === undefined || request.basePath === "" ? path : request.basePath + path
 }
 
@@ -90,7 +91,7 @@ const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.E
     HashMap.set(annotations, "requestId", requestId)
     if (request.hostRequestId !== undefined) HashMap.set(annotations, "reqId", request.hostRequestId)
     HashMap.set(annotations, "method", request.method)
-    HashMap.set(annotations, "path", pathOf(request))
+    HashMap.set(annotations, "path", requestPath(request))
     const route = response.route ?? response.askedRoute
     if (route !== undefined) HashMap.set(annotations, "route", route)
     HashMap.set(annotations, "status", response.status)

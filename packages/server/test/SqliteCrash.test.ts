@@ -8,30 +8,12 @@
  * bounded poll with a generous limit.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import Sqlite3 from "better-sqlite3"
-import { Accounts, SecureRandom } from "@petstore/core"
-import * as Sqlite from "@petstore/sqlite"
 import { exited, pollUntil, sqliteFile, start } from "./support/ServerProcess.js"
-
-/** An account with limits far above what the test sends, created on the file before the server starts. */
-const createAccount = (filename: string) =>
-  Effect.runPromise(
-    Effect.scoped(Effect.gen(function*() {
-      const context = yield* Layer.build(
-        Accounts.Accounts.layer({ environment: "production" }).pipe(
-          Layer.provide(Sqlite.layer({ filename })),
-          Layer.provide(SecureRandom.SecureRandom.Live)
-        )
-      )
-      const accounts = context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Type"]
-      const { key } = yield* accounts.create({ plan: "enterprise", limits: { perMinute: 1_000_000, perDay: 100_000_000 } })
-      return Redacted.value(key.key)
-    }))
-  )
+import { createAccount } from "./support/SqliteAccount.js"
 
 describe("crash safety (SIGKILL under load)", () => {
   it("after kill -9 and a restart, every acknowledged pet and message exists exactly once, and every accepted message is delivered", async () => {

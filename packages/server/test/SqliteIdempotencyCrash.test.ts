@@ -5,29 +5,12 @@
  * or message (the acknowledged one, replayed, when it was acknowledged), none lost, none doubled.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import Sqlite3 from "better-sqlite3"
-import { Accounts, SecureRandom } from "@petstore/core"
-import * as Sqlite from "@petstore/sqlite"
 import { exited, pollUntil, sqliteFile, start, stop } from "./support/ServerProcess.js"
-
-const createAccount = (filename: string) =>
-  Effect.runPromise(
-    Effect.scoped(Effect.gen(function*() {
-      const context = yield* Layer.build(
-        Accounts.Accounts.layer({ environment: "production" }).pipe(
-          Layer.provide(Sqlite.layer({ filename })),
-          Layer.provide(SecureRandom.SecureRandom.Live)
-        )
-      )
-      const accounts = context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Type"]
-      const { key } = yield* accounts.create({ plan: "enterprise", limits: { perMinute: 1_000_000, perDay: 100_000_000 } })
-      return Redacted.value(key.key)
-    }))
-  )
+import { createAccount } from "./support/SqliteAccount.js"
 
 describe("keyed creates on SQLite under kill -9", () => {
   it("every key sent before the kill, retried after the restart, names exactly one pet or message", async () => {

@@ -7,9 +7,9 @@
  */
 import { execFileSync, spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { freePort } from "../../../server/test/support/ServerProcess.js"
 
 const BIN = process.env.PETSTORE_TEST_PG_BIN ?? "/usr/lib/postgresql/15/bin"
 
@@ -29,16 +29,6 @@ const run = (tool: string, args: ReadonlyArray<string>) => {
   if (result.status !== 0) throw new Error(`${tool} ${args.join(" ")} failed (${result.status}):\n${result.stdout}\n${result.stderr}`)
   return result.stdout
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = Net.createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as Net.AddressInfo).port
-      probe.close(() => resolve(port))
-    })
-  })
 
 export interface Node {
   readonly port: number

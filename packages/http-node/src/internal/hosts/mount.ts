@@ -3,6 +3,7 @@
  *
  * @internal
  */
+import { pathOf } from "../urlPath.js"
 
 /** A mount path as given ("/petstore", "/petstore/"), as the application uses it ("/petstore", or "" at the root). */
 export const normalizeBasePath = (basePath: string | undefined): string => {
@@ -39,8 +40,7 @@ export const routedUrl = (url: string, basePath: string): string | undefined => 
 
 /** Whether `url` is one of `paths` (exact paths, and prefixes ending in "/"). */
 export const owns = (paths: ReadonlyArray<string>, url: string): boolean => {
-  const q = url.indexOf("?")
-  const path = q === -1 ? url : url.slice(0, q)
+  const path = pathOf(url)
   for (const p of paths) {
     if (p.endsWith("/") ? path.startsWith(p) : path === p) return true
   }
