@@ -33,6 +33,14 @@ Checks a pet store server against its OpenAPI document and a model of the interf
   --failed-auth-per-minute N   failed authentications per address per minute (default 100)
   --revocation-bound-ms N      with several instances: how long after a revocation another instance
                         may still accept the key, as the server publishes it (default 0)
+  --webhook-receiver    start a webhook receiver on loopback, set it as the endpoint of every account
+                        the run creates (needs --admin-token, and a server run with
+                        PETSTORE_WEBHOOK_ALLOW_PRIVATE=true), and check at the end that every message
+                        accepted with 202 arrived there at least once, signed with the secret the PUT
+                        answered (standardwebhooks), with its id as webhook-id and its text as data
+  --webhook-host H      the receiver's address (default 127.0.0.1)
+  --webhook-port N      the receiver's port (default 0: a free one)
+  --webhook-wait S      how long to wait for the last deliveries after the run (default 30)
 `
 
 const main = async (): Promise<number> => {
@@ -57,6 +65,10 @@ const main = async (): Promise<number> => {
         "ban-grace-ms": { type: "string" },
         "failed-auth-per-minute": { type: "string" },
         "revocation-bound-ms": { type: "string" },
+        "webhook-receiver": { type: "boolean" },
+        "webhook-host": { type: "string" },
+        "webhook-port": { type: "string" },
+        "webhook-wait": { type: "string" },
         help: { type: "boolean", short: "h" }
       }
     }))
@@ -93,6 +105,9 @@ const main = async (): Promise<number> => {
     if (values.path !== undefined && values.seed === undefined) throw new Error("--path needs the --seed it was printed with")
     if (values["replay-path"] !== undefined && values.path === undefined) throw new Error("--replay-path needs --path")
     const timeLimit = int("time-limit", values["time-limit"])
+    const receiverOptions = values["webhook-host"] !== undefined || values["webhook-port"] !== undefined || values["webhook-wait"] !== undefined
+    if (receiverOptions && values["webhook-receiver"] !== true) throw new Error("--webhook-host, --webhook-port and --webhook-wait go with --webhook-receiver")
+    const webhookWait = int("webhook-wait", values["webhook-wait"])
     const progress = Progress.start(process.stderr)
     const report = await runConformance({
       baseUrl,
@@ -108,6 +123,10 @@ const main = async (): Promise<number> => {
       publicPrefix: values.prefix,
       messagesPrefix: values["messages-prefix"],
       expectations,
+      webhookReceiver: values["webhook-receiver"] === true
+        ? { host: values["webhook-host"], port: int("webhook-port", values["webhook-port"]) }
+        : undefined,
+      webhookWaitMs: webhookWait === undefined ? undefined : webhookWait * 1000,
       log: progress.log,
       progress: ({ of, requests, sequences }) => progress.set(`conformance: ${sequences} of ${of} sequences run, ${requests} requests`)
     }).finally(progress.end)

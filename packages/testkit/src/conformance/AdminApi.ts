@@ -77,7 +77,44 @@ export class AdminApi {
       ? this.session.model.addAccount(name, accountId, limits, true, x.receivedAt, x.wallSentAt)
       : this.session.model.makeAccount(name, accountId, limits, true, x.receivedAt, x.wallSentAt)
     this.session.model.addKey(account, keyVariable, issued.key, issued.id)
+    if (this.session.webhooks !== undefined) await this.setWebhook(name, accountId)
     return account
+  }
+
+  /**
+   * `PUT /admin/v1/accounts/{id}/webhook` to the checker's receiver (`--webhook-receiver`): `200`
+   * with the signing secret (`whsec_` + base64 of at least 24 bytes), kept to verify the deliveries.
+   */
+  private async setWebhook(name: string, accountId: string): Promise<void> {
+    const { ledger, receiver } = this.session.webhooks!
+    const path = `/admin/v1/accounts/${accountId}/webhook`
+    const url = receiver.urlFor(accountId)
+    const x = await this.session.send(`set the webhook endpoint of ${name}`, {
+      method: "PUT",
+      path,
+      headers: this.headers(true),
+      body: JSON.stringify({ url })
+    })
+    const what = `set the webhook endpoint: PUT ${path} with {"url": "${url}"} → ${x.response.status}`
+    if (x.response.status === 404) {
+      // The account was just created: a 404 here is the server's, not the account's.
+      fail(`${what}: the server offers no webhook endpoints (--webhook-receiver needs them): ${x.response.text.slice(0, 200)}`)
+    }
+    if (x.response.status === 400 || x.response.status === 422) {
+      fail(
+        `${what}: the server refused the receiver's URL, a plain-http loopback address: run it with ` +
+          `PETSTORE_WEBHOOK_ALLOW_PRIVATE=true to check deliveries (${x.response.text.slice(0, 200)})`
+      )
+    }
+    if (x.response.status !== 200) fail(`${what}: expected 200, got ${x.response.text.slice(0, 200)}`)
+    const secret = (this.session.json(x, what) as { secret?: unknown }).secret
+    if (typeof secret !== "string" || !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret) || Buffer.from(secret.slice(6), "base64").length < 24) {
+      fail(`${what}: the secret is not whsec_ followed by the base64 of at least 24 random bytes`)
+    }
+    const variable = `WHSEC_${name}`
+    this.session.variables.set(secret as string, variable)
+    this.defineLast([[variable, ".secret", secret as string]])
+    ledger.setEndpoint(accountId, secret as string)
   }
 
   /** `POST /admin/v1/accounts/{id}/keys`: a further key of the account. */

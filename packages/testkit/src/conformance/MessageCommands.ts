@@ -41,6 +41,7 @@ export class SubmitMessage extends Base {
     if (location === undefined || !location.endsWith(`/messages/${m.id}`)) fail(`${what}: Location ${location} does not point at the message`)
     session.variables.set(m.id, `MESSAGE_${model.messages.length + 1}`)
     const message = { id: m.id, text: this.text, account: key.account, lastStatus: "queued" }
+    if (key.account.id !== undefined) session.webhooks?.ledger.accept({ id: m.id, accountId: key.account.id, text: this.text, createdAt: m.createdAt })
     model.messages.push(message)
     await readMessageBack(model, session, message)
   }

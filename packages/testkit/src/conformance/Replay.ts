@@ -11,6 +11,7 @@ import type { Expectations } from "./Expectations.js"
 export interface ReplaySource {
   readonly baseUrls: ReadonlyArray<string>
   readonly admin: boolean
+  readonly webhookReceiver?: boolean | undefined
   /** The limits of each given key, in order (`KEY_1`, `KEY_2` ...). */
   readonly keyLimits: ReadonlyArray<{ readonly perMinute: number; readonly perDay: number }>
   readonly maxCommands: number | undefined
@@ -39,6 +40,7 @@ export const replayCommand = (
   const parts = ["petstore-conformance"]
   for (const url of source.baseUrls) parts.push("--base-url", url)
   if (source.admin) parts.push(`--admin-token "$ADMIN_TOKEN"`)
+  if (source.webhookReceiver === true) parts.push("--webhook-receiver")
   source.keyLimits.forEach((l, i) => parts.push(`--key "$KEY_${i + 1}:${l.perMinute}/${l.perDay}"`))
   if (source.publicPrefix !== undefined) parts.push("--prefix", source.publicPrefix)
   if (source.messagesPrefix !== undefined) parts.push("--messages-prefix", source.messagesPrefix)

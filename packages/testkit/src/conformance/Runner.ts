@@ -19,6 +19,8 @@ import * as OpenApiChecker from "./OpenApiChecker.js"
 import { replayCommand, replayPathOf } from "./Replay.js"
 import { type GivenKey, Session } from "./Session.js"
 import { ConformanceViolation } from "./Violation.js"
+import { checkDeliveries, WebhookLedger, type WebhookSummary } from "./WebhookCheck.js"
+import { type ReceiverAddress, WebhookReceiver } from "./WebhookReceiver.js"
 
 /** @category models */
 export interface ConformanceOptions {
@@ -56,6 +58,15 @@ export interface ConformanceOptions {
   readonly progress?: ((state: { readonly sequences: number; readonly of: number; readonly requests: number }) => void) | undefined
   /** How long the usage check waits for the server to write its counts (default 15 s; its flush interval is 5 s by default). */
   readonly usageWaitMs?: number | undefined
+  /**
+   * Starts a webhook receiver on loopback (`true`: 127.0.0.1, a free port), sets it as the endpoint
+   * of every account the run creates (needs the admin token; the server must allow private
+   * addresses, `PETSTORE_WEBHOOK_ALLOW_PRIVATE=true`), and checks at the end that every accepted
+   * message arrived there, signed, with its id as `webhook-id` and its payload (see `WebhookCheck`).
+   */
+  readonly webhookReceiver?: boolean | ReceiverAddress | undefined
+  /** How long the webhook check waits for the last deliveries after the run (default 30 s). */
+  readonly webhookWaitMs?: number | undefined
 }
 
 /** @category models */
@@ -82,6 +93,8 @@ export interface ConformanceReport {
   readonly answers: Readonly<Record<string, number>>
   /** Set when the time limit stopped the run before `numRuns` sequences, in words. */
   readonly stoppedEarly?: string | undefined
+  /** With `webhookReceiver`, once the deliveries were checked: what arrived. */
+  readonly webhooks?: WebhookSummary | undefined
   readonly failure?: ConformanceFailure | undefined
 }
 
@@ -127,10 +140,16 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
   if (options.adminToken === undefined && (options.keys ?? []).length === 0) {
     throw new Error("give an admin token or at least one key")
   }
+  const withReceiver = options.webhookReceiver !== undefined && options.webhookReceiver !== false
+  if (withReceiver && options.adminToken === undefined) {
+    throw new Error("the webhook receiver needs the admin token (the checker sets each account's endpoint through the admin API)")
+  }
+  let receiver: WebhookReceiver | undefined
   const replay = (counterexample?: Parameters<typeof replayCommand>[2]) =>
     replayCommand({
       baseUrls,
       admin: options.adminToken !== undefined,
+      webhookReceiver: withReceiver,
       keyLimits: (options.keys ?? []).map((k) => k.limits),
       maxCommands: options.maxCommands,
       publicPrefix: options.publicPrefix,
@@ -173,6 +192,11 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     // The checker's own warning on the version is a failure above; the rest are matters of taste.
     const warnings = [...checker.warnings.filter((w) => !w.startsWith("openapi is ")), ...documentVerdict.warnings]
 
+    const ledger = new WebhookLedger()
+    if (withReceiver) {
+      receiver = await WebhookReceiver.start(ledger.verify, options.webhookReceiver === true ? {} : options.webhookReceiver as ReceiverAddress)
+      log(`webhook receiver at ${receiver.origin}`)
+    }
     const model = new Model(expect, performance.now())
     const session = new Session({
       clients,
@@ -181,9 +205,15 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       publicPrefix,
       messagesPrefix,
       adminToken: options.adminToken,
-      givenKeys: options.keys ?? []
+      givenKeys: options.keys ?? [],
+      webhooks: receiver === undefined ? undefined : { receiver, ledger }
     })
-    await session.prepare()
+    // Setting up the checker's own account (and its webhook endpoint) can meet a violation too.
+    const prepared = await outsideSequences(session, async () => {
+      await session.prepare()
+      return undefined
+    })
+    if (typeof prepared === "object") return failed(prepared.message, prepared.curl)
     let requests = 0
     const before = await outsideSequences(session, () => recordPreexisting(model, session))
     requests += session.log.length
@@ -233,6 +263,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     const stoppedEarly = details.interrupted && details.counterexample === null
       ? `stopped by the time limit (${timeLimitMs / 1000} s) after ${details.numRuns} of ${numRuns} sequences`
       : undefined
+    let webhooks: WebhookSummary | undefined
     const report = (failure?: NonNullable<ConformanceReport["failure"]>): ConformanceReport => ({
       ok: failure === undefined,
       runs: details.numRuns,
@@ -242,6 +273,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
       warnings,
       answers: Object.fromEntries([...session.answers].sort(([a], [b]) => a.localeCompare(b))),
       ...(stoppedEarly === undefined ? {} : { stoppedEarly }),
+      ...(webhooks === undefined ? {} : { webhooks }),
       ...(failure === undefined ? {} : { failure })
     })
     await running
@@ -285,6 +317,15 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
         if (usage !== undefined) warnings.push(`usage is not checked: ${usage}`)
       }
     }
+    if ((!details.failed || stoppedEarly !== undefined) && receiver !== undefined) {
+      const deliveries = await outsideSequences(session, async () => {
+        webhooks = await checkDeliveries(session, ledger, receiver!, { waitMs: options.webhookWaitMs ?? 30_000 })
+        return undefined
+      })
+      if (typeof deliveries === "object") {
+        return report({ message: deliveries.message, commands: "(none: the webhook deliveries after every sequence)", curl: deliveries.curl, shrinks: 0, replay: replay() })
+      }
+    }
     if (stoppedEarly !== undefined && details.numRuns < Math.max(minRuns, 1)) {
       const message = `${stoppedEarly}, fewer than the minimum of ${Math.max(minRuns, 1)}: too few to trust a pass (raise the time limit or look at why the server is slow)`
       return report({ message, commands: "", curl: "", shrinks: 0, replay: replay() })
@@ -322,6 +363,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     }
   } finally {
     for (const c of clients) c.close()
+    await receiver?.close()
   }
 }
 
@@ -355,6 +397,10 @@ export const formatReport = (report: ConformanceReport): string => {
         : `conformance: passed, but STOPPED EARLY: ${report.stoppedEarly}; only what ran was checked (${figures})`
     )
     lines.push(`answers: ${Object.entries(report.answers).map(([k, n]) => `${k} ×${n}`).join(", ")}`)
+    const w = report.webhooks
+    if (w !== undefined) {
+      lines.push(`webhooks: ${w.messages} accepted messages delivered to ${w.endpoints} endpoints, all verified (${w.deliveries} deliveries, ${w.duplicates} duplicates)`)
+    }
     return lines.join("\n")
   }
   const f = report.failure!

@@ -14,6 +14,8 @@ import type { KeyModel, PlanLimits } from "./ModelRecords.js"
 import type { OpenApiChecker } from "./OpenApiChecker.js"
 import { curlScript, type LoggedExchange } from "./SessionLog.js"
 import { fail } from "./Violation.js"
+import type { WebhookLedger } from "./WebhookCheck.js"
+import type { WebhookReceiver } from "./WebhookReceiver.js"
 
 /** A key given on the command line, with its account's limits. */
 export interface GivenKey {
@@ -30,6 +32,8 @@ export interface SessionOptions {
   readonly messagesPrefix: string
   readonly adminToken: string | undefined
   readonly givenKeys: ReadonlyArray<GivenKey>
+  /** With `--webhook-receiver`: the receiver each account's endpoint is set to, and what was set and accepted. */
+  readonly webhooks?: { readonly receiver: WebhookReceiver; readonly ledger: WebhookLedger } | undefined
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -63,6 +67,7 @@ export class Session {
   readonly publicPrefix: string
   readonly messagesPrefix: string
   readonly adminToken: string | undefined
+  readonly webhooks: SessionOptions["webhooks"]
   log: Array<LoggedExchange> = []
   /** Answers seen over the whole run, by status and error code (`429 rate_limited` ...). */
   readonly answers = new Map<string, number>()
@@ -90,6 +95,7 @@ export class Session {
     this.messagesPrefix = options.messagesPrefix
     this.adminToken = options.adminToken
     this.givenKeys = options.givenKeys
+    this.webhooks = options.webhooks
     if (this.adminToken !== undefined) this.variables.set(this.adminToken, "ADMIN_TOKEN")
   }
 

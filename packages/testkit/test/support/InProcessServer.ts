@@ -3,7 +3,18 @@
  * a wrapper around the application's `handle` (to corrupt answers) or other core services
  * (a broken rate limiter ...). Never used outside tests.
  */
-import { MessageProcessor, Petstore, RateLimiter, SecureRandom, Usage, UsageStore } from "@petstore/core"
+import {
+  MessageProcessor,
+  Petstore,
+  RateLimiter,
+  SecureRandom,
+  Usage,
+  UsageStore,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  Webhooks
+} from "@petstore/core"
 import { App, type AppResponse, Server } from "@petstore/http-node"
 import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 
@@ -23,6 +34,46 @@ export interface ServerVariant {
   readonly limiter?: (real: RateLimiter.RateLimiter["Type"], instance: number) => RateLimiter.RateLimiter["Type"]
   /** Counts usage per account (default true), written every 100 ms. */
   readonly usage?: boolean
+  /**
+   * Delivers messages to the accounts' webhook endpoints (default: recorded only, no endpoints),
+   * any URL allowed, through `fetch`; `send` may change each request first, or drop it (`undefined`:
+   * not sent, yet answered 200, as a server that loses deliveries would).
+   */
+  readonly webhooks?: {
+    readonly send?: (request: WebhookDelivery.DeliveryRequest) => WebhookDelivery.DeliveryRequest | undefined
+    /** Why an endpoint URL is refused (default: none is). */
+    readonly urlProblem?: (url: string) => string | undefined
+  }
+}
+
+type Sender = WebhookDelivery.WebhookSender["Type"]
+
+/** POSTs with `fetch` (tests send only to their own receivers on loopback). */
+const fetchSender = (change: (request: WebhookDelivery.DeliveryRequest) => WebhookDelivery.DeliveryRequest | undefined): Sender => ({
+  send: (original) => {
+    const request = change(original)
+    if (request === undefined) return Effect.succeed({ _tag: "Answered", status: 200 })
+    return Effect.tryPromise((signal) =>
+      fetch(request.url, { method: "POST", headers: request.headers, body: request.body, redirect: "manual", signal }).then(async (response) => {
+        await response.arrayBuffer()
+        return { _tag: "Answered" as const, status: response.status }
+      })
+    ).pipe(Effect.catchAll((error) => Effect.succeed({ _tag: "NoAnswer" as const, error: String(error) })))
+  }
+})
+
+/** The message processor and the webhook admin service, over webhook stores in memory. */
+const webhookServices = (webhooks: NonNullable<ServerVariant["webhooks"]>) => {
+  const stores = Layer.merge(WebhookEndpoint.WebhookEndpointStore.layerMemory, WebhookAttempt.WebhookAttemptStore.layerMemory)
+  const processor = WebhookDelivery.layer({ attemptTimeoutMillis: 5_000 }).pipe(
+    Layer.provide(Layer.succeed(WebhookDelivery.WebhookSender, fetchSender(webhooks.send ?? ((r) => r)))),
+    Layer.provide(stores)
+  )
+  const petstore = Petstore.layerMemory().pipe(Layer.provide(processor))
+  return Webhooks.Webhooks.layer({ urlProblem: webhooks.urlProblem ?? (() => undefined) }).pipe(
+    Layer.provideMerge(petstore),
+    Layer.provide(Layer.merge(stores, SecureRandom.SecureRandom.Live))
+  )
 }
 
 export const startServer = async (variant: ServerVariant = {}): Promise<RunningServer> => {
@@ -39,7 +90,10 @@ export const startInstances = async (count: number, variant: ServerVariant = {})
   const usage = variant.usage === false ? Layer.empty : Usage.Usage.layer({ flushMillis: 100 }).pipe(
     Layer.provide(Layer.merge(UsageStore.UsageStore.layerMemory, SecureRandom.SecureRandom.Live))
   )
-  const services = Layer.merge(Petstore.layerMemory().pipe(Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)), usage)
+  const petstore = variant.webhooks === undefined
+    ? Petstore.layerMemory().pipe(Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly))
+    : webhookServices(variant.webhooks)
+  const services = Layer.merge(petstore, usage)
   const scope = Effect.runSync(Scope.make())
   const shared = await Effect.runPromise(Layer.buildWithScope(services, scope))
   const limiterTag = RateLimiter.RateLimiter
