@@ -6,7 +6,9 @@
 //   pnpm bench --quick         2 rounds × 2 s, quick micro-benchmarks; prints the report, writes nothing
 //   options: --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
 //            --targets raw,fastify,fastify-pino,memory,nometrics,nousage,durable,commit1,sqlite1,postgres,fastify-pg,shared,fastify-shared
-//            --no-micro --no-load --write --no-write
+//            --no-micro --no-load --no-webhooks --write --no-write
+//            --webhook-messages N --webhook-light N  (webhook delivery: backlog size, messages sent one at a time)
+//            --targets webhooks  (only the webhook delivery section; with other ids, those load targets and webhooks)
 //            --variant NAME[@sqlite]=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
 //            --json FILE (also write the raw measurements as JSON)
 //            --wait-quiet S (wait up to S seconds for other processes to leave the CPUs; default 180, quick 0)
@@ -22,6 +24,7 @@ import * as Proc from "./lib/proc.mjs"
 import * as Redis from "./lib/redis.mjs"
 import * as Report from "./lib/report.mjs"
 import * as Targets from "./lib/targets.mjs"
+import * as Deliveries from "./webhooks/deliveries.mjs"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
 
@@ -54,6 +57,10 @@ const settings = {
   variants: argv.flatMap((a, i) => (a === "--variant" ? [argv[i + 1]] : a.startsWith("--variant=") ? [a.slice(10)] : [])),
   micro: !flag("no-micro"),
   load: !flag("no-load"),
+  // Webhook delivery (bench/webhooks/deliveries.mjs): on unless --no-webhooks, or --targets leaves it out.
+  webhooks: !flag("no-webhooks"),
+  webhookMessages: Number(option("webhook-messages", quick ? 1000 : 3000)),
+  webhookLight: Number(option("webhook-light", quick ? 50 : 200)),
   write: flag("write") || (!quick && !flag("no-write")),
   // Seconds to wait, before starting, for other processes to leave the CPUs (0: do not wait).
   waitQuiet: Number(option("wait-quiet", quick ? 0 : 180))
@@ -64,6 +71,12 @@ const reproducing = argv.filter((a, i) => {
   return !unimportant.some((o) => a === o || a.startsWith(`${o}=`) || argv[i - 1] === o) && a !== "--write" && a !== "--no-write"
 })
 const command = `pnpm bench${reproducing.length === 0 ? "" : ` ${reproducing.join(" ")}`}`
+// `webhooks` in --targets selects the webhook section; without it, a --targets run measures only load.
+if (settings.only !== undefined) {
+  settings.webhooks &&= settings.only.includes("webhooks")
+  settings.only = settings.only.filter((id) => id !== "webhooks")
+  if (settings.only.length === 0) settings.load = false
+}
 
 // --- machine ------------------------------------------------------------------------------------
 const nproc = Number(execFileSync("nproc").toString().trim())
@@ -419,6 +432,23 @@ const runLoad = async () => {
   }
 }
 
+// --- webhook delivery ----------------------------------------------------------------------------
+/** Deliveries per second and 202 → delivery on one instance, SQLite then PostgreSQL (the server pinned like the load targets). */
+const runWebhooks = async () => {
+  log(`webhook delivery: ${settings.webhookLight} messages one at a time, then a backlog of ${settings.webhookMessages}, on SQLite and PostgreSQL`)
+  const busy0 = Proc.machineBusySeconds()
+  const wall0 = performance.now()
+  const results = await Deliveries.measureAll({
+    messages: settings.webhookMessages,
+    light: settings.webhookLight,
+    cpu: SERVER_CPU,
+    track: databases
+  })
+  for (const r of results) log(`webhook delivery, ${Deliveries.describe(r)}`)
+  const seconds = (performance.now() - wall0) / 1000
+  return { results, seconds, machineBusyCores: (Proc.machineBusySeconds() - busy0) / seconds }
+}
+
 // --- micro-benchmarks ---------------------------------------------------------------------------------
 const MICRO = ["limiter.mjs", "limiter-memory.mjs", "keys.mjs", "encode.mjs", "metrics.mjs", "log-line.mjs", "usage.mjs"]
 const runMicro = async () => {
@@ -476,15 +506,16 @@ const waitForQuiet = async () => {
 // --- main ---------------------------------------------------------------------------------------
 const started = new Date()
 log(`${command}: ${settings.rounds} rounds × ${settings.seconds} s, ${settings.connections} connections, loader ${machine.loader}; ${machine.pinning}`)
-if (settings.load || settings.micro) await waitForQuiet()
+if (settings.load || settings.micro || settings.webhooks) await waitForQuiet()
 const load = settings.load ? await runLoad() : undefined
+const webhooks = settings.webhooks ? await runWebhooks() : undefined
 const micro = settings.micro ? await runMicro() : undefined
 machine.loadAverageAtEnd = Proc.loadAverage()
-const markdown = Report.markdown({ machine, settings, command, started, finished: new Date(), load, micro })
+const markdown = Report.markdown({ machine, settings, command, started, finished: new Date(), load, micro, webhooks })
 const jsonFile = option("json", undefined)
 if (jsonFile !== undefined) {
   const plain = load === undefined ? undefined : { ...load, labels: Object.fromEntries(Object.entries(load.labels).map(([k, t]) => [k, { label: t.label, role: t.role }])) }
-  writeFileSync(jsonFile, JSON.stringify({ machine, settings, load: plain, micro }, null, 2))
+  writeFileSync(jsonFile, JSON.stringify({ machine, settings, load: plain, micro, webhooks }, null, 2))
 }
 if (settings.write) {
   writeFileSync(join(ROOT, "docs/performance.md"), markdown)

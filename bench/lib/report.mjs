@@ -31,7 +31,7 @@ const keyedTable = (load) => {
 }
 
 /** The issue's targets, each with its measured value and whether it is met. */
-export const goals = (load, micro) => {
+export const goals = (load, micro, webhooks) => {
   const s = load?.summary ?? {}
   const microValue = (group, id) => micro?.find((g) => g.group === group)?.results?.find((r) => r.id === id)?.value
   // `met` is undefined (n/a) when the ratio was not measured (NaN: a target left out of the run).
@@ -193,7 +193,60 @@ export const goals = (load, micro) => {
     mem === undefined ? undefined : mem <= 128,
     mem === undefined ? "" : `${f(microValue("limiter-memory", "bytes-per-account"))} B per account`
   ))
+  rows.push(...webhookGoals(webhooks))
   return rows
+}
+
+/** The webhook issue's targets, per store: ≥ 2,000 deliveries/s on one instance; 202 → delivery p50 < 50 ms at light load. */
+const webhookGoals = (webhooks) => {
+  const rows = []
+  for (const store of ["sqlite", "postgres"]) {
+    const r = webhooks?.results.find((x) => x.store === store)
+    const name = store === "sqlite" ? "SQLite" : "PostgreSQL"
+    if (r === undefined || r.skipped !== undefined) {
+      const note = r?.skipped ?? "not run (`--no-webhooks`, or `--targets` without `webhooks`)"
+      rows.push({ goal: `webhook deliveries, one instance, ${name}: ≥ 2,000 deliveries/s`, measured: "not measured", met: undefined, note })
+      rows.push({ goal: `webhook 202 → delivery at light load, ${name}: p50 < 50 ms`, measured: "not measured", met: undefined, note })
+      continue
+    }
+    // The drain rate is delivery alone; without a backlog left to drain, delivery kept up with the
+    // submissions, so the end-to-end rate is a lower bound on what delivery can do.
+    const drained = Number.isFinite(r.drainPerSecond)
+    const rate = drained ? r.drainPerSecond : r.endToEndPerSecond
+    rows.push({
+      goal: `webhook deliveries, one instance, ${name}: ≥ 2,000 deliveries/s`,
+      measured: `${f(rate)}/s${drained ? "" : " (at least)"}`,
+      met: drained || rate >= 2000 ? rate >= 2000 : undefined,
+      note: drained
+        ? `drain rate: ${f(r.queuedAtSubmitted)} messages still queued at the last 202; end to end ${f(r.endToEndPerSecond)}/s`
+        : `end to end: delivery kept up with the submissions (${f(r.submitPerSecond)}/s), so its own rate was not reached`
+    })
+    rows.push({
+      goal: `webhook 202 → delivery at light load, ${name}: p50 < 50 ms`,
+      measured: `${f(r.p50, 1)} ms`,
+      met: r.p50 < 50,
+      note: `p99 ${f(r.p99, 1)} ms over ${f(r.light)} messages sent one at a time`
+    })
+  }
+  return rows
+}
+
+const webhookTable = (webhooks) => {
+  const lines = [
+    "| store | deliveries/s, drain | deliveries/s, end to end | 202/s while submitting | server CPU µs/message | 202 → delivery p50 | p99 | deliveries (duplicates) |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|"
+  ]
+  for (const r of webhooks.results) {
+    if (r.skipped !== undefined) {
+      lines.push(`| ${r.store} | – | – | – | – | – | – | skipped: ${r.skipped} |`)
+      continue
+    }
+    lines.push(
+      `| ${r.store} | ${f(r.drainPerSecond)} | ${f(r.endToEndPerSecond)} | ${f(r.submitPerSecond)} | ${f(r.serverCpuMicrosPerMessage)} | ` +
+        `${f(r.p50, 1)} ms | ${f(r.p99, 1)} ms | ${f(r.deliveries)} (${f(r.deliveries - r.messages)}) |`
+    )
+  }
+  return lines.join("\n") + "\n"
 }
 
 /**
@@ -337,7 +390,7 @@ const microTable = (micro) => {
   return lines.join("\n") + "\n"
 }
 
-export const markdown = ({ command, finished, load, machine, micro, settings, started }) => {
+export const markdown = ({ command, finished, load, machine, micro, settings, started, webhooks }) => {
   const out = []
   const otherLoad = load === undefined ? Number.NaN : (() => {
     const xs = load.rounds.map((r) => r.otherCores).sort((a, b) => a - b)
@@ -367,7 +420,7 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
 
   out.push("## Targets\n")
   out.push("| goal | measured | met | note |\n|---|--:|---|---|")
-  for (const g of goals(load, micro)) {
+  for (const g of goals(load, micro, webhooks)) {
     out.push(`| ${g.goal} | ${g.measured} | ${g.met === undefined ? "n/a" : g.met ? "yes" : "**no**"} | ${g.note} |`)
   }
   out.push("")
@@ -434,6 +487,24 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
         ""
       ].join("\n"))
     }
+  }
+
+  if (webhooks !== undefined) {
+    const measured = webhooks.results.find((r) => r.skipped === undefined)
+    out.push("## Webhook delivery\n")
+    out.push(webhookTable(webhooks))
+    out.push(
+      "`bench/webhooks/deliveries.mjs`, one server instance (`petstore serve`, pinned like the load targets, `PETSTORE_WEBHOOK_ALLOW_PRIVATE=true`, " +
+        "the default 32 workers and 16 deliveries in flight per endpoint) per store, SQLite on a fresh file, PostgreSQL on a fresh database dropped afterwards. " +
+        "One account with a roomy limit; its endpoint is a node:http receiver in the runner's process on 127.0.0.1 (answers 204 at once, keep-alive). " +
+        (measured === undefined ? "" : `First ${f(measured.light)} messages one at a time: 202 → delivery is from the moment the 202's headers reach the client to the delivery's arrival at the receiver. `) +
+        (measured === undefined ? "" : `Then a backlog of ${f(measured.messages)} messages submitted by 50 clients at once: `) +
+        "*end to end* = messages ÷ (first submission → last arrival), never more than the submissions' own rate (*202/s while submitting*); " +
+        "*drain* = the messages not yet delivered when the last 202 came back ÷ the time until the last of them arrived: the rate of delivery alone, " +
+        "measured when at least a tenth of the backlog was left (else –, and delivery kept up). Server CPU µs/message = the server's utime + stime " +
+        "(`/proc/<pid>/stat`) over the backlog ÷ messages: accepting and delivering each one (PostgreSQL's own CPU not included). " +
+        `The section took ${f(webhooks.seconds)} s; the machine was ${f(webhooks.machineBusyCores, 2)} cores busy meanwhile (all processes).\n`
+    )
   }
 
   if (micro !== undefined) {

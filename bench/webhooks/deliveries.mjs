@@ -1,20 +1,29 @@
 // Webhook delivery on one server instance (SQLite, then PostgreSQL when it is reachable): deliveries
-// per second to a local receiver with a backlog, and the time from the 202 to the delivery at light
-// load (one message at a time). Needs `pnpm build`. Usage: node bench/webhooks/deliveries.mjs [messages]
+// per second to a local receiver, and the time from the 202 to the delivery at light load (one
+// message at a time). Part of `pnpm bench` (bench/run.mjs, the report's "Webhook delivery"); alone:
+//
+//   node bench/webhooks/deliveries.mjs [messages]      (after `pnpm build`; default 5000 messages)
+//
+// For each store: a fresh server (`petstore serve`, PETSTORE_WEBHOOK_ALLOW_PRIVATE=true), an account
+// with a roomy limit whose endpoint is a node:http receiver in this process (204 at once, keep-alive);
+// first `light` messages one at a time (202 → arrival), then a backlog of `messages` submitted by 50
+// clients at once. Deliveries per second: end to end (first submission to last arrival, so never more
+// than the submissions' own rate), and the drain rate (what was still queued when the last 202 came
+// back ÷ the time it took to arrive), the rate of delivery alone.
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import * as http from "node:http"
-import { createRequire } from "node:module"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Pg from "../lib/pg.mjs"
+import * as Proc from "../lib/proc.mjs"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
-const require = createRequire(join(ROOT, "packages/server/package.json"))
 const BIN = join(ROOT, "packages/server/dist/bin.js")
 const TOKEN = "bench-admin-token-0123456789"
-const total = Number(process.argv[2] ?? 5000)
+const CLIENTS = 50
 
 const freePort = () => new Promise((resolve) => {
   const probe = net.createServer().listen(0, "127.0.0.1", () => {
@@ -26,9 +35,11 @@ const freePort = () => new Promise((resolve) => {
 const receiver = async () => {
   const arrivals = new Map()
   const waiters = new Map()
+  let deliveries = 0
   const server = http.createServer((req, res) => {
     req.resume()
     req.on("end", () => {
+      deliveries++
       const id = req.headers["webhook-id"]
       if (!arrivals.has(id)) arrivals.set(id, performance.now())
       waiters.get(id)?.()
@@ -40,22 +51,29 @@ const receiver = async () => {
   return {
     url: `http://127.0.0.1:${server.address().port}/hooks`,
     arrivals,
+    deliveries: () => deliveries,
     arrived: (id) => arrivals.has(id) ? Promise.resolve() : new Promise((r) => waiters.set(id, r)),
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(r) })
   }
 }
 
-const serve = async (env) => {
+const serve = async (env, cpu) => {
   const port = await freePort()
-  const child = spawn(process.execPath, [BIN, "serve"], {
+  const args = [BIN, "serve"]
+  const child = spawn(cpu === undefined ? process.execPath : "taskset", cpu === undefined ? args : ["-c", String(cpu), process.execPath, ...args], {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", PETSTORE_ADMIN_TOKEN: TOKEN, PETSTORE_WEBHOOK_ALLOW_PRIVATE: "true", PETSTORE_ACCESS_LOG: "false", PETSTORE_LOG_LEVEL: "warning" },
     stdio: ["ignore", "ignore", "inherit"]
   })
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; i < 600; i++) {
-    try { if ((await fetch(`${base}/readyz`)).ok) return { base, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM") }) } } catch {}
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) {
+        return { base, pid: child.pid, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM") }) }
+      }
+    } catch {}
     await new Promise((r) => setTimeout(r, 100))
   }
+  child.kill("SIGKILL")
   throw new Error("server did not start")
 }
 
@@ -64,68 +82,125 @@ const json = async (url, init = {}) => {
   return response.json()
 }
 
-const measure = async (name, env) => {
+const percentile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+
+/** One store: the light-load latencies, then the backlog. `env` selects the store. */
+export const measure = async (store, env, { messages = 5000, light = 200, cpu } = {}) => {
   const hooks = await receiver()
-  const server = await serve(env)
+  const server = await serve(env, cpu)
   try {
     const account = await json(`${server.base}/admin/v1/accounts`, {
       method: "POST", headers: { authorization: `Bearer ${TOKEN}` },
       body: JSON.stringify({ plan: "enterprise", limits: { perMinute: 1_000_000, perDay: 100_000_000 } })
     })
+    if (account.id === undefined) throw new Error(`account not created: ${JSON.stringify(account)}`)
     await json(`${server.base}/admin/v1/accounts/${account.id}/webhook`, {
       method: "PUT", headers: { authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ url: hooks.url })
     })
-    const submit = (text) => json(`${server.base}/v1/messages`, {
-      method: "POST", headers: { authorization: `Bearer ${account.key}` }, body: JSON.stringify({ message: text })
-    }).then((m) => m.id)
+    // The message's id and when its 202 came back (before its body is read).
+    const submit = async (text) => {
+      const response = await fetch(`${server.base}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${account.key}` },
+        body: JSON.stringify({ message: text })
+      })
+      const acceptedAt = performance.now()
+      const body = await response.json()
+      if (response.status !== 202) throw new Error(`POST /v1/messages → ${response.status}: ${JSON.stringify(body)}`)
+      return { id: body.id, acceptedAt }
+    }
 
-    if (account.id === undefined) throw new Error(`account not created: ${JSON.stringify(account)}`)
     // Light load: one message at a time, 202 → arrival at the receiver.
     const latencies = []
-    for (let i = 0; i < 200; i++) {
-      const id = await submit(`light ${i}`)
-      const accepted = performance.now()
+    for (let i = 0; i < light; i++) {
+      const { acceptedAt, id } = await submit(`light ${i}`)
       await hooks.arrived(id)
-      latencies.push(hooks.arrivals.get(id) - accepted)
+      latencies.push(hooks.arrivals.get(id) - acceptedAt)
     }
     latencies.sort((a, b) => a - b)
-    const p = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1)
 
-    // Throughput: a backlog submitted by 50 clients; deliveries per second from the first submission to the last arrival.
+    // Throughput: a backlog submitted by 50 clients at once.
+    const cpu0 = Proc.cpuSeconds(server.pid)
     const started = performance.now()
     let next = 0
     const ids = []
-    await Promise.all(Array.from({ length: 50 }, async () => { while (next++ < total) ids.push(await submit(`load ${next}`)) }))
+    await Promise.all(Array.from({ length: CLIENTS }, async () => {
+      while (next++ < messages) ids.push((await submit(`load ${next}`)).id)
+    }))
     const submitted = performance.now()
+    const queuedAtSubmitted = ids.filter((id) => !hooks.arrivals.has(id)).length
     await Promise.all(ids.map(hooks.arrived))
-    const seconds = (performance.now() - started) / 1000
-    console.log(`${name}: ${Math.round(total / seconds)} deliveries/s (${total} messages; submitting took ${((submitted - started) / 1000).toFixed(1)} s), 202 → delivery at light load p50 ${p(0.5)} ms, p99 ${p(0.99)} ms`)
+    const finished = Math.max(...ids.map((id) => hooks.arrivals.get(id)))
+    const serverCpu = Proc.cpuSeconds(server.pid) - cpu0
+    const drainSeconds = (finished - submitted) / 1000
+    return {
+      store,
+      messages,
+      light,
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      submitPerSecond: messages / ((submitted - started) / 1000),
+      endToEndPerSecond: messages / ((finished - started) / 1000),
+      queuedAtSubmitted,
+      // Only meaningful when a backlog was left to drain (a tenth of the messages at least).
+      drainPerSecond: queuedAtSubmitted >= messages / 10 && drainSeconds > 0 ? queuedAtSubmitted / drainSeconds : Number.NaN,
+      serverCpuMicrosPerMessage: (serverCpu / messages) * 1e6,
+      deliveries: hooks.deliveries() - light
+    }
   } finally {
     await server.stop()
     await hooks.close()
   }
 }
 
-const folder = mkdtempSync(join(tmpdir(), "petstore-bench-hooks-"))
-try {
-  await measure("sqlite", { PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: join(folder, "bench.db") })
-} finally {
-  rmSync(folder, { recursive: true, force: true })
+/**
+ * Both stores in turn: SQLite on a fresh file, PostgreSQL on a fresh database (created and dropped
+ * here; `track` is told its name until it is dropped, so a runner can drop it on exit). A store that
+ * cannot be measured gives `{ store, skipped }`.
+ */
+export const measureAll = async ({ messages, light, cpu, stores = ["sqlite", "postgres"], track = { add() {}, delete() {} } } = {}) => {
+  const results = []
+  if (stores.includes("sqlite")) {
+    const folder = mkdtempSync(join(tmpdir(), "petstore-bench-hooks-"))
+    try {
+      results.push(await measure("sqlite", { PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: join(folder, "bench.db") }, { messages, light, cpu }))
+    } catch (error) {
+      results.push({ store: "sqlite", skipped: error.message })
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
+  }
+  if (stores.includes("postgres")) {
+    const name = Pg.databaseName("webhooks")
+    try {
+      track.add(name)
+      await Pg.create(name)
+    } catch (error) {
+      track.delete(name)
+      results.push({ store: "postgres", skipped: `PostgreSQL not reachable at ${Pg.redact(Pg.adminUrl())}: ${error.message}` })
+      return results
+    }
+    try {
+      results.push(await measure("postgres", { PETSTORE_DATABASE: Pg.databaseUrl(name) }, { messages, light, cpu }))
+    } catch (error) {
+      results.push({ store: "postgres", skipped: error.message })
+    } finally {
+      await Pg.drop(name)
+      track.delete(name)
+    }
+  }
+  return results
 }
 
-const pg = require("pg")
-const admin = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:5432/postgres" })
-const name = `bench_hooks_${process.pid}`
-try {
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-} catch (error) {
-  console.log(`postgres: skipped (${error.message})`)
-  process.exit(0)
-}
-try {
-  await measure("postgres", { PETSTORE_DATABASE: `postgres://postgres@127.0.0.1:5432/${name}` })
-} finally {
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  await admin.end()
+/** One line per store, as the standalone command prints them. */
+export const describe = (r) =>
+  r.skipped !== undefined
+    ? `${r.store}: skipped (${r.skipped})`
+    : `${r.store}: ${Math.round(r.endToEndPerSecond)} deliveries/s end to end (${r.messages} messages by ${CLIENTS} clients; submitting at ${Math.round(r.submitPerSecond)}/s), ` +
+      `drain ${Number.isFinite(r.drainPerSecond) ? `${Math.round(r.drainPerSecond)}/s (${r.queuedAtSubmitted} still queued at the last 202)` : "– (no backlog left)"}, ` +
+      `${Math.round(r.serverCpuMicrosPerMessage)} µs of server CPU per message; 202 → delivery at light load p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const messages = Number(process.argv[2] ?? 5000)
+  for (const r of await measureAll({ messages })) console.log(describe(r))
 }
