@@ -14,8 +14,11 @@ import {
   Usage,
   UsageStore,
   WebhookDelivery,
-  Webhooks
+  WebhookEndpoint,
+  Webhooks,
+  WebhookSecretSealing
 } from "@petstore/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -88,6 +91,21 @@ const usage = (config: ServerConfig): Layer.Layer<never> => {
   ))
 }
 
+/**
+ * `stores` with the webhook signing secrets sealed at rest (AES-256-GCM) when
+ * `PETSTORE_WEBHOOK_SECRET_KEY` is set: whatever the store, it only ever holds them sealed.
+ */
+const sealSecrets = <A, E, R>(config: ServerConfig, stores: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> => {
+  const key = WebhookSettings.of(config).secretKey
+  if (key === undefined) return stores
+  return Layer.map(stores, (context) =>
+    Option.match(Context.getOption(context as Context.Context<unknown>, WebhookEndpoint.WebhookEndpointStore), {
+      onNone: () => context,
+      onSome: (store) =>
+        Context.add(context, WebhookEndpoint.WebhookEndpointStore, WebhookSecretSealing.sealedStore(store, Redacted.value(key))) as Context.Context<A>
+    }))
+}
+
 /** The core services over `stores`, kept in process memory, with webhook delivery as the message processor. */
 export const inMemory = <A, E>(
   config: ServerConfig,
@@ -95,7 +113,7 @@ export const inMemory = <A, E>(
 ): Layer.Layer<Petstore.Services | Webhooks.Webhooks | A, unknown> =>
   webhooks(config, Petstore.layer(petstoreOptions(config))).pipe(
     Layer.merge(usage(config)),
-    Layer.provideMerge(ServerMetrics.observeStores(config, stores)),
+    Layer.provideMerge(ServerMetrics.observeStores(config, sealSecrets(config, stores))),
     Layer.provide(SecureRandom.SecureRandom.Live)
   )
 
@@ -110,5 +128,5 @@ export const durable = <A, E>(
   LimiterPersistence.layer().pipe(
     Layer.provideMerge(webhooks(config, Petstore.layer(petstoreOptions(config))).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
     Layer.merge(usage(config)),
-    Layer.provideMerge(ServerMetrics.observeStores(config, stores))
+    Layer.provideMerge(ServerMetrics.observeStores(config, sealSecrets(config, stores)))
   )

@@ -55,7 +55,8 @@ export const VARIABLES: ReadonlyArray<Variable> = [
   { name: "PETSTORE_WEBHOOK_TIMEOUT_MS", default: "15000", meaning: "Each delivery attempt's deadline (10 to 120000 ms)." },
   { name: "PETSTORE_WEBHOOK_DISABLE_AFTER", default: "432000", meaning: "Seconds an endpoint may fail without a break before it is disabled (5 days)." },
   { name: "PETSTORE_WEBHOOK_WORKERS", default: "32", meaning: "Deliveries in progress at once per instance." },
-  { name: "PETSTORE_WEBHOOK_ENDPOINT_CONCURRENCY", default: "16", meaning: "Of those, at most this many to one endpoint." }
+  { name: "PETSTORE_WEBHOOK_ENDPOINT_CONCURRENCY", default: "16", meaning: "Of those, at most this many to one endpoint." },
+  { name: "PETSTORE_WEBHOOK_SECRET_KEY", default: null, meaning: "32 bytes (64 hex digits or base64) that seal webhook signing secrets at rest with AES-256-GCM; unset, they are stored in clear. See docs/webhooks.md." }
 ]
 
 /** The table as lines for a terminal: the name and default, the meaning indented below. */

@@ -4,11 +4,12 @@
  *
  * @since 1.0.0
  */
-import { type MessageQueue, RetrySchedule, WebhookDelivery } from "@petstore/core"
+import { type MessageQueue, RetrySchedule, WebhookDelivery, WebhookSecretSealing } from "@petstore/core"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 
 export interface WebhookSettings {
   /** The delays before each retry (`PETSTORE_WEBHOOK_RETRY_DELAYS`, seconds; default Svix's). */
@@ -23,6 +24,8 @@ export interface WebhookSettings {
   readonly workers: number
   /** Of which at most this many to one endpoint (`PETSTORE_WEBHOOK_ENDPOINT_CONCURRENCY`, default 16). */
   readonly maxInFlightPerEndpoint: number
+  /** Seals the signing secrets at rest (`PETSTORE_WEBHOOK_SECRET_KEY`, 32 bytes; default none: stored in clear). */
+  readonly secretKey?: Redacted.Redacted<Uint8Array> | undefined
 }
 
 export const DEFAULTS: WebhookSettings = {
@@ -76,5 +79,16 @@ export const config: Config.Config<WebhookSettings> = Config.all({
     (s) => s * 1000
   ),
   workers: whole("PETSTORE_WEBHOOK_WORKERS", "workers", 1, 1_000, DEFAULTS.workers),
-  maxInFlightPerEndpoint: whole("PETSTORE_WEBHOOK_ENDPOINT_CONCURRENCY", "requests", 1, 1_000, DEFAULTS.maxInFlightPerEndpoint)
+  maxInFlightPerEndpoint: whole("PETSTORE_WEBHOOK_ENDPOINT_CONCURRENCY", "requests", 1, 1_000, DEFAULTS.maxInFlightPerEndpoint),
+  secretKey: Config.option(Config.redacted("PETSTORE_WEBHOOK_SECRET_KEY")).pipe(
+    Config.mapOrFail(Option.match({
+      onNone: () => Either.right(undefined),
+      onSome: (text) => {
+        const key = WebhookSecretSealing.parseKey(Redacted.value(text))
+        return key === undefined
+          ? Either.left(ConfigError.InvalidData([], "PETSTORE_WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (such as the output of openssl rand -base64 32)"))
+          : Either.right(Redacted.make<Uint8Array>(key))
+      }
+    }))
+  )
 })
