@@ -128,10 +128,12 @@ export const measure = async (store, env, { messages = 5000, light = 200, cpu } 
       while (next++ < messages) ids.push((await submit(`load ${next}`)).id)
     }))
     const submitted = performance.now()
+    const cpuSubmitted = Proc.cpuSeconds(server.pid)
     const queuedAtSubmitted = ids.filter((id) => !hooks.arrivals.has(id)).length
     await Promise.all(ids.map(hooks.arrived))
     const finished = Math.max(...ids.map((id) => hooks.arrivals.get(id)))
-    const serverCpu = Proc.cpuSeconds(server.pid) - cpu0
+    const cpuEnd = Proc.cpuSeconds(server.pid)
+    const serverCpu = cpuEnd - cpu0
     const drainSeconds = (finished - submitted) / 1000
     return {
       store,
@@ -145,6 +147,8 @@ export const measure = async (store, env, { messages = 5000, light = 200, cpu } 
       // Only meaningful when a backlog was left to drain (a tenth of the messages at least).
       drainPerSecond: queuedAtSubmitted >= messages / 10 && drainSeconds > 0 ? queuedAtSubmitted / drainSeconds : Number.NaN,
       serverCpuMicrosPerMessage: (serverCpu / messages) * 1e6,
+      // While draining the server only delivers: its CPU then ÷ the messages delivered meanwhile.
+      drainCpuMicrosPerMessage: queuedAtSubmitted >= messages / 10 ? ((cpuEnd - cpuSubmitted) / queuedAtSubmitted) * 1e6 : Number.NaN,
       deliveries: hooks.deliveries() - light
     }
   } finally {
@@ -198,7 +202,7 @@ export const describe = (r) =>
     ? `${r.store}: skipped (${r.skipped})`
     : `${r.store}: ${Math.round(r.endToEndPerSecond)} deliveries/s end to end (${r.messages} messages by ${CLIENTS} clients; submitting at ${Math.round(r.submitPerSecond)}/s), ` +
       `drain ${Number.isFinite(r.drainPerSecond) ? `${Math.round(r.drainPerSecond)}/s (${r.queuedAtSubmitted} still queued at the last 202)` : "– (no backlog left)"}, ` +
-      `${Math.round(r.serverCpuMicrosPerMessage)} µs of server CPU per message; 202 → delivery at light load p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`
+      `${Math.round(r.serverCpuMicrosPerMessage)} µs of server CPU per message (${Number.isFinite(r.drainCpuMicrosPerMessage) ? Math.round(r.drainCpuMicrosPerMessage) : "–"} µs per delivery while draining); 202 → delivery at light load p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const messages = Number(process.argv[2] ?? 5000)
