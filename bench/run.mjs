@@ -59,7 +59,7 @@ const settings = {
   load: !flag("no-load"),
   // Webhook delivery (bench/webhooks/deliveries.mjs): on unless --no-webhooks, or --targets leaves it out.
   webhooks: !flag("no-webhooks"),
-  webhookMessages: Number(option("webhook-messages", quick ? 1000 : 3000)),
+  webhookMessages: Number(option("webhook-messages", quick ? 1000 : 2000)),
   webhookLight: Number(option("webhook-light", quick ? 50 : 200)),
   write: flag("write") || (!quick && !flag("no-write")),
   // Seconds to wait, before starting, for other processes to leave the CPUs (0: do not wait).
