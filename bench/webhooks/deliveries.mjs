@@ -57,9 +57,9 @@ const receiver = async () => {
   }
 }
 
-const serve = async (env, cpu) => {
+const serve = async (env, cpu, nodeFlags) => {
   const port = await freePort()
-  const args = [BIN, "serve"]
+  const args = [...nodeFlags, BIN, "serve"]
   const child = spawn(cpu === undefined ? process.execPath : "taskset", cpu === undefined ? args : ["-c", String(cpu), process.execPath, ...args], {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", PETSTORE_ADMIN_TOKEN: TOKEN, PETSTORE_WEBHOOK_ALLOW_PRIVATE: "true", PETSTORE_ACCESS_LOG: "false", PETSTORE_LOG_LEVEL: "warning" },
     stdio: ["ignore", "ignore", "inherit"]
@@ -84,10 +84,10 @@ const json = async (url, init = {}) => {
 
 const percentile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 
-/** One store: the light-load latencies, then the backlog. `env` selects the store. */
-export const measure = async (store, env, { messages = 5000, light = 200, cpu } = {}) => {
+/** One store: the light-load latencies, then the backlog. `env` selects the store; `nodeFlags` (e.g. `--cpu-prof`) go to the server's node. */
+export const measure = async (store, env, { messages = 5000, light = 200, cpu, nodeFlags = [] } = {}) => {
   const hooks = await receiver()
-  const server = await serve(env, cpu)
+  const server = await serve(env, cpu, nodeFlags)
   try {
     const account = await json(`${server.base}/admin/v1/accounts`, {
       method: "POST", headers: { authorization: `Bearer ${TOKEN}` },
