@@ -102,7 +102,7 @@ export class AdminApi {
     }
     if (x.response.status === 400 || x.response.status === 422) {
       fail(
-        `${what}: the server refused the receiver's URL, a plain-http loopback address: run it with ` +
+        `${what}: the server refused the receiver's URL (plain http, on a loopback or private address): run it with ` +
           `PETSTORE_WEBHOOK_ALLOW_PRIVATE=true to check deliveries (${x.response.text.slice(0, 200)})`
       )
     }
