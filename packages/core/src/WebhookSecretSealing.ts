@@ -11,6 +11,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { StoreUnavailable } from "./Errors.js"
 import type { WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
 
 /** A sealed secret starts with this. */
@@ -68,7 +69,11 @@ const mapSecrets = (endpoint: WebhookEndpoint, f: (secret: string) => string): W
   secrets: endpoint.secrets.map((s) => ({ ...s, secret: f(s.secret) }))
 })
 
-/** `store` with the endpoints' secrets sealed under `key` when written and opened when read. */
+/**
+ * `store` with the endpoints' secrets sealed under `key` when written and opened when read. A secret
+ * that does not open is the store's failure (`StoreUnavailable`, the unreadable secret its cause):
+ * deliveries to that endpoint fail and are retried, the admin API answers 503, nothing is lost.
+ */
 export const sealedStore = (store: WebhookEndpointStore["Type"], key: Uint8Array): WebhookEndpointStore["Type"] => ({
   ...store,
   put: (endpoint) =>
@@ -79,6 +84,6 @@ export const sealedStore = (store: WebhookEndpointStore["Type"], key: Uint8Array
         ? Effect.succeed(found)
         : Effect.try({
           try: () => Option.some(mapSecrets(found.value, (secret) => open(key, accountId, secret))),
-          catch: (error) => error as SealedSecretUnreadable
-        }).pipe(Effect.orDie))
+          catch: (error) => new StoreUnavailable({ cause: error })
+        }))
 })

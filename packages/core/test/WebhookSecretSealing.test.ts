@@ -82,5 +82,10 @@ describe("WebhookSecretSealing", () => {
       yield* store.put(read)
       expect(Option.getOrThrow(yield* inner.find("acc_clear")).secrets[0]!.secret.startsWith(PREFIX)).toBe(true)
       expect(Option.isNone(yield* store.find("acc_none"))).toBe(true)
+      // Under another key the sealed secrets do not open: the store fails, naming the variable.
+      const failure = yield* Effect.flip(sealedStore(inner, Buffer.alloc(KEY_BYTES, 8)).find("acc_clear"))
+      expect(failure._tag).toBe("StoreUnavailable")
+      expect(failure.cause).toBeInstanceOf(SealedSecretUnreadable)
+      expect(String(failure.cause)).toMatch(/does not open with PETSTORE_WEBHOOK_SECRET_KEY/)
     }))
 })
