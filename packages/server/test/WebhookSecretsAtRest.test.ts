@@ -82,6 +82,42 @@ describe("webhook secrets sealed at rest (PETSTORE_WEBHOOK_SECRET_KEY)", () => {
     })
   }, 60_000)
 
+  it("under another key the secret does not open: admin 503, the message failed but kept, delivered once the right key is back", async () => {
+    const file = Path.join(folder, "other-key.db")
+    const receiver = await WebhookReceiver.start()
+    const quick = { PETSTORE_WEBHOOK_RETRY_DELAYS: "0.05" }
+    let server = await start({ ...settingsOf(sqliteFile(file)), ...quick })
+    try {
+      const account = await createAccount(server.url)
+      const set = await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, { url: receiver.url })
+      expect(set.status).toBe(200)
+      await stop(server)
+      const other = Buffer.alloc(32, 0x17).toString("hex")
+      server = await start({ ...settingsOf(sqliteFile(file)), ...quick, PETSTORE_WEBHOOK_SECRET_KEY: other })
+      const shown = await admin(server, "GET", `/accounts/${account.accountId}/webhook`)
+      expect(shown.status).toBe(503)
+      expect(shown.body).toMatchObject({ code: expect.any(String), message: expect.any(String), status: 503 })
+      const created = await post(server.url, "/v1/messages", account.key, { message: "kept" })
+      expect(created.status).toBe(202)
+      const failed = await pollUntil(`message ${created.body.id} to be failed`, async () => {
+        const reply = await request(`${server.url}/v1/messages/${created.body.id}`, { key: account.key })
+        return reply.body.status === "failed" ? reply.body : undefined
+      }, 600, 50)
+      expect(failed.lastError).toMatch(/does not open with PETSTORE_WEBHOOK_SECRET_KEY/)
+      expect(receiver.deliveries).toEqual([])
+      expect(server.output()).not.toContain(other)
+      expect(server.output()).not.toContain(KEY)
+      await stop(server)
+      server = await start({ ...settingsOf(sqliteFile(file)), ...quick })
+      expect((await admin(server, "POST", `/messages/${created.body.id}/replay`)).status).toBe(202)
+      const delivery = await pollUntil("the replayed delivery", () => receiver.deliveries.find((d) => d.headers["webhook-id"] === created.body.id), 600, 50)
+      expect(new Webhook(set.body.secret).verify(delivery.body, delivery.headers as Record<string, string>)).toMatchObject({ data: { message: "kept" } })
+    } finally {
+      await stop(server)
+      await receiver.stop()
+    }
+  }, 60_000)
+
   it("a key that is not 32 bytes is refused at start, naming the variable and not the value", async () => {
     const run = await cli({ ...sqliteFile(Path.join(folder, "refused.db")), PETSTORE_WEBHOOK_SECRET_KEY: "c2hvcnQta2V5" }, ["serve"])
     expect(run.code).not.toBe(0)
