@@ -37,7 +37,7 @@ export interface SentinelMasterOptions {
 /** A call given up by its caller (deadline passed) before a master could take it: not sent. */
 export const ABANDONED = "not sent: its caller stopped waiting"
 
-/** The sentinels are asked at most this often because calls fail (a burst of them asks once). */
+/** The sentinels are asked at most this often because calls fail. */
 const ASK_AT_MOST_EVERY_MILLIS = 50
 
 const newClient = (node: Node, socket: SentinelMasterOptions["socket"]) => {
@@ -116,9 +116,16 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
     return asking
   }
 
-  /** After a failure: asks the sentinels, unless they were asked a moment ago (then waits for that). */
-  const askAgain = (): Promise<void> =>
-    asking ?? (Date.now() - askedAt < ASK_AT_MOST_EVERY_MILLIS ? Promise.resolve() : refresh())
+  /**
+   * After a failure: asks the sentinels (or joins the question being asked); when they were asked a
+   * moment ago, after a pause, so that a burst of failing calls asks once.
+   */
+  const askAgain = async (): Promise<void> => {
+    if (asking !== undefined) return asking
+    const pause = askedAt + ASK_AT_MOST_EVERY_MILLIS - Date.now()
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause))
+    return refresh()
+  }
 
   return {
     connect: async () => {

@@ -37,10 +37,10 @@ const tryCli = (port: number, ...args: ReadonlyArray<string>): string | undefine
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Polls `check` every 20 ms until it holds, for at most `withinMs`. */
-const until = async (what: string, check: () => boolean, withinMs: number) => {
+const until = async (what: string, check: () => boolean, withinMs: number, state: () => string = () => "") => {
   const giveUpAt = Date.now() + withinMs
   while (!check()) {
-    if (Date.now() > giveUpAt) throw new Error(`gave up waiting for ${what} after ${withinMs} ms`)
+    if (Date.now() > giveUpAt) throw new Error(`gave up waiting for ${what} after ${withinMs} ms ${state()}`)
     await sleep(20)
   }
 }
@@ -77,7 +77,8 @@ export const start = async (options: { readonly downAfterMillis?: number } = {})
   server(replica!, "--replicaof", "127.0.0.1", String(master))
   await listening(master!)
   await listening(replica!)
-  await until("the replica to be in sync", () => /master_link_status:up/.test(tryCli(replica!, "info", "replication") ?? ""), 10_000)
+  await until("the replica to be in sync", () => /master_link_status:up/.test(tryCli(replica!, "info", "replication") ?? ""), 10_000, () =>
+    `(master ${master}: ${tryCli(master!, "info", "replication")}; replica ${replica}: ${tryCli(replica!, "info", "replication")})`)
 
   const sentinelPorts = [await freePort(), await freePort(), await freePort()]
   // Each sentinel is told its own id, the replica and the other sentinels, so that none has to wait
