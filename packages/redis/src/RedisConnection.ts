@@ -141,7 +141,9 @@ export class Redis extends Context.Tag("@petstore/redis/Redis")<
     readonly run: (
       script: Script,
       keys: ReadonlyArray<string>,
-      args: ReadonlyArray<number>
+      args: ReadonlyArray<number>,
+      /** Put after `args`. */
+      texts?: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyArray<number>, RedisUnavailable>
   }
 >() {}
@@ -209,9 +211,9 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
 
     return Redis.of({
       where,
-      run: (s, keys, args) =>
+      run: (s, keys, args, texts = []) =>
         bounded("script", async () => {
-          const rest = [String(keys.length), ...keys, ...args.map(String)]
+          const rest = [String(keys.length), ...keys, ...args.map(String), ...texts]
           const giveUpAt = Date.now() + deadlineMillis
           const expired = () => Date.now() > giveUpAt
           for (;;) {
