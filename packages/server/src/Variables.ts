@@ -31,6 +31,8 @@ export const VARIABLES: ReadonlyArray<Variable> = [
   { name: "PETSTORE_REDIS_PREFIX", default: "petstore:", meaning: "Put before every Redis key." },
   { name: "PETSTORE_REDIS_FAILURE", default: "open", meaning: "While Redis is away: open limits in each process's memory, closed answers 503." },
   { name: "PETSTORE_REDIS_CLUSTER", default: "false", meaning: "true: PETSTORE_REDIS_URL names one node of a Redis Cluster (see docs/scale-out.md)." },
+  { name: "PETSTORE_REDIS_SENTINELS", default: null, meaning: "host:port,host:port\u2026 of Redis Sentinels: the limiter uses the master they name and follows a failover (instead of PETSTORE_REDIS_URL; see docs/scale-out.md)." },
+  { name: "PETSTORE_REDIS_SENTINEL_NAME", default: "mymaster", meaning: "The master's name in the sentinels' configuration (sentinel monitor <name> \u2026)." },
   { name: "PETSTORE_STORE", default: "sqlite", meaning: "sqlite: the store PETSTORE_DATABASE names (a SQLite file, or PostgreSQL by its URL); memory: everything in process memory (nothing survives a restart; PETSTORE_DATABASE must then be unset)." },
   { name: "PETSTORE_BAN_GRACE_MS", default: "250", meaning: "After the first 429 of a wait, how long (0 to 1000 ms) refused requests do not count toward a ban, so requests sent together before the client could read a 429 never ban it." },
   { name: "PETSTORE_IDEMPOTENCY_TTL", default: "24h", meaning: "How long the answer of a create sent with an Idempotency-Key is kept and replayed: seconds, or a whole number with s, m, h or d; at least 24 hours." },
