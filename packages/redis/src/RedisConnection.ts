@@ -65,7 +65,7 @@ const connection = (options: RedisOptions): Connection => {
       on: () => undefined,
       connect: () => master.connect(),
       close: () => master.close(),
-      destroy: () => void master.close(),
+      destroy: () => master.destroy(),
       get isOpen() {
         return master.isOpen
       },

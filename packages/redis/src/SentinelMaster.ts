@@ -61,6 +61,7 @@ export interface SentinelMaster {
   /** Connects to the sentinels and to the master they name (waits at most a moment for it). */
   readonly connect: () => Promise<void>
   readonly close: () => Promise<void>
+  readonly destroy: () => void
   readonly isOpen: boolean
   /** Sends `args` to the master, unless `expired()` before one could take it. */
   readonly send: (args: Array<string>, expired: () => boolean) => Promise<unknown>
@@ -93,6 +94,8 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
     }
     return undefined
   }
+
+  const clients = () => [...sentinels, ...(master === undefined ? [] : [master.client])]
 
   /** Asks the sentinels (one question at a time) and moves to the master they name if it changed. */
   const refresh = (): Promise<void> => {
@@ -143,8 +146,13 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
     close: async () => {
       open = false
       if (timer !== undefined) clearInterval(timer)
-      const clients = [...sentinels, ...(master === undefined ? [] : [master.client])]
-      await Promise.all(clients.map((c) => c.isOpen ? c.close().catch(() => c.destroy()) : undefined))
+      // Replies owed by a connection that is up are waited for; one that is down is dropped.
+      await Promise.all(clients().map((c) => c.isReady ? c.close().catch(() => c.destroy()) : c.isOpen ? c.destroy() : undefined))
+    },
+    destroy: () => {
+      open = false
+      if (timer !== undefined) clearInterval(timer)
+      for (const c of clients()) if (c.isOpen) c.destroy()
     },
     get isOpen() {
       return open

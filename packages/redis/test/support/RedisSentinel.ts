@@ -6,7 +6,7 @@
  * master stays up and becomes a replica), `killMaster` kills the master's process (the sentinels
  * agree it is down, then promote); both wait for the sentinels to name the new master.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -23,24 +23,21 @@ export const availableOrFail = (): boolean => {
   return false
 }
 
+/** `redis-cli` without blocking the test's event loop (its HTTP clients' timings stay true). */
 const cli = (port: number, ...args: ReadonlyArray<string>) =>
-  execFileSync("redis-cli", ["-p", String(port), ...args], { encoding: "utf8", timeout: 5_000, stdio: ["ignore", "pipe", "ignore"] }).trim()
+  new Promise<string>((resolve, reject) =>
+    execFile("redis-cli", ["-p", String(port), ...args], { encoding: "utf8", timeout: 5_000 }, (error, stdout) =>
+      error === null ? resolve(stdout.trim()) : reject(error)))
 
-const tryCli = (port: number, ...args: ReadonlyArray<string>): string | undefined => {
-  try {
-    return cli(port, ...args)
-  } catch {
-    return undefined
-  }
-}
+const tryCli = (port: number, ...args: ReadonlyArray<string>): Promise<string | undefined> => cli(port, ...args).catch(() => undefined)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Polls `check` every 20 ms until it holds, for at most `withinMs`. */
-const until = async (what: string, check: () => boolean, withinMs: number, state: () => string = () => "") => {
+const until = async (what: string, check: () => Promise<boolean>, withinMs: number, state: () => Promise<string> = async () => "") => {
   const giveUpAt = Date.now() + withinMs
-  while (!check()) {
-    if (Date.now() > giveUpAt) throw new Error(`gave up waiting for ${what} after ${withinMs} ms ${state()}`)
+  while (!(await check())) {
+    if (Date.now() > giveUpAt) throw new Error(`gave up waiting for ${what} after ${withinMs} ms ${await state()}`)
     await sleep(20)
   }
 }
@@ -50,13 +47,13 @@ export interface RedisSentinel {
   readonly sentinels: ReadonlyArray<string>
   readonly name: string
   /** The port of the master the sentinels name now. */
-  readonly masterPort: () => number
+  readonly masterPort: () => Promise<number>
   /** `SENTINEL FAILOVER`; resolves with the new master's port once the sentinels name it. */
   readonly failover: () => Promise<number>
   /** Kills the master's process; resolves with the new master's port once the sentinels name it. */
   readonly killMaster: () => Promise<number>
   /** Whether the server on `port` answers as a master that accepts writes. */
-  readonly isWritableMaster: (port: number) => boolean
+  readonly isWritableMaster: (port: number) => Promise<boolean>
   /** Stops (SIGSTOP) or resumes (SIGCONT) every sentinel. */
   readonly pauseSentinels: (paused: boolean) => void
   readonly killSentinels: () => void
@@ -70,15 +67,15 @@ export const start = async (options: { readonly downAfterMillis?: number } = {})
     children.set(port, spawn("redis-server", [
       "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0", "--dir", dir, ...args
     ], { stdio: "ignore" }))
-  const listening = (port: number) => until(`redis on ${port} to answer`, () => tryCli(port, "ping") === "PONG", 5_000)
+  const listening = (port: number) => until(`redis on ${port} to answer`, async () => (await tryCli(port, "ping")) === "PONG", 5_000)
 
   const [master, replica] = [await freePort(), await freePort()]
   server(master!)
   server(replica!, "--replicaof", "127.0.0.1", String(master))
   await listening(master!)
   await listening(replica!)
-  await until("the replica to be in sync", () => /master_link_status:up/.test(tryCli(replica!, "info", "replication") ?? ""), 10_000, () =>
-    `(master ${master}: ${tryCli(master!, "info", "replication")}; replica ${replica}: ${tryCli(replica!, "info", "replication")})`)
+  await until("the replica to be in sync", async () => /master_link_status:up/.test((await tryCli(replica!, "info", "replication")) ?? ""), 10_000, async () =>
+    `(master ${master}: ${await tryCli(master!, "info", "replication")}; replica ${replica}: ${await tryCli(replica!, "info", "replication")})`)
 
   const sentinelPorts = [await freePort(), await freePort(), await freePort()]
   // Each sentinel is told its own id, the replica and the other sentinels, so that none has to wait
@@ -103,24 +100,33 @@ export const start = async (options: { readonly downAfterMillis?: number } = {})
   })
   for (const port of sentinelPorts) await listening(port)
   // Ready when every sentinel knows the replica and the two other sentinels (a promotion needs both).
-  await until("the sentinels to know the replica and each other", () =>
-    sentinelPorts.every((port) => {
-      const replicas = tryCli(port, "sentinel", "replicas", NAME) ?? ""
-      const others = tryCli(port, "sentinel", "sentinels", NAME) ?? ""
-      return replicas.includes(String(replica)) && !/s_down|disconnected/.test(replicas) &&
+  await until("the sentinels to know the replica and each other", async () => {
+    for (const port of sentinelPorts) {
+      const replicas = (await tryCli(port, "sentinel", "replicas", NAME)) ?? ""
+      const others = (await tryCli(port, "sentinel", "sentinels", NAME)) ?? ""
+      const ready = replicas.includes(String(replica)) && !/s_down|disconnected/.test(replicas) &&
         sentinelPorts.filter((p) => p !== port).every((p) => others.includes(String(p)))
-    }), 15_000)
+      if (!ready) return false
+    }
+    return true
+  }, 15_000)
 
-  const masterPort = () => Number(cli(sentinelPorts[0]!, "sentinel", "get-master-addr-by-name", NAME).split("\n")[1])
-  const isWritableMaster = (port: number) => /role:master/.test(tryCli(port, "info", "replication") ?? "")
+  const namedBy = async (port: number) => {
+    const named = await tryCli(port, "sentinel", "get-master-addr-by-name", NAME)
+    return named === undefined ? undefined : Number(named.split("\n")[1])
+  }
+  const masterPort = async () => (await namedBy(sentinelPorts[0]!))!
+  const isWritableMaster = async (port: number) => /role:master/.test((await tryCli(port, "info", "replication")) ?? "")
   /** Waits until every sentinel names a master other than `old`, and it has taken the role. */
   const promoted = async (old: number) => {
-    await until("the sentinels to name a new master", () =>
-      sentinelPorts.every((port) => {
-        const named = tryCli(port, "sentinel", "get-master-addr-by-name", NAME)
-        return named !== undefined && Number(named.split("\n")[1]) !== old
-      }), 15_000)
-    const now = masterPort()
+    await until("the sentinels to name a new master", async () => {
+      for (const port of sentinelPorts) {
+        const named = await namedBy(port)
+        if (named === undefined || named === old) return false
+      }
+      return true
+    }, 15_000)
+    const now = await masterPort()
     await until("the new master to accept writes", () => isWritableMaster(now), 5_000)
     return now
   }
@@ -130,12 +136,12 @@ export const start = async (options: { readonly downAfterMillis?: number } = {})
     masterPort,
     isWritableMaster,
     failover: async () => {
-      const old = masterPort()
-      cli(sentinelPorts[0]!, "sentinel", "failover", NAME)
+      const old = await masterPort()
+      await cli(sentinelPorts[0]!, "sentinel", "failover", NAME)
       return promoted(old)
     },
     killMaster: async () => {
-      const old = masterPort()
+      const old = await masterPort()
       const child = children.get(old)!
       await new Promise<void>((resolve) => {
         child.once("exit", () => resolve())
