@@ -93,6 +93,8 @@ export interface LogConfig {
 export interface RedisConfig {
   /** `PETSTORE_REDIS_URL`; unset when the master is found through Sentinel. */
   readonly url?: Redacted.Redacted<string> | undefined
+  /** Longest wait for Redis's answer to a decision (`PETSTORE_REDIS_TIMEOUT_MS`, default 250). */
+  readonly timeoutMillis?: number | undefined
   /** `PETSTORE_REDIS_SENTINELS` and `PETSTORE_REDIS_SENTINEL_NAME`: the master behind these sentinels. */
   readonly sentinel?: SentinelConfig | undefined
   readonly failure: "open" | "closed"
@@ -231,6 +233,13 @@ const redis = Config.option(
         Config.withDefault("petstore:")
       ),
       cluster: Config.boolean("PETSTORE_REDIS_CLUSTER").pipe(Config.withDefault(false)),
+      timeoutMillis: Config.integer("PETSTORE_REDIS_TIMEOUT_MS").pipe(
+        Config.validate({
+          message: "PETSTORE_REDIS_TIMEOUT_MS must be a whole number of milliseconds from 10 to 10000",
+          validation: (n) => n >= 10 && n <= 10_000
+        }),
+        Config.withDefault(250)
+      ),
       sentinel
     }),
     (url, rest) => ({ url: Option.getOrUndefined(url), ...rest })

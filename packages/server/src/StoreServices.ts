@@ -50,6 +50,7 @@ const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => {
         failure: redis.failure,
         prefix: redis.prefix,
         cluster: redis.cluster,
+        commandTimeoutMillis: redis.timeoutMillis,
         limiter
       })),
     messageQueue: WebhookSettings.queueOptions(WebhookSettings.of(config))

@@ -31,6 +31,7 @@ export const VARIABLES: ReadonlyArray<Variable> = [
   { name: "PETSTORE_REDIS_PREFIX", default: "petstore:", meaning: "Put before every Redis key." },
   { name: "PETSTORE_REDIS_FAILURE", default: "open", meaning: "While Redis is away: open limits in each process's memory, closed answers 503." },
   { name: "PETSTORE_REDIS_CLUSTER", default: "false", meaning: "true: PETSTORE_REDIS_URL names one node of a Redis Cluster (see docs/scale-out.md)." },
+  { name: "PETSTORE_REDIS_TIMEOUT_MS", default: "250", meaning: "Longest wait (10 to 10000 ms) for Redis's answer to a rate-limit decision; past it the decision is an outage (PETSTORE_REDIS_FAILURE)." },
   { name: "PETSTORE_REDIS_SENTINELS", default: null, meaning: "host:port,host:port\u2026 of Redis Sentinels: the limiter uses the master they name and follows a failover (instead of PETSTORE_REDIS_URL; see docs/scale-out.md)." },
   { name: "PETSTORE_REDIS_SENTINEL_NAME", default: "mymaster", meaning: "The master's name in the sentinels' configuration (sentinel monitor <name> \u2026)." },
   { name: "PETSTORE_STORE", default: "sqlite", meaning: "sqlite: the store PETSTORE_DATABASE names (a SQLite file, or PostgreSQL by its URL); memory: everything in process memory (nothing survives a restart; PETSTORE_DATABASE must then be unset)." },

@@ -87,6 +87,8 @@ describe("ServerConfig", () => {
         },
         failure: "closed"
       })
+      expect(one.redis?.timeoutMillis).toBe(250)
+      expect((yield* read({ PETSTORE_REDIS_URL: "redis://127.0.0.1:6379", PETSTORE_REDIS_TIMEOUT_MS: "1000" })).redis?.timeoutMillis).toBe(1000)
       // Neither set: no Redis at all.
       expect((yield* read({})).redis).toBeUndefined()
     }))
@@ -98,7 +100,9 @@ describe("ServerConfig", () => {
       [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1:26379," }, "PETSTORE_REDIS_SENTINELS"],
       [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1:26379", PETSTORE_REDIS_SENTINEL_NAME: "my master" }, "PETSTORE_REDIS_SENTINEL_NAME"],
       [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1:26379", PETSTORE_REDIS_URL: "redis://10.0.0.2:6379" }, "PETSTORE_REDIS_URL and PETSTORE_REDIS_SENTINELS"],
-      [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1:26379", PETSTORE_REDIS_CLUSTER: "true" }, "PETSTORE_REDIS_CLUSTER=true and PETSTORE_REDIS_SENTINELS"]
+      [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1:26379", PETSTORE_REDIS_CLUSTER: "true" }, "PETSTORE_REDIS_CLUSTER=true and PETSTORE_REDIS_SENTINELS"],
+      [{ PETSTORE_REDIS_URL: "redis://127.0.0.1:6379", PETSTORE_REDIS_TIMEOUT_MS: "5" }, "PETSTORE_REDIS_TIMEOUT_MS"],
+      [{ PETSTORE_REDIS_URL: "redis://127.0.0.1:6379", PETSTORE_REDIS_TIMEOUT_MS: "soon" }, "PETSTORE_REDIS_TIMEOUT_MS"]
     ] as const
   ) {
     it.effect(`${JSON.stringify(env)} is refused with a message that names ${names}`, () =>
