@@ -3,12 +3,15 @@
  * are the core's `LimitDecision.decide` and `decideAddress` step for step (integer token units,
  * the daily quota rolled at 00:00 UTC, the ban policy), on state kept in hashes:
  * - usage of an account: `u` bucket units, `a` last refill (epoch ms), `d` UTC day, `n` used that day;
- * - standing of a key: `w` wait until, `g` end of the wait's grace, `s` strikes, `b` banned until,
- *   `c` bans in a row, `l` last ban;
+ * - standing of each of its keys, in the same hash, under `k:<key id>:`: `w` wait until, `g` end of
+ *   the wait's grace, `s` strikes, `b` banned until, `c` bans in a row, `l` last ban;
  * - bucket of a client address (failed authentication): `u`, `a`.
+ * Each decision reads and writes one key, so on Redis Cluster it is served while its slot migrates
+ * to another node: by the old node while it holds the key, by the new one (ASK) once it has moved.
+ * (A script of two keys, one of them missing, would get TRYAGAIN for as long as the slot migrates.)
  * Time is Redis's own (`TIME`), so the instances' clocks do not matter; tests pass a time instead.
- * Every key written gets a TTL: it lives as long as its state differs from a fresh one, and at least
- * `KEEP_AT_LEAST` ms. A state kept past that is read as the fresh one would be (a full bucket, a past
+ * Every key written gets a TTL: it lives as long as some state in it differs from a fresh one, and at
+ * least `KEEP_AT_LEAST` ms. A state kept past that is read as the fresh one would be (a full bucket, a past
  * day, a wait that ended), so the floor changes no decision; it keeps a test that passes its own
  * time (which runs ahead of Redis's while the test waits) from seeing a key expire between two
  * decisions a millisecond apart in its time.
@@ -28,9 +31,9 @@ local DAY = 86400000
 local KEEP_AT_LEAST = 1000`
 
 /**
- * KEYS: usage of the account, standing of the key (same hash tag).
+ * KEYS: the account's hash (its usage and its keys' standing).
  * ARGV: per minute, per day, cost, now (−1: Redis's clock), ban threshold, ban base ms, ban max ms, ban memory ms,
- * ban grace ms.
+ * ban grace ms, key id.
  * Returns: verdict (0 allowed, 1 rate limited, 2 daily quota, 3 banned), wait ms, units, refill time,
  * day, used, banned until, now.
  */
@@ -53,7 +56,8 @@ if u[1] then units, at, day, used = tonumber(u[1]), tonumber(u[2]), tonumber(u[3
 if now > at then units = math.min(full, units + (now - at) * cap); at = now end
 if today > day then day = today; used = 0 end
 
-local s = redis.call('HMGET', KEYS[2], 'w', 'g', 's', 'b', 'c', 'l')
+local K = 'k:' .. ARGV[10] .. ':'
+local s = redis.call('HMGET', KEYS[1], K .. 'w', K .. 'g', K .. 's', K .. 'b', K .. 'c', K .. 'l')
 local waitUntil, graceUntil, strikes = tonumber(s[1]) or 0, tonumber(s[2]) or 0, tonumber(s[3]) or 0
 local bannedUntil, bans, lastBanAt = tonumber(s[4]) or 0, tonumber(s[5]) or 0, tonumber(s[6]) or 0
 
@@ -98,22 +102,26 @@ else
   end
 end
 
+-- The hash is kept as long as the longest of what it holds needs (never shortened: the standing of
+-- the account's other keys is in it too).
+local keep = 0
 if consumed then
   redis.call('HSET', KEYS[1], 'u', units, 'a', at, 'd', day, 'n', used)
-  -- Kept until the bucket is full again and the day's count no longer matters.
+  -- Until the bucket is full again and the day's count no longer matters.
   -- (A refill time ahead of now, a clock that went backwards, lengthens the wait for a full bucket.)
-  redis.call('PEXPIRE', KEYS[1], math.max(KEEP_AT_LEAST, math.ceil((full - units) / cap) + math.max(0, at - now), (day + 1) * DAY - now))
+  keep = math.max(KEEP_AT_LEAST, math.ceil((full - units) / cap) + math.max(0, at - now), (day + 1) * DAY - now)
 end
 if standingChanged then
-  local keep = waitUntil - now
-  if bans > 0 then keep = math.max(keep, bannedUntil + memory - now) end
-  if keep > 0 then
-    redis.call('HSET', KEYS[2], 'w', waitUntil, 'g', graceUntil, 's', strikes, 'b', bannedUntil, 'c', bans, 'l', lastBanAt)
-    redis.call('PEXPIRE', KEYS[2], math.max(KEEP_AT_LEAST, keep))
+  local standing = waitUntil - now
+  if bans > 0 then standing = math.max(standing, bannedUntil + memory - now) end
+  if standing > 0 then
+    redis.call('HSET', KEYS[1], K .. 'w', waitUntil, K .. 'g', graceUntil, K .. 's', strikes, K .. 'b', bannedUntil, K .. 'c', bans, K .. 'l', lastBanAt)
+    keep = math.max(keep, KEEP_AT_LEAST, standing)
   else
-    redis.call('DEL', KEYS[2])
+    redis.call('HDEL', KEYS[1], K .. 'w', K .. 'g', K .. 's', K .. 'b', K .. 'c', K .. 'l')
   end
 end
+if keep > 0 and redis.call('PTTL', KEYS[1]) < keep then redis.call('PEXPIRE', KEYS[1], keep) end
 return { verdict, wait, units, at, day, used, bannedUntil, now }`
 
 /**

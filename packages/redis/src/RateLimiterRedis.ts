@@ -2,9 +2,9 @@
  * The `RateLimiter` port on Redis, shared by every instance: each decision is one atomic Lua script
  * in one round trip (`LimiterScripts`), at Redis's time, so N instances admit exactly what one
  * would. Keys, under a prefix (`petstore:`):
- * - `{a:<account>}:usage`: the account's minute bucket and daily count (all its keys together);
- * - `{a:<account>}:ban:<key>`: a key's ban standing, under the account's hash tag, so one script
- *   touches keys of one slot (safe on Redis Cluster);
+ * - `{a:<account>}:usage`: the account's minute bucket and daily count (all its keys together), and
+ *   each of its keys' ban standing: a decision touches this one key (on Redis Cluster, one slot, and
+ *   served while the slot migrates);
  * - `{ip:<address>}:auth`: the failed-authentication bucket of a client address.
  * Every key has a TTL: it lives only while its state differs from a fresh one.
  *
@@ -43,9 +43,8 @@ const VERDICTS: ReadonlyArray<LimitDecision.Verdict> = ["allowed", "rate_limited
 const NO_CHANGES: RateLimiter.DurableLimiterState = { quotas: [], standings: [] }
 const PROBE_EVERY = Duration.millis(250)
 
-/** The keys of an account's usage and of one of its keys' standing. */
-export const accountKeys = (prefix: string, accountId: string, keyId: string) =>
-  [`${prefix}{a:${accountId}}:usage`, `${prefix}{a:${accountId}}:ban:${keyId}`] as const
+/** The key of an account's usage and of its keys' standing. */
+export const accountKey = (prefix: string, accountId: string) => `${prefix}{a:${accountId}}:usage`
 
 export const addressKey = (prefix: string, address: string) => `${prefix}{ip:${address}}:auth`
 
@@ -131,7 +130,7 @@ export const make = (
           atTime((at) => {
             const { accountId, keyId, limits } = subject
             return Effect.map(
-              redis.run(ADMIT, accountKeys(prefix, accountId, keyId), [
+              redis.run(ADMIT, [accountKey(prefix, accountId)], [
                 limits.perMinute,
                 limits.perDay,
                 1,
@@ -141,7 +140,7 @@ export const make = (
                 ban.maxMillis,
                 ban.memoryMillis,
                 ban.graceMillis
-              ]),
+              ], [keyId]),
               ([verdict, wait, units, refilledAt, day, used, bannedUntil, decidedAt]) =>
                 LimitDecision.describe(
                   limits,

@@ -15,9 +15,20 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
+import * as SentinelMaster from "./SentinelMaster.js"
+
+/**
+ * Redis behind Sentinel: the sentinels to ask (any one that answers is enough) and the name of the
+ * master they watch; the connection follows a promotion (`SentinelMaster`).
+ */
+export interface SentinelOptions {
+  readonly nodes: ReadonlyArray<SentinelMaster.Node>
+  /** The master's name in the sentinels' configuration (`sentinel monitor <name> …`). */
+  readonly name: string
+}
 
 export interface RedisOptions {
-  /** `redis://[user:password@]host:port[/db]` or `rediss://` for TLS. */
+  /** `redis://[user:password@]host:port[/db]` or `rediss://` for TLS; not used with `sentinel`. */
   readonly url: string
   /** Longest wait for an answer before a call fails (default 250 ms). */
   readonly commandTimeoutMillis?: number | undefined
@@ -26,7 +37,13 @@ export interface RedisOptions {
    * goes to the node of its keys' slot, and MOVED and ASK redirections (resharding) are followed.
    */
   readonly cluster?: boolean | undefined
+  /** The master behind these sentinels (then `url` names no node; not with `cluster`). */
+  readonly sentinel?: SentinelOptions | undefined
 }
+
+/** How `where` names Redis behind Sentinel: `redis-sentinel://host:port,host:port/name`. */
+export const sentinelUrl = (sentinel: SentinelOptions): string =>
+  `redis-sentinel://${sentinel.nodes.map((n) => `${n.host}:${n.port}`).join(",")}/${encodeURIComponent(sentinel.name)}`
 
 /** What `make` needs of a client, single node or cluster: a command to the node of `firstKey`. */
 interface Connection {
@@ -35,12 +52,26 @@ interface Connection {
   readonly close: () => Promise<unknown>
   readonly destroy: () => unknown
   readonly isOpen: boolean
-  readonly send: (firstKey: string | undefined, args: Array<string>) => Promise<ReadonlyArray<number>>
+  /** Sends `args` to the node of `firstKey`, unless `expired()` by the time a connection is ready. */
+  readonly send: (firstKey: string | undefined, args: Array<string>, expired: () => boolean) => Promise<ReadonlyArray<number>>
 }
 
 const SOCKET = { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(20 * 2 ** retries, 500) }
 
 const connection = (options: RedisOptions): Connection => {
+  if (options.sentinel !== undefined) {
+    const master = SentinelMaster.follow({ ...options.sentinel, socket: SOCKET, askTimeoutMillis: options.commandTimeoutMillis ?? DEFAULT_COMMAND_TIMEOUT_MILLIS })
+    return {
+      on: () => undefined,
+      connect: () => master.connect(),
+      close: () => master.close(),
+      destroy: () => master.destroy(),
+      get isOpen() {
+        return master.isOpen
+      },
+      send: (_, args, expired) => master.send(args, expired) as Promise<ReadonlyArray<number>>
+    }
+  }
   if (options.cluster === true) {
     // The other nodes take the seed's credentials and TLS, not its address.
     const seed = new URL(options.url)
@@ -110,7 +141,9 @@ export class Redis extends Context.Tag("@petstore/redis/Redis")<
     readonly run: (
       script: Script,
       keys: ReadonlyArray<string>,
-      args: ReadonlyArray<number>
+      args: ReadonlyArray<number>,
+      /** Put after `args`. */
+      texts?: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyArray<number>, RedisUnavailable>
   }
 >() {}
@@ -118,7 +151,7 @@ export class Redis extends Context.Tag("@petstore/redis/Redis")<
 /** @category constructors */
 export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never, Scope.Scope> =>
   Effect.gen(function*() {
-    const where = redact(options.url)
+    const where = options.sentinel === undefined ? redact(options.url) : sentinelUrl(options.sentinel)
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const client = connection(options)
@@ -178,17 +211,18 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
 
     return Redis.of({
       where,
-      run: (s, keys, args) =>
+      run: (s, keys, args, texts = []) =>
         bounded("script", async () => {
-          const rest = [String(keys.length), ...keys, ...args.map(String)]
+          const rest = [String(keys.length), ...keys, ...args.map(String), ...texts]
           const giveUpAt = Date.now() + deadlineMillis
+          const expired = () => Date.now() > giveUpAt
           for (;;) {
             try {
               try {
-                return await client.send(keys[0], ["EVALSHA", s.sha, ...rest])
+                return await client.send(keys[0], ["EVALSHA", s.sha, ...rest], expired)
               } catch (error) {
                 if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
-                return await client.send(keys[0], ["EVAL", s.source, ...rest])
+                return await client.send(keys[0], ["EVAL", s.source, ...rest], expired)
               }
             } catch (error) {
               // A Cluster slot in the middle of a migration, some of the keys moved: asked again

@@ -6,5 +6,6 @@
 export * as LimiterScripts from "./LimiterScripts.js"
 export * as RateLimiterRedis from "./RateLimiterRedis.js"
 export * as RedisConnection from "./RedisConnection.js"
+export * as SentinelMaster from "./SentinelMaster.js"
 
 export { layer } from "./RateLimiterRedis.js"

@@ -79,7 +79,7 @@ if ("skip" in redis) {
         )
       ))
 
-    it.scoped("every key it writes has a TTL, and the keys of one account share one hash tag", () =>
+    it.scoped("every key it writes has a TTL; an account's usage and its keys' standing are one key", () =>
       Effect.gen(function*() {
         const prefix = redis.freshPrefix()
         const limiter = yield* onRedis(redis.url, prefix)
@@ -92,11 +92,13 @@ if ("skip" in redis) {
         for (let i = 0; i < 4; i++) yield* limiter.admit(subject)
         yield* limiter.admitFailedAuth("198.51.100.7")
         const keys = yield* Effect.promise(() => redis.keysUnder(prefix))
+        // The key's ban standing is in its account's hash: one key per decision.
         expect(keys.map((k) => k.key).sort()).toStrictEqual([
-          `${prefix}{a:acc_tag}:ban:key_tag`,
           `${prefix}{a:acc_tag}:usage`,
           `${prefix}{ip:198.51.100.7}:auth`
         ])
+        const fields = yield* Effect.promise(() => redis.client.hKeys(`${prefix}{a:acc_tag}:usage`))
+        expect(fields).toEqual(expect.arrayContaining(["u", "n", "k:key_tag:b", "k:key_tag:c"]))
         for (const { ttl } of keys) expect(ttl).toBeGreaterThan(0)
       }))
 

@@ -89,14 +89,25 @@ export interface LogConfig {
   readonly accessLog: boolean
 }
 
-/** The rate limiter on Redis: its URL, and what a Redis outage does (`open`: limit in memory; `closed`: 503). */
+/** The rate limiter on Redis: where it is, and what a Redis outage does (`open`: limit in memory; `closed`: 503). */
 export interface RedisConfig {
-  readonly url: Redacted.Redacted<string>
+  /** `PETSTORE_REDIS_URL`; unset when the master is found through Sentinel. */
+  readonly url?: Redacted.Redacted<string> | undefined
+  /** Longest wait for Redis's answer to a decision (`PETSTORE_REDIS_TIMEOUT_MS`, default 250). */
+  readonly timeoutMillis?: number | undefined
+  /** `PETSTORE_REDIS_SENTINELS` and `PETSTORE_REDIS_SENTINEL_NAME`: the master behind these sentinels. */
+  readonly sentinel?: SentinelConfig | undefined
   readonly failure: "open" | "closed"
   /** Put before every key (`PETSTORE_REDIS_PREFIX`, default `petstore:`). */
   readonly prefix: string
   /** `PETSTORE_REDIS_URL` names one node of a Redis Cluster (`PETSTORE_REDIS_CLUSTER=true`; default false). */
   readonly cluster?: boolean | undefined
+}
+
+/** Redis behind Sentinel: the sentinels to ask (`host:port` each) and the name of the master they watch. */
+export interface SentinelConfig {
+  readonly nodes: ReadonlyArray<{ readonly host: string; readonly port: number }>
+  readonly name: string
 }
 
 const url = (name: string) =>
@@ -176,6 +187,26 @@ export const storeConfig = (registry: StoreRegistry.StoreRegistry): Config.Confi
     }))
   }))
 
+/** `host:port[,host:port…]`, each port 1 to 65535 (an IPv6 address in brackets: `[::1]:26379`). */
+const sentinelNodes = Config.string("PETSTORE_REDIS_SENTINELS").pipe(
+  Config.mapOrFail((s) => {
+    const nodes = s.split(",").map((entry) => /^\s*(\[[^\]]+\]|[^\s:,\[\]]+):(\d{1,5})\s*$/.exec(entry))
+    return nodes.every((m) => m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65535)
+      ? Either.right(nodes.map((m) => ({ host: m![1]!.replace(/^\[|\]$/g, ""), port: Number(m![2]) })))
+      : Either.left(ConfigError.InvalidData([], `PETSTORE_REDIS_SENTINELS must be host:port[,host:port…] (such as 10.0.0.1:26379,10.0.0.2:26379), got ${JSON.stringify(s)}`))
+  })
+)
+
+const sentinel = Config.option(sentinelNodes).pipe(
+  Config.zipWith(
+    Config.string("PETSTORE_REDIS_SENTINEL_NAME").pipe(
+      Config.validate({ message: "PETSTORE_REDIS_SENTINEL_NAME must be 1 to 128 characters without spaces", validation: (n) => /^\S{1,128}$/.test(n) }),
+      Config.withDefault("mymaster")
+    ),
+    (nodes, name): SentinelConfig | undefined => Option.isSome(nodes) ? { nodes: nodes.value, name } : undefined
+  )
+)
+
 const redis = Config.option(
   Config.redacted("PETSTORE_REDIS_URL").pipe(
     Config.validate({
@@ -201,10 +232,29 @@ const redis = Config.option(
         }),
         Config.withDefault("petstore:")
       ),
-      cluster: Config.boolean("PETSTORE_REDIS_CLUSTER").pipe(Config.withDefault(false))
+      cluster: Config.boolean("PETSTORE_REDIS_CLUSTER").pipe(Config.withDefault(false)),
+      timeoutMillis: Config.integer("PETSTORE_REDIS_TIMEOUT_MS").pipe(
+        Config.validate({
+          message: "PETSTORE_REDIS_TIMEOUT_MS must be a whole number of milliseconds from 10 to 10000",
+          validation: (n) => n >= 10 && n <= 10_000
+        }),
+        Config.withDefault(250)
+      ),
+      sentinel
     }),
-    (url, rest): RedisConfig | undefined => Option.isSome(url) ? { url: url.value, ...rest } : undefined
-  )
+    (url, rest) => ({ url: Option.getOrUndefined(url), ...rest })
+  ),
+  Config.mapOrFail(({ url, sentinel, ...rest }): Either.Either<RedisConfig | undefined, ConfigError.ConfigError> => {
+    if (sentinel === undefined) return Either.right(url === undefined ? undefined : { url, ...rest })
+    // Sentinel names the master: a URL of a node, or a cluster, would say something else.
+    if (url !== undefined) {
+      return Either.left(ConfigError.InvalidData([], "PETSTORE_REDIS_URL and PETSTORE_REDIS_SENTINELS are both set: the sentinels name the master, unset PETSTORE_REDIS_URL"))
+    }
+    if (rest.cluster) {
+      return Either.left(ConfigError.InvalidData([], "PETSTORE_REDIS_CLUSTER=true and PETSTORE_REDIS_SENTINELS are both set: a Redis Cluster fails over by itself, without Sentinel"))
+    }
+    return Either.right({ sentinel, ...rest })
+  })
 )
 
 // At most 1 s, the shortest Retry-After: a longer grace would let a key hammer through that wait unbanned.

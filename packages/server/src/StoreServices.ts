@@ -30,7 +30,7 @@ import { urlProblem } from "./WebhookAddress.js"
 import * as WebhookClient from "./WebhookClient.js"
 import * as WebhookSettings from "./WebhookSettings.js"
 
-/** The rate limiter on Redis (@redis/client), loaded only when `PETSTORE_REDIS_URL` is set. */
+/** The rate limiter on Redis (@redis/client), loaded only when `PETSTORE_REDIS_URL` or `PETSTORE_REDIS_SENTINELS` is set. */
 const Redis = adapter(() => import("@petstore/redis"))
 
 /**
@@ -46,7 +46,16 @@ const petstoreOptions = (config: ServerConfig): Petstore.PetstoreOptions => {
     rateLimiter: limiter,
     idempotency: config.idempotencyTtlMillis === undefined ? {} : { ttlMillis: config.idempotencyTtlMillis },
     rateLimiterLayer: redis === undefined ? undefined : layerFrom(Redis, (module) =>
-      module.layer({ url: Redacted.value(redis.url), failure: redis.failure, prefix: redis.prefix, cluster: redis.cluster, limiter })),
+      module.layer({
+        // With Sentinel there is no URL: the sentinels name the master.
+        url: redis.url === undefined ? "" : Redacted.value(redis.url),
+        sentinel: redis.sentinel,
+        failure: redis.failure,
+        prefix: redis.prefix,
+        cluster: redis.cluster,
+        commandTimeoutMillis: redis.timeoutMillis,
+        limiter
+      })),
     messageQueue: WebhookSettings.queueOptions(WebhookSettings.of(config))
   }
 }

@@ -8,7 +8,7 @@
  */
 import * as Redacted from "effect/Redacted"
 import { BlockList, isIP } from "node:net"
-import type { ServerConfig } from "./Config.js"
+import type { SentinelConfig, ServerConfig } from "./Config.js"
 import type { PostgresStore } from "./stores/postgres.js"
 
 const LOOPBACK = new BlockList()
@@ -68,10 +68,19 @@ export const redisWarning = (url: string): string | undefined => {
     "its password and the rate limits cross the network in clear; use a rediss:// URL"
 }
 
+/** The warning for sentinels on another machine (the limiter's traffic through Sentinel is in clear), or `undefined`. */
+export const sentinelWarning = (sentinel: SentinelConfig): string | undefined => {
+  const remote = sentinel.nodes.filter((n) => !isLoopback(n.host)).map((n) => n.host)
+  if (remote.length === 0) return undefined
+  return `PETSTORE_REDIS_SENTINELS names sentinels on ${remote.join(", ")}: the sentinels and the master they name are reached ` +
+    "without TLS, so the rate limits cross the network in clear; keep them on a private network"
+}
+
 /** The warnings of `config` (given the process's environment), one sentence each. */
 export const warnings = (config: ServerConfig, env: Readonly<Record<string, string | undefined>>): ReadonlyArray<string> => {
   const found: Array<string | undefined> = []
   if (config.store?._tag === "postgres") found.push(postgresWarning(Redacted.value((config.store as PostgresStore).url), env))
-  if (config.redis !== undefined) found.push(redisWarning(Redacted.value(config.redis.url)))
+  if (config.redis?.url !== undefined) found.push(redisWarning(Redacted.value(config.redis.url)))
+  if (config.redis?.sentinel !== undefined) found.push(sentinelWarning(config.redis.sentinel))
   return found.filter((warning): warning is string => warning !== undefined)
 }

@@ -70,4 +70,45 @@ describe("ServerConfig", () => {
         expect(describeError(error)).toContain(name)
       }))
   }
+  it.effect("Redis behind Sentinel: PETSTORE_REDIS_SENTINELS lists host:port, PETSTORE_REDIS_SENTINEL_NAME defaults to mymaster", () =>
+    Effect.gen(function*() {
+      const one = yield* read({ PETSTORE_REDIS_SENTINELS: "10.0.0.1:26379" })
+      expect(one.redis).toMatchObject({ sentinel: { nodes: [{ host: "10.0.0.1", port: 26379 }], name: "mymaster" }, failure: "open" })
+      expect(one.redis?.url).toBeUndefined()
+      const three = yield* read({
+        PETSTORE_REDIS_SENTINELS: "sentinel-a.internal:26379, sentinel-b.internal:26380,[::1]:26381",
+        PETSTORE_REDIS_SENTINEL_NAME: "limits",
+        PETSTORE_REDIS_FAILURE: "closed"
+      })
+      expect(three.redis).toMatchObject({
+        sentinel: {
+          nodes: [{ host: "sentinel-a.internal", port: 26379 }, { host: "sentinel-b.internal", port: 26380 }, { host: "::1", port: 26381 }],
+          name: "limits"
+        },
+        failure: "closed"
+      })
+      expect(one.redis?.timeoutMillis).toBe(250)
+      expect((yield* read({ PETSTORE_REDIS_URL: "redis://127.0.0.1:6379", PETSTORE_REDIS_TIMEOUT_MS: "1000" })).redis?.timeoutMillis).toBe(1000)
+      // Neither set: no Redis at all.
+      expect((yield* read({})).redis).toBeUndefined()
+    }))
+
+  for (
+    const [env, names] of [
+      [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1" }, "PETSTORE_REDIS_SENTINELS"],
+      [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1:0" }, "PETSTORE_REDIS_SENTINELS"],
+      [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1:26379," }, "PETSTORE_REDIS_SENTINELS"],
+      [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1:26379", PETSTORE_REDIS_SENTINEL_NAME: "my master" }, "PETSTORE_REDIS_SENTINEL_NAME"],
+      [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1:26379", PETSTORE_REDIS_URL: "redis://10.0.0.2:6379" }, "PETSTORE_REDIS_URL and PETSTORE_REDIS_SENTINELS"],
+      [{ PETSTORE_REDIS_SENTINELS: "10.0.0.1:26379", PETSTORE_REDIS_CLUSTER: "true" }, "PETSTORE_REDIS_CLUSTER=true and PETSTORE_REDIS_SENTINELS"],
+      [{ PETSTORE_REDIS_URL: "redis://127.0.0.1:6379", PETSTORE_REDIS_TIMEOUT_MS: "5" }, "PETSTORE_REDIS_TIMEOUT_MS"],
+      [{ PETSTORE_REDIS_URL: "redis://127.0.0.1:6379", PETSTORE_REDIS_TIMEOUT_MS: "soon" }, "PETSTORE_REDIS_TIMEOUT_MS"]
+    ] as const
+  ) {
+    it.effect(`${JSON.stringify(env)} is refused with a message that names ${names}`, () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(read(env))
+        expect(describeError(error)).toContain(names)
+      }))
+  }
 })

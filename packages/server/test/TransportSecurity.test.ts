@@ -4,7 +4,7 @@
  * (the real process, pointed at 0.0.0.0, which Linux connects to this machine: nothing leaves it).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { isLoopback, postgresWarning, redisWarning, warnings } from "../src/TransportSecurity.js"
+import { isLoopback, postgresWarning, redisWarning, sentinelWarning, warnings } from "../src/TransportSecurity.js"
 import { config } from "./support/InProcessServer.js"
 import { cli } from "./support/ServerProcess.js"
 
@@ -85,6 +85,15 @@ describe("redisWarning", () => {
   })
 })
 
+describe("sentinelWarning", () => {
+  it("names the sentinels on another machine (reached in clear), none when all are on loopback", () => {
+    const node = (host: string) => ({ host, port: 26379 })
+    expect(sentinelWarning({ nodes: [node("127.0.0.1"), node("::1"), node("localhost")], name: "mymaster" })).toBeUndefined()
+    const warning = sentinelWarning({ nodes: [node("127.0.0.1"), node("sentinel-b.internal"), node("10.0.0.3")], name: "mymaster" })
+    expect(warning).toMatch(/^PETSTORE_REDIS_SENTINELS names sentinels on sentinel-b\.internal, 10\.0\.0\.3: .* without TLS/)
+  })
+})
+
 describe("the configuration's warnings", () => {
   it("come from the variables as read at start (PETSTORE_DATABASE and PETSTORE_REDIS_URL), none for a local store", async () => {
     const remote = await config({
@@ -94,6 +103,8 @@ describe("the configuration's warnings", () => {
     })
     expect(warnings(remote, {})).toEqual([expect.stringMatching(/^PETSTORE_DATABASE /), expect.stringMatching(/^PETSTORE_REDIS_URL /)])
     expect(warnings(await config({ PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: "./data/petstore.db" }), {})).toEqual([])
+    expect(warnings(await config({ PETSTORE_STORE: "sqlite", PETSTORE_REDIS_SENTINELS: "sentinel-a.internal:26379" }), {}))
+      .toEqual([expect.stringMatching(/^PETSTORE_REDIS_SENTINELS /)])
     // The memory store takes no database: one named beside it is refused, so nothing connects there.
     await expect(config({ PETSTORE_DATABASE: "postgres://u@db.internal/petstore" })).rejects.toThrow(/PETSTORE_STORE=memory keeps nothing on disk/)
   })

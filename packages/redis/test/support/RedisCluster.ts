@@ -25,6 +25,10 @@ export interface RedisCluster {
   readonly keySlot: (key: string) => number
   /** Moves `slot` to the node on `to`; `midway` runs while the slot is migrating, its keys moved. */
   readonly moveSlot: (slot: number, to: number, midway: () => Promise<void>) => Promise<void>
+  /** The keys matching `pattern` on every node. */
+  readonly keys: (pattern: string) => ReadonlyArray<string>
+  /** The error replies the node on `port` has sent, by kind (`INFO errorstats`: ASK, MOVED, TRYAGAIN…). */
+  readonly errorReplies: (port: number) => Readonly<Record<string, number>>
   readonly stop: () => void
 }
 
@@ -85,6 +89,11 @@ export const start = async (): Promise<RedisCluster> => {
       await midway()
       for (const port of ports) cli(port, "cluster", "setslot", String(slot), "node", idOf(to))
     },
+    keys: (pattern) => ports.flatMap((p) => cli(p, "--scan", "--pattern", pattern).split("\n").filter((k) => k !== "")),
+    errorReplies: (port) =>
+      Object.fromEntries(
+        [...cli(port, "info", "errorstats").matchAll(/^errorstat_(\w+):count=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])])
+      ),
     stop: () => {
       for (const child of children) child.kill("SIGKILL")
       Fs.rmSync(dir, { recursive: true, force: true })

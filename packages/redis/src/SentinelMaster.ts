@@ -1,0 +1,179 @@
+/**
+ * Redis behind Sentinel: a connection to the master the sentinels name, which follows a promotion.
+ * The sentinels are asked (`SENTINEL get-master-addr-by-name`, one kept connection to each, the one
+ * that answered last first) at start, every second, as soon as the master stops answering, and when
+ * it answers READONLY (a master demoted to a replica: that call is then sent once more, to the new
+ * master). A node they name that differs from the current one gets a new connection, and the old one
+ * is closed, so no write keeps going to a replica.
+ *
+ * Built on node-redis's plain client, not on its `createSentinel`: in @redis/client 5.12 that client
+ * holds every command while no sentinel answers (even with the master up), prints a stack trace
+ * each second meanwhile, and never recovers if the sentinels were away when it started
+ * (redis/node-redis#3127, #3237, #3385); see docs/decisions.md.
+ *
+ * @since 1.0.0
+ */
+import { createClient } from "@redis/client"
+
+/** A host and port, as Sentinel names its nodes. */
+export interface Node {
+  readonly host: string
+  readonly port: number
+}
+
+export interface SentinelMasterOptions {
+  /** The sentinels to ask (any one that answers is enough). */
+  readonly nodes: ReadonlyArray<Node>
+  /** The master's name in the sentinels' configuration (`sentinel monitor <name> …`). */
+  readonly name: string
+  /** Of every connection (to the sentinels and to the master). */
+  readonly socket: { readonly connectTimeout: number; readonly reconnectStrategy: (retries: number) => number }
+  /** Longest wait for one sentinel's answer before the next is asked. */
+  readonly askTimeoutMillis: number
+  /** How often the sentinels are asked while all goes well (default 1 s). */
+  readonly checkEveryMillis?: number | undefined
+}
+
+/** A call given up by its caller (deadline passed) before a master could take it: not sent. */
+export const ABANDONED = "not sent: its caller stopped waiting"
+
+/** The sentinels are asked at most this often because calls fail. */
+const ASK_AT_MOST_EVERY_MILLIS = 50
+
+const newClient = (node: Node, socket: SentinelMasterOptions["socket"]) => {
+  const client = createClient({ disableOfflineQueue: true, socket: { ...socket, host: node.host, port: node.port } })
+  // Failures are the calls' to report; the client reconnects by itself.
+  client.on("error", () => {})
+  return client
+}
+
+type Client = ReturnType<typeof newClient>
+
+const within = <A>(millis: number, promise: Promise<A>): Promise<A | undefined> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), millis)))
+  ])
+}
+
+export interface SentinelMaster {
+  /** Connects to the sentinels and to the master they name (waits at most a moment for it). */
+  readonly connect: () => Promise<void>
+  readonly close: () => Promise<void>
+  readonly destroy: () => void
+  readonly isOpen: boolean
+  /** Sends `args` to the master, unless `expired()` before one could take it. */
+  readonly send: (args: Array<string>, expired: () => boolean) => Promise<unknown>
+}
+
+export const follow = (options: SentinelMasterOptions): SentinelMaster => {
+  const sentinels = options.nodes.map((node) => newClient(node, options.socket))
+  let first = 0
+  let master: { readonly at: string; readonly client: Client } | undefined
+  let open = false
+  let timer: ReturnType<typeof setInterval> | undefined
+  let asking: Promise<void> | undefined
+  let askedAt = 0
+
+  /** Where the first sentinel to answer says the master is; `undefined` when none knows. */
+  const ask = async (): Promise<Node | undefined> => {
+    for (let i = 0; i < sentinels.length; i++) {
+      const index = (first + i) % sentinels.length
+      const sentinel = sentinels[index]!
+      if (!sentinel.isReady) continue
+      const named = await within(
+        options.askTimeoutMillis,
+        sentinel.sendCommand<Array<string> | null>(["SENTINEL", "get-master-addr-by-name", options.name]).catch(() => undefined)
+      )
+      if (named === undefined) continue
+      first = index
+      // null: this sentinel does not watch a master of that name.
+      if (named === null || named.length < 2) return undefined
+      return { host: String(named[0]), port: Number(named[1]) }
+    }
+    return undefined
+  }
+
+  const clients = () => [...sentinels, ...(master === undefined ? [] : [master.client])]
+
+  /** Asks the sentinels (one question at a time) and moves to the master they name if it changed. */
+  const refresh = (): Promise<void> => {
+    if (asking !== undefined) return asking
+    askedAt = Date.now()
+    asking = (async () => {
+      const node = await ask()
+      if (node === undefined || !open) return
+      const at = `${node.host}:${node.port}`
+      if (master?.at === at) return
+      const client = newClient(node, options.socket)
+      // It reconnects by itself if it cannot connect now; calls fail at once meanwhile.
+      await within(options.socket.connectTimeout, client.connect().catch(() => undefined))
+      const old = master
+      master = { at, client }
+      if (!open) client.destroy()
+      if (old !== undefined && old.client.isOpen) old.client.destroy()
+    })().finally(() => {
+      asking = undefined
+    })
+    return asking
+  }
+
+  /**
+   * After a failure: asks the sentinels (or joins the question being asked); when they were asked a
+   * moment ago, after a pause, so that a burst of failing calls asks once.
+   */
+  const askAgain = async (): Promise<void> => {
+    if (asking !== undefined) return asking
+    const pause = askedAt + ASK_AT_MOST_EVERY_MILLIS - Date.now()
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause))
+    return refresh()
+  }
+
+  return {
+    connect: async () => {
+      open = true
+      for (const sentinel of sentinels) sentinel.connect().catch(() => undefined)
+      timer = setInterval(() => void refresh(), options.checkEveryMillis ?? 1_000)
+      timer.unref()
+      // The sentinels' connections come up concurrently; asked as soon as one is ready.
+      const giveUpAt = Date.now() + options.socket.connectTimeout
+      while (master === undefined && Date.now() < giveUpAt) {
+        if (sentinels.some((s) => s.isReady)) await refresh()
+        if (master === undefined) await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+    },
+    close: async () => {
+      open = false
+      if (timer !== undefined) clearInterval(timer)
+      // Replies owed by a connection that is up are waited for; one that is down is dropped.
+      await Promise.all(clients().map((c) => c.isReady ? c.close().catch(() => c.destroy()) : c.isOpen ? c.destroy() : undefined))
+    },
+    destroy: () => {
+      open = false
+      if (timer !== undefined) clearInterval(timer)
+      for (const c of clients()) if (c.isOpen) c.destroy()
+    },
+    get isOpen() {
+      return open
+    },
+    send: async (args, expired) => {
+      for (let asked = false; ; asked = true) {
+        const current = master
+        if (current !== undefined && current.client.isReady) {
+          try {
+            return await current.client.sendCommand(args)
+          } catch (error) {
+            // A master demoted to a replica (a failover): asked where the master is, sent once more.
+            if (asked || !(error instanceof Error) || !error.message.startsWith("READONLY")) throw error
+          }
+        } else if (asked) {
+          throw new Error(`Sentinel master ${options.name}: ${current === undefined ? "none named yet" : `${current.at} does not answer`}`)
+        }
+        if (expired()) throw new Error(ABANDONED)
+        await askAgain()
+        if (expired()) throw new Error(ABANDONED)
+      }
+    }
+  }
+}
