@@ -16,6 +16,7 @@ const record = (over: Partial<KeyRecord>): KeyRecord => ({
   createdAt: 0,
   expiresAt: null,
   revokedAt: null,
+  rotatedTo: null,
   ...over
 })
 
@@ -102,6 +103,7 @@ describe("Accounts", () => {
         createdAt: T,
         expiresAt: null,
         revokedAt: null,
+        rotatedTo: null,
         state: "active"
       })
       expect(byId.get(second.id)).toMatchObject({ state: "revoked", revokedAt: T })
@@ -124,9 +126,9 @@ describe("Accounts", () => {
       expect(Option.isSome(yield* accounts.verify(Redacted.value(key.key)))).toBe(true)
       yield* TestClock.adjust("1 millis")
       expect(yield* accounts.verify(Redacted.value(key.key))).toEqual(Option.none())
-      // An ended key cannot be rotated.
+      // A rotated key is not rotated again: the answer names its successor.
       const again = yield* Effect.either(accounts.rotate(key.id))
-      expect(Either.isLeft(again) && again.left).toMatchObject({ _tag: "KeyNotFound", id: key.id })
+      expect(Either.isLeft(again) && again.left).toMatchObject({ _tag: "KeyAlreadyRotated", id: key.id, successorId: next.id })
       // Default grace 0: refused at once; a negative grace counts as 0.
       const third = yield* accounts.rotate(next.id)
       expect(yield* accounts.verify(Redacted.value(next.key))).toEqual(Option.none())
