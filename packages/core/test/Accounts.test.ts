@@ -139,6 +139,30 @@ describe("Accounts", () => {
       expect(Either.isLeft(unknown) && unknown.left._tag).toBe("KeyNotFound")
     }).pipe(Effect.provide(layer())))
 
+  it.effect("rotate: a key with a successor is refused naming it, whatever its state; a revoked or expired key never rotated is not found", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T)
+      const accounts = yield* Accounts
+      const { account, key } = yield* accounts.create({ plan: "free" })
+      const next = yield* accounts.rotate(key.id, { graceSeconds: 60 })
+      yield* accounts.revoke(key.id)
+      const revoked = yield* accounts.issueKey(account.id)
+      yield* accounts.revoke(revoked.id)
+      const expiring = yield* accounts.issueKey(account.id, { expiresAt: T + 5 })
+      yield* TestClock.adjust("5 millis")
+      const failure = (id: string) => Effect.map(Effect.either(accounts.rotate(id)), (r) => Either.isLeft(r) && r.left)
+      expect(yield* failure(key.id)).toMatchObject({ _tag: "KeyAlreadyRotated", id: key.id, successorId: next.id })
+      expect(yield* failure(revoked.id)).toMatchObject({ _tag: "KeyNotFound", id: revoked.id })
+      expect(yield* failure(expiring.id)).toMatchObject({ _tag: "KeyNotFound", id: expiring.id })
+      const listed = yield* accounts.listKeys(account.id)
+      expect(listed.map((k) => [k.id, k.rotatedTo])).toStrictEqual([
+        [key.id, next.id],
+        [next.id, null],
+        [revoked.id, null],
+        [expiring.id, null]
+      ])
+    }).pipe(Effect.provide(layer())))
+
   it.effect("issueKey: an expiry at or before the Clock's time fails with InvalidExpiry and stores nothing; a later one is kept", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(T)
