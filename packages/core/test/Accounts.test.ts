@@ -80,7 +80,7 @@ describe("Accounts", () => {
       yield* accounts.revoke(key.id)
       expect(yield* accounts.verify(Redacted.value(key.key))).toEqual(Option.none())
       const unknown = yield* Effect.either(accounts.revoke("key_nope"))
-      expect(Either.isLeft(unknown) && unknown.left._tag).toBe("KeyNotFound")
+      expect(Either.isLeft(unknown) && unknown.left).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
       const noAccount = yield* Effect.either(accounts.issueKey("acc_nope"))
       expect(Either.isLeft(noAccount) && noAccount.left._tag).toBe("AccountNotFound")
     }).pipe(Effect.provide(layer())))
@@ -136,7 +136,7 @@ describe("Accounts", () => {
       expect(yield* accounts.verify(Redacted.value(third.key))).toEqual(Option.none())
       expect(Option.isSome(yield* accounts.verify(Redacted.value(fourth.key)))).toBe(true)
       const unknown = yield* Effect.either(accounts.rotate("key_nope"))
-      expect(Either.isLeft(unknown) && unknown.left._tag).toBe("KeyNotFound")
+      expect(Either.isLeft(unknown) && unknown.left).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
     }).pipe(Effect.provide(layer())))
 
   it.effect("rotate: a key with a successor is refused naming it, whatever its state; a revoked or expired key never rotated is not found", () =>
