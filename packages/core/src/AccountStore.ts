@@ -7,7 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { AccountNotFound, KeyNotFound, type StoreUnavailable } from "./Errors.js"
+import { AccountNotFound, KeyAlreadyRotated, KeyNotFound, type StoreUnavailable } from "./Errors.js"
 import type { Plan, PlanLimits } from "./Plan.js"
 import * as Sync from "./Sync.js"
 
@@ -27,6 +27,8 @@ export interface KeyRecord {
   readonly createdAt: number
   readonly expiresAt: number | null
   readonly revokedAt: number | null
+  /** The id of the key that replaced this one when it was rotated; null while it was never rotated. */
+  readonly rotatedTo: string | null
 }
 
 /** @category services */
@@ -50,16 +52,37 @@ export class AccountStore extends Context.Tag("@petstore/core/AccountStore")<
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyRecord>, StoreUnavailable>
     /** Sets `revokedAt` (keeps the earliest if already revoked). */
     readonly revokeKey: (id: string, at: number) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
-    /** Shortens the old key's life to `oldExpiresAt` and stores the new key, atomically. */
+    /**
+     * Shortens the old key's life to `oldExpiresAt`, marks it replaced by `newKey` (`rotatedTo`) and
+     * stores the new key, atomically, and only when the old key was never rotated: of concurrent
+     * rotations of one key (on every instance of a shared store) exactly one succeeds; the others
+     * fail with `KeyAlreadyRotated` naming its successor and write nothing.
+     */
     readonly rotateKey: (
       oldId: string,
       oldExpiresAt: number,
       newKey: KeyRecord
-    ) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
+    ) => Effect.Effect<void, KeyNotFound | KeyAlreadyRotated | StoreUnavailable>
   }
 >() {
   static readonly layerMemory = Layer.sync(AccountStore, () => makeMemory())
 }
+
+/**
+ * The failure of a rotation of `oldId` a store refused: `KeyAlreadyRotated` when the key has a
+ * successor, `KeyNotFound` when there is no such key (`successorId` null or undefined).
+ *
+ * @category constructors
+ */
+export const refusedRotation = (
+  oldId: string,
+  successorId: string | null | undefined
+): Effect.Effect<never, KeyNotFound | KeyAlreadyRotated> =>
+  Effect.fail(
+    successorId === null || successorId === undefined
+      ? new KeyNotFound({ id: oldId })
+      : new KeyAlreadyRotated({ id: oldId, successorId })
+  )
 
 /** @category constructors */
 export const makeMemory = (): AccountStore["Type"] => {
@@ -97,8 +120,12 @@ export const makeMemory = (): AccountStore["Type"] => {
     rotateKey: (oldId, oldExpiresAt, newKey) =>
       Effect.suspend(() => {
         const old = keys.get(oldId)
-        if (old === undefined) return Effect.fail(new KeyNotFound({ id: oldId }))
-        put({ ...old, expiresAt: old.expiresAt === null ? oldExpiresAt : Math.min(old.expiresAt, oldExpiresAt) })
+        if (old === undefined || old.rotatedTo !== null) return refusedRotation(oldId, old?.rotatedTo)
+        put({
+          ...old,
+          expiresAt: old.expiresAt === null ? oldExpiresAt : Math.min(old.expiresAt, oldExpiresAt),
+          rotatedTo: newKey.id
+        })
         put(newKey)
         return Effect.void
       })

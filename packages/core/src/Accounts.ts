@@ -12,7 +12,14 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import { type Account, AccountStore, type KeyRecord } from "./AccountStore.js"
 import * as ApiKey from "./ApiKey.js"
-import { AccountNotFound, InvalidExpiry, type InvalidPlan, KeyNotFound, type StoreUnavailable } from "./Errors.js"
+import {
+  AccountNotFound,
+  InvalidExpiry,
+  type InvalidPlan,
+  KeyAlreadyRotated,
+  KeyNotFound,
+  type StoreUnavailable
+} from "./Errors.js"
 import { limitsFor, type Plan, type PlanLimits } from "./Plan.js"
 import { randomId, SecureRandom } from "./SecureRandom.js"
 import * as Sync from "./Sync.js"
@@ -43,6 +50,8 @@ export interface KeyMetadata {
   readonly createdAt: number
   readonly expiresAt: number | null
   readonly revokedAt: number | null
+  /** The key that replaced this one, once it was rotated. */
+  readonly rotatedTo: string | null
   readonly state: KeyState
 }
 
@@ -78,11 +87,16 @@ export class Accounts extends Context.Tag("@petstore/core/Accounts")<
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyMetadata>, AccountNotFound | StoreUnavailable>
     /** Revocation is effective at once. */
     readonly revoke: (keyId: string) => Effect.Effect<void, KeyNotFound | StoreUnavailable>
-    /** A new key for the same account; the old one keeps working for `graceSeconds` (default 0), then is refused. */
+    /**
+     * A new key for the same account; the old one keeps working for `graceSeconds` (default 0), then
+     * is refused. A key is rotated once: rotating it again (during its grace or after) fails with
+     * `KeyAlreadyRotated` naming its successor, and issues nothing. Unknown, revoked or expired keys
+     * that were never rotated: `KeyNotFound`.
+     */
     readonly rotate: (
       keyId: string,
       options?: { readonly graceSeconds?: number | undefined }
-    ) => Effect.Effect<IssuedKey, KeyNotFound | StoreUnavailable>
+    ) => Effect.Effect<IssuedKey, KeyNotFound | KeyAlreadyRotated | StoreUnavailable>
   }
 >() {
   /** Keys get the prefix of `environment` (`psk_live_` or `psk_test_`). */
@@ -107,7 +121,8 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
             prefix: generated.prefix,
             createdAt: now,
             expiresAt,
-            revokedAt: null
+            revokedAt: null,
+            rotatedTo: null
           } satisfies KeyRecord,
           issued: { id, accountId, key: generated.key, prefix: generated.prefix, expiresAt } satisfies IssuedKey
         }))
@@ -119,9 +134,14 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
         onSome: Effect.succeed
       }))
 
-    const findActiveKey = (id: string, now: number) =>
-      Effect.flatMap(store.findKey(id), (key) =>
-        Option.isSome(key) && keyState(key.value, now) === "active"
+    // A rotated key says so (naming its successor) whatever its state; otherwise only an active key can be rotated.
+    const findRotatableKey = (id: string, now: number) =>
+      Effect.flatMap(store.findKey(id), (key): Effect.Effect<KeyRecord, KeyNotFound | KeyAlreadyRotated> =>
+        Option.isNone(key)
+          ? Effect.fail(new KeyNotFound({ id }))
+          : key.value.rotatedTo !== null
+          ? Effect.fail(new KeyAlreadyRotated({ id, successorId: key.value.rotatedTo }))
+          : keyState(key.value, now) === "active"
           ? Effect.succeed(key.value)
           : Effect.fail(new KeyNotFound({ id })))
 
@@ -182,6 +202,7 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
             createdAt: k.createdAt,
             expiresAt: k.expiresAt,
             revokedAt: k.revokedAt,
+            rotatedTo: k.rotatedTo,
             state: keyState(k, now)
           }))
         }),
@@ -189,8 +210,9 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
       rotate: (keyId, opts) =>
         Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
-          const old = yield* findActiveKey(keyId, now)
+          const old = yield* findRotatableKey(keyId, now)
           const key = yield* newKey(old.accountId, now, null)
+          // The store refuses a rotation that another one (here or on another instance) got in before.
           yield* store.rotateKey(keyId, now + Math.max(0, opts?.graceSeconds ?? 0) * 1000, key.record)
           return key.issued
         })

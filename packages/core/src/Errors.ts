@@ -20,6 +20,17 @@ export class AccountNotFound extends Data.TaggedError("AccountNotFound")<{ reado
 /** @category errors */
 export class KeyNotFound extends Data.TaggedError("KeyNotFound")<{ readonly id: string }> {}
 
+/**
+ * The key was rotated already: it has a successor, `successorId`, and is not rotated twice (a second
+ * rotation would leave two live replacements of one key). Rotate the successor instead.
+ *
+ * @category errors
+ */
+export class KeyAlreadyRotated extends Data.TaggedError("KeyAlreadyRotated")<{
+  readonly id: string
+  readonly successorId: string
+}> {}
+
 /** Plan limits that cannot be applied (enterprise without numbers, non-positive numbers ...). */
 export class InvalidPlan extends Data.TaggedError("InvalidPlan")<{ readonly reason: string }> {}
 

@@ -52,7 +52,11 @@ export interface KeyRow {
   readonly created_at: number
   readonly expires_at: number | null
   readonly revoked_at: number | null
+  readonly rotated_to: string | null
 }
+
+/** The columns of `api_keys`, in table order (see `keyValues`). */
+export const KEY_COLUMNS = "id, account_id, hash, prefix, created_at, expires_at, revoked_at, rotated_to"
 
 export const toKey = (row: KeyRow): KeyRecord => ({
   id: row.id,
@@ -61,12 +65,13 @@ export const toKey = (row: KeyRow): KeyRecord => ({
   prefix: row.prefix,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
-  revokedAt: row.revoked_at
+  revokedAt: row.revoked_at,
+  rotatedTo: row.rotated_to
 })
 
-/** A key's columns in table order, for an INSERT. */
+/** A key's columns in table order (`KEY_COLUMNS`), for an INSERT. */
 export const keyValues = (key: KeyRecord) =>
-  [key.id, key.accountId, key.hash, key.prefix, key.createdAt, key.expiresAt, key.revokedAt] as const
+  [key.id, key.accountId, key.hash, key.prefix, key.createdAt, key.expiresAt, key.revokedAt, key.rotatedTo] as const
 
 export interface MessageRow {
   readonly id: string

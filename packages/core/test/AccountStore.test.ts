@@ -10,7 +10,8 @@ const key = (id: string, accountId = "acc_1"): KeyRecord => ({
   prefix: "psk_live_abcd",
   createdAt: 1,
   expiresAt: null,
-  revokedAt: null
+  revokedAt: null,
+  rotatedTo: null
 })
 
 describe("AccountStore (memory)", () => {
@@ -52,18 +53,21 @@ describe("AccountStore (memory)", () => {
       expect(Either.isLeft(missing) && missing.left).toMatchObject({ _tag: "KeyNotFound", id: "k0" })
     }))
 
-  it.effect("rotateKey shortens the old key's life (never lengthens it) and stores the new key", () =>
+  it.effect("rotateKey shortens the old key's life (never lengthens it), marks its successor and stores the new key, once", () =>
     Effect.gen(function*() {
       const store = makeMemory()
-      yield* store.insertAccount(account, key("k1"))
-      yield* store.rotateKey("k1", 100, key("k2"))
-      expect(Option.map(yield* store.findKey("k1"), (k) => k.expiresAt)).toEqual(Option.some(100))
-      expect(Option.map(yield* store.findKeyByHash("hash-k1"), (k) => k.expiresAt)).toEqual(Option.some(100))
+      yield* store.insertAccount(account, { ...key("k1"), expiresAt: 150 })
+      yield* store.insertKey(key("k9"))
+      yield* store.rotateKey("k1", 200, key("k2"))
+      expect(yield* store.findKey("k1")).toEqual(Option.some({ ...key("k1"), expiresAt: 150, rotatedTo: "k2" }))
+      expect(Option.map(yield* store.findKeyByHash("hash-k1"), (k) => k.rotatedTo)).toEqual(Option.some("k2"))
       expect(Option.isSome(yield* store.findKey("k2"))).toBe(true)
-      yield* store.rotateKey("k1", 200, key("k3"))
-      expect(Option.map(yield* store.findKey("k1"), (k) => k.expiresAt)).toEqual(Option.some(100))
-      yield* store.rotateKey("k1", 40, key("k4"))
-      expect(Option.map(yield* store.findKey("k1"), (k) => k.expiresAt)).toEqual(Option.some(40))
+      yield* store.rotateKey("k9", 40, key("k4"))
+      expect(Option.map(yield* store.findKey("k9"), (k) => k.expiresAt)).toEqual(Option.some(40))
+      const again = yield* Effect.either(store.rotateKey("k1", 10, key("k3")))
+      expect(Either.isLeft(again) && again.left).toMatchObject({ _tag: "KeyAlreadyRotated", id: "k1", successorId: "k2" })
+      expect(Option.map(yield* store.findKey("k1"), (k) => k.expiresAt)).toEqual(Option.some(150))
+      expect(yield* store.findKey("k3")).toEqual(Option.none())
       const missing = yield* Effect.either(store.rotateKey("k0", 1, key("k5")))
       expect(Either.isLeft(missing) && missing.left).toMatchObject({ _tag: "KeyNotFound", id: "k0" })
       expect(yield* store.findKey("k5")).toEqual(Option.none())

@@ -16,6 +16,7 @@ const record = (over: Partial<KeyRecord>): KeyRecord => ({
   createdAt: 0,
   expiresAt: null,
   revokedAt: null,
+  rotatedTo: null,
   ...over
 })
 
@@ -79,7 +80,7 @@ describe("Accounts", () => {
       yield* accounts.revoke(key.id)
       expect(yield* accounts.verify(Redacted.value(key.key))).toEqual(Option.none())
       const unknown = yield* Effect.either(accounts.revoke("key_nope"))
-      expect(Either.isLeft(unknown) && unknown.left._tag).toBe("KeyNotFound")
+      expect(Either.isLeft(unknown) && unknown.left).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
       const noAccount = yield* Effect.either(accounts.issueKey("acc_nope"))
       expect(Either.isLeft(noAccount) && noAccount.left._tag).toBe("AccountNotFound")
     }).pipe(Effect.provide(layer())))
@@ -102,6 +103,7 @@ describe("Accounts", () => {
         createdAt: T,
         expiresAt: null,
         revokedAt: null,
+        rotatedTo: null,
         state: "active"
       })
       expect(byId.get(second.id)).toMatchObject({ state: "revoked", revokedAt: T })
@@ -124,9 +126,9 @@ describe("Accounts", () => {
       expect(Option.isSome(yield* accounts.verify(Redacted.value(key.key)))).toBe(true)
       yield* TestClock.adjust("1 millis")
       expect(yield* accounts.verify(Redacted.value(key.key))).toEqual(Option.none())
-      // An ended key cannot be rotated.
+      // A rotated key is not rotated again: the answer names its successor.
       const again = yield* Effect.either(accounts.rotate(key.id))
-      expect(Either.isLeft(again) && again.left).toMatchObject({ _tag: "KeyNotFound", id: key.id })
+      expect(Either.isLeft(again) && again.left).toMatchObject({ _tag: "KeyAlreadyRotated", id: key.id, successorId: next.id })
       // Default grace 0: refused at once; a negative grace counts as 0.
       const third = yield* accounts.rotate(next.id)
       expect(yield* accounts.verify(Redacted.value(next.key))).toEqual(Option.none())
@@ -134,7 +136,31 @@ describe("Accounts", () => {
       expect(yield* accounts.verify(Redacted.value(third.key))).toEqual(Option.none())
       expect(Option.isSome(yield* accounts.verify(Redacted.value(fourth.key)))).toBe(true)
       const unknown = yield* Effect.either(accounts.rotate("key_nope"))
-      expect(Either.isLeft(unknown) && unknown.left._tag).toBe("KeyNotFound")
+      expect(Either.isLeft(unknown) && unknown.left).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
+    }).pipe(Effect.provide(layer())))
+
+  it.effect("rotate: a key with a successor is refused naming it, whatever its state; a revoked or expired key never rotated is not found", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(T)
+      const accounts = yield* Accounts
+      const { account, key } = yield* accounts.create({ plan: "free" })
+      const next = yield* accounts.rotate(key.id, { graceSeconds: 60 })
+      yield* accounts.revoke(key.id)
+      const revoked = yield* accounts.issueKey(account.id)
+      yield* accounts.revoke(revoked.id)
+      const expiring = yield* accounts.issueKey(account.id, { expiresAt: T + 5 })
+      yield* TestClock.adjust("5 millis")
+      const failure = (id: string) => Effect.map(Effect.either(accounts.rotate(id)), (r) => Either.isLeft(r) && r.left)
+      expect(yield* failure(key.id)).toMatchObject({ _tag: "KeyAlreadyRotated", id: key.id, successorId: next.id })
+      expect(yield* failure(revoked.id)).toMatchObject({ _tag: "KeyNotFound", id: revoked.id })
+      expect(yield* failure(expiring.id)).toMatchObject({ _tag: "KeyNotFound", id: expiring.id })
+      const listed = yield* accounts.listKeys(account.id)
+      expect(listed.map((k) => [k.id, k.rotatedTo])).toStrictEqual([
+        [key.id, next.id],
+        [next.id, null],
+        [revoked.id, null],
+        [expiring.id, null]
+      ])
     }).pipe(Effect.provide(layer())))
 
   it.effect("issueKey: an expiry at or before the Clock's time fails with InvalidExpiry and stores nothing; a later one is kept", () =>

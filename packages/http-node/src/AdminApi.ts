@@ -44,7 +44,10 @@ export const KeyMetadata = Schema.Struct({
   state: Schema.Literal("active", "expired", "revoked"),
   createdAt: Schema.String,
   expiresAt: Schema.NullOr(Schema.String),
-  revokedAt: Schema.NullOr(Schema.String)
+  revokedAt: Schema.NullOr(Schema.String),
+  rotatedTo: Schema.NullOr(Schema.String).annotations({
+    description: "The id of the key that replaced this one when it was rotated (a key is rotated once); null otherwise."
+  })
 })
 
 export const WebhookUrl = Schema.Struct({
@@ -115,6 +118,11 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .addSuccess(IssuedKey, { status: 201 })
       .addError(error(400))
       .addError(error(404))
+      .addError(
+        error(409).annotations({
+          description: "`key_already_rotated`: the key was rotated already; the message names its successor, the key to rotate."
+        })
+      )
   )
   .add(
     HttpApiEndpoint.del("revokeKey", "/keys/:keyId")

@@ -22,6 +22,10 @@ export const ERROR_CODES = {
     status: 409,
     description: "A request with this `Idempotency-Key` is still being carried out; retry after `Retry-After` seconds."
   },
+  key_already_rotated: {
+    status: 409,
+    description: "Admin API: the key was rotated already (a key is rotated once); the message names its successor, which is the key to rotate."
+  },
   idempotency_key_reused: {
     status: 422,
     description: "This `Idempotency-Key` was used with another body or on another operation; use a new key for a new request."

@@ -54,6 +54,7 @@ export type OperationError =
   | Errors.StoreUnavailable
   | Errors.AccountNotFound
   | Errors.KeyNotFound
+  | Errors.KeyAlreadyRotated
   | Errors.InvalidPlan
   | Errors.InvalidExpiry
   | Errors.WebhookNotFound
@@ -80,6 +81,12 @@ export const fromOperationError = (error: OperationError): ErrorResult => {
       return make("not_found", `No account has id ${JSON.stringify(error.id)}.`)
     case "KeyNotFound":
       return make("not_found", `No active key has id ${JSON.stringify(error.id)}.`)
+    case "KeyAlreadyRotated":
+      return make(
+        "key_already_rotated",
+        `The key ${JSON.stringify(error.id)} was already rotated: its successor is ${JSON.stringify(error.successorId)}. ` +
+          `A key is rotated once; rotate ${JSON.stringify(error.successorId)} to replace it in turn.`
+      )
     case "InvalidPlan":
       return make("invalid_request", `body: ${error.reason}`)
     case "InvalidExpiry":

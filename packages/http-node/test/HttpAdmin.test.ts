@@ -1,11 +1,14 @@
 import { expect, it, layer } from "@effect/vitest"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect } from "effect"
+import { AdminApi } from "../src/AdminApi.js"
+import { ERROR_CODES } from "../src/ErrorCodes.js"
 import { expectError, expectInvalid, expectRateLimitHeaders, expectStatus, expectUnauthorized } from "./support/Expectations.js"
 import { ADMIN_TOKEN, type Reply, TestServer } from "./support/TestServer.js"
 
 const T = Date.UTC(2029, 8, 1, 8)
 const LIVE_KEY = /^psk_live_[0-9A-Za-z]{32}$/
-const KEY_METADATA = ["createdAt", "expiresAt", "id", "prefix", "revokedAt", "state"]
+const KEY_METADATA = ["createdAt", "expiresAt", "id", "prefix", "revokedAt", "rotatedTo", "state"]
 
 /** No rate-limit headers: the admin API is not rate-limited, and keys must not be cached. */
 const expectAdminHeaders = (reply: Reply) => {
@@ -168,8 +171,10 @@ it.scoped("rotation: 201 with a new key; the old one works for the grace period,
     const during = expectStatus(yield* server.admin.listKeys(account.id), 200)
     expect(during.body.find((k: { id: string }) => k.id === account.keyId)).toMatchObject({
       state: "active",
-      expiresAt: new Date(T + 3_600_000).toISOString()
+      expiresAt: new Date(T + 3_600_000).toISOString(),
+      rotatedTo: reply.body.id
     })
+    expect(during.body.find((k: { id: string }) => k.id === reply.body.id)).toMatchObject({ state: "active", rotatedTo: null })
     server.clock.setTime(T + 3_600_000)
     expectUnauthorized(yield* server.get("/v1/pets", account.key))
     expectStatus(yield* server.get("/v1/pets", reply.body.key), 200)
@@ -177,6 +182,44 @@ it.scoped("rotation: 201 with a new key; the old one works for the grace period,
     expect(after.body.find((k: { id: string }) => k.id === account.keyId).state).toBe("expired")
     for (const secret of [account.key, reply.body.key]) expect(after.text).not.toContain(secret)
   }))
+
+it.scoped("a key is rotated once: again, during its grace or after, 409 key_already_rotated naming the successor, and nothing issued", () =>
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({ frozenAt: T })
+    const account = yield* server.admin.createAccount()
+    const successor = yield* server.admin.rotateKey(account.keyId, 3600)
+    const keysBefore = expectStatus(yield* server.admin.listKeys(account.id), 200).body
+    const expectRefused = (reply: Reply) => {
+      expectError(reply, 409, "key_already_rotated", new RegExp(`"${account.keyId}" was already rotated: its successor is "${successor.id}"`))
+      expectAdminHeaders(reply)
+      expect(reply.text).not.toMatch(/psk_/)
+    }
+    // During the grace period: the old key still works, and is not rotated again.
+    server.clock.setTime(T + 60_000)
+    expectStatus(yield* server.get("/v1/pets", account.key), 200)
+    for (const body of [{}, { graceSeconds: 0 }, { graceSeconds: 86_400 }]) {
+      expectRefused(yield* server.admin.request("POST", `/keys/${account.keyId}/rotate`, body))
+    }
+    expect(expectStatus(yield* server.admin.listKeys(account.id), 200).body).toStrictEqual(keysBefore)
+    expectStatus(yield* server.get("/v1/pets", account.key), 200) // the grace was not shortened
+    // After it, the answer is the same (not 404): the key has a successor.
+    server.clock.setTime(T + 3_600_000)
+    expectUnauthorized(yield* server.get("/v1/pets", account.key))
+    expectRefused(yield* server.admin.request("POST", `/keys/${account.keyId}/rotate`, {}))
+    // The successor is the key to rotate.
+    const third = yield* server.admin.rotateKey(successor.id)
+    expectStatus(yield* server.get("/v1/pets", third.key), 200)
+    expectUnauthorized(yield* server.get("/v1/pets", successor.key))
+    expect(expectStatus(yield* server.admin.listKeys(account.id), 200).body).toHaveLength(3)
+  }))
+
+it("the admin API's definition lists 409 key_already_rotated on rotateKey, and the Error body's codes include it", () => {
+  const spec = OpenApi.fromApi(AdminApi)
+  const rotate = spec.paths["/admin/v1/keys/{keyId}/rotate"]?.post
+  expect(Object.keys(rotate?.responses ?? {}).sort()).toEqual(["201", "400", "401", "404", "409", "503"])
+  expect(rotate?.responses["409"]?.description).toContain("key_already_rotated")
+  expect(ERROR_CODES.key_already_rotated.status).toBe(409)
+})
 
 it.scoped("a key with an expiry is `active` until then and `expired` after", () =>
   Effect.gen(function*() {

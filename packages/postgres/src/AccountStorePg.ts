@@ -37,12 +37,12 @@ interface CachedKey {
   readonly at: number
 }
 
-const KEY_COLUMNS = "id, account_id, hash, prefix, created_at, expires_at, revoked_at"
+const { KEY_COLUMNS } = StoreRows
 const INSERT_ACCOUNT = statement("INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES ($1, $2, $3, $4, $5)")
-const INSERT_KEY = statement(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`)
+const INSERT_KEY = statement(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`)
 // The account check and the insert are one statement.
 const INSERT_KEY_OF_ACCOUNT = statement(
-  `INSERT INTO api_keys (${KEY_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7
+  `INSERT INTO api_keys (${KEY_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8
    WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2) RETURNING id`
 )
 const ACCOUNT_BY_ID = statement("SELECT id, plan, per_minute, per_day, created_at FROM accounts WHERE id = $1")
@@ -57,12 +57,16 @@ const REVOKE = statement(
    )
    SELECT hash, pg_notify('${KEY_CHANNEL}', hash) FROM changed`
 )
-const EXPIRE = statement(
+// Only a key never rotated. Of concurrent rotations of one key (from any instance), the first takes
+// the row's lock; the others wait for it to commit, then find the row marked and change nothing.
+const ROTATE_OUT = statement(
   `WITH changed AS (
-     UPDATE api_keys SET expires_at = LEAST(coalesce(expires_at, $2), $2) WHERE id = $1 RETURNING hash
+     UPDATE api_keys SET expires_at = LEAST(coalesce(expires_at, $2), $2), rotated_to = $3
+     WHERE id = $1 AND rotated_to IS NULL RETURNING hash
    )
    SELECT hash, pg_notify('${KEY_CHANNEL}', hash) FROM changed`
 )
+const SUCCESSOR_OF = statement("SELECT rotated_to FROM api_keys WHERE id = $1")
 
 
 /** @category constructors */
@@ -152,16 +156,20 @@ export const make = (
         ),
       rotateKey: (oldId, oldExpiresAt, newKey) =>
         Effect.flatMap(
-          Effect.map(
-            db.transaction(async (client) => {
-              // The new key only when the old one exists: the check and both writes are one transaction.
-              const changed = await queryOn<{ hash: string }>(client, EXPIRE, [oldId, oldExpiresAt])
-              if (changed.length > 0) await queryOn(client, INSERT_KEY, StoreRows.keyValues(newKey))
-              return changed
-            }),
-            forgetChanged
-          ),
-          (changed) => changed === 0 ? Effect.fail(new Errors.KeyNotFound({ id: oldId })) : Effect.void
+          db.transaction(async (client) => {
+            // The new key only when the old one exists and was never rotated: the check and both
+            // writes are one transaction. Refused: what stopped it (the key's successor, or no key),
+            // read after the rotation that got in first committed.
+            const changed = await queryOn<{ hash: string }>(client, ROTATE_OUT, [oldId, oldExpiresAt, newKey.id])
+            if (changed.length === 0) {
+              const rows = await queryOn<{ rotated_to: string | null }>(client, SUCCESSOR_OF, [oldId])
+              return { changed, refused: rows[0]?.rotated_to }
+            }
+            await queryOn(client, INSERT_KEY, StoreRows.keyValues(newKey))
+            return { changed, refused: undefined }
+          }),
+          ({ changed, refused }) =>
+            forgetChanged(changed) === 0 ? AccountStore.refusedRotation(oldId, refused) : Effect.void
         )
     })
   })

@@ -57,7 +57,8 @@ const KEYS: Table<AccountStore.KeyRecord> = {
     ["prefix", "text", (k) => k.prefix],
     ["created_at", "int8", (k) => k.createdAt],
     ["expires_at", "int8", (k) => k.expiresAt],
-    ["revoked_at", "int8", (k) => k.revokedAt]
+    ["revoked_at", "int8", (k) => k.revokedAt],
+    ["rotated_to", "text", (k) => k.rotatedTo]
   ]
 }
 const PETS: Table<Pet.Pet> = {

@@ -168,6 +168,15 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       `CREATE INDEX webhook_attempts_by_message ON webhook_attempts (message_id, seq)`,
       `CREATE INDEX webhook_attempts_by_account ON webhook_attempts (account_id, started_at)`
     ]
+  },
+  {
+    id: 5,
+    name: "key_rotated_to",
+    statements: [
+      // The key that replaced this one when it was rotated (a key is rotated once); keys rotated
+      // before this column existed have none.
+      `ALTER TABLE api_keys ADD COLUMN rotated_to text`
+    ]
   }
 ]
 

@@ -41,7 +41,8 @@ const keyOf = (n: number): AccountStore.KeyRecord => ({
   prefix: `pk_${n}`,
   createdAt: T0,
   expiresAt: null,
-  revokedAt: null
+  revokedAt: null,
+  rotatedTo: null
 })
 const accountOf = (n: number): AccountStore.Account => ({ id: `acc_cache_${n}`, plan: "free", limits: { perMinute: 60, perDay: 1_000 }, createdAt: T0 })
 

@@ -55,6 +55,13 @@ const unknownKey = (error: Errors.KeyNotFound) => new CliFailure({ message: `unk
 const noActiveKey = (error: Errors.KeyNotFound) =>
   new CliFailure({ message: `no active key ${JSON.stringify(error.id)} (unknown, revoked or expired)` })
 
+// A key is rotated once: the failure names the key to rotate instead.
+const alreadyRotated = (error: Errors.KeyAlreadyRotated) =>
+  new CliFailure({
+    message: `key ${JSON.stringify(error.id)} was already rotated: its successor is ${JSON.stringify(error.successorId)}; ` +
+      `rotate ${JSON.stringify(error.successorId)} to replace it in turn`
+  })
+
 const iso = (ms: number | null): string => (ms === null ? "-" : new Date(ms).toISOString())
 
 /** Label/value lines, the key last so it stands out; the key is the only secret ever printed. */
@@ -164,8 +171,8 @@ export const make = (options: CliOptions) => {
         )
       )
       yield* Console.log(table([
-        ["ID", "PREFIX", "STATE", "CREATED", "EXPIRES", "REVOKED"],
-        ...keys.map((k) => [k.id, k.prefix, k.state, iso(k.createdAt), iso(k.expiresAt), iso(k.revokedAt)])
+        ["ID", "PREFIX", "STATE", "CREATED", "EXPIRES", "REVOKED", "ROTATED TO"],
+        ...keys.map((k) => [k.id, k.prefix, k.state, iso(k.createdAt), iso(k.expiresAt), iso(k.revokedAt), k.rotatedTo ?? "-"])
       ]))
     })).pipe(Command.withDescription("List an account's keys: metadata only, never the keys themselves."))
 
@@ -193,7 +200,7 @@ export const make = (options: CliOptions) => {
         yield* checkGraceSeconds(graceSeconds)
         const key = yield* withAccounts((accounts) =>
           Effect.zipRight(warnIfEmpty(accounts), accounts.rotate(keyId, { graceSeconds })).pipe(
-            Effect.catchTags({ KeyNotFound: noActiveKey, StoreUnavailable: storeUnavailable })
+            Effect.catchTags({ KeyNotFound: noActiveKey, KeyAlreadyRotated: alreadyRotated, StoreUnavailable: storeUnavailable })
           )
         )
         yield* printIssued([
@@ -202,7 +209,9 @@ export const make = (options: CliOptions) => {
           ["account", key.accountId]
         ], key)
       })
-  ).pipe(Command.withDescription("Replace a key with a new one; the old one keeps working for --grace-seconds."))
+  ).pipe(Command.withDescription(
+      "Replace a key with a new one; the old one keeps working for --grace-seconds. A key is rotated once: rotating it again is refused and names its successor."
+    ))
 
   const withWebhooks = <A, E>(f: (webhooks: Webhooks.Webhooks["Type"]) => Effect.Effect<A, E>) =>
     Effect.flatMap(configuration, (conf) =>

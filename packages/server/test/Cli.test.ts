@@ -279,7 +279,7 @@ describe("petstore CLI (in process, over a store that keeps data)", () => {
       const listed = yield* runCli(cli, "keys", "list", "--account", account)
       expect(listed.ok, listed.stderr).toBe(true)
       const rows = listed.stdout.split("\n")
-      expect(rows[0]).toMatch(/^ID\s+PREFIX\s+STATE\s+CREATED\s+EXPIRES\s+REVOKED$/)
+      expect(rows[0]).toMatch(/^ID\s+PREFIX\s+STATE\s+CREATED\s+EXPIRES\s+REVOKED\s+ROTATED TO$/)
       const stateOf = (id: string) => rows.find((r) => r.startsWith(id))?.split(/\s+/)[2]
       expect(rows).toHaveLength(4)
       expect([stateOf(first.id), stateOf(second.id), stateOf(third.id)]).toEqual(["expired", "revoked", "active"])
@@ -291,9 +291,24 @@ describe("petstore CLI (in process, over a store that keeps data)", () => {
       expect(yield* verify(third.key)).toBe(true)
       expect(yield* verify(field(graced.stdout, "key"))).toBe(true)
 
-      const again = yield* runCli(cli, "keys", "rotate", first.id)
-      expect(again.ok).toBe(false)
-      expect(again.stderr).toBe(`petstore: no active key "${first.id}" (unknown, revoked or expired)`)
+      expect(rows.find((r) => r.startsWith(first.id))?.split(/\s+/).at(-1)).toBe(third.id)
+      expect(rows.find((r) => r.startsWith(second.id))?.split(/\s+/).at(-1)).toBe("-")
+
+      // A key is rotated once, during its grace (third) or after it (first): refused, naming the successor, nothing issued.
+      const successor = field(graced.stdout, "key id")
+      for (const [id, next] of [[third.id, successor], [first.id, third.id]] as const) {
+        const again = yield* runCli(cli, "keys", "rotate", id, "--grace-seconds", "60")
+        expect(again.ok).toBe(false)
+        expect(again.stdout).toBe("")
+        expect(again.stderr).toBe(
+          `petstore: key "${id}" was already rotated: its successor is "${next}"; rotate "${next}" to replace it in turn`
+        )
+      }
+      expect(yield* verify(third.key)).toBe(true)
+      const relisted = yield* runCli(cli, "keys", "list", "--account", account)
+      expect(relisted.stdout.split("\n")).toHaveLength(5)
+      const revokedOnly = yield* runCli(cli, "keys", "rotate", second.id)
+      expect(revokedOnly.stderr).toBe(`petstore: no active key "${second.id}" (unknown, revoked or expired)`)
     }))
 
   it.effect("with the in-memory stores, accounts create warns on stderr that nothing is kept", () =>

@@ -25,6 +25,7 @@ const accounts = fc.uniqueArray(
     n: fc.integer({ min: 1, max: 1_000_000 }),
     plan: fc.constantFrom("free", "pro", "business", "enterprise"),
     revokedAt: fc.option(fc.integer({ min: NOW - 86_400_000, max: NOW }), { nil: null }),
+    rotatedTo: fc.option(fc.stringMatching(/^key_[A-Za-z0-9]{1,22}$/), { nil: null }),
     used: fc.integer({ min: 0, max: 1_000 }),
     message: fc.option(fc.record({ text, status: fc.constantFrom("queued", "processing", "delivered", "failed") }), { nil: null })
   }),
@@ -61,7 +62,7 @@ if ("skip" in database) {
           const store = yield* AccountStore.AccountStore
           for (const spec of accountSpecs) {
             const accountId = `acc_${spec.n}`
-            const key = { id: `key_${spec.n}`, accountId, hash: `hash_${spec.n}`, prefix: "psk_live_abcd", createdAt: NOW - 1, expiresAt: null, revokedAt: spec.revokedAt }
+            const key = { id: `key_${spec.n}`, accountId, hash: `hash_${spec.n}`, prefix: "psk_live_abcd", createdAt: NOW - 1, expiresAt: null, revokedAt: spec.revokedAt, rotatedTo: spec.rotatedTo }
             yield* store.insertAccount({ id: accountId, plan: spec.plan as never, limits: { perMinute: 60, perDay: 1_000 }, createdAt: NOW - 1 }, key)
             keys.push(key)
             if (spec.message !== null) {

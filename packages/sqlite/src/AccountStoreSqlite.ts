@@ -53,14 +53,14 @@ export const make = (
         return result
       })
 
-    const KEY_COLUMNS = "id, account_id, hash, prefix, created_at, expires_at, revoked_at"
+    const { KEY_COLUMNS } = StoreRows
     const insertAccountRow = connection.prepare(
       "INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?)"
     )
-    const insertKeyRow = connection.prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+    const insertKeyRow = connection.prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
     // The account check and the insert are one statement, so no other write can come between.
     const insertKeyOfAccount = connection.prepare(
-      `INSERT INTO api_keys (${KEY_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?
+      `INSERT INTO api_keys (${KEY_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?
        WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?) RETURNING id`
     )
     const accountById = connection.prepare("SELECT id, plan, per_minute, per_day, created_at FROM accounts WHERE id = ?")
@@ -73,9 +73,12 @@ export const make = (
     const revoke = connection.prepare(
       "UPDATE api_keys SET revoked_at = min(coalesce(revoked_at, @at), @at) WHERE id = @id RETURNING id"
     )
-    const expire = connection.prepare(
-      "UPDATE api_keys SET expires_at = min(coalesce(expires_at, @at), @at) WHERE id = @id RETURNING id"
+    // Only a key never rotated: of two rotations of one key, the second finds it marked and changes nothing.
+    const rotateOut = connection.prepare(
+      `UPDATE api_keys SET expires_at = min(coalesce(expires_at, @at), @at), rotated_to = @successor
+       WHERE id = @id AND rotated_to IS NULL RETURNING id`
     )
+    const successorOf = connection.prepare("SELECT rotated_to FROM api_keys WHERE id = ?").pluck()
     const dataVersionOf = connection.prepare("PRAGMA data_version").pluck()
 
 
@@ -141,12 +144,15 @@ export const make = (
       rotateKey: (oldId, oldExpiresAt, newKey) =>
         Effect.flatMap(
           keyWrite(() => {
-            // The new key only when the old one exists: the check and both writes are one transaction.
-            if (expire.all({ at: oldExpiresAt, id: oldId }).length === 0) return false
+            // The new key only when the old one exists and was never rotated: the check and both
+            // writes are one transaction. Refused: what stopped it (the key's successor, or no key).
+            if (rotateOut.all({ at: oldExpiresAt, id: oldId, successor: newKey.id }).length === 0) {
+              return { refused: successorOf.get(oldId) as string | null | undefined }
+            }
             insertKeyRow.run(...StoreRows.keyValues(newKey))
-            return true
+            return undefined
           }),
-          (rotated) => rotated ? Effect.void : Effect.fail(new Errors.KeyNotFound({ id: oldId }))
+          (outcome) => outcome === undefined ? Effect.void : AccountStore.refusedRotation(oldId, outcome.refused)
         )
     })
   })

@@ -21,7 +21,7 @@ export const snapshot: Effect.Effect<StoreSnapshot.StoreSnapshot, DatabaseOpenEr
             "SELECT id, plan, per_minute, per_day, created_at FROM accounts ORDER BY created_at, id"
           ).map(StoreRows.toAccount)
           const keys = all<StoreRows.KeyRow>(
-            "SELECT id, account_id, hash, prefix, created_at, expires_at, revoked_at FROM api_keys ORDER BY created_at, id"
+            `SELECT ${StoreRows.KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`
           ).map(StoreRows.toKey)
           const pets = all<StoreRows.PetRow>("SELECT id, name, category_id, status FROM pets ORDER BY id").map(StoreRows.toPet)
           const messages = all<StoreRows.MessageRow>(

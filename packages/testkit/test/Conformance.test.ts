@@ -16,6 +16,8 @@ describe("conformance suite against the project's server", () => {
     expect(report.answers["429 rate_limited"] ?? 0).toBeGreaterThan(0)
     expect(report.answers["401 unauthorized"] ?? 0).toBeGreaterThan(0)
     expect(report.answers["201"] ?? 0).toBeGreaterThan(0)
+    // A key rotated already was rotated again, and refused.
+    expect(report.answers["409 key_already_rotated"] ?? 0).toBeGreaterThan(0)
   }, 120_000)
 
   it("passes with keys given by hand (no admin API), waiting whenever it is told to", async () => {

@@ -16,8 +16,10 @@ describe("the raw-socket fuzzer", () => {
   })
   afterAll(() => server.close())
 
-  it("5,000 seeded raw requests: no 5xx, an Error body on every error, rate-limit headers where due, every owed answer in order, no reset or hang", async () => {
+  it("5,000 seeded raw requests: no 5xx, an Error body on every error, rate-limit headers where due, every owed answer in order, no reset or hang; progress told as connections end", async () => {
+    const told: Array<{ readonly requests: number; readonly of: number; readonly failures: number }> = []
     const report = await runFuzz({
+      progress: (state) => void told.push(state),
       baseUrl: server.url,
       adminToken: ADMIN_TOKEN,
       requests: 5_000,
@@ -28,6 +30,10 @@ describe("the raw-socket fuzzer", () => {
     })
     expect(report.ok, formatFuzzReport(report)).toBe(true)
     expect(report.answered).toBe(report.owed)
+    // Progress (what petstore-fuzz prints on stderr): counts that only grow, up to every request.
+    expect(told.length).toBeGreaterThan(1)
+    expect(told.every((t, i) => t.of === 5_000 && t.failures === 0 && (i === 0 || t.requests >= told[i - 1]!.requests))).toBe(true)
+    expect(told.at(-1)!.requests).toBeGreaterThanOrEqual(5_000)
     for (const kind of ["valid", "json", "utf-8", "surrogates", "nesting", "numbers", "target", "header shape", "method", "version", "garbage", "oversize", "admin"]) {
       expect(report.inputs[kind] ?? 0, kind).toBeGreaterThan(0)
     }

@@ -80,7 +80,8 @@ export const handlers = Effect.gen(function*() {
           state: k.state,
           createdAt: new Date(k.createdAt).toISOString(),
           expiresAt: iso(k.expiresAt),
-          revokedAt: iso(k.revokedAt)
+          revokedAt: iso(k.revokedAt),
+          rotatedTo: k.rotatedTo
         }))
       })),
     rotateKey: ({ path, payload }) =>

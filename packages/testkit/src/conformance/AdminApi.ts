@@ -5,6 +5,7 @@
  *
  * @since 1.0.0
  */
+import { expectCode } from "./AnswerRules.js"
 import { decisionWindow } from "./Expectations.js"
 import type { HttpExchange, HttpRequest } from "./HttpExchange.js"
 import type { AccountModel, KeyModel, PlanLimits } from "./ModelRecords.js"
@@ -165,15 +166,24 @@ export class AdminApi {
       body: JSON.stringify({ graceSeconds })
     })
     const what = `rotate key: POST ${path} → ${x.response.status}`
-    if (ended) {
-      // Rotating a key that no longer works: 404, or (while its grace runs) a new key.
-      if (x.response.status === 404) return
+    if (key.rotatedTo !== undefined) {
+      // A key is rotated once (during its grace or after): 409 naming its successor, and no new key.
+      if (x.response.status !== 409) fail(`${what}: the key was rotated already (to ${key.rotatedTo}); expected 409, got ${x.response.text.slice(0, 200)}`)
+      expectCode(what, x, ["key_already_rotated"])
+      const message = (this.session.json(x, what) as { message?: unknown }).message
+      if (typeof message !== "string" || !message.includes(key.rotatedTo)) {
+        fail(`${what}: the message ${JSON.stringify(message)} does not name the successor ${key.rotatedTo}`)
+      }
+      return
     }
+    // Rotating a revoked key: 404.
+    if (ended && x.response.status === 404) return
     if (x.response.status !== 201) fail(`${what}: expected 201, got ${x.response.text.slice(0, 200)}`)
     const variable = this.newKeyVariable(key.account.name)
     const issued = checkIssuedKey(this.session.json(x, what), what)
     this.defineLast(this.keyDefines(variable, issued))
     this.endKey(key, x, graceSeconds * 1000)
+    key.rotatedTo = issued.id
     this.session.model.addKey(key.account, variable, issued.key, issued.id)
   }
 
@@ -200,8 +210,11 @@ export class AdminApi {
       fail(`${what}: the listing shows a full key; keys are shown only once, at creation`)
     }
     for (const key of account.keys) {
-      const entry = listed.find((k) => (k as { id?: unknown }).id === key.keyId) as { state?: unknown } | undefined
+      const entry = listed.find((k) => (k as { id?: unknown }).id === key.keyId) as { state?: unknown; rotatedTo?: unknown } | undefined
       if (entry === undefined) fail(`${what}: key ${key.variable} (${key.keyId}) is not listed`)
+      if (entry!.rotatedTo !== (key.rotatedTo ?? null)) {
+        fail(`${what}: key ${key.variable} is listed with rotatedTo ${JSON.stringify(entry!.rotatedTo)}, expected ${JSON.stringify(key.rotatedTo ?? null)}`)
+      }
       const auth = this.session.model.authOf(key, x.sentAt, x.receivedAt)
       const state = entry!.state
       if (auth === "valid" && state !== "active") fail(`${what}: key ${key.variable} is listed as ${String(state)}, expected active`)

@@ -66,7 +66,7 @@ export const commandArbitraries = (options: { readonly admin: boolean }): Array<
   return [
     ...publicCommands,
     fc.nat().map((i) => new IssueKey(i)),
-    fc.tuple(k, fc.constantFrom(0, 0, 3_600)).map(([p, g]) => new RotateKey(p, g)),
+    fc.tuple(k, fc.constantFrom(0, 0, 3_600), fc.boolean()).map(([p, g, again]) => new RotateKey(p, g, again)),
     k.map((p) => new RevokeKey(p)),
     fc.nat().map((i) => new ListKeys(i)),
     fc.nat().map((i) => new RevokedKeyRequest(i))

@@ -1,5 +1,5 @@
 /**
- * The commands on keys through the admin API: issue, rotate, revoke and list.
+ * The commands on keys through the admin API: issue, rotate (once, or twice), revoke and list.
  *
  * @since 1.0.0
  */
@@ -20,17 +20,19 @@ export class IssueKey implements Command {
   }
 }
 
+/** Rotates a key; `again`: then once more, as a retry or a second operator would (a key is rotated once). */
 export class RotateKey extends Base {
-  constructor(readonly pick: KeyPick, readonly graceSeconds: number) {
+  constructor(readonly pick: KeyPick, readonly graceSeconds: number, readonly again: boolean) {
     super()
   }
   toString() {
-    return `rotateKey(${describePick(this.pick)}, grace ${this.graceSeconds} s)`
+    return `rotateKey(${describePick(this.pick)}, grace ${this.graceSeconds} s${this.again ? ", twice" : ""})`
   }
   async run(model: Model, session: Session) {
     const key = pickKey(model, this.pick)
     if (key === undefined || key.keyId === undefined) return
     await session.admin.rotateKey(key, this.graceSeconds)
+    if (this.again) await session.admin.rotateKey(key, this.graceSeconds)
   }
 }
 

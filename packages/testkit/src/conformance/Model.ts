@@ -97,6 +97,7 @@ export class Model {
       keyId,
       account,
       endsAt: undefined,
+      rotatedTo: undefined,
       ...BanBounds.none(),
       bannedUntil: undefined,
       bans: 0

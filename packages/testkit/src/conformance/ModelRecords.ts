@@ -32,6 +32,8 @@ export interface KeyModel extends BanBounds.BanStanding {
   readonly account: AccountModel
   /** Monotonic interval in which the key stops working (revoked or expired); undefined: active. */
   endsAt: { lo: number; hi: number } | undefined
+  /** The id of the key that replaced it, once it was rotated (a key is rotated once). */
+  rotatedTo: string | undefined
   /** Banned until (interval). */
   bannedUntil: { lo: number; hi: number } | undefined
   bans: number

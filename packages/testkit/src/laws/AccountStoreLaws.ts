@@ -4,7 +4,7 @@
  * @since 1.0.0
  */
 import { describe, expect } from "@effect/vitest"
-import { Arbitrary, Effect, FastCheck as fc, Layer, Option, Redacted } from "effect"
+import { Arbitrary, Effect, Either, FastCheck as fc, Layer, Option, Redacted } from "effect"
 import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, byId, instant, numRuns, plain, property, stringsIn } from "./internal/support.js"
@@ -33,7 +33,9 @@ const keyRecord = (accountId: string, id: string): fc.Arbitrary<KeyRecord> =>
     prefix: fc.tuple(fc.constantFrom(...Object.values(ApiKey.KEY_PREFIX)), base62(4)).map(([p, s]) => p + s),
     createdAt: instant,
     expiresAt: nullableInstant,
-    revokedAt: nullableInstant
+    revokedAt: nullableInstant,
+    // Keys rotated already, by a successor the laws never store.
+    rotatedTo: fc.option(base62(8).map((s) => `key_successor_${s}`), { nil: null })
   })
 
 interface Holding {
@@ -60,6 +62,26 @@ const single: fc.Arbitrary<Holding> = accountId.chain((id) =>
 const storeAll = (store: Store, hs: ReadonlyArray<Holding>) =>
   Effect.forEach(hs, ({ account, keys: [first, ...rest] }) =>
     Effect.zipRight(store.insertAccount(account, first!), Effect.forEach(rest, (k) => store.insertKey(k))), { discard: true })
+
+/** The key that replaces `old` in a rotation, with id `id`. */
+const successor = (old: KeyRecord, id: string): KeyRecord => ({
+  ...old,
+  id,
+  hash: ApiKey.hash(id),
+  expiresAt: null,
+  revokedAt: null,
+  rotatedTo: null
+})
+
+/** The failure of rotating `id` again, once it was replaced by `successorId`. */
+const alreadyRotated = (id: string, successorId: string) => ({ _tag: "KeyAlreadyRotated", id, successorId })
+
+/** `key` was never stored: neither its id nor its hash is found. */
+const expectAbsent = (store: Store, key: KeyRecord) =>
+  Effect.gen(function*() {
+    expect(Option.isNone(yield* store.findKey(key.id))).toBe(true)
+    expect(Option.isNone(yield* store.findKeyByHash(key.hash))).toBe(true)
+  })
 
 const expectKey = (store: Store, key: KeyRecord) =>
   Effect.gen(function*() {
@@ -130,33 +152,70 @@ export const accountStoreLaws = <E>(
     )
 
     property(
-      "rotateKey shortens the old key's expiry (never lengthens it) and stores the new key",
+      "rotateKey shortens the old key's expiry (never lengthens it), marks it replaced by the new key and stores the new key; a key is rotated once: again, it fails with KeyAlreadyRotated naming its successor and changes nothing",
       [single, instant, base62(8), fc.array(instant, { maxLength: 3 })],
       ([h, oldExpiresAt, suffix, later]) =>
         withStore((s) =>
           Effect.gen(function*() {
             yield* storeAll(s, [h])
             const old = h.keys[0]!
-            const fresh: KeyRecord = {
+            const fresh = successor(old, `key_new_${suffix}`)
+            const first = yield* Effect.either(s.rotateKey(old.id, oldExpiresAt, fresh))
+            const rotated: KeyRecord = old.rotatedTo !== null ? old : {
               ...old,
-              id: `key_new_${suffix}`,
-              hash: ApiKey.hash(`key_new_${suffix}`),
-              expiresAt: null,
-              revokedAt: null
+              expiresAt: old.expiresAt === null ? oldExpiresAt : Math.min(old.expiresAt, oldExpiresAt),
+              rotatedTo: fresh.id
             }
-            yield* s.rotateKey(old.id, oldExpiresAt, fresh)
-            let expiresAt = old.expiresAt === null ? oldExpiresAt : Math.min(old.expiresAt, oldExpiresAt)
-            yield* expectKey(s, { ...old, expiresAt })
-            yield* expectKey(s, fresh)
-            // Rotating the same key again (a retried request) can only shorten its life further.
+            if (old.rotatedTo !== null) {
+              expect(Either.isLeft(first) && first.left).toMatchObject(alreadyRotated(old.id, old.rotatedTo))
+              yield* expectAbsent(s, fresh)
+            } else {
+              expect(Either.isRight(first)).toBe(true)
+              yield* expectKey(s, fresh)
+            }
+            yield* expectKey(s, rotated)
+            // Rotating the same key again (a retried request, or another operator's) issues nothing.
             for (const [i, at] of later.entries()) {
-              const next: KeyRecord = { ...fresh, id: `${fresh.id}_${i}`, hash: ApiKey.hash(`${fresh.id}_${i}`) }
-              yield* s.rotateKey(old.id, at, next)
-              expiresAt = Math.min(expiresAt, at)
-              yield* expectKey(s, { ...old, expiresAt })
-              yield* expectKey(s, next)
+              const next = successor(old, `${fresh.id}_${i}`)
+              const again = yield* Effect.flip(s.rotateKey(old.id, at, next))
+              expect(again).toMatchObject(alreadyRotated(old.id, rotated.rotatedTo!))
+              yield* expectKey(s, rotated)
+              yield* expectAbsent(s, next)
             }
-            expect((yield* s.listKeys(h.account.id)).length).toBe(2 + later.length)
+            expect((yield* s.listKeys(h.account.id)).length).toBe(old.rotatedTo === null ? 2 : 1)
+          })
+        ),
+      runs
+    )
+
+    property(
+      "concurrent rotations of one key: exactly one succeeds, the others fail with KeyAlreadyRotated naming its new key, and only that key is stored",
+      [single, fc.integer({ min: 2, max: 6 }), base62(8)],
+      ([h, n, suffix]) =>
+        withStore((s) =>
+          Effect.gen(function*() {
+            const old = { ...h.keys[0]!, rotatedTo: null }
+            yield* storeAll(s, [{ ...h, keys: [old] }])
+            const candidates = Array.from({ length: n }, (_, i) => successor(old, `key_race_${i}_${suffix}`))
+            const outcomes = yield* Effect.forEach(
+              candidates,
+              (fresh, i) => Effect.either(s.rotateKey(old.id, 1_000 + i, fresh)),
+              { concurrency: "unbounded" }
+            )
+            const won = candidates.filter((_, i) => Either.isRight(outcomes[i]!))
+            expect(won).toHaveLength(1)
+            const winner = won[0]!
+            for (const outcome of outcomes) {
+              if (Either.isLeft(outcome)) {
+                expect(outcome.left).toMatchObject(alreadyRotated(old.id, winner.id))
+              }
+            }
+            expect(Option.map(yield* s.findKey(old.id), (k) => k.rotatedTo)).toStrictEqual(Option.some(winner.id))
+            for (const fresh of candidates) {
+              if (fresh === winner) yield* expectKey(s, fresh)
+              else yield* expectAbsent(s, fresh)
+            }
+            expect((yield* s.listKeys(h.account.id)).map((k) => k.id).sort()).toStrictEqual([old.id, winner.id].sort())
           })
         ),
       runs
@@ -177,8 +236,7 @@ export const accountStoreLaws = <E>(
             const rotated = yield* Effect.flip(s.rotateKey(unknownKeyId, 1, orphan))
             expect(rotated._tag).toBe("KeyNotFound")
             // Atomic: the failed rotation left no new key behind.
-            expect(Option.isNone(yield* s.findKey(orphan.id))).toBe(true)
-            expect(Option.isNone(yield* s.findKeyByHash(orphan.hash))).toBe(true)
+            yield* expectAbsent(s, orphan)
 
             if (stranger !== h.account.id) {
               const inserted = yield* Effect.flip(s.insertKey({ ...orphan, accountId: stranger }))

@@ -212,6 +212,43 @@ export const accountsServiceLaws = <E>(
       runs
     )
 
+    property(
+      "a key is rotated once: rotating it again, during its grace or after, fails with KeyAlreadyRotated naming its successor, issues nothing and changes neither key; the successor can be rotated in turn",
+      [environment, fc.integer({ min: 0, max: 86_400 }), fc.integer({ min: 0, max: 86_400 }), fc.array(fc.integer({ min: 0, max: 2 * 86_400_000 }), { minLength: 1, maxLength: 3 })],
+      ([env, graceSeconds, secondGrace, waits]) =>
+        withAccounts(env, (accounts) =>
+          Effect.gen(function*() {
+            const { account, key } = yield* accounts.create({ plan: "pro" })
+            const fresh = yield* accounts.rotate(key.id, { graceSeconds })
+            const before = yield* accounts.listKeys(account.id)
+            expect(before.find((k) => k.id === key.id)?.rotatedTo).toBe(fresh.id)
+            expect(before.find((k) => k.id === fresh.id)?.rotatedTo).toBeNull()
+            for (const wait of waits) {
+              yield* TestClock.adjust(wait)
+              const now = yield* Clock.currentTimeMillis
+              const oldWorks = now < START + graceSeconds * 1000
+              expect(yield* accepts(accounts, Redacted.value(key.key))).toBe(oldWorks)
+              expect(yield* Effect.flip(accounts.rotate(key.id, { graceSeconds: secondGrace }))).toMatchObject({
+                _tag: "KeyAlreadyRotated",
+                id: key.id,
+                successorId: fresh.id
+              })
+              // Nothing issued, nothing changed: the old key keeps exactly the grace it was given.
+              expect(yield* accounts.listKeys(account.id)).toStrictEqual(
+                before.map((k) => ({ ...k, state: k.id === key.id && !oldWorks ? "expired" : "active" }))
+              )
+              expect(yield* accepts(accounts, Redacted.value(key.key))).toBe(oldWorks)
+              expect(yield* accepts(accounts, Redacted.value(fresh.key))).toBe(true)
+            }
+            const third = yield* accounts.rotate(fresh.id)
+            expect(yield* accepts(accounts, Redacted.value(third.key))).toBe(true)
+            expect(yield* accepts(accounts, Redacted.value(fresh.key))).toBe(false)
+            expect(yield* Effect.flip(accounts.rotate(fresh.id))).toMatchObject({ _tag: "KeyAlreadyRotated", successorId: third.id })
+          })
+        ),
+      runs
+    )
+
     it.effect("rotate without grace refuses the old key at once", () =>
       withAccounts("production", (accounts) =>
         Effect.gen(function*() {
@@ -262,7 +299,7 @@ export const accountsServiceLaws = <E>(
             expect(new Map(listed.map((k) => [k.id, k.state]))).toStrictEqual(expected)
             for (const k of listed) {
               expect(Object.keys(k).sort()).toStrictEqual(
-                ["accountId", "createdAt", "expiresAt", "id", "prefix", "revokedAt", "state"]
+                ["accountId", "createdAt", "expiresAt", "id", "prefix", "revokedAt", "rotatedTo", "state"]
               )
             }
             const shown = stringsIn(listed)
