@@ -12,8 +12,10 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import { Sync } from "@petstore/core"
 import { createHash } from "node:crypto"
 
 export interface RedisOptions {
@@ -151,30 +153,30 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
       new RedisUnavailable({ message: `Redis at ${where}: ${what}: ${cause instanceof Error ? cause.message : String(cause)}` })
     const deadlineMillis = Duration.toMillis(deadline)
     // The deadline is one timer beside the call (on every limited request: `Effect.timeout`'s race of
-    // fibers would cost more than the call itself).
+    // fibers would cost more than the call itself). A request's runner waits for the reply without a
+    // fiber (`Sync.callback`).
     const bounded = <A>(what: string, call: () => Promise<A>) =>
-      Effect.async<A, RedisUnavailable>((resume) => {
+      Sync.callback<A, RedisUnavailable>((resume) => {
         let done = false
         const timer = setTimeout(() => {
           done = true
-          resume(Effect.fail(failed(what)(`no answer within ${Duration.format(deadline)}`)))
+          resume(Exit.fail(failed(what)(`no answer within ${Duration.format(deadline)}`)))
         }, deadlineMillis)
         call().then(
           (value) => {
             if (done) return
             done = true
             clearTimeout(timer)
-            resume(Effect.succeed(value))
+            resume(Exit.succeed(value))
           },
           (error) => {
             if (done) return
             done = true
             clearTimeout(timer)
-            resume(Effect.fail(failed(what)(error)))
+            resume(Exit.fail(failed(what)(error)))
           }
         )
       })
-
 
     return Redis.of({
       where,
