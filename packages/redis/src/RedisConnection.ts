@@ -178,30 +178,36 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
         )
       })
 
+    /**
+     * `script` on `keys` with `args`: `EVALSHA`, and `EVAL` after a `NOSCRIPT` (a restarted Redis).
+     * A Cluster slot in the middle of a migration, some of the keys moved (`TRYAGAIN`): asked again
+     * shortly, within the call's deadline (MOVED and ASK the cluster client follows itself).
+     */
+    const evaluate = (s: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<number>, giveUpAt: number): Promise<ReadonlyArray<number>> =>
+      client.send(keys[0], command("EVALSHA", s.sha, keys, args)).then(undefined, (error) => {
+        if (error instanceof Error && error.message.startsWith("NOSCRIPT")) {
+          return client.send(keys[0], command("EVAL", s.source, keys, args)).then(undefined, (again) => retry(again, s, keys, args, giveUpAt))
+        }
+        return retry(error, s, keys, args, giveUpAt)
+      })
+    const retry = (error: unknown, s: Script, keys: ReadonlyArray<string>, args: ReadonlyArray<number>, giveUpAt: number) => {
+      if (!(error instanceof Error) || !error.message.startsWith("TRYAGAIN") || Date.now() > giveUpAt) throw error
+      return new Promise((resolve) => setTimeout(resolve, 5)).then(() => evaluate(s, keys, args, giveUpAt))
+    }
+
     return Redis.of({
       where,
-      run: (s, keys, args) =>
-        bounded("script", async () => {
-          const rest = [String(keys.length), ...keys, ...args.map(String)]
-          const giveUpAt = Date.now() + deadlineMillis
-          for (;;) {
-            try {
-              try {
-                return await client.send(keys[0], ["EVALSHA", s.sha, ...rest])
-              } catch (error) {
-                if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
-                return await client.send(keys[0], ["EVAL", s.source, ...rest])
-              }
-            } catch (error) {
-              // A Cluster slot in the middle of a migration, some of the keys moved: asked again
-              // shortly, within the call's deadline (MOVED and ASK the cluster client follows itself).
-              if (!(error instanceof Error) || !error.message.startsWith("TRYAGAIN") || Date.now() > giveUpAt) throw error
-              await new Promise((resolve) => setTimeout(resolve, 5))
-            }
-          }
-        })
+      run: (s, keys, args) => bounded("script", () => evaluate(s, keys, args, Date.now() + deadlineMillis))
     })
   })
+
+/** The command `name script numkeys key… arg…`, built in one array. */
+const command = (name: string, script: string, keys: ReadonlyArray<string>, args: ReadonlyArray<number>): Array<string> => {
+  const command = [name, script, String(keys.length)]
+  for (let i = 0; i < keys.length; i++) command.push(keys[i]!)
+  for (let i = 0; i < args.length; i++) command.push(String(args[i]))
+  return command
+}
 
 /** The connection for the life of the layer; building it never waits for Redis. */
 export const layer = (options: RedisOptions): Layer.Layer<Redis> => Layer.scoped(Redis, make(options))
