@@ -162,7 +162,14 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
           done = true
           resume(Exit.fail(failed(what)(`no answer within ${Duration.format(deadline)}`)))
         }, deadlineMillis)
-        call().then(
+        // A client that throws instead of rejecting (closed, say) fails the call the same way.
+        let reply: Promise<A>
+        try {
+          reply = call()
+        } catch (error) {
+          reply = Promise.reject(error)
+        }
+        reply.then(
           (value) => {
             if (done) return
             done = true
