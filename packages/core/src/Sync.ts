@@ -494,7 +494,21 @@ const settleRun = <A, E>(
   if (answered(result)) return done(result)
   if (result instanceof Pending) {
     const pending = result as Pending<A, E, never>
-    return pending.register((exit) => settleRun(pending.resume(exit), fork, done))
+    // As `Effect.async`: the first resume counts, and a register that throws is a defect.
+    let resumed = false
+    try {
+      pending.register((exit) => {
+        if (resumed) return
+        resumed = true
+        settleRun(pending.resume(exit), fork, done)
+      })
+    } catch (defect) {
+      if (!resumed) {
+        resumed = true
+        done(Exit.die(defect))
+      }
+    }
+    return
   }
   fork(result).addObserver(done)
 }

@@ -223,6 +223,23 @@ describe("Sync", () => {
       { numRuns: 200 }
     ))
 
+  it("Sync.run takes a callback's first resume only, and a register that throws as a defect", async () => {
+    const twice = Sync.map(Sync.callback<number, never>((resume) => {
+      resume(Exit.succeed(1))
+      resume(Exit.succeed(2))
+    }), (n) => n * 10)
+    const results: Array<Exit.Exit<number>> = []
+    Sync.run(twice, () => expect.fail("a fiber was forked"), (exit) => void results.push(exit))
+    expect(results).toStrictEqual([Exit.succeed(10)])
+    const throwing = Sync.callback<number, never>(() => {
+      throw new Error("register")
+    })
+    const { exit: died, forked } = await runBySync(throwing)
+    expect(forked).toBe(false)
+    expect(Exit.isFailure(died) && Cause.isDie(died.cause)).toBe(true)
+    same(died, await fiberExit(throwing))
+  })
+
   it("a step after a callback that throws is a defect, seen by catchAllCause and Sync.run", async () => {
     const throwing = Sync.map(later(Exit.succeed(1)), (): number => {
       throw new Error("boom")
