@@ -115,6 +115,20 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       kind: "app",
       scenarios: ["get", "post"]
     },
+    // The same server as one bundled file (`pnpm bundle`, which `pnpm bench` runs first): what start-up
+    // and memory are when the server is run as `node packages/server/dist-bundle/petstore.mjs serve`.
+    ...(existsSync(join(root, "packages/server/dist-bundle/petstore.mjs"))
+      ? [{
+        id: "bundled",
+        label: "ours, in-memory store, bundled (pnpm bundle)",
+        role: "comparison",
+        argv: [join(root, "packages/server/dist-bundle/petstore.mjs"), "serve"],
+        env: { PETSTORE_STORE: "memory" },
+        cwd: mkdtempSync(join(tmpdir(), "petstore-bench-bundled-")),
+        kind: "app",
+        scenarios: ["get", "post"]
+      }]
+      : []),
     {
       id: "nometrics",
       label: "ours, in-memory store, metrics off (PETSTORE_METRICS=false)",

@@ -12,7 +12,9 @@
  * choice made when it runs, such as a cache hit or a query); a value already known is
  * `Sync.succeed` or `Sync.fail`. These are ordinary lazy effects (run by a fiber they behave as
  * `Effect.sync`, `Effect.try` and `Effect.suspend`) carrying a step that `Sync.run` and `Sync.now`
- * can take at once. Any other effect (a query, a Redis round trip) is left to a fiber.
+ * can take at once. A wait for a callback (a Redis round trip) is `Sync.callback`: `Sync.run` waits
+ * for it without a fiber and takes what follows it at once when it comes. Any other effect (a
+ * query) is left to a fiber.
  *
  * Composed with `Sync.flatMap`, `Sync.map`, `Sync.match`, `Sync.tap`, `Sync.catchAllCause` and
  * `Sync.onPending`, a chain of such effects stays answerable at once, and stays lazy: nothing runs
@@ -63,6 +65,57 @@ export const succeed = <A>(value: A): Effect.Effect<A> => Exit.succeed(value)
 
 /** A failure already known. */
 export const fail = <E>(error: E): Effect.Effect<never, E> => Exit.fail(error)
+
+/**
+ * A wait for a callback and what follows it, begun where it is run: `Sync.run` registers for the
+ * callback itself (no fiber) and takes `next` of the exit it is given as far as it goes; a fiber
+ * runs it as `Effect.async`. Combinators put their own step after `next` (`andThen`), so a chain
+ * that waits for a callback stays without a fiber as long as nothing else in it waits.
+ */
+class Pending<A, E, R> extends Effectable.Class<A, E, R> {
+  constructor(
+    readonly register: (resume: (exit: Exit.Exit<any, any>) => void) => void,
+    readonly next: (exit: Exit.Exit<any, any>) => Effect.Effect<A, E, R>
+  ) {
+    super()
+  }
+  /** What follows the exit: `next`'s, a throw made a defect (as a fiber reports one). */
+  resume(exit: Exit.Exit<any, any>): Effect.Effect<A, E, R> {
+    try {
+      return this.next(exit)
+    } catch (defect) {
+      return Exit.die(defect)
+    }
+  }
+  /** The same wait, with `settle` applied to what follows it. */
+  andThen<B, E2, R2>(settle: (result: Effect.Effect<A, E, R>) => Effect.Effect<B, E2, R2>): Pending<B, E2, R2> {
+    return new Pending(this.register, (exit) => settle(this.resume(exit)))
+  }
+  commit(): Effect.Effect<A, E, R> {
+    return Effect.flatMap(Effect.exit(Effect.async<unknown, unknown>(this.register)), this.next)
+  }
+}
+
+const identity = <A, E>(exit: Exit.Exit<A, E>): Effect.Effect<A, E> => exit
+
+/**
+ * `Effect.async`, waited for without a fiber by `Sync.run`: `register` begins the work when the
+ * effect runs (each time it does) and calls `resume` once with its exit.
+ */
+export const callback = <A, E>(register: (resume: (exit: Exit.Exit<A, E>) => void) => void): Effect.Effect<A, E> =>
+  new Callback(register)
+
+class Callback<A, E> extends Lazy<A, E, never> {
+  constructor(readonly register: (resume: (exit: Exit.Exit<A, E>) => void) => void) {
+    super()
+  }
+  step(): Effect.Effect<A, E> {
+    return new Pending<A, E, never>(this.register, identity)
+  }
+  commit() {
+    return Effect.async<A, E>(this.register)
+  }
+}
 
 /** `Effect.sync(evaluate)`, answerable at once: work that completes synchronously and cannot fail (a throw is a defect). */
 export const sync = <A>(evaluate: () => A): Effect.Effect<A> => new SyncWork(evaluate)
@@ -125,9 +178,21 @@ export const flatMap = <A, E, R, B, E2, R2>(
   f: (a: A) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2> => {
   if (answered(self)) return Exit.isSuccess(self) ? f(self.value) : failed(self)
-  // Once `self` has waited, the fiber takes what `f` makes at once as far as it goes (`now`), as
-  // `Sync.run` does, rather than step by step.
-  return self instanceof Lazy ? new FlatMap(self, f) : Effect.flatMap(self, (a) => now(f(a)))
+  return self instanceof Lazy ? new FlatMap(self, f) : settleFlatMap(self, f)
+}
+
+/**
+ * After `result` (already run as far as it goes): `f`'s effect taken at once as far as it goes. Once
+ * `result` has waited in a fiber, the fiber too takes what `f` makes at once (`now`), as `Sync.run`
+ * does, rather than step by step.
+ */
+const settleFlatMap = <A, E, R, B, E2, R2>(
+  result: Effect.Effect<A, E, R>,
+  f: (a: A) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, R | R2> => {
+  if (answered(result)) return Exit.isSuccess(result) ? now(f(result.value)) : failed(result)
+  if (result instanceof Pending) return result.andThen((next) => settleFlatMap(next, f))
+  return Effect.flatMap(result, (a) => now(f(a)))
 }
 
 class FlatMap<A, E, R, B, E2, R2> extends Lazy<B, E | E2, R | R2> {
@@ -135,9 +200,7 @@ class FlatMap<A, E, R, B, E2, R2> extends Lazy<B, E | E2, R | R2> {
     super()
   }
   step(): Effect.Effect<B, E | E2, R | R2> {
-    const result = now(this.self)
-    if (!answered(result)) return Effect.flatMap(result, (a) => now(this.f(a)))
-    return Exit.isSuccess(result) ? now(this.f(result.value)) : failed(result)
+    return settleFlatMap(now(this.self), this.f)
   }
   commit() {
     return Effect.flatMap(this.self, this.f)
@@ -147,7 +210,13 @@ class FlatMap<A, E, R, B, E2, R2> extends Lazy<B, E | E2, R | R2> {
 /** `Effect.map`, answerable at once when `self` is. */
 export const map = <A, E, R, B>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, E, R> => {
   if (answered(self)) return Exit.isSuccess(self) ? Exit.succeed(f(self.value)) : failed(self)
-  return self instanceof Lazy ? new MapWork(self, f) : Effect.map(self, f)
+  return self instanceof Lazy ? new MapWork(self, f) : settleMap(self, f)
+}
+
+const settleMap = <A, E, R, B>(result: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, E, R> => {
+  if (answered(result)) return Exit.isSuccess(result) ? Exit.succeed(f(result.value)) : failed(result)
+  if (result instanceof Pending) return result.andThen((next) => settleMap(next, f))
+  return Effect.map(result, f)
 }
 
 class MapWork<A, E, R, B> extends Lazy<B, E, R> {
@@ -155,9 +224,7 @@ class MapWork<A, E, R, B> extends Lazy<B, E, R> {
     super()
   }
   step(): Effect.Effect<B, E, R> {
-    const result = now(this.self)
-    if (!answered(result)) return Effect.map(result, this.f)
-    return Exit.isSuccess(result) ? Exit.succeed(this.f(result.value)) : failed(result)
+    return settleMap(now(this.self), this.f)
   }
   commit() {
     return Effect.map(this.self, this.f)
@@ -165,13 +232,17 @@ class MapWork<A, E, R, B> extends Lazy<B, E, R> {
 }
 
 /** `Effect.tap` with a synchronous `f`, answerable at once when `self` is. */
-export const tap = <A, E, R>(self: Effect.Effect<A, E, R>, f: (a: A) => void): Effect.Effect<A, E, R> => {
-  if (answered(self)) {
+export const tap = <A, E, R>(self: Effect.Effect<A, E, R>, f: (a: A) => void): Effect.Effect<A, E, R> =>
+  self instanceof Lazy ? new Tap(self, f) : settleTap(self, f)
+
+const settleTap = <A, E, R>(result: Effect.Effect<A, E, R>, f: (a: A) => void): Effect.Effect<A, E, R> => {
+  if (answered(result)) {
     // The same answer, told to `f` (no new one is made).
-    if (Exit.isSuccess(self)) f(self.value)
-    return self
+    if (Exit.isSuccess(result)) f(result.value)
+    return result
   }
-  return self instanceof Lazy ? new Tap(self, f) : Effect.tap(self, (a) => void f(a))
+  if (result instanceof Pending) return result.andThen((next) => settleTap(next, f))
+  return Effect.tap(result, (a) => void f(a))
 }
 
 class Tap<A, E, R> extends Lazy<A, E, R> {
@@ -179,10 +250,7 @@ class Tap<A, E, R> extends Lazy<A, E, R> {
     super()
   }
   step(): Effect.Effect<A, E, R> {
-    const result = now(this.self)
-    if (!answered(result)) return Effect.tap(result, (a) => void this.f(a))
-    if (Exit.isSuccess(result)) this.f(result.value)
-    return result
+    return settleTap(now(this.self), this.f)
   }
   commit() {
     return Effect.tap(this.self, (a) => void this.f(a))
@@ -212,9 +280,15 @@ const matchExit = <A, E, B, C>(
 export const match = <A, E, R, B, C>(
   self: Effect.Effect<A, E, R>,
   options: MatchOptions<A, E, B, C>
+): Effect.Effect<B | C, never, R> => self instanceof Lazy ? new Match(self, options) : settleMatch(self, options)
+
+const settleMatch = <A, E, R, B, C>(
+  result: Effect.Effect<A, E, R>,
+  options: MatchOptions<A, E, B, C>
 ): Effect.Effect<B | C, never, R> => {
-  if (answered(self)) return matchExit(self, options)
-  return self instanceof Lazy ? new Match(self, options) : Effect.match(self, options)
+  if (answered(result)) return matchExit(result, options)
+  if (result instanceof Pending) return result.andThen((next) => settleMatch(next, options))
+  return Effect.match(result, options)
 }
 
 class Match<A, E, R, B, C> extends Lazy<B | C, never, R> {
@@ -222,8 +296,7 @@ class Match<A, E, R, B, C> extends Lazy<B | C, never, R> {
     super()
   }
   step(): Effect.Effect<B | C, never, R> {
-    const result = now(this.self)
-    return answered(result) ? matchExit(result, this.options) : Effect.match(result, this.options)
+    return settleMatch(now(this.self), this.options)
   }
   commit() {
     return Effect.match(this.self, this.options)
@@ -237,10 +310,8 @@ class Match<A, E, R, B, C> extends Lazy<B | C, never, R> {
 export const catchAllCause = <A, E, R, B, E2, R2>(
   self: Effect.Effect<A, E, R>,
   handler: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>
-): Effect.Effect<A | B, E2, R | R2> => {
-  if (answered(self)) return settleCause(self, handler)
-  return self instanceof Lazy ? new CatchAllCause(self, handler) : Effect.catchAllCause(self, handler)
-}
+): Effect.Effect<A | B, E2, R | R2> =>
+  self instanceof Lazy ? new CatchAllCause(self, handler) : settleCause(self, handler)
 
 class CatchAllCause<A, E, R, B, E2, R2> extends Lazy<A | B, E2, R | R2> {
   constructor(readonly self: Effect.Effect<A, E, R>, readonly handler: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>) {
@@ -264,6 +335,7 @@ const settleCause = <A, E, R, B, E2, R2>(
   result: Effect.Effect<A, E, R>,
   handler: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<A | B, E2, R | R2> => {
+  if (result instanceof Pending) return result.andThen((next) => settleCause(next, handler))
   if (!answered(result)) return Effect.catchAllCause(result, handler)
   // A success carries no error: kept as it is.
   return Exit.isSuccess(result) ? (result as Exit.Exit<A>) : now(handler(result.cause))
@@ -281,12 +353,24 @@ export const firstDefined = <I, A, E, R>(
 ): Effect.Effect<A | undefined, E, R> => {
   for (let index = from; index < steps.length; index++) {
     const result = now(steps[index]!(input))
-    if (!answered(result)) {
-      return Effect.flatMap(result, (value) => (value === undefined ? firstDefined(steps, input, index + 1) : Exit.succeed(value)))
-    }
+    if (!answered(result)) return settleFirst(result, steps, input, index + 1)
     if (Exit.isFailure(result) || result.value !== undefined) return result
   }
   return Exit.succeed(undefined)
+}
+
+/** After a step that waits (`result`): its value, or the steps from `from` on. */
+const settleFirst = <I, A, E, R>(
+  result: Effect.Effect<A | undefined, E, R>,
+  steps: ReadonlyArray<(input: I) => Effect.Effect<A | undefined, E, R>>,
+  input: I,
+  from: number
+): Effect.Effect<A | undefined, E, R> => {
+  if (answered(result)) {
+    return Exit.isFailure(result) || result.value !== undefined ? result : firstDefined(steps, input, from)
+  }
+  if (result instanceof Pending) return result.andThen((next) => settleFirst(next, steps, input, from))
+  return Effect.flatMap(result, (value) => (value === undefined ? firstDefined(steps, input, from) : Exit.succeed(value)))
 }
 
 /**
@@ -310,14 +394,21 @@ class SuspendWith<I, A, E, R> extends Lazy<A, E, R> {
 
 /**
  * `self`, with `f` applied to it only if it has to wait for a fiber: for what only a fiber has
- * (log annotations, a span), skipped when the answer comes at once.
+ * (log annotations, a span), skipped when the answer comes at once, or after a callback
+ * `Sync.run` waits for itself.
  */
 export const onPending = <A, E, R>(
   self: Effect.Effect<A, E, R>,
   f: (pending: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => self instanceof Lazy ? new OnPending(self, f) : settlePending(self, f)
+
+const settlePending = <A, E, R>(
+  result: Effect.Effect<A, E, R>,
+  f: (pending: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
-  if (answered(self)) return self
-  return self instanceof Lazy ? new OnPending(self, f) : f(self)
+  if (answered(result)) return result
+  if (result instanceof Pending) return result.andThen((next) => settlePending(next, f))
+  return f(result)
 }
 
 class OnPending<A, E, R> extends Lazy<A, E, R> {
@@ -325,8 +416,7 @@ class OnPending<A, E, R> extends Lazy<A, E, R> {
     super()
   }
   step() {
-    const result = now(this.self)
-    return answered(result) ? result : this.f(result)
+    return settlePending(now(this.self), this.f)
   }
   commit() {
     return this.f(this.self)
@@ -339,7 +429,7 @@ class OnPending<A, E, R> extends Lazy<A, E, R> {
  * step that throws is told as a defect, then thrown on.
  */
 export const onExit = <A, E, R>(self: Effect.Effect<A, E, R>, f: (exit: Exit.Exit<A, E>) => void): Effect.Effect<A, E, R> =>
-  self instanceof Lazy || answered(self) ? new OnExit(self, f) : observe(self, f)
+  self instanceof Lazy || answered(self) || self instanceof Pending ? new OnExit(self, f) : observe(self, f)
 
 // `exit` then `flatMap` costs about half of `Effect.onExit` (no uninterruptible region).
 const observe = <A, E, R>(effect: Effect.Effect<A, E, R>, f: (exit: Exit.Exit<A, E>) => void) =>
@@ -347,6 +437,15 @@ const observe = <A, E, R>(effect: Effect.Effect<A, E, R>, f: (exit: Exit.Exit<A,
     f(exit)
     return exit
   })
+
+const settleExit = <A, E, R>(result: Effect.Effect<A, E, R>, f: (exit: Exit.Exit<A, E>) => void): Effect.Effect<A, E, R> => {
+  if (answered(result)) {
+    f(result)
+    return result
+  }
+  if (result instanceof Pending) return result.andThen((next) => settleExit(next, f))
+  return observe(result, f)
+}
 
 class OnExit<A, E, R> extends Lazy<A, E, R> {
   constructor(readonly self: Effect.Effect<A, E, R>, readonly f: (exit: Exit.Exit<A, E>) => void) {
@@ -360,9 +459,7 @@ class OnExit<A, E, R> extends Lazy<A, E, R> {
       this.f(Exit.die(defect))
       throw defect
     }
-    if (!answered(result)) return observe(result, this.f)
-    this.f(result)
-    return result
+    return settleExit(result, this.f)
   }
   commit() {
     return observe(this.self, this.f)
@@ -371,8 +468,9 @@ class OnExit<A, E, R> extends Lazy<A, E, R> {
 
 /**
  * The request runner's one decision: runs `self` now, and hands its answer to `done` at once when
- * it completes without waiting; otherwise `fork` runs the rest in a fiber and `done` gets its exit.
- * A step that throws is answered as a defect.
+ * it completes without waiting; waits for a callback itself (`Sync.callback`) and goes on the same
+ * way when it comes; otherwise `fork` runs the rest in a fiber and `done` gets its exit. A step that
+ * throws is answered as a defect.
  */
 export const run = <A, E>(
   self: Effect.Effect<A, E>,
@@ -385,6 +483,32 @@ export const run = <A, E>(
   } catch (defect) {
     result = Exit.die(defect)
   }
+  settleRun(result, fork, done)
+}
+
+const settleRun = <A, E>(
+  result: Effect.Effect<A, E>,
+  fork: (effect: Effect.Effect<A, E>) => Fiber.RuntimeFiber<A, E>,
+  done: (exit: Exit.Exit<A, E>) => void
+): void => {
   if (answered(result)) return done(result)
+  if (result instanceof Pending) {
+    const pending = result as Pending<A, E, never>
+    // As `Effect.async`: the first resume counts, and a register that throws is a defect.
+    let resumed = false
+    try {
+      pending.register((exit) => {
+        if (resumed) return
+        resumed = true
+        settleRun(pending.resume(exit), fork, done)
+      })
+    } catch (defect) {
+      if (!resumed) {
+        resumed = true
+        done(Exit.die(defect))
+      }
+    }
+    return
+  }
   fork(result).addObserver(done)
 }

@@ -25,12 +25,25 @@ const exit: fc.Arbitrary<Exit.Exit<number, string>> = fc.oneof(
   cause.map((c) => Exit.failCause(c))
 )
 
-/** How an effect with the answer `exit` is made: already there, by `Sync` (answerable at once), or one that waits. */
-type Shape = "answered" | "suspended" | "waiting"
-const shape: fc.Arbitrary<Shape> = fc.constantFrom("answered", "suspended", "waiting")
+/**
+ * How an effect with the answer `exit` is made: already there, by `Sync` (answerable at once), a
+ * wait for a callback (`Sync.callback`, answered on a later turn of the event loop), or one that
+ * waits in a fiber.
+ */
+type Shape = "answered" | "suspended" | "callback" | "waiting"
+const shape: fc.Arbitrary<Shape> = fc.constantFrom("answered", "suspended", "callback", "waiting")
+
+const later = <A, E>(answer: Exit.Exit<A, E>): Effect.Effect<A, E> =>
+  Sync.callback((resume) => void setImmediate(() => resume(answer)))
 
 const made = <A, E>(how: Shape, answer: Exit.Exit<A, E>): Effect.Effect<A, E> =>
-  how === "answered" ? answer : how === "suspended" ? Sync.suspend(() => answer) : Effect.flatMap(Effect.yieldNow(), () => answer)
+  how === "answered"
+    ? answer
+    : how === "suspended"
+    ? Sync.suspend(() => answer)
+    : how === "callback"
+    ? later(answer)
+    : Effect.flatMap(Effect.yieldNow(), () => answer)
 
 /** `effect` run by `Sync.run`, with whether it needed a fiber. */
 const runBySync = <A, E>(effect: Effect.Effect<A, E>): Promise<{ exit: Exit.Exit<A, E>; forked: boolean }> =>
@@ -82,7 +95,7 @@ describe("Sync", () => {
       { numRuns: 300 }
     ))
 
-  it("Sync.run forks a fiber exactly when a step waits", () =>
+  it("Sync.run forks a fiber exactly when a step waits in a fiber (never for a callback)", () =>
     fc.assert(
       fc.asyncProperty(fc.array(shape, { minLength: 1, maxLength: 5 }), async (shapes) => {
         // A chain of steps, each made one of the ways.
@@ -165,6 +178,78 @@ describe("Sync", () => {
       }),
       { numRuns: 100 }
     ))
+
+  it("Sync.callback begins its work when it runs, once per run, and Sync.run waits for it without a fiber", () =>
+    fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 3 }), exit, async (runs, answer) => {
+        let registered = 0
+        const wait = Sync.callback<number, string>((resume) => {
+          registered++
+          setImmediate(() => resume(answer))
+        })
+        const chain = Sync.map(Sync.flatMap(wait, (n) => later(Exit.succeed(n + 1))), (n) => n * 2)
+        expect(registered).toBe(0)
+        const expected = await fiberExit(Effect.map(Effect.flatMap(answer, (n) => Effect.succeed(n + 1)), (n) => n * 2))
+        for (let i = 1; i <= runs; i++) {
+          const { exit: result, forked } = await runBySync(chain)
+          expect(forked).toBe(false)
+          same(result, expected)
+          expect(registered).toBe(i)
+        }
+        same(await fiberExit(chain), expected)
+        expect(registered).toBe(runs + 1)
+      }),
+      { numRuns: 100 }
+    ))
+
+  it("Sync.onPending applies its function only when a fiber has to run what follows, after a callback too", () =>
+    fc.assert(
+      fc.asyncProperty(fc.array(shape, { maxLength: 4 }), async (shapes) => {
+        let applied = 0
+        const chain = shapes.reduce<Effect.Effect<number>>(
+          (effect, how) => Sync.flatMap(effect, (n) => made(how, Exit.succeed(n + 1))),
+          Sync.succeed(0)
+        )
+        const observed = Sync.onPending(chain, (waiting) => {
+          applied++
+          return Effect.map(waiting, (n) => n + 100)
+        })
+        const { exit: result, forked } = await runBySync(observed)
+        const fiber = shapes.includes("waiting")
+        expect(result).toStrictEqual(Exit.succeed(shapes.length + (fiber ? 100 : 0)))
+        expect(forked).toBe(fiber)
+        expect(applied).toBe(fiber ? 1 : 0)
+      }),
+      { numRuns: 200 }
+    ))
+
+  it("Sync.run takes a callback's first resume only, and a register that throws as a defect", async () => {
+    const twice = Sync.map(Sync.callback<number, never>((resume) => {
+      resume(Exit.succeed(1))
+      resume(Exit.succeed(2))
+    }), (n) => n * 10)
+    const results: Array<Exit.Exit<number>> = []
+    Sync.run(twice, () => expect.fail("a fiber was forked"), (exit) => void results.push(exit))
+    expect(results).toStrictEqual([Exit.succeed(10)])
+    const throwing = Sync.callback<number, never>(() => {
+      throw new Error("register")
+    })
+    const { exit: died, forked } = await runBySync(throwing)
+    expect(forked).toBe(false)
+    expect(Exit.isFailure(died) && Cause.isDie(died.cause)).toBe(true)
+    same(died, await fiberExit(throwing))
+  })
+
+  it("a step after a callback that throws is a defect, seen by catchAllCause and Sync.run", async () => {
+    const throwing = Sync.map(later(Exit.succeed(1)), (): number => {
+      throw new Error("boom")
+    })
+    const recovered = Sync.catchAllCause(throwing, (c) => Sync.succeed(Cause.isDie(c) ? -1 : -2))
+    expect((await runBySync(recovered)).exit).toStrictEqual(Exit.succeed(-1))
+    const { exit: died, forked } = await runBySync(throwing)
+    expect(forked).toBe(false)
+    expect(Exit.isFailure(died) && Cause.isDie(died.cause)).toBe(true)
+  })
 
   it("Sync.now takes work made by Sync at once and leaves any other effect as it is", () => {
     let done = 0

@@ -15,12 +15,15 @@
  *
  * @since 1.0.0
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import { Errors, LimitDecision, RateLimiter, Readiness } from "@petstore/core"
+import { Errors, LimitDecision, RateLimiter, Readiness, Sync } from "@petstore/core"
 import * as LimiterScripts from "./LimiterScripts.js"
 import { Redis, type RedisOptions, type RedisUnavailable, layer as layerRedis, script } from "./RedisConnection.js"
 
@@ -95,9 +98,9 @@ export const make = (
     let shared = true
 
     // -1 asks the script to read Redis's `TIME` (no step of its own then: a decision is one call).
-    const timeArg = Effect.sync(() => clock.unsafeCurrentTimeMillis())
+    const timeArg = Sync.sync(() => clock.unsafeCurrentTimeMillis())
     const atTime = <A, E>(call: (at: number) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
-      callerClock ? Effect.flatMap(timeArg, call) : call(-1)
+      callerClock ? Sync.flatMap(timeArg, call) : call(-1)
 
     // Looks at Redis every 250 ms while it is away; back to it as soon as it runs a script again.
     const scriptRuns = scriptsRun(redis, prefix)
@@ -115,7 +118,11 @@ export const make = (
     ): Effect.Effect<A, Errors.StoreUnavailable> =>
       !shared && failOpen
         ? fallback()
-        : Effect.catchAll(shared$, (error) => {
+        : Sync.catchAllCause(shared$, (cause) => {
+          // A defect passes as it is; a failure to reach Redis is what the setting makes of it.
+          const failure = Cause.failureOrCause(cause)
+          if (Either.isRight(failure)) return Exit.failCause(failure.right)
+          const error = failure.left
           if (!failOpen) return Effect.fail(new Errors.StoreUnavailable({ cause: new Error(error.message) }))
           if (!shared) return fallback()
           shared = false
@@ -129,7 +136,7 @@ export const make = (
         decide(
           atTime((at) => {
             const { accountId, keyId, limits } = subject
-            return Effect.map(
+            return Sync.map(
               redis.run(ADMIT, [accountKey(prefix, accountId)], [
                 limits.perMinute,
                 limits.perDay,
@@ -157,7 +164,7 @@ export const make = (
       admitFailedAuth: (address) =>
         decide(
           atTime((at) =>
-            Effect.map(
+            Sync.map(
               redis.run(ADMIT_ADDRESS, [addressKey(prefix, address)], [settings.failedAuthPerMinute, at]),
               ([wait, units, refilledAt, decidedAt]) =>
                 LimitDecision.describeAddress(settings.failedAuthPerMinute, { units: units!, at: refilledAt! }, decidedAt!, wait!)

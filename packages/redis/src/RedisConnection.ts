@@ -12,8 +12,10 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import { Sync } from "@petstore/core"
 import { createHash } from "node:crypto"
 import * as SentinelMaster from "./SentinelMaster.js"
 
@@ -184,56 +186,96 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
       new RedisUnavailable({ message: `Redis at ${where}: ${what}: ${cause instanceof Error ? cause.message : String(cause)}` })
     const deadlineMillis = Duration.toMillis(deadline)
     // The deadline is one timer beside the call (on every limited request: `Effect.timeout`'s race of
-    // fibers would cost more than the call itself).
+    // fibers would cost more than the call itself). A request's runner waits for the reply without a
+    // fiber (`Sync.callback`).
     const bounded = <A>(what: string, call: () => Promise<A>) =>
-      Effect.async<A, RedisUnavailable>((resume) => {
+      Sync.callback<A, RedisUnavailable>((resume) => {
         let done = false
         const timer = setTimeout(() => {
           done = true
-          resume(Effect.fail(failed(what)(`no answer within ${Duration.format(deadline)}`)))
+          resume(Exit.fail(failed(what)(`no answer within ${Duration.format(deadline)}`)))
         }, deadlineMillis)
-        call().then(
+        // A client that throws instead of rejecting (closed, say) fails the call the same way.
+        let reply: Promise<A>
+        try {
+          reply = call()
+        } catch (error) {
+          reply = Promise.reject(error)
+        }
+        reply.then(
           (value) => {
             if (done) return
             done = true
             clearTimeout(timer)
-            resume(Effect.succeed(value))
+            resume(Exit.succeed(value))
           },
           (error) => {
             if (done) return
             done = true
             clearTimeout(timer)
-            resume(Effect.fail(failed(what)(error)))
+            resume(Exit.fail(failed(what)(error)))
           }
         )
       })
 
+    /**
+     * `script` on `keys` with `args`: `EVALSHA`, and `EVAL` after a `NOSCRIPT` (a restarted Redis).
+     * A Cluster slot in the middle of a migration, some of the keys moved (`TRYAGAIN`): asked again
+     * shortly, within the call's deadline (MOVED and ASK the cluster client follows itself).
+     */
+    const evaluate = (
+      s: Script,
+      keys: ReadonlyArray<string>,
+      args: ReadonlyArray<number>,
+      texts: ReadonlyArray<string>,
+      giveUpAt: number
+    ): Promise<ReadonlyArray<number>> => {
+      // Past its deadline a call still queued (Sentinel, between masters) is dropped, not sent late.
+      const expired = () => Date.now() > giveUpAt
+      return client.send(keys[0], command("EVALSHA", s.sha, keys, args, texts), expired).then(undefined, (error) => {
+        if (error instanceof Error && error.message.startsWith("NOSCRIPT")) {
+          return client.send(keys[0], command("EVAL", s.source, keys, args, texts), expired).then(
+            undefined,
+            (again) => retry(again, s, keys, args, texts, giveUpAt)
+          )
+        }
+        return retry(error, s, keys, args, texts, giveUpAt)
+      })
+    }
+    const retry = (
+      error: unknown,
+      s: Script,
+      keys: ReadonlyArray<string>,
+      args: ReadonlyArray<number>,
+      texts: ReadonlyArray<string>,
+      giveUpAt: number
+    ) => {
+      if (!(error instanceof Error) || !error.message.startsWith("TRYAGAIN") || Date.now() > giveUpAt) throw error
+      return new Promise((resolve) => setTimeout(resolve, 5)).then(() => evaluate(s, keys, args, texts, giveUpAt))
+    }
 
     return Redis.of({
       where,
-      run: (s, keys, args, texts = []) =>
-        bounded("script", async () => {
-          const rest = [String(keys.length), ...keys, ...args.map(String), ...texts]
-          const giveUpAt = Date.now() + deadlineMillis
-          const expired = () => Date.now() > giveUpAt
-          for (;;) {
-            try {
-              try {
-                return await client.send(keys[0], ["EVALSHA", s.sha, ...rest], expired)
-              } catch (error) {
-                if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error
-                return await client.send(keys[0], ["EVAL", s.source, ...rest], expired)
-              }
-            } catch (error) {
-              // A Cluster slot in the middle of a migration, some of the keys moved: asked again
-              // shortly, within the call's deadline (MOVED and ASK the cluster client follows itself).
-              if (!(error instanceof Error) || !error.message.startsWith("TRYAGAIN") || Date.now() > giveUpAt) throw error
-              await new Promise((resolve) => setTimeout(resolve, 5))
-            }
-          }
-        })
+      run: (s, keys, args, texts = NO_TEXTS) => bounded("script", () => evaluate(s, keys, args, texts, Date.now() + deadlineMillis))
     })
   })
+
+/** The command `name script numkeys key… arg… text…`, built in one array. */
+const command = (
+  name: string,
+  script: string,
+  keys: ReadonlyArray<string>,
+  args: ReadonlyArray<number>,
+  texts: ReadonlyArray<string>
+): Array<string> => {
+  const command = [name, script, String(keys.length)]
+  for (let i = 0; i < keys.length; i++) command.push(keys[i]!)
+  for (let i = 0; i < args.length; i++) command.push(String(args[i]))
+  for (let i = 0; i < texts.length; i++) command.push(texts[i]!)
+  return command
+}
+
+const NO_TEXTS: ReadonlyArray<string> = []
 
 /** The connection for the life of the layer; building it never waits for Redis. */
 export const layer = (options: RedisOptions): Layer.Layer<Redis> => Layer.scoped(Redis, make(options))
