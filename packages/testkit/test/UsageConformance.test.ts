@@ -33,6 +33,26 @@ describe("conformance: usage at the end of a run", () => {
     }
   }, 120_000)
 
+  it("a server whose byKey does not split the account's usage as its keys got it fails, naming the key", async () => {
+    const server = await startServer({
+      corrupt: (request, response) => {
+        if (!/^\/admin\/v1\/accounts\/[^/]+\/usage/.test(request.url) || response.status !== 200 || response.body === undefined) return response
+        const body = JSON.parse(response.body)
+        if (body.byKey.length === 0) return response
+        body.byKey[0].buckets[0].allowed++
+        body.byKey[0].buckets[0].total++
+        return { ...response, body: JSON.stringify(body) }
+      }
+    })
+    try {
+      const report = await runConformance({ baseUrl: server.url, adminToken: ADMIN_TOKEN, numRuns: 5, seed: 2817, usageWaitMs: 2_000 })
+      expect(report.ok).toBe(false)
+      expect(report.failure?.message).toMatch(/^the usage of key \w+ of account acc_\w+ \(byKey\) is .*, but the answers it got were/)
+    } finally {
+      await server.close()
+    }
+  }, 120_000)
+
   it("a server whose GET /v1/usage leaves out the 4xx answers fails, naming the account and both counts", async () => {
     const server = await startServer({
       corrupt: (request, response) => {

@@ -5,7 +5,7 @@
  * endpoint and there is an admin API; an account whose key was revoked or expired during the run is
  * left out (a refused old key's 401 or address 429 is not the account's, and which one the checker
  * saw around the end is uncertain). Counts arrive after the server's flush interval: the check waits
- * for them, up to `waitMs`.
+ * for them, up to `waitMs`; once an account's totals match, its `byKey` must split them key by key.
  *
  * @since 1.0.0
  */
@@ -100,6 +100,11 @@ export class UsageTally {
     return [...this.accounts].filter(([, a]) => !a.excluded).map(([name, a]) => ({ name, account: a.account, seen: this.seenOf(name) }))
   }
 
+  /** What the checker saw so far with one key. */
+  seenWith(token: string): Tally {
+    return this.byToken.get(token) ?? empty()
+  }
+
   /** What the checker saw so far with the keys of an account (by id, or by name when it has none). */
   seenOf(name: string): Tally {
     const sum = empty()
@@ -136,7 +141,10 @@ export const checkUsage = async (
       if (reply.status === 404) return "the server offers no usage (GET /admin/v1/accounts/{id}/usage answers 404)"
       if (reply.status !== 200) fail(`GET /admin/v1/accounts/${accountId}/usage → ${reply.status}: ${JSON.stringify(reply.body).slice(0, 300)}`)
       const reported = sumOfBuckets(reply.body)
-      if (sameTally(reported, seen)) break
+      if (sameTally(reported, seen)) {
+        compareByKey(tally, account, reply.body)
+        break
+      }
       // Counts only grow until they are flushed: more than was seen is wrong at once.
       if (reported.total > seen.total || Date.now() > deadline) {
         fail(
@@ -148,4 +156,22 @@ export const checkUsage = async (
     }
   }
   return undefined
+}
+
+/**
+ * Once an account's totals match, its `byKey` (the admin answer's) must split them as the checker
+ * saw them, key by key (a key the server lists no buckets for sent nothing).
+ */
+const compareByKey = (tally: UsageTally, account: AccountModel, body: unknown): void => {
+  const byKey = (body as { byKey?: ReadonlyArray<{ keyId: string; buckets: ReadonlyArray<Tally> }> }).byKey
+  if (byKey === undefined) return
+  for (const key of account.keys) {
+    if (key.keyId === undefined) continue
+    const listed = byKey.find((k) => k.keyId === key.keyId)
+    const reported = listed === undefined ? empty() : sumOfBuckets(listed)
+    const seen = tally.seenWith(key.secret)
+    if (!sameTally(reported, seen)) {
+      fail(`the usage of key ${key.keyId} of account ${account.id} (byKey) is ${JSON.stringify(reported)}, but the answers it got were ${JSON.stringify(seen)}`)
+    }
+  }
 }
