@@ -13,7 +13,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { exited, pollUntil, sqliteFile, start } from "./support/ServerProcess.js"
+import { exited, killUnderLoad, pollUntil, sqliteFile, start } from "./support/ServerProcess.js"
 import { createAccount } from "./support/SqliteAccount.js"
 
 const FLUSH_SECONDS = 0.5
@@ -59,12 +59,10 @@ describe("usage counts across a kill -9", () => {
       return answeredAt.length >= 1_000 && performance.now() - loadStarted >= 4 * LOSS_WINDOW_MS ? true : undefined
     }, 2_400, 50)
     const killedAt = performance.now()
-    first.process.kill("SIGKILL")
-    stop = true
-    await Promise.all(clients)
-    await exited(first.process)
-    if (failure !== undefined) throw failure
-    expect(first.process.signalCode).toBe("SIGKILL")
+    await killUnderLoad(first, () => {
+      stop = true
+      return Promise.all(clients)
+    }, () => failure)
     const seen = answeredAt.length
     const lastWindow = answeredAt.filter((at) => at >= killedAt - LOSS_WINDOW_MS).length
 
