@@ -51,8 +51,11 @@ const FLUSH_NAME_RETENTION_MILLIS = DAY_MILLIS
 export class Usage extends Context.Tag("@petstore/core/Usage")<
   Usage,
   {
-    /** Counts one decided request of a key, answered with `status`, now. Synchronous: on every request's path. */
-    readonly record: (accountId: string, keyId: string, verdict: Verdict, status: number) => void
+    /**
+     * Counts one decided request of a key, answered with `status`, in the hour of `at` (epoch ms: the
+     * decision's instant, so no second clock reading). Synchronous: on every request's path.
+     */
+    readonly record: (accountId: string, keyId: string, verdict: Verdict, status: number, at: number) => void
     /** Writes what was counted so far (the flusher does it every `flushMillis`). */
     readonly flush: Effect.Effect<void, StoreUnavailable>
     /** The account's stored buckets in `range`, by key. */
@@ -134,8 +137,7 @@ export const make = (options: UsageOptions) =>
     )
 
     return Usage.of({
-      record: (accountId, keyId, verdict, status) =>
-        counter.record(accountId, keyId, verdict, status, clock.unsafeCurrentTimeMillis()),
+      record: counter.record,
       flush,
       read: (accountId, range) => store.read(accountId, range.granularity, range.from, range.to),
       top: (range, by, limit) => store.top(range.granularity, range.from, range.to, by, limit),

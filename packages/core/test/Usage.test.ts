@@ -38,7 +38,7 @@ describe("Usage", () => {
                 scope
               ).pipe(Effect.map(Context.get(Usage.Usage)))
               for (const round of rounds) {
-                for (const verdict of round) usage.record("acc_a", "key_1", verdict, 200)
+                for (const verdict of round) usage.record("acc_a", "key_1", verdict, 200, NOW)
                 yield* Effect.exit(usage.flush)
               }
               // Until every batch is written (each fault is used once).
@@ -78,8 +78,8 @@ describe("Usage", () => {
         scope
       ).pipe(Effect.withClock(movable.clock))
       const usage = Context.get(context, Usage.Usage)
-      usage.record("acc_a", "key_1", "allowed", 500)
-      usage.record("acc_a", "key_2", "rate_limited", 429)
+      usage.record("acc_a", "key_1", "allowed", 500, NOW)
+      usage.record("acc_a", "key_2", "rate_limited", 429, NOW)
       yield* Scope.close(scope, Exit.void)
       const stored = yield* memory.read("acc_a", "hour", NOW - UsageStore.HOUR_MILLIS, NOW + UsageStore.HOUR_MILLIS)
       expect(stored.map((b) => [b.keyId, b.counts.allowed, b.counts.serverErrors, b.counts.rateLimited]).sort()).toStrictEqual([
@@ -133,9 +133,9 @@ describe("Usage", () => {
         scope
       ).pipe(Effect.map(Context.get(Usage.Usage)), Effect.withClock(movable.clock))
       const old = 90
-      for (let i = 0; i < old; i++) usage.record("acc_old", `key_${i}`, "allowed", 200)
+      for (let i = 0; i < old; i++) usage.record("acc_old", `key_${i}`, "allowed", 200, NOW)
       expect(Exit.isFailure(yield* Effect.exit(usage.flush))).toBe(true)
-      for (let i = 0; i < 20; i++) usage.record("acc_new", `key_${i}`, "allowed", 200)
+      for (let i = 0; i < 20; i++) usage.record("acc_new", `key_${i}`, "allowed", 200, NOW)
       expect(Exit.isFailure(yield* Effect.exit(usage.flush))).toBe(true)
       down = false
       yield* usage.flush

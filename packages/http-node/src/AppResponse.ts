@@ -32,8 +32,8 @@ export interface AppResponse {
   accountId?: string | undefined
   /** For usage counts, never written: the id of the key the request carried, when it was valid. */
   keyId?: string | undefined
-  /** For usage counts, never written: the limiter's verdict on a request with a valid key. */
-  verdict?: LimitDecision.Verdict | undefined
+  /** For usage counts, never written: the limiter's decision on a request with a valid key (its verdict, and the instant it is counted at). */
+  decision?: LimitDecision.Decision | undefined
 }
 
 export const JSON_CONTENT_TYPE = "application/json"

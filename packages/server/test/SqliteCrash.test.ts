@@ -12,7 +12,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import Sqlite3 from "better-sqlite3"
-import { exited, pollUntil, sqliteFile, start } from "./support/ServerProcess.js"
+import { exited, killUnderLoad, pollUntil, sqliteFile, start } from "./support/ServerProcess.js"
 import { createAccount } from "./support/SqliteAccount.js"
 
 describe("crash safety (SIGKILL under load)", () => {
@@ -58,12 +58,10 @@ describe("crash safety (SIGKILL under load)", () => {
       if (failure !== undefined) throw failure
       return ackedPets.size >= 300 && ackedMessages.size >= 300 ? true : undefined
     }, 2_400, 50)
-    first.process.kill("SIGKILL")
-    stop = true
-    await Promise.all(clients)
-    await exited(first.process)
-    if (failure !== undefined) throw failure
-    expect(first.process.signalCode).toBe("SIGKILL")
+    await killUnderLoad(first, () => {
+      stop = true
+      return Promise.all(clients)
+    }, () => failure)
 
     const second = await start(sqliteFile(filename))
     try {

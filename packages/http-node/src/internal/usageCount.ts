@@ -16,8 +16,8 @@ export const make: Effect.Effect<((response: AppResponse) => void) | undefined> 
   Option.match({
     onNone: () => undefined,
     onSome: (usage) => (response: AppResponse) => {
-      const verdict = response.verdict
-      if (verdict !== undefined) usage.record(response.accountId!, response.keyId!, verdict, response.status)
+      const decision = response.decision
+      if (decision !== undefined) usage.record(response.accountId!, response.keyId!, decision.verdict, response.status, decision.at)
     }
   })
 )

@@ -150,6 +150,18 @@ export const exited = (child: ChildProcess) =>
     ? Promise.resolve()
     : new Promise<void>((resolve) => child.once("exit", () => resolve()))
 
+/**
+ * Kills a server under load with SIGKILL, then lets `settle` end the clients (their requests in
+ * flight fail), and waits for the process to be gone; what failed otherwise is thrown.
+ */
+export const killUnderLoad = async (server: Pick<Server, "process">, settle: () => Promise<unknown>, failure: () => unknown) => {
+  server.process.kill("SIGKILL")
+  await settle()
+  await exited(server.process)
+  if (failure() !== undefined) throw failure()
+  if (server.process.signalCode !== "SIGKILL") throw new Error(`the server ended by ${server.process.signalCode ?? server.process.exitCode}, not SIGKILL`)
+}
+
 /** Stops a server (SIGTERM) and waits for it to exit; nothing when it never started. */
 export const stop = async (server: Pick<Server, "process"> | undefined) => {
   if (server === undefined) return

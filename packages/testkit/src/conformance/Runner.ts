@@ -5,11 +5,12 @@
  *
  * @since 1.0.0
  */
+import * as OwnUsageCheck from "./OwnUsageCheck.js"
 import { checkUsage } from "./UsageCheck.js"
 import { FastCheck as fc } from "effect"
 import { commandArbitraries } from "./Commands.js"
 import { DEFAULT_EXPECTATIONS, type Expectations } from "./Expectations.js"
-import { makeClient, toCurl } from "./HttpExchange.js"
+import { makeClient, now, toCurl } from "./HttpExchange.js"
 import { Model } from "./Model.js"
 import type { PlanLimits } from "./ModelRecords.js"
 import { recordPreexisting, takeInventory } from "./Inventory.js"
@@ -215,6 +216,22 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
     })
     if (typeof prepared === "object") return failed(prepared.message, prepared.curl)
     let requests = 0
+    // Keys given by hand have a past: their usage before the run, read now, is subtracted at the end.
+    let usageBaselines: OwnUsageCheck.Baselines | string | undefined
+    if (options.adminToken === undefined) {
+      usageBaselines = OwnUsageCheck.notInDocument(session)
+      if (usageBaselines === undefined) {
+        session.usage.note(model.accounts)
+        session.startPhase()
+        try {
+          usageBaselines = await OwnUsageCheck.readBaselines(session.usage, OwnUsageCheck.readThrough(session), (k, at) => model.toldToWait(k, at), now)
+        } catch (error) {
+          if (!(error instanceof ConformanceViolation)) throw error
+          return failed(error.message, session.curlScript())
+        }
+        requests += session.log.length
+      }
+    }
     const before = await outsideSequences(session, () => recordPreexisting(model, session))
     requests += session.log.length
     if (typeof before === "object") return failed(before.message, before.curl)
@@ -298,6 +315,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
         return report({ message: after.message, commands: "(none: the inventory after every sequence)", curl: after.curl, shrinks: 0, replay: replay() })
       }
       if (after !== undefined) warnings.push(`the inventory is not taken: ${after}`)
+      const usageWaitMs = options.usageWaitMs ?? 15_000
       if (options.adminToken !== undefined) {
         const usage = await outsideSequences(session, async () => {
           session.usage.note(model.accounts)
@@ -308,7 +326,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
               headers: { Authorization: `Bearer ${options.adminToken}` }
             })
             return { status: x.response.status, body: x.response.status === 200 ? JSON.parse(x.response.text) : x.response.text }
-          }, { waitMs: options.usageWaitMs ?? 15_000, maxAccounts: 20 })
+          }, { waitMs: usageWaitMs, maxAccounts: 20 })
         })
         requests += session.log.length
         if (typeof usage === "object") {
@@ -316,6 +334,20 @@ export const runConformance = async (options: ConformanceOptions): Promise<Confo
         }
         if (usage !== undefined) warnings.push(`usage is not checked: ${usage}`)
       }
+      const own = typeof usageBaselines === "string" ? usageBaselines : await outsideSequences(session, async () => {
+        session.usage.note(model.accounts)
+        return OwnUsageCheck.notInDocument(session) ?? OwnUsageCheck.checkOwnUsage(
+          session.usage,
+          OwnUsageCheck.readThrough(session),
+          { toldToWait: (k, at) => model.toldToWait(k, at), at: now },
+          { waitMs: usageWaitMs, maxAccounts: 20, maxRefusalWaitMs: 3_000, baselines: usageBaselines }
+        )
+      })
+      requests += session.log.length
+      if (typeof own === "object") {
+        return report({ message: own.message, commands: "(none: GET /v1/usage after every sequence)", curl: own.curl, shrinks: 0, replay: replay() })
+      }
+      if (own !== undefined) warnings.push(`usage is not checked through GET ${publicPrefix}/usage: ${own}`)
     }
     if ((!details.failed || stoppedEarly !== undefined) && receiver !== undefined) {
       const deliveries = await outsideSequences(session, async () => {

@@ -5,7 +5,7 @@
  * endpoint and there is an admin API; an account whose key was revoked or expired during the run is
  * left out (a refused old key's 401 or address 429 is not the account's, and which one the checker
  * saw around the end is uncertain). Counts arrive after the server's flush interval: the check waits
- * for them, up to `waitMs`.
+ * for them, up to `waitMs`; once an account's totals match, its `byKey` must split them key by key.
  *
  * @since 1.0.0
  */
@@ -13,10 +13,30 @@ import type { HttpExchange } from "./HttpExchange.js"
 import type { AccountModel } from "./ModelRecords.js"
 import { fail } from "./Violation.js"
 
-const OUTCOMES = ["total", "allowed", "rateLimited", "quotaExceeded", "banned", "clientErrors", "serverErrors"] as const
-type Tally = Record<typeof OUTCOMES[number], number>
+/** The outcomes a usage bucket counts. */
+export const OUTCOMES = ["total", "allowed", "rateLimited", "quotaExceeded", "banned", "clientErrors", "serverErrors"] as const
+/** Requests by outcome. */
+export type Tally = Record<typeof OUTCOMES[number], number>
 
-const empty = (): Tally => ({ total: 0, allowed: 0, rateLimited: 0, quotaExceeded: 0, banned: 0, clientErrors: 0, serverErrors: 0 })
+/** No request yet. */
+export const empty = (): Tally => ({ total: 0, allowed: 0, rateLimited: 0, quotaExceeded: 0, banned: 0, clientErrors: 0, serverErrors: 0 })
+
+/** The sum of a usage answer's buckets. */
+export const sumOfBuckets = (body: unknown): Tally => {
+  const sum = empty()
+  for (const bucket of (body as { buckets: ReadonlyArray<Tally> }).buckets) for (const k of OUTCOMES) sum[k] += bucket[k]
+  return sum
+}
+
+/** Whether two tallies count the same requests, outcome by outcome. */
+export const sameTally = (a: Tally, b: Tally): boolean => OUTCOMES.every((k) => a[k] === b[k])
+
+/** What the checker saw for one account: by its id, or (a key given by hand) by its name. */
+export interface SeenAccount {
+  readonly name: string
+  readonly account: AccountModel
+  readonly seen: Tally
+}
 
 const REFUSALS: Readonly<Record<string, "rateLimited" | "quotaExceeded" | "banned">> = {
   rate_limited: "rateLimited",
@@ -27,7 +47,7 @@ const REFUSALS: Readonly<Record<string, "rateLimited" | "quotaExceeded" | "banne
 /** What the checker saw, per key, and which account each key is of. */
 export class UsageTally {
   private readonly byToken = new Map<string, Tally>()
-  private readonly accounts = new Map<string, { readonly tokens: Set<string>; excluded: boolean }>()
+  private readonly accounts = new Map<string, { readonly account: AccountModel; readonly tokens: Set<string>; excluded: boolean }>()
   /** When the first request was sent (wall ms): the range read starts before it. */
   firstAt: number | undefined
 
@@ -65,9 +85,9 @@ export class UsageTally {
   /** Notes the accounts of a sequence (before the next one replaces them): their keys, and whether one of them ended. */
   note(accounts: ReadonlyArray<AccountModel>): void {
     for (const account of accounts) {
-      if (account.id === undefined) continue
-      const entry = this.accounts.get(account.id) ?? { tokens: new Set<string>(), excluded: false }
-      this.accounts.set(account.id, entry)
+      const name = account.id ?? account.name
+      const entry = this.accounts.get(name) ?? { account, tokens: new Set<string>(), excluded: false }
+      this.accounts.set(name, entry)
       for (const key of account.keys) {
         entry.tokens.add(key.secret)
         if (key.endsAt !== undefined) entry.excluded = true
@@ -75,16 +95,24 @@ export class UsageTally {
     }
   }
 
-  /** The accounts to compare, with what the checker saw for each. */
-  expected(): ReadonlyArray<readonly [accountId: string, seen: Tally]> {
-    return [...this.accounts].filter(([, a]) => !a.excluded).map(([id, a]) => {
-      const sum = empty()
-      for (const token of a.tokens) {
-        const t = this.byToken.get(token)
-        if (t !== undefined) for (const k of OUTCOMES) sum[k] += t[k]
-      }
-      return [id, sum] as const
-    })
+  /** The accounts to compare (none of whose keys ended), with what the checker saw for each so far. */
+  expected(): ReadonlyArray<SeenAccount> {
+    return [...this.accounts].filter(([, a]) => !a.excluded).map(([name, a]) => ({ name, account: a.account, seen: this.seenOf(name) }))
+  }
+
+  /** What the checker saw so far with one key. */
+  seenWith(token: string): Tally {
+    return this.byToken.get(token) ?? empty()
+  }
+
+  /** What the checker saw so far with the keys of an account (by id, or by name when it has none). */
+  seenOf(name: string): Tally {
+    const sum = empty()
+    for (const token of this.accounts.get(name)?.tokens ?? []) {
+      const t = this.byToken.get(token)
+      if (t !== undefined) for (const k of OUTCOMES) sum[k] += t[k]
+    }
+    return sum
   }
 }
 
@@ -100,20 +128,23 @@ export const checkUsage = async (
   read: ReadUsage,
   options: { readonly waitMs: number; readonly maxAccounts: number }
 ): Promise<string | undefined> => {
-  const accounts = [...tally.expected()].sort(([, a], [, b]) => b.total - a.total).slice(0, options.maxAccounts)
+  const accounts = tally.expected().filter((a) => a.account.id !== undefined).sort((a, b) => b.seen.total - a.seen.total)
+    .slice(0, options.maxAccounts)
   if (accounts.length === 0 || tally.firstAt === undefined) return "no account of the checker's sent a request"
   const from = new Date(Math.floor(tally.firstAt / 3_600_000) * 3_600_000).toISOString()
   const to = new Date(Date.now() + 3_600_000).toISOString()
   const deadline = Date.now() + options.waitMs
-  for (const [accountId, seen] of accounts) {
+  for (const { account, seen } of accounts) {
+    const accountId = account.id!
     for (;;) {
       const reply = await read(accountId, from, to)
       if (reply.status === 404) return "the server offers no usage (GET /admin/v1/accounts/{id}/usage answers 404)"
       if (reply.status !== 200) fail(`GET /admin/v1/accounts/${accountId}/usage → ${reply.status}: ${JSON.stringify(reply.body).slice(0, 300)}`)
-      const reported = empty()
-      for (const bucket of (reply.body as { buckets: ReadonlyArray<Tally> }).buckets) for (const k of OUTCOMES) reported[k] += bucket[k]
-      const same = OUTCOMES.every((k) => reported[k] === seen[k])
-      if (same) break
+      const reported = sumOfBuckets(reply.body)
+      if (sameTally(reported, seen)) {
+        compareByKey(tally, account, reply.body)
+        break
+      }
       // Counts only grow until they are flushed: more than was seen is wrong at once.
       if (reported.total > seen.total || Date.now() > deadline) {
         fail(
@@ -125,4 +156,22 @@ export const checkUsage = async (
     }
   }
   return undefined
+}
+
+/**
+ * Once an account's totals match, its `byKey` (the admin answer's) must split them as the checker
+ * saw them, key by key (a key the server lists no buckets for sent nothing).
+ */
+const compareByKey = (tally: UsageTally, account: AccountModel, body: unknown): void => {
+  const byKey = (body as { byKey?: ReadonlyArray<{ keyId: string; buckets: ReadonlyArray<Tally> }> }).byKey
+  if (byKey === undefined) return
+  for (const key of account.keys) {
+    if (key.keyId === undefined) continue
+    const listed = byKey.find((k) => k.keyId === key.keyId)
+    const reported = listed === undefined ? empty() : sumOfBuckets(listed)
+    const seen = tally.seenWith(key.secret)
+    if (!sameTally(reported, seen)) {
+      fail(`the usage of key ${key.keyId} of account ${account.id} (byKey) is ${JSON.stringify(reported)}, but the answers it got were ${JSON.stringify(seen)}`)
+    }
+  }
 }

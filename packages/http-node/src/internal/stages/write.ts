@@ -26,6 +26,6 @@ export const write = (exchange: Exchange, answer: Answer): AppResponse => {
     route: route?.template,
     accountId: exchange.accountId,
     keyId: exchange.principal?.keyId,
-    verdict: exchange.decision?.verdict
+    decision: exchange.decision
   }
 }
