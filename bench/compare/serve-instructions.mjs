@@ -87,7 +87,7 @@ try {
       await send("GET", "/healthz", {})
       break
     } catch {
-      if (i > 600 || child.exitCode !== null) throw new Error(`the server did not start:\n${log}`)
+      if (i > 3_000 || child.exitCode !== null) throw new Error(`the server did not start:\n${log}`)
       await new Promise((r) => setTimeout(r, 100))
     }
   }

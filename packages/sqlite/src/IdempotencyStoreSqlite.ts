@@ -44,7 +44,7 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Type"], neve
   const find = (request: IdempotencyStore.KeyedRequest) =>
     live.get(request.accountId, request.key, request.now) as StoreRows.IdempotencyRow | undefined
   /** Writes the key's record naming `resourceId`; false when the key has a live record (nothing written). */
-  const keep = (request: IdempotencyStore.KeyedRequest, resourceId: string | number): boolean =>
+  const keep = (request: IdempotencyStore.KeyedRequest, resourceId: string): boolean =>
     record.run(request.accountId, request.key, request.operation, request.fingerprint, resourceId, request.now, request.expiresAt)
       .changes === 1
 
@@ -52,15 +52,11 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Type"], neve
    * In the batch: the resource written by `create` and its record; or, when the key has a live
    * record, that record, and the resource is removed again by `remove`.
    */
-  const claim = <A>(
-    request: IdempotencyStore.KeyedRequest,
-    create: () => readonly [A, string | number],
-    remove: (resourceId: string | number) => void
-  ) =>
+  const claim = <A>(request: IdempotencyStore.KeyedRequest, create: () => readonly [A, string], remove: (value: A) => void) =>
     db.write((): IdempotencyStore.Claim<A> => {
       const [value, resourceId] = create()
       if (keep(request, resourceId)) return { _tag: "Created", value }
-      remove(resourceId)
+      remove(value)
       const found = find(request)
       // Refused by a live record that is gone when looked at: impossible inside one transaction;
       // thrown, the write is undone and fails alone.
@@ -74,13 +70,13 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Type"], neve
     insertPet: (request, draft) =>
       claim(request, () => {
         const id = Number(insertPet.run(draft.name, draft.categoryId, draft.status).lastInsertRowid)
-        return [{ id: id as Pet.PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }, id] as const
-      }, (id) => deletePet.run(id)),
+        return [{ id: id as Pet.PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }, String(id)] as const
+      }, (pet) => deletePet.run(pet.id)),
     insertMessage: (request, message) =>
       claim(request, () => {
         insertMessage.run(...messageValues(message))
         return [message, message.id] as const
-      }, (id) => deleteMessage.run(id)),
+      }, (message) => deleteMessage.run(message.id)),
     sweep: (now, limit) => db.write(() => sweep.run(now, limit).changes)
   })
 })
