@@ -57,8 +57,8 @@ const { handle, key } = await runtime.runPromise(Effect.gen(function*() {
   return { handle: (yield* App).handle, key: Redacted.value(key.key) }
 }))
 
-const request = (method, url, body) => {
-  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
+const request = (method, url, body, idempotencyKey) => {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": idempotencyKey }
   const bytes = new TextEncoder().encode(body === undefined ? "" : JSON.stringify(body))
   return { method, url, header: (name) => headers[name], remoteAddress: "127.0.0.1", readBody: () => Exit.succeed({ _tag: "Body", bytes }) }
 }
@@ -107,9 +107,12 @@ const PET = { name: "Rex", categoryId: 1, status: "available" }
 if (withRedis) await drive(() => request("POST", "/v1/pets", PET), 40)
 else for (let i = 0; i < 40; i++) run(request("POST", "/v1/pets", PET))
 
+let keyed = 0
 const cases = {
   "GET /v1/pets?limit=20": () => request("GET", "/v1/pets?limit=20"),
   "POST /v1/pets": () => request("POST", "/v1/pets", PET),
+  // A new Idempotency-Key each (as the bench's post-keyed scenario): the cost of a keyed create.
+  "POST /v1/pets keyed": () => request("POST", "/v1/pets", PET, `handle-${++keyed}`),
   "GET /v1/nope (404)": () => request("GET", "/v1/nope"),
   "GET /v1/pets?limit=abc (400)": () => request("GET", "/v1/pets?limit=abc")
 }

@@ -111,8 +111,9 @@ export const make = (options: IdempotencyOptions) =>
     // no timer of its own, so an idle service (or a test that moves its clock) never wakes for it.
     const scope = yield* Effect.scope
     let lastSweep = Number.NEGATIVE_INFINITY
-    const sweepIfDue = (now: number): Effect.Effect<void> => {
-      if (now - lastSweep < options.sweepEveryMillis) return Effect.void
+    /** The start of a sweep when one is due at `now` (then the next is due `sweepEveryMillis` later), else undefined. */
+    const sweepIfDue = (now: number): Effect.Effect<void> | undefined => {
+      if (now - lastSweep < options.sweepEveryMillis) return undefined
       lastSweep = now
       return Effect.asVoid(Effect.forkIn(sweep, scope))
     }
@@ -138,36 +139,36 @@ export const make = (options: IdempotencyOptions) =>
       write: (request: KeyedRequest) => Effect.Effect<Claim<A>, StoreUnavailable>,
       answer: (record: IdempotencyRecord) => Effect.Effect<A, StoreUnavailable>
     ): Effect.Effect<Keyed<A>, KeyedRefusal | StoreUnavailable> =>
-      Effect.suspend(() => {
+      // The fiber's clock, read when the create runs: one step, not a suspension and a read.
+      Effect.clockWith((clock) => {
         const id = recordKey(accountId, key)
         if (inFlight.has(id)) return Effect.fail(inUse(key))
-        return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const request: KeyedRequest = {
-            accountId,
-            key,
-            operation,
-            fingerprint: IdempotencyFingerprint.of(operation, input),
-            now,
-            expiresAt: now + ttlMillis
-          }
-          // No look-up first: the claim itself answers the key's record when it has one, so a first
-          // request (the usual case) costs one write, batched with the others, and nothing more.
-          if (inFlight.has(id)) return Effect.fail(inUse(key))
-          inFlight.add(id)
-          return Effect.zipRight(Effect.suspend(() => sweepIfDue(now)), write(request)).pipe(
-            Effect.ensuring(Effect.sync(() => inFlight.delete(id))),
-            Effect.flatMap((claim): Effect.Effect<Keyed<A>, KeyedRefusal | StoreUnavailable> => {
-              switch (claim._tag) {
-                case "Created":
-                  return Effect.succeed({ value: claim.value, replayed: false })
-                case "Completed":
-                  return replay(request, claim.record, answer)
-                case "InProgress":
-                  return Effect.fail(inUse(key))
-              }
-            })
-          )
-        })
+        const now = clock.unsafeCurrentTimeMillis()
+        const request: KeyedRequest = {
+          accountId,
+          key,
+          operation,
+          fingerprint: IdempotencyFingerprint.of(operation, input),
+          now,
+          expiresAt: now + ttlMillis
+        }
+        // No look-up first: the claim itself answers the key's record when it has one, so a first
+        // request (the usual case) costs one write, batched with the others, and nothing more.
+        inFlight.add(id)
+        const sweeping = sweepIfDue(now)
+        return (sweeping === undefined ? write(request) : Effect.zipRight(sweeping, write(request))).pipe(
+          Effect.ensuring(Effect.sync(() => inFlight.delete(id))),
+          Effect.flatMap((claim): Effect.Effect<Keyed<A>, KeyedRefusal | StoreUnavailable> => {
+            switch (claim._tag) {
+              case "Created":
+                return Effect.succeed({ value: claim.value, replayed: false })
+              case "Completed":
+                return replay(request, claim.record, answer)
+              case "InProgress":
+                return Effect.fail(inUse(key))
+            }
+          })
+        )
       })
 
     const petOf = (record: IdempotencyRecord) =>

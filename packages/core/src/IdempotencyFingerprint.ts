@@ -6,20 +6,30 @@
  *
  * @since 1.0.0
  */
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 
 /** `value` as JSON with every object's keys in sorted order (undefined fields left out, as JSON does). */
 export const canonicalJson = (value: unknown): string => {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
-  const record = value as Record<string, unknown>
-  const fields: Array<string> = []
-  for (const key of Object.keys(record).sort()) {
-    if (record[key] !== undefined) fields.push(`${JSON.stringify(key)}:${canonicalJson(record[key])}`)
+  // Built by concatenation (no array of parts per object): a fingerprint is taken on every keyed create.
+  if (Array.isArray(value)) {
+    let out = "["
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + canonicalJson(value[i])
+    return `${out}]`
   }
-  return `{${fields.join(",")}}`
+  const record = value as Record<string, unknown>
+  const keys = Object.keys(record).sort()
+  let out = "{"
+  for (let i = 0; i < keys.length; i++) {
+    const field = record[keys[i]!]
+    if (field !== undefined) out += (out.length === 1 ? "" : ",") + JSON.stringify(keys[i]) + ":" + canonicalJson(field)
+  }
+  return `${out}}`
 }
 
-/** The SHA-256 (hex) of the operation's name and its decoded input in canonical JSON. */
-export const of = (operation: string, input: unknown): string =>
-  createHash("sha256").update(operation).update("\n").update(canonicalJson(input)).digest("hex")
+/**
+ * The SHA-256 (hex) of the operation's name, a newline and its decoded input in canonical JSON. One
+ * call of the one-shot `crypto.hash` (no Hash object per request); the digest is the same as ever, so
+ * records kept before still match.
+ */
+export const of = (operation: string, input: unknown): string => hash("sha256", `${operation}\n${canonicalJson(input)}`, "hex")

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
 import { IdempotencyFingerprint, IdempotencyKey } from "@petstore/core"
@@ -45,6 +46,24 @@ describe("IdempotencyFingerprint", () => {
     fc.assert(fc.property(fc.dictionary(fc.string(), json), (record) => {
       const reversed = Object.fromEntries(Object.entries(record).reverse())
       expect(IdempotencyFingerprint.of("createPet", reversed)).toBe(IdempotencyFingerprint.of("createPet", record))
+    })))
+
+  // Records kept before keep matching: the fingerprint is the SHA-256 of the operation, a newline and
+  // the sorted JSON, as it was first defined (an array of parts joined, one Hash object per call).
+  const sortedJson = (value: unknown): string => {
+    if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
+    if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`
+    const record = value as Record<string, unknown>
+    return `{${
+      Object.keys(record).sort().filter((k) => record[k] !== undefined).map((k) => `${JSON.stringify(k)}:${sortedJson(record[k])}`).join(",")
+    }}`
+  }
+  it("is the SHA-256 of the operation and the value's sorted JSON, as records kept earlier were fingerprinted", () =>
+    fc.assert(fc.property(fc.constantFrom("createPet", "createMessage"), fc.anything(), (operation, value) => {
+      expect(IdempotencyFingerprint.canonicalJson(value)).toBe(sortedJson(value))
+      expect(IdempotencyFingerprint.of(operation, value)).toBe(
+        createHash("sha256").update(operation).update("\n").update(sortedJson(value)).digest("hex")
+      )
     })))
 
   it("differs between operations and between values", () =>

@@ -1,9 +1,12 @@
 /**
- * `IdempotencyStore` on SQLite. A keyed create is one write of the group commit: it reads the key's
- * record, and when there is no live one inserts the pet or message and the record, all in the
- * batch's transaction. Writes of a batch run one after the other on the one connection, so of two
- * creates with one key in the same batch the second sees the first's record; a crash before COMMIT
- * leaves neither the resource nor the record.
+ * `IdempotencyStore` on SQLite. A keyed create is one write of the group commit: it inserts the pet
+ * or message, then the key's record, taking over an expired one (`ON CONFLICT … DO UPDATE … WHERE`
+ * expired), all in the batch's transaction. When the key has a live record the record's insert
+ * changes nothing: the resource just inserted is deleted again and the live record answered. So a
+ * first request (the usual case) costs the two inserts and no look-up; a retry pays for the
+ * look-up and the delete. Writes of a batch run one after the other on the one connection, so of
+ * two creates with one key in the same batch the second sees the first's record; a crash before
+ * COMMIT leaves neither the resource nor the record.
  *
  * @since 1.0.0
  */
@@ -22,27 +25,43 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Type"], neve
   const connection = yield* Connection
   const db = yield* Database
   const live = connection.prepare(`SELECT ${COLUMNS} FROM idempotency_keys WHERE account_id = ? AND key = ? AND expires_at > ?`)
-  // An expired record of the key is replaced: the key is new again.
-  const record = connection.prepare(`INSERT OR REPLACE INTO idempotency_keys (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+  // The key's record, unless it has a live one (then nothing changes); an expired record of the key
+  // is taken over: the key is new again.
+  const record = connection.prepare(
+    `INSERT INTO idempotency_keys (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (account_id, key) DO UPDATE SET operation = excluded.operation, fingerprint = excluded.fingerprint,
+       resource_id = excluded.resource_id, created_at = excluded.created_at, expires_at = excluded.expires_at
+     WHERE idempotency_keys.expires_at <= excluded.created_at`
+  )
   const insertPet = connection.prepare("INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)")
+  const deletePet = connection.prepare("DELETE FROM pets WHERE id = ?")
   const insertMessage = insertMessageStatement(connection)
+  const deleteMessage = connection.prepare("DELETE FROM messages WHERE id = ?")
   const sweep = connection.prepare(
     "DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)"
   )
 
   const find = (request: IdempotencyStore.KeyedRequest) =>
     live.get(request.accountId, request.key, request.now) as StoreRows.IdempotencyRow | undefined
-  const keep = (request: IdempotencyStore.KeyedRequest, resourceId: string) =>
+  /** Writes the key's record naming `resourceId`; false when the key has a live record (nothing written). */
+  const keep = (request: IdempotencyStore.KeyedRequest, resourceId: string): boolean =>
     record.run(request.accountId, request.key, request.operation, request.fingerprint, resourceId, request.now, request.expiresAt)
+      .changes === 1
 
-  /** In the batch: the live record, or the resource written by `create` and its record. */
-  const claim = <A>(request: IdempotencyStore.KeyedRequest, create: () => readonly [A, string]) =>
+  /**
+   * In the batch: the resource written by `create` and its record; or, when the key has a live
+   * record, that record, and the resource is removed again by `remove`.
+   */
+  const claim = <A>(request: IdempotencyStore.KeyedRequest, create: () => readonly [A, string], remove: (value: A) => void) =>
     db.write((): IdempotencyStore.Claim<A> => {
-      const found = find(request)
-      if (found !== undefined) return { _tag: "Completed", record: StoreRows.toIdempotencyRecord(found) }
       const [value, resourceId] = create()
-      keep(request, resourceId)
-      return { _tag: "Created", value }
+      if (keep(request, resourceId)) return { _tag: "Created", value }
+      remove(value)
+      const found = find(request)
+      // Refused by a live record that is gone when looked at: impossible inside one transaction;
+      // thrown, the write is undone and fails alone.
+      if (found === undefined) throw new Error(`the live record of an idempotency key could not be read`)
+      return { _tag: "Completed", record: StoreRows.toIdempotencyRecord(found) }
     })
 
   return IdempotencyStore.IdempotencyStore.of({
@@ -52,12 +71,12 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Type"], neve
       claim(request, () => {
         const id = Number(insertPet.run(draft.name, draft.categoryId, draft.status).lastInsertRowid)
         return [{ id: id as Pet.PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }, String(id)] as const
-      }),
+      }, (pet) => deletePet.run(pet.id)),
     insertMessage: (request, message) =>
       claim(request, () => {
         insertMessage.run(...messageValues(message))
         return [message, message.id] as const
-      }),
+      }, (message) => deleteMessage.run(message.id)),
     sweep: (now, limit) => db.write(() => sweep.run(now, limit).changes)
   })
 })
