@@ -494,20 +494,27 @@ const settleRun = <A, E>(
   if (answered(result)) return done(result)
   if (result instanceof Pending) {
     const pending = result as Pending<A, E, never>
-    // As `Effect.async`: the first resume counts, and a register that throws is a defect.
+    // As `Effect.async`: the first resume counts, and a register that throws is a defect. A resume
+    // during `register` (or its throw) is taken once `register` has returned, outside its `try`, and
+    // goes through the steps chained after the wait like any other.
     let resumed = false
+    let registering = true
+    let early: Exit.Exit<A, E> | undefined
     try {
       pending.register((exit) => {
         if (resumed) return
         resumed = true
-        settleRun(pending.resume(exit), fork, done)
+        if (registering) early = exit
+        else settleRun(pending.resume(exit), fork, done)
       })
     } catch (defect) {
       if (!resumed) {
         resumed = true
-        done(Exit.die(defect))
+        early = Exit.die(defect)
       }
     }
+    registering = false
+    if (early !== undefined) settleRun(pending.resume(early), fork, done)
     return
   }
   fork(result).addObserver(done)

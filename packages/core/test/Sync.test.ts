@@ -240,6 +240,31 @@ describe("Sync", () => {
     same(died, await fiberExit(throwing))
   })
 
+  it("a register that throws, or resumes at once, goes through the steps chained after the wait, as in a fiber", async () => {
+    const cases = [
+      Sync.callback<number, never>(() => {
+        throw new Error("register")
+      }),
+      Sync.callback<number, never>((resume) => resume(Exit.die(new Error("at once"))))
+    ]
+    for (const wait of cases) {
+      const told: Array<Exit.Exit<number>> = []
+      const chained = Sync.onExit(Sync.catchAllCause(wait, (c) => Sync.succeed(Cause.isDie(c) ? -1 : -2)), (exit) => void told.push(exit))
+      const { exit, forked } = await runBySync(chained)
+      expect(forked).toBe(false)
+      expect(exit).toStrictEqual(Exit.succeed(-1))
+      expect(told).toStrictEqual([Exit.succeed(-1)])
+      same(exit, await fiberExit(chained))
+    }
+    // A `done` that throws while a resume at once is taken is not swallowed.
+    const atOnce = Sync.callback<number, never>((resume) => resume(Exit.succeed(1)))
+    expect(() =>
+      Sync.run(atOnce, () => expect.fail("a fiber was forked"), () => {
+        throw new Error("done")
+      })
+    ).toThrow("done")
+  })
+
   it("a step after a callback that throws is a defect, seen by catchAllCause and Sync.run", async () => {
     const throwing = Sync.map(later(Exit.succeed(1)), (): number => {
       throw new Error("boom")

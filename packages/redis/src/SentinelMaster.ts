@@ -111,7 +111,7 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
       await within(options.socket.connectTimeout, client.connect().catch(() => undefined))
       const old = master
       master = { at, client }
-      if (!open) client.destroy()
+      if (!open && client.isOpen) client.destroy()
       if (old !== undefined && old.client.isOpen) old.client.destroy()
     })().finally(() => {
       asking = undefined
