@@ -5,7 +5,8 @@
 //   pnpm bench                 full run (5 rounds × 5 s per target and scenario, ~8 min), writes docs/performance.md
 //   pnpm bench --quick         2 rounds × 2 s, quick micro-benchmarks; prints the report, writes nothing
 //   options: --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
-//            --targets raw,fastify,fastify-pino,memory,nometrics,nousage,durable,commit1,sqlite1,postgres,fastify-pg,shared,fastify-shared
+//            --targets raw,fastify,fastify-pino,memory,nometrics,nousage,nolog,durable,commit1,sqlite1,postgres,fastify-pg,
+//                      shared,fastify-shared,postgres-redis,fastify-shared1
 //            --no-micro --no-load --no-webhooks --write --no-write
 //            --webhook-messages N --webhook-light N  (webhook delivery: backlog size, messages sent one at a time)
 //            --targets webhooks  (only the webhook delivery section; with other ids, those load targets and webhooks)
@@ -240,7 +241,10 @@ const dropDatabase = async (target) => {
 const runLoad = async () => {
   const durable = Targets.durableSupport(ROOT)
   const commitPerRequest = durable.available ? await Targets.commitPerRequestSupport(ROOT) : { available: false, reason: "no durable store" }
-  const shared = selected("shared") || selected("fastify-shared")
+  // The targets on PostgreSQL + Redis: scale-out (2 instances each) and one instance each.
+  const ours = ["shared", "postgres-redis"]
+  const peers = ["fastify-shared", "fastify-shared1"]
+  const shared = [...ours, ...peers].some(selected)
   const postgres = selected("postgres") || selected("fastify-pg") || shared
     ? await Targets.postgresSupport(ROOT)
     : { available: false, server: false, reason: "not selected" }
@@ -278,10 +282,14 @@ const runLoad = async () => {
   if (!postgres.server) unavailable.push({ id: "postgres", reason: postgres.reason })
   if (!postgres.available) unavailable.push({ id: "fastify-pg", reason: postgres.reason })
   // The shared targets need both PostgreSQL and Redis (and, for ours, the server built for both).
-  if (!postgres.available || !postgres.server) unavailable.push({ id: "shared", reason: postgres.reason })
-  else if (!redis.available || !redis.server) unavailable.push({ id: "shared", reason: redis.reason })
-  if (!postgres.available) unavailable.push({ id: "fastify-shared", reason: postgres.reason })
-  else if (!redis.available) unavailable.push({ id: "fastify-shared", reason: redis.reason })
+  for (const id of ours) {
+    if (!postgres.available || !postgres.server) unavailable.push({ id, reason: postgres.reason })
+    else if (!redis.available || !redis.server) unavailable.push({ id, reason: redis.reason })
+  }
+  for (const id of peers) {
+    if (!postgres.available) unavailable.push({ id, reason: postgres.reason })
+    else if (!redis.available) unavailable.push({ id, reason: redis.reason })
+  }
   // Only the targets asked for (`--targets`) are reported missing.
   for (const u of [...unavailable]) if (!selected(u.id)) unavailable.splice(unavailable.indexOf(u), 1)
   for (const u of unavailable) log(`${u.id} not measured: ${u.reason}`)
@@ -408,7 +416,7 @@ const runLoad = async () => {
           const p = rounds.find((x) => x.scenario === "post" && x.target === id && x.round === m.round)
           return p === undefined ? Number.NaN : m.rps / p.rps
         })),
-        vs: Object.fromEntries(["raw", "fastify", "fastify-pino", "memory", "nometrics", "nousage", "durable", "commit1", "sqlite1", "postgres", "fastify-pg", "shared", "fastify-shared"].map((peer) => [peer, {
+        vs: Object.fromEntries(["raw", "fastify", "fastify-pino", "memory", "nometrics", "nousage", "durable", "commit1", "sqlite1", "postgres", "fastify-pg", "shared", "fastify-shared", "fastify-shared1"].map((peer) => [peer, {
           rps: ratioTo(peer, "rps"),
           p50: ratioTo(peer, "p50"),
           p99: ratioTo(peer, "p99"),

@@ -47,6 +47,16 @@ export const goals = (load, micro, webhooks) => {
   rows.push(row("GET, in-memory: ≥ 1.5× Fastify-with-pino's req/s", ratio(getMem?.vs["fastify-pino"]?.rps), atLeast(getMem?.vs["fastify-pino"]?.rps, 1.5)))
   rows.push(row("POST, in-memory: ≥ 1.3× Fastify-with-pino's req/s", ratio(postMemPino), atLeast(postMemPino, 1.3)))
   rows.push(row("GET, in-memory: ≥ 0.8× raw node:http req/s", ratio(getMem?.vs.raw.rps), atLeast(getMem?.vs.raw.rps, 0.8)))
+  const getNolog = s.get?.nolog
+  rows.push(row(
+    "GET, in-memory, access log off: ≥ 0.85× raw node:http req/s",
+    !Number.isFinite(getNolog?.vs.raw.rps) ? "not measured" : ratio(getNolog.vs.raw.rps),
+    atLeast(getNolog?.vs.raw.rps, 0.85),
+    getNolog === undefined
+      ? "`nolog` not in this run"
+      : `\`nolog\`: \`memory\` with \`PETSTORE_ACCESS_LOG=false\`, ${f(getNolog.rps)} vs ${f(s.get.raw?.rps)} req/s` +
+        (Number.isFinite(getNolog.vs.memory.rps) ? `; the access log on (\`memory\`) is ${ratio(1 / getNolog.vs.memory.rps)} of it off` : "")
+  ))
   const postMem = s.post?.memory
   rows.push(row(
     "GET, in-memory, metrics on: ≥ 0.95× metrics off req/s",
@@ -171,6 +181,7 @@ export const goals = (load, micro, webhooks) => {
       ? missing("shared") ?? ""
       : `${calls.detail}` + (peerCalls === undefined ? "" : `. For information, the Fastify peer: ${peerCalls.measured} (${peerCalls.commands})`)
   ))
+  rows.push(...oneInstanceRedisGoals(s, missing))
   const admit = microValue("limiter", "admit-request")
   const inFiber = microValue("limiter", "admit-in-fiber")
   rows.push(row(
@@ -195,6 +206,48 @@ export const goals = (load, micro, webhooks) => {
   ))
   rows.push(...webhookGoals(webhooks))
   return rows
+}
+
+/**
+ * One instance of ours on PostgreSQL with the Redis limiter (`postgres-redis`): its server CPU per
+ * GET against `postgres` (the same server and store, the in-memory limiter), and its durable POST
+ * against one process of `peers/fastify-shared.mjs` (`fastify-shared1`), the one-instance peer that
+ * also keeps its limit in Redis (`peers/fastify-pg.mjs` keeps it, and its accounts, in memory).
+ */
+const oneInstanceRedisGoals = (s, missing) => {
+  const atLeast = (x, bound) => (Number.isFinite(x) ? x >= bound : undefined)
+  const atMost = (x, bound) => (Number.isFinite(x) ? x <= bound : undefined)
+  const get = s.get?.["postgres-redis"]
+  const post = s.post?.["postgres-redis"]
+  const cpu = get?.vs.postgres.cpuPerRequestMicros
+  const peer = post?.vs["fastify-shared1"]
+  return [
+    {
+      goal: "GET, Redis limiter: CPU µs/req ≤ 1.5× the in-memory limiter's",
+      measured: Number.isFinite(cpu) ? ratio(cpu) : "not measured",
+      met: atMost(cpu, 1.5),
+      note: get === undefined
+        ? missing("postgres-redis") ?? "`postgres-redis` not in this run"
+        : !Number.isFinite(cpu)
+        ? missing("postgres") ?? "`postgres` not in this run"
+        : `one instance on PostgreSQL, \`PETSTORE_REDIS_URL\` (\`postgres-redis\`) against the same without it (\`postgres\`): ` +
+          `${f(get.cpuPerRequestMicros, 1)} vs ${f(s.get.postgres.cpuPerRequestMicros, 1)} server CPU µs/req` +
+          (Number.isFinite(get.redisCpuPerRequestMicros) ? ` (+ Redis ${f(get.redisCpuPerRequestMicros, 1)})` : "") +
+          `; req/s ${f(get.rps)} vs ${f(s.get.postgres.rps)} (${ratio(get.vs.postgres.rps)})`
+    },
+    {
+      goal: "durable POST, one instance on PostgreSQL + Redis: ≥ 1.5× the one-instance peer",
+      measured: Number.isFinite(peer?.rps) ? ratio(peer.rps) : "not measured",
+      met: atLeast(peer?.rps, 1.5),
+      note: post === undefined
+        ? missing("postgres-redis") ?? "`postgres-redis` not in this run"
+        : !Number.isFinite(peer.rps)
+        ? missing("fastify-shared1") ?? "`fastify-shared1` not in this run"
+        : "against one process of `peers/fastify-shared.mjs` (`fastify-shared1`: @fastify/rate-limit on Redis, accounts and pets in PostgreSQL, pg Pool of 10), " +
+          `the peer with the same round trips as ours; ${f(post.rps)} vs ${f(s.post["fastify-shared1"].rps)} req/s, p99 ${ratio(peer.p99)} its p99` +
+          (Number.isFinite(post.vs["fastify-pg"].rps) ? `; ${ratio(post.vs["fastify-pg"].rps)} \`fastify-pg\` (limit and accounts in memory)` : "")
+    }
+  ]
 }
 
 /** The webhook issue's targets, per store: ≥ 2,000 deliveries/s on one instance; 202 → delivery p50 < 50 ms at light load. */
@@ -309,13 +362,15 @@ const loadTable = (load, scenario) => {
   const withPg = rows.postgres !== undefined || rows["fastify-pg"] !== undefined
   // The scale-out rows (2 instances on PostgreSQL + Redis): against the 2-instance Fastify peer.
   const withShared = rows.shared !== undefined || rows["fastify-shared"] !== undefined
-  const withDb = withPg || withShared
+  // Any target keeping its limits in Redis (the scale-out ones, `postgres-redis`, `fastify-shared1`).
+  const withRedis = Object.keys(rows).some((id) => load.labels[id].redisPrefix !== undefined)
+  const withDb = withPg || withShared || withRedis
   const head = [
     "target", "role", "req/s", "×raw", "×Fastify", ...(withOurs ? ["×in-memory"] : []), ...(withCommit ? ["×ours 1-commit", "×sqlite 1-commit"] : []),
     ...(withPg ? ["×Fastify+pg", "×ours SQLite"] : []),
     ...(withShared ? ["×Fastify 2 inst.", "×ours 1 inst. PostgreSQL"] : []),
     "p50 ms", "p99 ms", "p99 ×Fastify", ...(withShared ? ["p99 ×Fastify 2 inst."] : []),
-    "CPU µs/req", ...(withDb ? ["PostgreSQL CPU µs/req"] : []), ...(withShared ? ["Redis CPU µs/req", "Redis calls/req"] : []),
+    "CPU µs/req", ...(withDb ? ["PostgreSQL CPU µs/req"] : []), ...(withRedis ? ["Redis CPU µs/req", "Redis calls/req"] : []),
     "CPU ×raw", "CPU ×Fastify", "peak RSS MB", "RSS ×raw", "RSS ×Fastify"
   ]
   const lines = [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i < 2 ? "---" : "--:")).join("|")}|`]
@@ -337,7 +392,7 @@ const loadTable = (load, scenario) => {
       ...(withShared ? [ratio(r.vs["fastify-shared"].p99)] : []),
       f(r.cpuPerRequestMicros, 1),
       ...(withDb ? [f(r.dbCpuPerRequestMicros, 1)] : []),
-      ...(withShared ? [f(r.redisCpuPerRequestMicros, 1), Number.isFinite(r.redisCallsPerRequest) ? r.redisCallsPerRequest.toFixed(3) : "–"] : []),
+      ...(withRedis ? [f(r.redisCpuPerRequestMicros, 1), Number.isFinite(r.redisCallsPerRequest) ? r.redisCallsPerRequest.toFixed(3) : "–"] : []),
       ratio(r.vs.raw.cpuPerRequestMicros),
       ratio(r.vs.fastify.cpuPerRequestMicros),
       mb(r.peakRss),
@@ -464,6 +519,17 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
           "(`INFO stats`); it is a little above 1 even when exact, as each connection's last request is in flight when its load generator stops: the Targets " +
           "table also divides by the requests the target itself decided with the run's key (read from its rate-limit headers after the run). " +
           "\"Redis CPU µs/req\" = Redis's own CPU (`INFO cpu`) over the run ÷ requests.\n"
+      )
+    }
+    const one = ["postgres-redis", "fastify-shared1", "nolog"].filter((id) => load.labels[id] !== undefined)
+    if (one.length > 0) {
+      out.push(
+        "**One-instance comparison rows** (" + one.map((id) => `\`${id}\``).join(", ") + "): " +
+          "`postgres-redis` is `postgres` (one instance, a fresh database of its own, pool of 10) with the rate limiter in Redis " +
+          "(`PETSTORE_REDIS_URL`, `PETSTORE_REDIS_PREFIX=petstore_bench:<run>:postgres_redis:`, keys deleted at the end), GET and POST; " +
+          "`fastify-shared1` is one process of `bench/peers/fastify-shared.mjs` (its limit in Redis under a prefix of its own, accounts, keys and pets in " +
+          "PostgreSQL on a fresh database), POST only: the one-instance peer that makes the same round trips as `postgres-redis` " +
+          "(`fastify-pg` keeps its limit and accounts in memory); `nolog` is `memory` with `PETSTORE_ACCESS_LOG=false`, GET only, measured against `raw`.\n"
       )
     }
     if (load.startup !== undefined) {

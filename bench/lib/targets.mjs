@@ -79,6 +79,17 @@ export const SHARED_INSTANCES = 2
  * API); "raw" ones answer without either. `scenarios`: where a target takes part.
  */
 export const targets = ({ durable, commitPerRequest, postgres = { available: false, server: false }, redis = { available: false, server: false }, root }) => {
+  // Our server on the in-memory store with one setting changed: a comparison row for `memory`.
+  const memoryVariant = (id, what, env, scenarios) => ({
+    id,
+    label: `ours, in-memory store, ${what}`,
+    role: "comparison",
+    argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+    env: { PETSTORE_STORE: "memory", ...env },
+    cwd: mkdtempSync(join(tmpdir(), `petstore-bench-${id}-`)),
+    kind: "app",
+    scenarios
+  })
   const list = [
     {
       id: "raw",
@@ -129,26 +140,10 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
         scenarios: ["get", "post"]
       }]
       : []),
-    {
-      id: "nometrics",
-      label: "ours, in-memory store, metrics off (PETSTORE_METRICS=false)",
-      role: "comparison",
-      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
-      env: { PETSTORE_STORE: "memory", PETSTORE_METRICS: "false" },
-      cwd: mkdtempSync(join(tmpdir(), "petstore-bench-nometrics-")),
-      kind: "app",
-      scenarios: ["get", "post"]
-    },
-    {
-      id: "nousage",
-      label: "ours, in-memory store, usage counting off (PETSTORE_USAGE=off)",
-      role: "comparison",
-      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
-      env: { PETSTORE_STORE: "memory", PETSTORE_USAGE: "off" },
-      cwd: mkdtempSync(join(tmpdir(), "petstore-bench-nousage-")),
-      kind: "app",
-      scenarios: ["get", "post"]
-    }
+    memoryVariant("nometrics", "metrics off (PETSTORE_METRICS=false)", { PETSTORE_METRICS: "false" }, ["get", "post"]),
+    memoryVariant("nousage", "usage counting off (PETSTORE_USAGE=off)", { PETSTORE_USAGE: "off" }, ["get", "post"]),
+    // Only its GET is compared (with raw node:http's: what the server costs without its access line).
+    memoryVariant("nolog", "access log off (PETSTORE_ACCESS_LOG=false)", { PETSTORE_ACCESS_LOG: "false" }, ["get"])
   ]
   if (durable.available) {
     const dir = mkdtempSync(join(tmpdir(), "petstore-bench-"))
@@ -224,12 +219,15 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
   // Scale-out: SHARED_INSTANCES processes of one target on one fresh database and one Redis, each
   // target under a key prefix of its own, unique to the run (`redisPrefix`, deleted at the end).
   // The load is spread over the instances (one load generator per instance, see bench/run.mjs).
-  if (postgres.available && postgres.server && redis.available && redis.server) {
-    const database = Pg.databaseName("shared")
-    const redisPrefix = Redis.prefixFor("shared")
-    list.push({
-      id: "shared",
-      label: `ours, ${SHARED_INSTANCES} instances, PostgreSQL + Redis`,
+  // The same two on one instance each (`postgres-redis`, `fastify-shared1`): the Redis limiter's cost
+  // on one process (against `postgres`, the same server with the in-memory limiter) and the
+  // one-instance durable POST against the one-instance peer that also keeps its limit in Redis.
+  const oursOnPostgresAndRedis = ({ id, instances, label, scenarios }) => {
+    const database = Pg.databaseName(id.replaceAll("-", "_"))
+    const redisPrefix = Redis.prefixFor(id.replaceAll("-", "_"))
+    return {
+      id,
+      label,
       role: "ours",
       argv: [join(root, "packages/server/dist/bin.js"), "serve"],
       env: {
@@ -239,29 +237,50 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
         PETSTORE_REDIS_URL: Redis.url(),
         PETSTORE_REDIS_PREFIX: redisPrefix
       },
-      cwd: mkdtempSync(join(tmpdir(), "petstore-bench-shared-")),
+      cwd: mkdtempSync(join(tmpdir(), `petstore-bench-${id}-`)),
       database,
       redisPrefix,
-      instances: SHARED_INSTANCES,
+      ...(instances > 1 ? { instances } : {}),
       kind: "app",
-      scenarios: ["get", "post"]
-    })
+      scenarios
+    }
   }
-  if (postgres.available && redis.available) {
-    const database = Pg.databaseName("fastify_shared")
-    const redisPrefix = Redis.prefixFor("fastify_shared")
-    list.push({
-      id: "fastify-shared",
-      label: `Fastify 5 + @fastify/rate-limit (Redis store, ioredis) + pg, ${SHARED_INSTANCES} instances`,
-      role: "BASELINE (scale-out peer)",
+  const fastifyOnPostgresAndRedis = ({ id, instances, label, role, scenarios }) => {
+    const database = Pg.databaseName(id.replaceAll("-", "_"))
+    const redisPrefix = Redis.prefixFor(id.replaceAll("-", "_"))
+    return {
+      id,
+      label,
+      role,
       argv: ["bench/peers/fastify-shared.mjs"],
       env: { BENCH_PG_URL: Pg.databaseUrl(database), BENCH_REDIS_URL: Redis.url(), BENCH_REDIS_PREFIX: redisPrefix },
       database,
       redisPrefix,
-      instances: SHARED_INSTANCES,
+      ...(instances > 1 ? { instances } : {}),
       kind: "app",
+      scenarios
+    }
+  }
+  if (postgres.available && postgres.server && redis.available && redis.server) {
+    list.push(oursOnPostgresAndRedis({ id: "shared", instances: SHARED_INSTANCES, label: `ours, ${SHARED_INSTANCES} instances, PostgreSQL + Redis`, scenarios: ["get", "post"] }))
+    list.push(oursOnPostgresAndRedis({ id: "postgres-redis", instances: 1, label: "ours, 1 instance, PostgreSQL + Redis limiter", scenarios: ["get", "post"] }))
+  }
+  if (postgres.available && redis.available) {
+    list.push(fastifyOnPostgresAndRedis({
+      id: "fastify-shared",
+      instances: SHARED_INSTANCES,
+      label: `Fastify 5 + @fastify/rate-limit (Redis store, ioredis) + pg, ${SHARED_INSTANCES} instances`,
+      role: "BASELINE (scale-out peer)",
       scenarios: ["get", "post"]
-    })
+    }))
+    // Only its durable POST is compared (with `postgres-redis`'s).
+    list.push(fastifyOnPostgresAndRedis({
+      id: "fastify-shared1",
+      instances: 1,
+      label: "Fastify 5 + @fastify/rate-limit (Redis store, ioredis) + pg, 1 instance",
+      role: "BASELINE (one-instance peer, PostgreSQL + Redis)",
+      scenarios: ["post"]
+    }))
   }
   return list
 }
