@@ -54,8 +54,9 @@ export const goals = (load, micro, webhooks) => {
     atLeast(getNolog?.vs.raw.rps, 0.85),
     getNolog === undefined
       ? "`nolog` not in this run"
-      : `\`nolog\`: \`memory\` with \`PETSTORE_ACCESS_LOG=false\`, ${f(getNolog.rps)} vs ${f(s.get.raw?.rps)} req/s` +
-        (Number.isFinite(getNolog.vs.memory.rps) ? `; the access log on (\`memory\`) is ${ratio(1 / getNolog.vs.memory.rps)} of it off` : "")
+      : `\`nolog\`: \`memory\` with \`PETSTORE_ACCESS_LOG=false\`, ${f(getNolog.rps)} vs ${f(s.get.raw?.rps)} req/s, ` +
+        `server CPU ${f(getNolog.cpuPerRequestMicros, 1)} vs ${f(s.get.raw?.cpuPerRequestMicros, 1)} µs/req (${ratio(getNolog.vs.raw.cpuPerRequestMicros)})` +
+        (Number.isFinite(getNolog.vs.memory.rps) ? `; with the access log on (\`memory\`): ${ratio(1 / getNolog.vs.memory.rps)} its req/s` : "")
   ))
   const postMem = s.post?.memory
   rows.push(row(
