@@ -234,7 +234,9 @@ const oneInstanceRedisGoals = (s, missing) => {
         : `one instance on PostgreSQL, \`PETSTORE_REDIS_URL\` (\`postgres-redis\`) against the same without it (\`postgres\`): ` +
           `${f(get.cpuPerRequestMicros, 1)} vs ${f(s.get.postgres.cpuPerRequestMicros, 1)} server CPU µs/req` +
           (Number.isFinite(get.redisCpuPerRequestMicros) ? ` (+ Redis ${f(get.redisCpuPerRequestMicros, 1)})` : "") +
-          `; req/s ${f(get.rps)} vs ${f(s.get.postgres.rps)} (${ratio(get.vs.postgres.rps)})`
+          `; req/s ${f(get.rps)} vs ${f(s.get.postgres.rps)} (${ratio(get.vs.postgres.rps)})` +
+          // Below one core busy the server waits on Redis, and each wake-up serves fewer requests.
+          `; server busy ${f(get.serverCores, 2)} vs ${f(s.get.postgres.serverCores, 2)} of a core`
     },
     {
       goal: "durable POST, one instance on PostgreSQL + Redis: ≥ 1.5× the one-instance peer",
