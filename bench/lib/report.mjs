@@ -54,6 +54,8 @@ export const goals = (load, micro, webhooks) => {
     atLeast(getNolog?.vs.raw.rps, 0.85),
     getNolog === undefined
       ? "`nolog` not in this run"
+      : !Number.isFinite(getNolog.vs.raw.rps)
+      ? "`raw` not in this run"
       : `\`nolog\`: \`memory\` with \`PETSTORE_ACCESS_LOG=false\`, ${f(getNolog.rps)} vs ${f(s.get.raw?.rps)} req/s, ` +
         `server CPU ${f(getNolog.cpuPerRequestMicros, 1)} vs ${f(s.get.raw?.cpuPerRequestMicros, 1)} µs/req (${ratio(getNolog.vs.raw.cpuPerRequestMicros)})` +
         (Number.isFinite(getNolog.vs.memory.rps) ? `; with the access log on (\`memory\`): ${ratio(1 / getNolog.vs.memory.rps)} its req/s` : "")
@@ -524,17 +526,16 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
           "\"Redis CPU µs/req\" = Redis's own CPU (`INFO cpu`) over the run ÷ requests.\n"
       )
     }
-    const one = ["postgres-redis", "fastify-shared1", "nolog"].filter((id) => load.labels[id] !== undefined)
-    if (one.length > 0) {
-      out.push(
-        "**One-instance comparison rows** (" + one.map((id) => `\`${id}\``).join(", ") + "): " +
-          "`postgres-redis` is `postgres` (one instance, a fresh database of its own, pool of 10) with the rate limiter in Redis " +
-          "(`PETSTORE_REDIS_URL`, `PETSTORE_REDIS_PREFIX=petstore_bench:<run>:postgres_redis:`, keys deleted at the end), GET and POST; " +
-          "`fastify-shared1` is one process of `bench/peers/fastify-shared.mjs` (its limit in Redis under a prefix of its own, accounts, keys and pets in " +
-          "PostgreSQL on a fresh database), POST only: the one-instance peer that makes the same round trips as `postgres-redis` " +
-          "(`fastify-pg` keeps its limit and accounts in memory); `nolog` is `memory` with `PETSTORE_ACCESS_LOG=false`, GET only, measured against `raw`.\n"
-      )
+    const one = {
+      "postgres-redis": "`postgres-redis` is `postgres` (one instance, a fresh database of its own, pool of 10) with the rate limiter in Redis " +
+        "(`PETSTORE_REDIS_URL`, `PETSTORE_REDIS_PREFIX=petstore_bench:<run>:postgres_redis:`, keys deleted at the end), GET and POST",
+      "fastify-shared1": "`fastify-shared1` is one process of `bench/peers/fastify-shared.mjs` (its limit in Redis under a prefix of its own, accounts, keys and pets in " +
+        "PostgreSQL on a fresh database), POST only: the one-instance peer that makes the same round trips as `postgres-redis` " +
+        "(`fastify-pg` keeps its limit and accounts in memory)",
+      nolog: "`nolog` is `memory` with `PETSTORE_ACCESS_LOG=false`, GET only, measured against `raw`"
     }
+    const present = Object.keys(one).filter((id) => load.labels[id] !== undefined)
+    if (present.length > 0) out.push(`**Comparison rows** (one instance each): ${present.map((id) => one[id]).join("; ")}.\n`)
     if (load.startup !== undefined) {
       out.push("## Start-up\n")
       out.push(startupTable(load))
@@ -552,7 +553,7 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
         "",
         ...(ids.some((id) => ["durable", "sqlite1"].includes(id)) ? ["The durable rows appear by themselves once `packages/sqlite` is built and the server reads `PETSTORE_DATABASE`."] : []),
         ...(ids.some((id) => ["postgres", "fastify-pg"].includes(id)) ? ["The PostgreSQL rows appear by themselves once PostgreSQL answers at `BENCH_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`, with the right to create databases) and `packages/postgres` is built."] : []),
-        ...(ids.some((id) => ["shared", "fastify-shared"].includes(id)) ? ["The scale-out rows appear by themselves once PostgreSQL answers at `BENCH_POSTGRES_URL` and Redis at `BENCH_REDIS_URL` (default `redis://127.0.0.1:6379`), with `packages/postgres` and `packages/redis` built for ours."] : []),
+        ...(ids.some((id) => ["shared", "fastify-shared", "postgres-redis", "fastify-shared1"].includes(id)) ? ["The scale-out and one-instance Redis rows appear by themselves once PostgreSQL answers at `BENCH_POSTGRES_URL` and Redis at `BENCH_REDIS_URL` (default `redis://127.0.0.1:6379`), with `packages/postgres` and `packages/redis` built for ours."] : []),
         ""
       ].join("\n"))
     }
