@@ -13,7 +13,8 @@ import { WebhookAttempt, WebhookEndpoint, WebhookRows } from "@petstore/core"
 import { Database, statement } from "./Database.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
-const FIND = statement(`SELECT ${WebhookRows.ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = $1`)
+// $1 the accounts of the lookups asked for at once (one statement for them all).
+const FIND = statement(`SELECT ${WebhookRows.ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = ANY($1::text[])`)
 const UPSERT = statement(
   `INSERT INTO webhook_endpoints (${WebhookRows.ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
    ON CONFLICT (account_id) DO UPDATE SET url = excluded.url, secrets = excluded.secrets, created_at = excluded.created_at,
@@ -53,13 +54,17 @@ const storable = (id: string) => !id.includes("\u0000")
 /** @category constructors */
 export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["Type"], never, Database> = Effect.map(
   Database,
-  (db) =>
-    WebhookEndpoint.WebhookEndpointStore.of({
-      find: (accountId) =>
-        storable(accountId)
-          ? Effect.map(db.query<WebhookRows.EndpointRow>(FIND, [accountId]), (rows) =>
-            Option.map(Option.fromNullable(rows[0]), WebhookRows.toEndpoint))
-          : Effect.succeed(Option.none()),
+  (db) => {
+    // Every delivery looks its endpoint up: the lookups asked for at once are one read, made after
+    // each of them was asked (so each sees what was written before it).
+    const lookups = WriteBatcher.make<string, Option.Option<WebhookEndpoint.WebhookEndpoint>>((accountIds) =>
+      Effect.map(db.query<WebhookRows.EndpointRow>(FIND, [[...new Set(accountIds)]]), (rows) => {
+        const byAccount = new Map(rows.map((row) => [row.account_id, WebhookRows.toEndpoint(row)]))
+        return accountIds.map((accountId) => Option.fromNullable(byAccount.get(accountId)))
+      })
+    )
+    return WebhookEndpoint.WebhookEndpointStore.of({
+      find: (accountId) => storable(accountId) ? lookups.write(accountId) : Effect.succeed(Option.none()),
       put: (endpoint) => Effect.asVoid(db.query(UPSERT, WebhookRows.endpointValues(endpoint))),
       remove: (accountId) =>
         storable(accountId) ? Effect.map(db.query(REMOVE, [accountId]), (rows) => rows.length > 0) : Effect.succeed(false),
@@ -70,6 +75,7 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
           (rows): WebhookEndpoint.StreakChange => rows[0]?.disabled_now === true ? "disabled" : "failing"
         )
     })
+  }
 )
 
 /** @category constructors */
