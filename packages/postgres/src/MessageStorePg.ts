@@ -79,6 +79,8 @@ export const make = (
         ),
       options
     )
+    // The group-commit metric (`onBatch`) counts submissions only: claims and results batch on their own.
+    const { onBatch: _, ...sharing } = options
     // Claims asked for at once are one statement taking as many rows; each claim gets one of them, the
     // oldest to the first asked, or none when fewer were claimable. The rows are taken at the latest of
     // the claims' instants and leased to the latest of their lease ends (the same lease, a few ms apart).
@@ -95,7 +97,7 @@ export const make = (
             return cs.map((_, i) => stored(oldest.slice(i, i + 1)))
           }
         ),
-      options
+      sharing
     )
     // Results of deliveries recorded at once are one statement.
     const deliveries = WriteBatcher.make<{ readonly id: string; readonly now: number }, void>(
@@ -103,7 +105,7 @@ export const make = (
         const sorted = [...ds].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         return Effect.as(db.query(DELIVERED, [sorted.map((d) => d.id), sorted.map((d) => d.now)]), ds.map(() => undefined))
       },
-      options
+      sharing
     )
     return MessageStore.MessageStore.of({
       insert: inserts.write,
