@@ -25,20 +25,22 @@ const INSERT_BATCH = statement(
    ORDER BY n`
 )
 const BY_ID = statement(`SELECT ${COLUMNS} FROM messages WHERE id = $1`)
-// $1 now, $2 lease end.
+// $1 now, $2 lease end, $3 how many: the claims of the workers asking at once, in one statement.
 const CLAIM = statement(
   `UPDATE messages
    SET status = 'processing', attempts = attempts + 1, lease_until = $2, updated_at = $1
-   WHERE seq = (
+   WHERE seq IN (
      SELECT seq FROM messages
      WHERE status IN ('queued', 'processing')
        AND ((status = 'queued' AND available_at <= $1) OR (status = 'processing' AND lease_until <= $1))
-     ORDER BY seq LIMIT 1
+     ORDER BY seq LIMIT $3
      FOR UPDATE SKIP LOCKED)
-   RETURNING ${COLUMNS}`
+   RETURNING seq, ${COLUMNS}`
 )
+// $1 ids (in order, so batches lock their rows in the same order), $2 their times.
 const DELIVERED = statement(
-  "UPDATE messages SET status = 'delivered', updated_at = $2, lease_until = 0, last_error = NULL WHERE id = $1"
+  `UPDATE messages m SET status = 'delivered', updated_at = d.now, lease_until = 0, last_error = NULL
+   FROM unnest($1::text[], $2::int8[]) AS d(id, now) WHERE m.id = d.id`
 )
 const RETRY = statement(
   "UPDATE messages SET status = 'queued', updated_at = $2, available_at = $3, lease_until = 0, last_error = $4 WHERE id = $1"
@@ -77,12 +79,40 @@ export const make = (
         ),
       options
     )
+    // The group-commit metric (`onBatch`) counts submissions only: claims and results batch on their own.
+    const { onBatch: _, ...sharing } = options
+    // Claims asked for at once are one statement taking as many rows; each claim gets one of them, the
+    // oldest to the first asked, or none when fewer were claimable. The rows are taken at the latest of
+    // the claims' instants and leased to the latest of their lease ends (the same lease, a few ms apart).
+    const claims = WriteBatcher.make<{ readonly now: number; readonly leaseUntil: number }, Option.Option<MessageStore.StoredMessage>>(
+      (cs) =>
+        Effect.map(
+          db.query<StoreRows.MessageRow & { seq: string | number }>(CLAIM, [
+            Math.max(...cs.map((c) => c.now)),
+            Math.max(...cs.map((c) => c.leaseUntil)),
+            cs.length
+          ]),
+          (rows) => {
+            const oldest = [...rows].sort((a, b) => Number(a.seq) - Number(b.seq))
+            return cs.map((_, i) => stored(oldest.slice(i, i + 1)))
+          }
+        ),
+      sharing
+    )
+    // Results of deliveries recorded at once are one statement.
+    const deliveries = WriteBatcher.make<{ readonly id: string; readonly now: number }, void>(
+      (ds) => {
+        const sorted = [...ds].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        return Effect.as(db.query(DELIVERED, [sorted.map((d) => d.id), sorted.map((d) => d.now)]), ds.map(() => undefined))
+      },
+      sharing
+    )
     return MessageStore.MessageStore.of({
       insert: inserts.write,
       // An id with a NUL character cannot be stored, so it names no message (PostgreSQL would refuse the query).
       find: (id) => id.includes("\u0000") ? Effect.succeed(Option.none()) : Effect.map(db.query<StoreRows.MessageRow>(BY_ID, [id]), stored),
-      claim: (now, leaseMillis) => Effect.map(db.query<StoreRows.MessageRow>(CLAIM, [now, now + leaseMillis]), stored),
-      markDelivered: (id, now) => Effect.asVoid(db.query(DELIVERED, [id, now])),
+      claim: (now, leaseMillis) => claims.write({ now, leaseUntil: now + leaseMillis }),
+      markDelivered: (id, now) => deliveries.write({ id, now }),
       markRetry: (id, now, availableAt, error) => Effect.asVoid(db.query(RETRY, [id, now, availableAt, error])),
       markFailed: (id, now, error) => Effect.asVoid(db.query(FAILED, [id, now, error])),
       nextClaimAt: Effect.map(db.query<{ at: number | null }>(NEXT_CLAIM, []), (rows) => Option.fromNullable(rows[0]?.at)),

@@ -1,6 +1,7 @@
 /**
  * `WebhookEndpointStore` and `WebhookAttemptStore` on PostgreSQL, shared by every instance: one row
- * per account's endpoint, the attempt log append-only. The failing streak is updated by one
+ * per account's endpoint, the attempt log append-only (attempts recorded at once are inserted by one
+ * statement). The failing streak is updated by one
  * statement holding the row's lock, so instances recording outcomes at once apply the rule in turn.
  *
  * @since 1.0.0
@@ -10,8 +11,10 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { WebhookAttempt, WebhookEndpoint, WebhookRows } from "@petstore/core"
 import { Database, statement } from "./Database.js"
+import * as WriteBatcher from "./WriteBatcher.js"
 
-const FIND = statement(`SELECT ${WebhookRows.ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = $1`)
+// $1 the accounts of the lookups asked for at once (one statement for them all).
+const FIND = statement(`SELECT ${WebhookRows.ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id = ANY($1::text[])`)
 const UPSERT = statement(
   `INSERT INTO webhook_endpoints (${WebhookRows.ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
    ON CONFLICT (account_id) DO UPDATE SET url = excluded.url, secrets = excluded.secrets, created_at = excluded.created_at,
@@ -32,7 +35,13 @@ const FAILED = statement(
    FROM old WHERE e.account_id = old.account_id
    RETURNING old.disabled_at IS NULL AND e.disabled_at IS NOT NULL AS disabled_now`
 )
-const RECORD = statement(`INSERT INTO webhook_attempts (${WebhookRows.ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`)
+// One array per column; the attempts recorded at once are one statement, inserted in the order given.
+const RECORD = statement(
+  `INSERT INTO webhook_attempts (${WebhookRows.ATTEMPT_COLUMNS})
+   SELECT ${WebhookRows.ATTEMPT_COLUMNS} FROM unnest($1::text[], $2::text[], $3::int4[], $4::text[], $5::int8[], $6::int4[],
+     $7::int4[], $8::text[]) WITH ORDINALITY AS a(${WebhookRows.ATTEMPT_COLUMNS}, n)
+   ORDER BY n`
+)
 const LIST = statement(`SELECT ${WebhookRows.ATTEMPT_COLUMNS} FROM webhook_attempts WHERE message_id = $1 ORDER BY seq`)
 const SINCE = statement(
   `SELECT message_id FROM webhook_attempts WHERE account_id = $1 AND started_at >= $2
@@ -45,13 +54,17 @@ const storable = (id: string) => !id.includes("\u0000")
 /** @category constructors */
 export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["Type"], never, Database> = Effect.map(
   Database,
-  (db) =>
-    WebhookEndpoint.WebhookEndpointStore.of({
-      find: (accountId) =>
-        storable(accountId)
-          ? Effect.map(db.query<WebhookRows.EndpointRow>(FIND, [accountId]), (rows) =>
-            Option.map(Option.fromNullable(rows[0]), WebhookRows.toEndpoint))
-          : Effect.succeed(Option.none()),
+  (db) => {
+    // Every delivery looks its endpoint up: the lookups asked for at once are one read, made after
+    // each of them was asked (so each sees what was written before it).
+    const lookups = WriteBatcher.make<string, Option.Option<WebhookEndpoint.WebhookEndpoint>>((accountIds) =>
+      Effect.map(db.query<WebhookRows.EndpointRow>(FIND, [[...new Set(accountIds)]]), (rows) => {
+        const byAccount = new Map(rows.map((row) => [row.account_id, WebhookRows.toEndpoint(row)]))
+        return accountIds.map((accountId) => Option.fromNullable(byAccount.get(accountId)))
+      })
+    )
+    return WebhookEndpoint.WebhookEndpointStore.of({
+      find: (accountId) => storable(accountId) ? lookups.write(accountId) : Effect.succeed(Option.none()),
       put: (endpoint) => Effect.asVoid(db.query(UPSERT, WebhookRows.endpointValues(endpoint))),
       remove: (accountId) =>
         storable(accountId) ? Effect.map(db.query(REMOVE, [accountId]), (rows) => rows.length > 0) : Effect.succeed(false),
@@ -62,14 +75,20 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
           (rows): WebhookEndpoint.StreakChange => rows[0]?.disabled_now === true ? "disabled" : "failing"
         )
     })
+  }
 )
 
 /** @category constructors */
 export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Type"], never, Database> = Effect.map(
   Database,
-  (db) =>
-    WebhookAttempt.WebhookAttemptStore.of({
-      record: (attempt) => Effect.asVoid(db.query(RECORD, WebhookRows.attemptValues(attempt))),
+  (db) => {
+    const records = WriteBatcher.make<WebhookAttempt.WebhookAttempt, void>((attempts) => {
+      const rows = attempts.map(WebhookRows.attemptValues)
+      const columns = rows[0]!.map((_, c) => rows.map((row) => row[c]))
+      return Effect.as(db.query(RECORD, columns), attempts.map(() => undefined))
+    })
+    return WebhookAttempt.WebhookAttemptStore.of({
+      record: records.write,
       list: (messageId) =>
         storable(messageId)
           ? Effect.map(db.query<WebhookRows.AttemptRow>(LIST, [messageId]), (rows) => rows.map(WebhookRows.toAttempt))
@@ -79,6 +98,7 @@ export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Typ
           ? Effect.map(db.query<{ message_id: string }>(SINCE, [accountId, since]), (rows) => rows.map((r) => r.message_id))
           : Effect.succeed([])
     })
+  }
 )
 
 /** Both stores on the database. */
