@@ -37,7 +37,7 @@ const CLAIM = statement(
      FOR UPDATE SKIP LOCKED)
    RETURNING seq, ${COLUMNS}`
 )
-// $1 ids (in order, so batches lock their rows in the same order), $2 their times.
+// $1 ids, $2 their times (the join locks rows in plan order, whatever the arrays' order).
 const DELIVERED = statement(
   `UPDATE messages m SET status = 'delivered', updated_at = d.now, lease_until = 0, last_error = NULL
    FROM unnest($1::text[], $2::int8[]) AS d(id, now) WHERE m.id = d.id`
@@ -101,10 +101,7 @@ export const make = (
     )
     // Results of deliveries recorded at once are one statement.
     const deliveries = WriteBatcher.make<{ readonly id: string; readonly now: number }, void>(
-      (ds) => {
-        const sorted = [...ds].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-        return Effect.as(db.query(DELIVERED, [sorted.map((d) => d.id), sorted.map((d) => d.now)]), ds.map(() => undefined))
-      },
+      (ds) => Effect.as(db.query(DELIVERED, [ds.map((d) => d.id), ds.map((d) => d.now)]), ds.map(() => undefined)),
       sharing
     )
     return MessageStore.MessageStore.of({
