@@ -12,6 +12,12 @@ import * as Redis from "./redis.mjs"
 export const ADMIN_TOKEN = "bench-admin-token-0123456789abcdef"
 const RAW_KEY = `psk_live_${"0".repeat(32)}` // raw ignores the header; sent so the request bytes match
 
+/**
+ * Our server as shipped: the `petstore` command (`bin/petstore.cjs`: the bundle `pnpm run build`
+ * writes, compiled from its code cache; `dist/bin.js` if there is no bundle).
+ */
+export const shipped = (root) => join(root, "packages/server/bin/petstore.cjs")
+
 /** Whether our server can run on the durable store yet (packages/sqlite built and selectable). */
 export const durableSupport = (root) => {
   if (!existsSync(join(root, "packages/sqlite/package.json"))) return { available: false, reason: "packages/sqlite does not exist yet" }
@@ -84,7 +90,7 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
     id,
     label: `ours, in-memory store, ${what}`,
     role: "comparison",
-    argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+    argv: [shipped(root), "serve"],
     env: { PETSTORE_STORE: "memory", ...env },
     cwd: mkdtempSync(join(tmpdir(), `petstore-bench-${id}-`)),
     kind: "app",
@@ -120,26 +126,24 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       id: "memory",
       label: "ours, in-memory store",
       role: "ours",
-      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+      argv: [shipped(root), "serve"],
       env: { PETSTORE_STORE: "memory" },
       cwd: mkdtempSync(join(tmpdir(), "petstore-bench-memory-")),
       kind: "app",
       scenarios: ["get", "post"]
     },
-    // The same server as one bundled file (`pnpm bundle`, which `pnpm bench` runs first): what start-up
-    // and memory are when the server is run as `node packages/server/dist-bundle/petstore.mjs serve`.
-    ...(existsSync(join(root, "packages/server/dist-bundle/petstore.mjs"))
-      ? [{
-        id: "bundled",
-        label: "ours, in-memory store, bundled (pnpm bundle)",
-        role: "comparison",
-        argv: [join(root, "packages/server/dist-bundle/petstore.mjs"), "serve"],
-        env: { PETSTORE_STORE: "memory" },
-        cwd: mkdtempSync(join(tmpdir(), "petstore-bench-bundled-")),
-        kind: "app",
-        scenarios: ["get", "post"]
-      }]
-      : []),
+    // The same server from its compiled modules (`node packages/server/dist/bin.js serve`), not the
+    // bundle `petstore` runs: what the bundle and its code cache save at start-up and in memory.
+    {
+      id: "unbundled",
+      label: "ours, in-memory store, unbundled (dist/bin.js)",
+      role: "comparison",
+      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+      env: { PETSTORE_STORE: "memory" },
+      cwd: mkdtempSync(join(tmpdir(), "petstore-bench-unbundled-")),
+      kind: "app",
+      scenarios: ["get", "post"]
+    },
     memoryVariant("nometrics", "metrics off (PETSTORE_METRICS=false)", { PETSTORE_METRICS: "false" }, ["get", "post"]),
     memoryVariant("nousage", "usage counting off (PETSTORE_USAGE=off)", { PETSTORE_USAGE: "off" }, ["get", "post"]),
     // Only its GET is compared (with raw node:http's: what the server costs without its access line).
@@ -151,7 +155,7 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       id: "durable",
       label: "ours, durable SQLite store",
       role: "ours",
-      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+      argv: [shipped(root), "serve"],
       env: { PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: join(dir, "petstore.db") },
       cwd: dir,
       dataDir: dir,
@@ -194,7 +198,7 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       id: "postgres",
       label: "ours, PostgreSQL store",
       role: "ours",
-      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+      argv: [shipped(root), "serve"],
       // PETSTORE_STORE=sqlite means "the durable store PETSTORE_DATABASE names": a postgres:// URL here.
       env: { PETSTORE_STORE: "sqlite", PETSTORE_DATABASE: Pg.databaseUrl(database), PETSTORE_DATABASE_POOL_SIZE: "10" },
       cwd: mkdtempSync(join(tmpdir(), "petstore-bench-postgres-")),
@@ -229,7 +233,7 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       id,
       label,
       role: "ours",
-      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
+      argv: [shipped(root), "serve"],
       env: {
         PETSTORE_STORE: "sqlite",
         PETSTORE_DATABASE: Pg.databaseUrl(database),
@@ -318,7 +322,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
  * Starts one process of a target (pinned to `cpu` with taskset when given) and waits until it answers
  * HTTP. Measures its start-up: `startupMs`, from the spawn to the first 200 on `GET /v1/pets` (an
  * app target with a key made through its admin API as soon as the port answers; NaN for a target
- * with no GET scenario), and `idleRss`, its resident set 1 s later, before any load or set-up.
+ * with no GET scenario), `startupCpuMs`, the CPU time (user + system) the process had used by then
+ * (less dependent on the machine's other load than the wall time), and `idleRss`, its resident set
+ * 1 s later, before any load or set-up.
  */
 const startProcess = async (target, { cpu, root, nodeArgs = [] }) => {
   const port = await freePort()
@@ -358,6 +364,7 @@ const startProcess = async (target, { cpu, root, nodeArgs = [] }) => {
   try {
     const first = await wait("answer HTTP", () => request(port, "GET", "/v1/pets"))
     let startupMs = Number.NaN
+    let startupCpuMs = Number.NaN
     if ((target.scenarios ?? []).includes("get")) {
       const headers = target.kind === "raw" ? {} : { authorization: `Bearer ${await newKey({ ...target, port })}` }
       if (target.kind === "raw" && first.status === 200) startupMs = performance.now() - spawned
@@ -365,11 +372,12 @@ const startProcess = async (target, { cpu, root, nodeArgs = [] }) => {
         await wait("answer GET /v1/pets with 200", async () => ((await request(port, "GET", "/v1/pets", { headers })).status === 200 ? true : undefined))
         startupMs = performance.now() - spawned
       }
+      startupCpuMs = Proc.cpuSeconds(child.pid) * 1000
     }
     await sleep(1_000)
     if (exited !== null) throw new Error(`${target.id} exited during start-up (${JSON.stringify(exited)}):\n${log}`)
     const idleRss = Proc.rssBytes(child.pid)
-    return { port, pid: child.pid, child, log: () => log, exited: () => exited, startupMs, idleRss }
+    return { port, pid: child.pid, child, log: () => log, exited: () => exited, startupMs, startupCpuMs, idleRss }
   } catch (error) {
     if (exited === null) child.kill("SIGKILL")
     throw error
@@ -402,6 +410,7 @@ export const start = async (target, options) => {
     pids: processes.map((p) => p.pid),
     // The first instance's start-up (it migrates a fresh database); the idle resident sets added up.
     startupMs: processes[0].startupMs,
+    startupCpuMs: processes[0].startupCpuMs,
     idleRss: processes.reduce((a, p) => a + p.idleRss, 0),
     child: processes[0].child,
     log: () => processes.map((p, i) => (many ? `[instance ${i + 1}] ${p.log()}` : p.log())).join("\n"),

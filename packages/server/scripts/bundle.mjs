@@ -1,23 +1,33 @@
 #!/usr/bin/env node
-// `pnpm bundle`: the server as one bundled program, `packages/server/dist-bundle/petstore.mjs`, built
-// by esbuild from the compiled `dist/bin.js` (run `pnpm run build` first; `pnpm bundle` does).
-// `node packages/server/dist-bundle/petstore.mjs serve` is `petstore serve`, with the same
-// configuration, but it loads a few files instead of hundreds of modules, and only the code the
-// server reaches: what `effect/Schema` would load without being used (fast-check through
+// The server as one bundled program, `packages/server/dist-bundle/petstore.cjs`, built by esbuild
+// from the compiled `dist/bin.js`; `pnpm run build` runs this after `tsc` (so `pnpm bundle` is
+// `pnpm run build`). The `petstore` command (bin/petstore.cjs) runs it, compiled from a V8 code
+// cache (`petstore.cjs.v8cache`, bin/code-cache.cjs) that this script makes by starting the bundled
+// server once (`serve` on the in-memory store, on a free loopback port, until its first 200 on
+// `GET /v1/pets`, then SIGTERM). It loads one file instead of hundreds of modules, and only the
+// code the server reaches: what `effect/Schema` would load without being used (fast-check through
 // `effect/Arbitrary`, …) is left out by tree-shaking. One file: what the server imports only on
 // demand (the command line, the stores, Redis, tracing, prom-client) is in it too, but evaluated
 // only when asked for, as before. (Not split into chunks: a chunk of a CommonJS package, such as
 // prom-client, would only have a default export, where `import()` of the package has its names.)
 // Native addons and what they load are not bundled:
 // better-sqlite3 (and pg's optional pg-native) are loaded from node_modules as they are by `dist/`.
+// Does nothing when the bundle is newer than every input of the last build (`--force`: build anyway).
 // Prints the files written and their sizes; `--metafile` also writes esbuild's metafile
 // (dist-bundle/meta.json) for a look at what each file holds.
 import * as esbuild from "esbuild"
-import { rmSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const server = join(dirname(fileURLToPath(import.meta.url)), "..")
+// The repository: esbuild's working directory, so the bundle is the same wherever this runs from
+// (its module names are paths from here), and the metafile's inputs are relative to it.
+const root = join(server, "../..")
 
 /** `import X from "<name>"` of each of `names` becomes `require("<name>")` where the importing module runs. */
 const lazyNative = (names) => ({
@@ -33,24 +43,50 @@ const lazyNative = (names) => ({
   }
 })
 const outdir = join(server, "dist-bundle")
+const bundle = join(outdir, "petstore.cjs")
+const inputsFile = join(outdir, "inputs.json")
+// Nothing to do when the bundle and its cache are newer than every file that went into it (as
+// esbuild's metafile listed them last time) and than this script and the loader: `pnpm start`
+// builds first, and then only checks.
+const upToDate = () => {
+  try {
+    const built = statSync(bundle).mtimeMs
+    if (!existsSync(`${bundle}.v8cache`)) return false
+    const inputs = [...JSON.parse(readFileSync(inputsFile, "utf8")), fileURLToPath(import.meta.url), join(server, "bin/code-cache.cjs")]
+    return inputs.every((input) => statSync(resolve(root, input)).mtimeMs < built)
+  } catch {
+    return false
+  }
+}
+if (!process.argv.includes("--force") && !process.argv.includes("--metafile") && upToDate()) {
+  console.log("dist-bundle/petstore.cjs is up to date")
+  process.exit(0)
+}
 rmSync(outdir, { recursive: true, force: true })
 const result = await esbuild.build({
   entryPoints: { petstore: join(server, "dist/bin.js") },
+  absWorkingDir: root,
   outdir,
   bundle: true,
-  format: "esm",
+  // CommonJS: a script V8 can compile from a code cache on Node 20 (`vm.Script` with `cachedData`,
+  // see bin/petstore.js); an ES module cannot be, before Node 22's module compile cache.
+  format: "cjs",
   platform: "node",
   target: "node20",
-  outExtension: { ".js": ".mjs" },
+  outExtension: { ".js": ".cjs" },
   // Native addons (and their optional companions) are required at run time from node_modules, and
   // only when the code that uses them runs: an ESM import of an external module would be hoisted to
   // the top of the file (loaded by every server), so the SQLite driver is reached through a
   // `require` inside the bundle instead (pg's `require("pg-native")` already is one).
   external: ["pg-native"],
   plugins: [lazyNative(["better-sqlite3"])],
-  // The CommonJS modules in the bundle (pg, prom-client, …) get a `require` of their own.
-  banner: { js: "import { createRequire as __petstoreCreateRequire } from \"node:module\"; const require = __petstoreCreateRequire(import.meta.url);" },
+  // `import.meta.url` (the server's version from its package.json, the Scalar bundle's directory)
+  // is the bundle's own file URL, as it is for the ES modules of `dist/`.
+  define: { "import.meta.url": "__petstoreFileUrl" },
+  banner: { js: "var __petstoreFileUrl = require(\"node:url\").pathToFileURL(__filename).href;" },
   legalComments: "none",
+  // ASCII (non-ASCII characters escaped): the loader reads the file as latin1, without decoding UTF-8.
+  charset: "ascii",
   // Smaller source text, which V8 keeps in memory: whitespace and syntax only (names stay, for stack traces).
   minifyWhitespace: true,
   minifySyntax: true,
@@ -64,3 +100,65 @@ for (const [file, { bytes }] of outputs) console.log(`${(bytes / 1024).toFixed(0
 // The modules that have code in the output (tree-shaking leaves the others out).
 const kept = outputs.flatMap(([, { inputs }]) => Object.entries(inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0).map(([name]) => name))
 console.log(`${outputs.length} file(s) with code from ${kept.length} modules; from fast-check: ${kept.filter((i) => i.includes("fast-check")).length}`)
+
+if (/[^\x00-\x7f]/.test(readFileSync(bundle, "latin1"))) throw new Error(`${bundle} is not ASCII`)
+
+/** A loopback port nothing listens on right now. */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address()
+      probe.close(() => resolve(port))
+    })
+  })
+
+/**
+ * Starts the bundled server as `petstore serve` runs it (bin/petstore.cjs), on the in-memory store,
+ * until it answers its first `GET /v1/pets` with 200, then stops it: it writes its code cache as it
+ * exits, with every function compiled by then (start-up and the first request's path).
+ */
+const warmCodeCache = async () => {
+  const port = await freePort()
+  const token = randomBytes(24).toString("hex")
+  const cwd = mkdtempSync(join(tmpdir(), "petstore-bundle-warm-"))
+  const env = { ...process.env, PETSTORE_STORE: "memory", PETSTORE_ADMIN_TOKEN: token, PORT: String(port), HOST: "127.0.0.1" }
+  for (const name of Object.keys(env)) if (name.startsWith("PETSTORE_") && !(name in { PETSTORE_STORE: 1, PETSTORE_ADMIN_TOKEN: 1 })) delete env[name]
+  delete env.NODE_OPTIONS
+  const child = spawn(process.execPath, [join(server, "bin/petstore.cjs"), "serve"], { cwd, env, stdio: ["ignore", "ignore", "pipe"] })
+  let stderr = ""
+  child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4_000)))
+  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
+  const base = `http://127.0.0.1:${port}`
+  try {
+    for (let tries = 0; ; tries++) {
+      if (child.exitCode !== null) throw new Error(`the bundled server exited before it answered:\n${stderr}`)
+      try {
+        const account = await fetch(`${base}/admin/v1/accounts`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ plan: "free" })
+        })
+        if (account.status !== 201) throw new Error(`POST /admin/v1/accounts answered ${account.status}`)
+        const { key } = await account.json()
+        const pets = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
+        if (pets.status !== 200) throw new Error(`GET /v1/pets answered ${pets.status}`)
+        await pets.arrayBuffer()
+        break
+      } catch (error) {
+        if (tries >= 600) throw new Error(`the bundled server did not answer within 60 s: ${error.message}\n${stderr}`)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    }
+  } finally {
+    if (child.exitCode === null) child.kill("SIGTERM")
+    await exited
+    rmSync(cwd, { recursive: true, force: true })
+  }
+  if (!existsSync(`${bundle}.v8cache`)) throw new Error(`the bundled server wrote no code cache (${bundle}.v8cache):\n${stderr}`)
+}
+await warmCodeCache()
+// (Files only: the lazy-native plugin's inputs are not files.)
+writeFileSync(inputsFile, JSON.stringify(Object.keys(result.metafile.inputs).filter((input) => !input.includes(":"))))
+console.log(`${(readFileSync(`${bundle}.v8cache`).length / 1024).toFixed(0).padStart(6)} KB  dist-bundle/petstore.cjs.v8cache`)

@@ -11,12 +11,13 @@ import * as ServeCommand from "./ServeCommand.js"
 
 // `petstore serve` alone (how the server is started) needs no parsing: it runs without loading the
 // command line (@effect/cli, its printer and its platform services), which the other commands use.
+// (No top-level `await`: the bundle of this entry is a CommonJS script, see scripts/bundle.mjs.)
 const program: Effect.Effect<unknown, unknown> = ServeCommand.isServeAlone(process.argv)
   ? ServeCommand.run()
-  : await import("./Cli.js").then(async ({ cli }) => {
-    const NodeContext = await import("@effect/platform-node/NodeContext")
+  : Effect.flatten(Effect.promise(async () => {
+    const [{ cli }, NodeContext] = await Promise.all([import("./Cli.js"), import("@effect/platform-node/NodeContext")])
     return Effect.provide(cli(process.argv), NodeContext.layer)
-  })
+  }))
 
 // The command line explains every failure itself (one line on stderr); only the exit code is left.
 const withOutput = PlainOutput.wanted(process.env, process.stdout) ? PlainOutput.plain(program) : program
