@@ -3,6 +3,8 @@
  * `connectionsPerOrigin` connections), redirects not followed, at most a few KiB of each answer read,
  * and an SSRF guard at connect time: the address connected to (after resolution, so a name that
  * re-resolves to a private address is caught) must be public unless private addresses are allowed.
+ * undici is loaded, and the agent made, at the first delivery: a server that sends none never loads it
+ * (loading it at start-up also starts Node's own copy of undici, for `Headers`).
  *
  * @since 1.0.0
  */
@@ -11,7 +13,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as dns from "node:dns"
-import { Agent, buildConnector } from "undici"
+import type { Agent, buildConnector } from "undici"
 import { isPublicAddress, literalAddress } from "./WebhookAddress.js"
 
 export interface WebhookClientOptions {
@@ -54,8 +56,8 @@ export const publicLookup = (hostname: string, options: dns.LookupOptions, callb
 }
 
 /** undici's connector, refusing non-public IP literals itself (a literal host never reaches `lookup`). */
-const guardedConnector = (timeoutMillis: number): buildConnector.connector => {
-  const connect = buildConnector({ timeout: timeoutMillis, lookup: publicLookup } as buildConnector.BuildOptions)
+const guardedConnector = (build: typeof buildConnector, timeoutMillis: number): buildConnector.connector => {
+  const connect = build({ timeout: timeoutMillis, lookup: publicLookup } as buildConnector.BuildOptions)
   return (options, callback) => {
     const literal = literalAddress(options.hostname)
     if (literal !== undefined && !isPublicAddress(literal)) {
@@ -86,8 +88,10 @@ const describeFailure = (error: unknown): string => {
 /** @category constructors */
 export const make = (options: WebhookClientOptions) =>
   Effect.gen(function*() {
-    const agent = yield* Effect.acquireRelease(
-      Effect.sync(() =>
+    // Made at the first delivery, once; closed with the scope if it was made.
+    let made: Promise<Agent> | undefined
+    const agent = (): Promise<Agent> =>
+      made ??= import("undici").then(({ Agent, buildConnector }) =>
         new Agent({
           connections: options.connectionsPerOrigin,
           keepAliveTimeout: 30_000,
@@ -95,10 +99,11 @@ export const make = (options: WebhookClientOptions) =>
           bodyTimeout: options.timeoutMillis,
           connect: options.allowPrivate
             ? { timeout: options.timeoutMillis }
-            : guardedConnector(options.timeoutMillis)
+            : guardedConnector(buildConnector, options.timeoutMillis)
         })
-      ),
-      (agent) => Effect.promise(() => agent.close().catch(() => undefined))
+      )
+    yield* Effect.addFinalizer(() =>
+      made === undefined ? Effect.void : Effect.promise(() => made!.then((a) => a.close()).catch(() => undefined))
     )
     return WebhookDelivery.WebhookSender.of({
       send: (request) =>
@@ -106,7 +111,7 @@ export const make = (options: WebhookClientOptions) =>
           try: async (signal) => {
             const url = new URL(request.url)
             if (!options.allowPrivate && url.protocol !== "https:") throw new RefusedAddress("only https URLs are allowed")
-            const answer = await agent.request({
+            const answer = await (await agent()).request({
               origin: url.origin,
               path: url.pathname + url.search,
               method: "POST",
