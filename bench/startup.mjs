@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Start-up and idle memory of the server as shipped (`petstore serve`: bin/petstore.cjs, the bundle
-// compiled from its V8 code cache) against the same bundle without the cache (`node
-// dist-bundle/petstore.cjs`), the unbundled server (`dist/bin.js`) and the Fastify peer: each started
+// compiled from its V8 code cache) against the same bundle without the cache
+// (bench/servers/bundle-without-cache.cjs), the unbundled server (`dist/bin.js`) and the Fastify peer: each started
 // in turn, `--runs N` times (default 7), alternating, on the in-memory store, after one start of
 // each that is not counted (it warms the file cache, and writes the code cache if there is none).
 // Per start: the time from the spawn to the first 200 on GET /v1/pets, the CPU time the process had
@@ -26,7 +26,7 @@ const server = (id, bin) => ({ id, argv: [join(root, bin), "serve"], env: { PETS
 const only = process.argv.indexOf("--targets")
 const targets = [
   server("shipped", "packages/server/bin/petstore.cjs"),
-  server("nocache", "packages/server/dist-bundle/petstore.cjs"),
+  server("nocache", "bench/servers/bundle-without-cache.cjs"),
   server("unbundled", "packages/server/dist/bin.js"),
   { id: "fastify", argv: ["bench/peers/fastify.mjs"], kind: "app", scenarios: ["get"] }
 ].filter((t) => only === -1 || process.argv[only + 1].split(",").includes(t.id))

@@ -1,4 +1,4 @@
-// Runs a CommonJS file (the server's bundle) as Node's `require` would, but compiled by V8 from a
+// Runs the server's bundle (a CommonJS module) as Node's `require` would, but compiled by V8 from a
 // code cache kept beside it (`<file>.v8cache`) when there is a usable one: the start then skips
 // parsing and compiling the file's 3–4 MB of source (Node 20 has no compile cache of its own; 22's
 // `module.enableCompileCache()` is the same idea). The cache is V8's `createCachedData()` of the
@@ -13,10 +13,23 @@
 const Fs = require("node:fs")
 const Module = require("node:module")
 const Path = require("node:path")
+const Url = require("node:url")
 const Vm = require("node:vm")
 const Zlib = require("node:zlib")
 
 const MAGIC = "petstore-v8-cache-1"
+
+/**
+ * How the bundle's file begins and ends (scripts/bundle.mjs writes it so): a comment, then the
+ * function Node's CommonJS loader would wrap the module in, as an expression, which the script's
+ * run returns. Compiled as it is, the file's text is the script's source: no copy of it is made.
+ * One more parameter, `__petstoreFileUrl`: the file's URL, what `import.meta.url` is in the bundle's
+ * ES modules. Strict, as the ES modules it was made from are.
+ */
+const WRAPPER_HEAD =
+  "// The petstore server, bundled: a CommonJS module as its wrapper function; bin/petstore.cjs runs it.\n" +
+  "(function (exports, require, module, __filename, __dirname, __petstoreFileUrl) {\"use strict\";"
+const WRAPPER_TAIL = "\n})\n"
 
 /** What identifies the build of `file` and the Node that reads it: the cache's first line. */
 const header = (file) => {
@@ -54,34 +67,42 @@ const writeCache = (cacheFile, head, data) => {
 }
 
 /**
- * Runs `file` (CommonJS, ASCII source: esbuild's default output) as the main program. Returns
- * whether V8 compiled it from the cache (`"used"`), or from source: no cache (`"absent"`), or one
- * that was not usable (`"rejected"`, by the checks above or by V8).
+ * Compiles `file` (written as WRAPPER_HEAD, CommonJS code in ASCII, WRAPPER_TAIL), from the cache
+ * when it can. Apart from the script, what it read (the cache's bytes) is garbage once this returns,
+ * before the program runs.
  */
-const runMain = (file) => {
-  const cacheFile = `${file}.v8cache`
-  const head = header(file)
-  // (Node before 20.15 has no zlib.crc32: no cache there.)
-  const usable = typeof Zlib.crc32 === "function"
+const compile = (file, cacheFile, head, usable) => {
   const cache = usable ? readCache(cacheFile, head) : "absent"
-  const cachedData = typeof cache === "string" ? undefined : cache
   // latin1: one byte a character, no UTF-8 decoding (the source is ASCII, so the text is the same).
-  const text = Fs.readFileSync(file, "latin1")
-  // A `#!` line (esbuild keeps the entry's) is a comment of the same length inside the function.
-  const source = text.startsWith("#!") ? `//${text.slice(2)}` : text
-  const script = new Vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  const source = Fs.readFileSync(file, "latin1")
+  if (!source.startsWith(WRAPPER_HEAD)) throw new Error(`${file} is not a bundle of scripts/bundle.mjs`)
+  const script = new Vm.Script(source, {
     filename: file,
-    cachedData,
+    cachedData: typeof cache === "string" ? undefined : cache,
     importModuleDynamically: Vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
   })
   const status = typeof cache === "string" ? (cache === "absent" ? "absent" : "rejected") : script.cachedDataRejected ? "rejected" : "used"
+  return { script, status }
+}
+
+/**
+ * Runs `file` as the main program. Returns whether V8 compiled it from the cache (`"used"`), or
+ * from source: no cache (`"absent"`), or one that was not usable (`"rejected"`, by the checks above
+ * or by V8). `cache: false`: neither read nor written (the bench's comparison).
+ */
+const runMain = (file, { cache = true } = {}) => {
+  const cacheFile = `${file}.v8cache`
+  const head = header(file)
+  // (Node before 20.15 has no zlib.crc32: no cache there.)
+  const usable = cache && typeof Zlib.crc32 === "function"
+  const { script, status } = compile(file, cacheFile, head, usable)
   if (usable && status !== "used") process.once("exit", () => writeCache(cacheFile, head, script.createCachedData()))
   const directory = Path.dirname(file)
   const main = new Module(file, null)
   main.filename = file
   main.loaded = true
-  script.runInThisContext()(main.exports, Module.createRequire(file), main, file, directory)
+  script.runInThisContext()(main.exports, Module.createRequire(file), main, file, directory, Url.pathToFileURL(file).href)
   return status
 }
 
-module.exports = { runMain }
+module.exports = { runMain, WRAPPER_HEAD, WRAPPER_TAIL }
