@@ -1,8 +1,9 @@
 /**
  * The server as shipped (the `petstore` command, bin/petstore.cjs: the bundle `pnpm run build` writes,
  * packages/server/dist-bundle/petstore.cjs, compiled from its code cache) is the same server: started
- * as `petstore serve` is, it passes the conformance checker through real HTTP on the in-memory and
- * the SQLite store, serves metrics, stops cleanly on SIGTERM, and loads neither fast-check nor a
+ * as `petstore serve` is, it passes the conformance checker through real HTTP on the in-memory (with
+ * the checker's webhook receiver: deliveries go through undici, loaded at the first) and the SQLite
+ * store, serves metrics, stops cleanly on SIGTERM, and loads neither fast-check nor a
  * module from outside the bundle other than the native SQLite driver.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -44,15 +45,17 @@ const withBundle = async (settings: Settings, body: (url: string, modules: () =>
   }
 }
 
-const conforms = async (url: string) => {
-  const report = await runConformance({ baseUrl: url, adminToken: ADMIN_TOKEN, seed: 31, numRuns: 60 })
+/** The conformance checker against `url`; with `webhooks`, through its receiver too (every message accepted must arrive, signed). */
+const conforms = async (url: string, webhooks = false) => {
+  const report = await runConformance({ baseUrl: url, adminToken: ADMIN_TOKEN, seed: 31, numRuns: 60, ...(webhooks ? { webhookReceiver: true } : {}) })
   expect(report.ok, formatReport(report)).toBe(true)
+  if (webhooks) expect(report.webhooks?.deliveries ?? 0, formatReport(report)).toBeGreaterThan(0)
 }
 
 describe("the server as shipped (the bundle)", () => {
-  it("on memory: conforms through real HTTP, serves metrics, and loads only its own files (no fast-check)", async () => {
-    await withBundle({ PETSTORE_STORE: "memory" }, async (url, modules) => {
-      await conforms(url)
+  it("on memory: conforms through real HTTP (webhooks delivered too), serves metrics, and loads only its own files (no fast-check)", async () => {
+    await withBundle({ PETSTORE_STORE: "memory", PETSTORE_WEBHOOK_ALLOW_PRIVATE: "true" }, async (url, modules) => {
+      await conforms(url, true)
       const scrape = await request(`${url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
       expect(scrape.status).toBe(200)
       expect(scrape.body).toContain("petstore_http_requests_total")
