@@ -11,7 +11,8 @@
 // only when asked for, as before. (Not split into chunks: a chunk of a CommonJS package, such as
 // prom-client, would only have a default export, where `import()` of the package has its names.)
 // Native addons and what they load are not bundled:
-// better-sqlite3 (and pg's optional pg-native) are loaded from node_modules as they are by `dist/`.
+// better-sqlite3 (and pg's optional pg-native) are loaded from node_modules as they are by `dist/`;
+// so is undici (725 KB of source V8 would keep), needed only at the first webhook delivery.
 // Does nothing when the bundle is newer than every input of the last build (`--force`: build anyway).
 // Prints the files written and their sizes; `--metafile` also writes esbuild's metafile
 // (dist-bundle/meta.json) for a look at what each file holds.
@@ -79,9 +80,11 @@ const result = await esbuild.build({
   // Native addons (and their optional companions) are required at run time from node_modules, and
   // only when the code that uses them runs: an ESM import of an external module would be hoisted to
   // the top of the file (loaded by every server), so the SQLite driver is reached through a
-  // `require` inside the bundle instead (pg's `require("pg-native")` already is one).
+  // `require` inside the bundle instead (pg's `require("pg-native")` already is one). So is undici,
+  // a dependency of the server itself with none of its own (WebhookClient's `import("undici")`: an
+  // `import()` left in the bundle would not resolve from a `vm.Script`).
   external: ["pg-native"],
-  plugins: [lazyNative(["better-sqlite3"])],
+  plugins: [lazyNative(["better-sqlite3", "undici"])],
   // `import.meta.url` (the server's version from its package.json, the Scalar bundle's directory)
   // is the bundle's own file URL, as it is for the ES modules of `dist/`: a parameter of the wrapper
   // function the file is written as (below).
