@@ -519,6 +519,7 @@ const runLoad = async () => {
     summary,
     paired: Object.fromEntries(Object.entries(paired).filter(([, blocks]) => blocks.length > 0).map(([id, blocks]) => [id, summarizePaired(blocks)])),
     pairedSettings: { blocksPerRound: settings.pairedBlocks, seconds: settings.pairedSeconds },
+    pairedBlocks: paired, // every block's slices (for --json)
     responses,
     startup,
     files,
