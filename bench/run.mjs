@@ -8,6 +8,7 @@
 //            --targets raw,fastify,fastify-pino,memory,nometrics,nousage,nolog,durable,commit1,sqlite1,postgres,fastify-pg,
 //                      shared,fastify-shared,postgres-redis,fastify-shared1
 //            --no-micro --no-load --no-webhooks --write --no-write
+//            --paired-blocks N --paired-duration S  (paired comparisons: blocks per round and scenario, seconds per slice)
 //            --webhook-messages N --webhook-light N  (webhook delivery: backlog size, messages sent one at a time)
 //            --targets webhooks  (only the webhook delivery section; with other ids, those load targets and webhooks)
 //            --variant NAME[@sqlite]=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
@@ -52,6 +53,9 @@ const settings = {
   seconds: Number(option("duration", quick ? 2 : 5)),
   warmup: Number(option("warmup", quick ? 1 : 3)),
   connections: Number(option("connections", 50)),
+  // Paired comparisons (memory against nousage, nometrics and prototypes): blocks per round and scenario, seconds per slice.
+  pairedBlocks: Number(option("paired-blocks", 3)),
+  pairedSeconds: Number(option("paired-duration", 1)),
   loader: Loader.choose(option("loader", "auto")),
   only: option("targets", undefined)?.split(","),
   // Extra builds of our server to compare in the same run: NAME=path/to/bin.js[:node flags, comma-separated].
@@ -204,6 +208,86 @@ const measure = async (target, scenario, seconds) => {
   }
 }
 
+// --- paired comparisons ----------------------------------------------------------------------------
+// Two near-identical servers (`memory` and the same with one feature off) differ by less than the
+// machine drifts between two 5 s runs seconds apart. So, in each round and scenario, after the
+// round's runs, they are also measured in short slices back to back, in palindromic blocks: with
+// `memory`, `nousage`, `nometrics` a block is A B C C B A, so each target's slices are centred on the
+// same instant and a drift that is linear over the block falls equally on all of them. The order
+// rotates from block to block (the target in the middle runs twice in a row, warmer). A block gives one
+// ratio per comparison: the numerator's requests per second over its two slices ÷ the denominator's.
+// The estimate is the median of the blocks' ratios; the quartiles show their spread.
+
+/** The feature switches compared with `memory` (memory ÷ it: what the feature costs). */
+const PAIRED_AGAINST_MEMORY = ["nousage", "nometrics"]
+
+/** `memory` first, then the targets compared with it in this scenario; empty when there is no pair. */
+const pairedGroup = (targets) => {
+  const base = targets.find((r) => r.id === "memory")
+  const others = targets.filter((r) => PAIRED_AGAINST_MEMORY.includes(r.id) || (r.role === "prototype" && r.env?.PETSTORE_STORE === "memory"))
+  return base === undefined || others.length === 0 ? [] : [base, ...others]
+}
+
+/** Each comparison of the group: the feature on ÷ off (memory ÷ nousage), a prototype ÷ memory. */
+const comparisonsOf = (group) =>
+  group.slice(1).map((r) => PAIRED_AGAINST_MEMORY.includes(r.id) ? { numerator: "memory", denominator: r.id } : { numerator: r.id, denominator: "memory" })
+
+const measurePaired = async (scenario, round, blocks) => {
+  const group = pairedGroup(running.filter((r) => r.scenarios.includes(scenario.id)))
+  if (group.length === 0 || settings.pairedBlocks <= 0) return
+  const comparisons = comparisonsOf(group)
+  for (let b = 0; b < settings.pairedBlocks; b++) {
+    const index = blocks.length
+    const order = [...group.slice(index % group.length), ...group.slice(0, index % group.length)]
+    const slices = {}
+    for (const r of [...order, ...[...order].reverse()]) {
+      const m = await measure(r, scenario, settings.pairedSeconds)
+      ;(slices[r.id] ??= []).push({ rps: m.rps, cpuPerRequestMicros: m.cpuPerRequestMicros, otherCores: m.otherCores, failed: m.failed })
+    }
+    const sum = (id, field) => slices[id].reduce((a, x) => a + x[field], 0)
+    const block = {
+      round,
+      order: order.map((r) => r.id),
+      slices,
+      ratios: comparisons.map(({ numerator, denominator }) => ({
+        numerator,
+        denominator,
+        rps: sum(numerator, "rps") / sum(denominator, "rps"),
+        cpuPerRequestMicros: sum(numerator, "cpuPerRequestMicros") / sum(denominator, "cpuPerRequestMicros")
+      }))
+    }
+    blocks.push(block)
+    log(
+      `round ${round + 1}/${settings.rounds} ${scenario.id.padEnd(10)} paired block ${index + 1} (${block.order.join(" ")} ↔):  ` +
+        block.ratios.map((x) => `${x.numerator} ÷ ${x.denominator} ${x.rps.toFixed(3)}× req/s, ${x.cpuPerRequestMicros.toFixed(3)}× CPU/req`).join(";  ")
+    )
+  }
+}
+
+/** The quantile `q` of `xs` (linear between the order statistics). */
+const quantile = (xs, q) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b)
+  if (s.length === 0) return Number.NaN
+  const at = (s.length - 1) * q
+  const lo = Math.floor(at)
+  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo)
+}
+
+/** Per comparison: the blocks' ratios of req/s and CPU per request, their median, quartiles and extremes. */
+const summarizePaired = (blocks) => {
+  const keys = [...new Set(blocks.flatMap((b) => b.ratios.map((x) => `${x.numerator}/${x.denominator}`)))]
+  return Object.fromEntries(keys.map((key) => {
+    const [numerator, denominator] = key.split("/")
+    const mine = blocks.flatMap((b) => b.ratios.filter((x) => x.numerator === numerator && x.denominator === denominator))
+    const stats = (field) => {
+      const xs = mine.map((x) => x[field])
+      return { median: median(xs), q1: quantile(xs, 0.25), q3: quantile(xs, 0.75), min: Math.min(...xs), max: Math.max(...xs), all: xs }
+    }
+    const failed = blocks.reduce((a, b) => a + [numerator, denominator].reduce((c, id) => c + (b.slices[id] ?? []).reduce((d, x) => d + x.failed, 0), 0), 0)
+    return [key, { numerator, denominator, blocks: mine.length, rps: stats("rps"), cpuPerRequestMicros: stats("cpuPerRequestMicros"), failed }]
+  }))
+}
+
 const selected = (id) => settings.only === undefined || settings.only.includes(id)
 
 /** Creates the target's fresh PostgreSQL database, when it has one. */
@@ -330,6 +414,7 @@ const runLoad = async () => {
   for (const s of SCENARIOS) for (const r of byScenario(s)) await measure(r, s, settings.warmup)
 
   const rounds = []
+  const paired = Object.fromEntries(SCENARIOS.map((s) => [s.id, []]))
   for (let round = 0; round < settings.rounds; round++) {
     // Alternate the order of targets and scenarios, so drift of the machine spreads over all of them.
     const scenarios = round % 2 === 0 ? SCENARIOS : [...SCENARIOS].reverse()
@@ -349,6 +434,7 @@ const runLoad = async () => {
             `  other load ${(m.otherCores * 100).toFixed(0)}% of a core${m.failed > 0 ? `  FAILED ${m.failed}` : ""}`
         )
       }
+      await measurePaired(s, round, paired[s.id])
     }
   }
 
@@ -431,6 +517,9 @@ const runLoad = async () => {
     unavailable,
     rounds,
     summary,
+    paired: Object.fromEntries(Object.entries(paired).filter(([, blocks]) => blocks.length > 0).map(([id, blocks]) => [id, summarizePaired(blocks)])),
+    pairedSettings: { blocksPerRound: settings.pairedBlocks, seconds: settings.pairedSeconds },
+    pairedBlocks: paired, // every block's slices (for --json)
     responses,
     startup,
     files,

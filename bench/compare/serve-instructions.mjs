@@ -6,11 +6,13 @@
 // sent by this process (not counted), `--concurrency` at a time over keep-alive connections, so
 // writes are committed in groups as under the bench's load.
 //
-//   node bench/compare/serve-instructions.mjs --scenario post-keyed [--store sqlite|postgres] [--root DIR]
-//     [--count 3000] [--warmup 3000] [--concurrency 50]
+//   node bench/compare/serve-instructions.mjs --scenario post-keyed [--store sqlite|postgres|memory] [--root DIR]
+//     [--count 3000] [--warmup 3000] [--concurrency 50] [--usage on|off]
 //
-// Scenarios: `post` (POST /v1/pets) and `post-keyed` (the same with a new Idempotency-Key each),
-// as in `pnpm bench`. `--store postgres` uses a fresh database (dropped at the end) at
+// Scenarios: `get` (GET /v1/pets?limit=20, after 100 pets are created), `post` (POST /v1/pets) and
+// `post-keyed` (the same with a new Idempotency-Key each), as in `pnpm bench`. `--usage off` runs the
+// server with PETSTORE_USAGE=off: on against off, alternating, is what counting usage costs the
+// whole server per request (the flusher's work included). `--store postgres` uses a fresh database (dropped at the end) at
 // BENCH_POSTGRES_URL; PostgreSQL's own CPU is not counted, only the server's. `--root DIR` measures
 // another built checkout, so two versions can be compared (A/B) on one machine.
 import { execFileSync, spawn } from "node:child_process"
@@ -19,7 +21,7 @@ import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { POST_BODY } from "../fixture.mjs"
+import { PAGE_LIMIT, POST_BODY } from "../fixture.mjs"
 import * as Pg from "../lib/pg.mjs"
 import { ADMIN_TOKEN } from "../lib/targets.mjs"
 
@@ -34,7 +36,10 @@ const store = option("store", "sqlite")
 const count = Number(option("count", 3_000))
 const warmup = Number(option("warmup", 3_000))
 const concurrency = Number(option("concurrency", 50))
-if (!["post", "post-keyed"].includes(scenario)) throw new Error(`--scenario post|post-keyed, not ${scenario}`)
+const usage = option("usage", "on")
+if (!["get", "post", "post-keyed"].includes(scenario)) throw new Error(`--scenario get|post|post-keyed, not ${scenario}`)
+if (!["sqlite", "postgres", "memory"].includes(store)) throw new Error(`--store sqlite|postgres|memory, not ${store}`)
+if (!["on", "off"].includes(usage)) throw new Error(`--usage on|off, not ${usage}`)
 
 const dir = mkdtempSync(join(tmpdir(), "petstore-instructions-"))
 const database = store === "postgres" ? Pg.databaseName("instructions") : undefined
@@ -58,9 +63,14 @@ const child = spawn("valgrind", [
     PORT: String(port),
     HOST: "127.0.0.1",
     PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN,
-    PETSTORE_STORE: "sqlite",
-    PETSTORE_DATABASE: database === undefined ? join(dir, "petstore.db") : Pg.databaseUrl(database),
-    PETSTORE_DATABASE_POOL_SIZE: "10"
+    PETSTORE_USAGE: usage,
+    ...(store === "memory"
+      ? { PETSTORE_STORE: "memory" }
+      : {
+        PETSTORE_STORE: "sqlite",
+        PETSTORE_DATABASE: database === undefined ? join(dir, "petstore.db") : Pg.databaseUrl(database),
+        PETSTORE_DATABASE_POOL_SIZE: "10"
+      })
   }
 })
 let log = ""
@@ -68,6 +78,8 @@ child.stderr.on("data", (d) => (log = (log + d).slice(-4_000)))
 const exited = new Promise((r) => child.on("exit", r))
 
 const agent = new Http.Agent({ keepAlive: true, maxSockets: concurrency })
+// A kept-alive socket the server closed while idle (its keep-alive timeout passes while callgrind_control
+// runs) is reset when used again: the request is sent again on a new one, as Node's documentation advises.
 const send = (method, path, headers, body) =>
   new Promise((resolve, reject) => {
     const req = Http.request({ host: "127.0.0.1", port, method, path, headers, agent }, (res) => {
@@ -75,7 +87,7 @@ const send = (method, path, headers, body) =>
       res.on("data", (c) => chunks.push(c))
       res.on("end", () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }))
     })
-    req.on("error", reject)
+    req.on("error", (e) => (req.reusedSocket && e.code === "ECONNRESET" ? send(method, path, headers, body).then(resolve, reject) : reject(e)))
     req.end(body)
   })
 
@@ -101,7 +113,9 @@ try {
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" }
     if (scenario === "post-keyed") headers["idempotency-key"] = `${prefix}${sent}`
     sent++
-    const { status } = await send("POST", "/v1/pets", headers, POST_BODY)
+    const { status } = scenario === "get"
+      ? await send("GET", `/v1/pets?limit=${PAGE_LIMIT}`, headers)
+      : await send("POST", "/v1/pets", headers, POST_BODY)
     statuses[status] = (statuses[status] ?? 0) + 1
   }
   const drive = async (n) => {
@@ -113,6 +127,12 @@ try {
       }
     }))
   }
+  if (scenario === "get") {
+    for (let i = 0; i < 100; i++) {
+      const { status } = await send("POST", "/v1/pets", { authorization: `Bearer ${key}`, "content-type": "application/json" }, POST_BODY)
+      if (status !== 201) throw new Error(`POST /v1/pets → ${status}`)
+    }
+  }
   await drive(warmup)
   callgrind("-i", "on")
   await drive(count)
@@ -122,7 +142,7 @@ try {
   await exited
   const text = readFileSync(`${out}.1`, "utf8")
   const totals = /^(?:summary|totals):\s+(\d+)/m.exec(text)
-  console.log(JSON.stringify({ root, store, scenario, count, concurrency, statuses, instructionsPerRequest: Math.round(Number(totals[1]) / count) }))
+  console.log(JSON.stringify({ root, store, scenario, usage, count, concurrency, statuses, instructionsPerRequest: Math.round(Number(totals[1]) / count) }))
 } finally {
   agent.destroy()
   if (child.exitCode === null && child.signalCode === null) {

@@ -75,17 +75,26 @@ export const make = (): UsageCounter => {
     if (current.size > 0) hours.push({ hour: hourStart, slots: current })
     closed = []
     current = new Map()
-    // The same key and hour twice only when the clock went back and forth: merged into one row.
-    const rows = new Map<string, { accountId: string; keyId: string; hour: number; counts: Float64Array }>()
+    // The same hour twice only when the clock went back and forth: its slots merged by key id (the
+    // drained slots are no longer counted into, so they are merged in place).
+    const byHour = new Map<number, Map<string, Slot>>()
     for (const { hour, slots } of hours) {
+      const into = byHour.get(hour)
+      if (into === undefined) {
+        byHour.set(hour, slots)
+        continue
+      }
       for (const slot of slots.values()) {
-        const id = `${hour}\u0000${slot.keyId}`
-        const row = rows.get(id)
-        if (row === undefined) rows.set(id, { accountId: slot.accountId, keyId: slot.keyId, hour, counts: slot.counts })
+        const row = into.get(slot.keyId)
+        if (row === undefined) into.set(slot.keyId, slot)
         else for (let i = 0; i < 6; i++) row.counts[i]! += slot.counts[i]!
       }
     }
-    return [...rows.values()].map((row) => ({ accountId: row.accountId, keyId: row.keyId, hour: row.hour, counts: countsOf(row.counts) }))
+    const rows: Array<UsageRow> = []
+    for (const [hour, slots] of byHour) {
+      for (const slot of slots.values()) rows.push({ accountId: slot.accountId, keyId: slot.keyId, hour, counts: countsOf(slot.counts) })
+    }
+    return rows
   }
 
   return { record, drain }
