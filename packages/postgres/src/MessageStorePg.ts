@@ -1,11 +1,12 @@
 /**
  * `MessageStore` on PostgreSQL: the `messages` table is the outbox shared by every instance and
  * the truth `GET /messages/{id}` reads. Submissions that arrive together are inserted by one
- * statement (`WriteBatcher`). Claims and results go through `DeliveryBatch`, with the attempt rows:
- * the claims asked for at once are one `… FOR UPDATE SKIP LOCKED` taking as many rows, so workers of
- * every instance claim at once, never the same row, without waiting for each other; a claimed row
- * carries a lease, and a row whose lease ran out (its worker or instance died) is claimable again:
- * at-least-once across crashes.
+ * statement (`WriteBatcher`). The claims asked for at once are one `WITH picked AS MATERIALIZED
+ * (… FOR UPDATE SKIP LOCKED) UPDATE … FROM picked`: workers of every instance claim at once, never
+ * the same row, without waiting for each other; a claimed row carries a lease, and a row whose
+ * lease ran out (its worker or instance died) is claimable again: at-least-once across crashes. A
+ * claim whose worker was interrupted while it waited is taken out of the batch if not yet sent, and
+ * if it was, the row it got is handed back at once rather than left leased until the lease runs out.
  *
  * @since 1.0.0
  */
@@ -14,7 +15,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { MessageStore, StoreRows } from "@petstore/core"
 import { Database, statement } from "./Database.js"
-import { DeliveryBatch } from "./DeliveryBatch.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
 const stored = (rows: ReadonlyArray<StoreRows.MessageRow>) => Option.map(Option.fromNullable(rows[0]), StoreRows.toStoredMessage)
@@ -27,6 +27,34 @@ const INSERT_BATCH = statement(
    ORDER BY n`
 )
 const BY_ID = statement(`SELECT ${COLUMNS} FROM messages WHERE id = $1`)
+// $1 now, $2 lease end, $3 how many: the claims of the workers asking at once, in one statement. The rows
+// are picked once (a MATERIALIZED CTE; a subquery under IN may be evaluated again), so at most $3 of them.
+const CLAIM = statement(
+  `WITH picked AS MATERIALIZED (
+     SELECT seq FROM messages
+     WHERE status IN ('queued', 'processing')
+       AND ((status = 'queued' AND available_at <= $1) OR (status = 'processing' AND lease_until <= $1))
+     ORDER BY seq LIMIT $3
+     FOR UPDATE SKIP LOCKED)
+   UPDATE messages m SET status = 'processing', attempts = m.attempts + 1, lease_until = $2, updated_at = $1
+   FROM picked WHERE m.seq = picked.seq
+   RETURNING m.seq, ${COLUMNS.split(", ").map((c) => `m.${c}`).join(", ")}`
+)
+// $1 ids, $2 the lease their claims set: rows claimed for workers that are gone, handed back (only if still theirs).
+const RELEASE = statement(
+  `UPDATE messages m SET status = 'queued', attempts = m.attempts - 1, lease_until = 0
+   FROM unnest($1::text[], $2::int8[]) AS r(id, lease_until)
+   WHERE m.id = r.id AND m.status = 'processing' AND m.lease_until = r.lease_until`
+)
+// $1 ids, $2 their times (the join locks rows in plan order, whatever the arrays' order).
+const DELIVERED = statement(
+  `UPDATE messages m SET status = 'delivered', updated_at = d.now, lease_until = 0, last_error = NULL
+   FROM unnest($1::text[], $2::int8[]) AS d(id, now) WHERE m.id = d.id`
+)
+const RETRY = statement(
+  "UPDATE messages SET status = 'queued', updated_at = $2, available_at = $3, lease_until = 0, last_error = $4 WHERE id = $1"
+)
+const FAILED = statement("UPDATE messages SET status = 'failed', updated_at = $2, lease_until = 0, last_error = $3 WHERE id = $1")
 const NEXT_CLAIM = statement(
   `SELECT min(CASE WHEN status = 'queued' THEN available_at ELSE lease_until END) AS at
    FROM messages WHERE status IN ('queued', 'processing')`
@@ -39,8 +67,8 @@ const PENDING = statement(
 /** @category constructors */
 export const make = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
-): Effect.Effect<MessageStore.MessageStore["Type"], never, Database | DeliveryBatch> =>
-  Effect.map(Effect.zip(Database, DeliveryBatch), ([db, delivery]) => {
+): Effect.Effect<MessageStore.MessageStore["Type"], never, Database> =>
+  Effect.map(Database, (db) => {
     const inserts = WriteBatcher.make<MessageStore.StoredMessage, void>(
       (ms) =>
         Effect.as(
@@ -60,14 +88,45 @@ export const make = (
         ),
       options
     )
+    // The group-commit metric (`onBatch`) counts submissions only: claims and results batch on their own.
+    const { onBatch: _, ...sharing } = options
+    // Rows claimed for workers that were interrupted meanwhile: queued again, the attempt not counted.
+    // If this fails (the store is down), the lease running out hands them back instead.
+    const release = (claimed: ReadonlyArray<Option.Option<MessageStore.StoredMessage>>) => {
+      const rows = claimed.flatMap(Option.toArray)
+      if (rows.length > 0) Effect.runFork(Effect.ignore(db.query(RELEASE, [rows.map((m) => m.id), rows.map((m) => m.leaseUntil)])))
+    }
+    // Claims asked for at once are one statement taking as many rows; each claim gets one of them, the
+    // oldest to the first asked, or none when fewer were claimable. The rows are taken at the latest of
+    // the claims' instants and leased to the latest of their lease ends (the same lease, a few ms apart).
+    const claims = WriteBatcher.make<{ readonly now: number; readonly leaseUntil: number }, Option.Option<MessageStore.StoredMessage>>(
+      (cs) =>
+        Effect.map(
+          db.query<StoreRows.MessageRow & { seq: string | number }>(CLAIM, [
+            Math.max(...cs.map((c) => c.now)),
+            Math.max(...cs.map((c) => c.leaseUntil)),
+            cs.length
+          ]),
+          (rows) => {
+            const oldest = [...rows].sort((a, b) => Number(a.seq) - Number(b.seq))
+            return cs.map((_, i) => stored(oldest.slice(i, i + 1)))
+          }
+        ),
+      { ...sharing, onAbandoned: release }
+    )
+    // Results of deliveries recorded at once are one statement.
+    const deliveries = WriteBatcher.make<{ readonly id: string; readonly now: number }, void>(
+      (ds) => Effect.as(db.query(DELIVERED, [ds.map((d) => d.id), ds.map((d) => d.now)]), ds.map(() => undefined)),
+      sharing
+    )
     return MessageStore.MessageStore.of({
       insert: inserts.write,
       // An id with a NUL character cannot be stored, so it names no message (PostgreSQL would refuse the query).
       find: (id) => id.includes("\u0000") ? Effect.succeed(Option.none()) : Effect.map(db.query<StoreRows.MessageRow>(BY_ID, [id]), stored),
-      claim: delivery.claim,
-      markDelivered: (id, now) => delivery.result({ id, status: "delivered", now, availableAt: null, error: null }),
-      markRetry: (id, now, availableAt, error) => delivery.result({ id, status: "queued", now, availableAt, error }),
-      markFailed: (id, now, error) => delivery.result({ id, status: "failed", now, availableAt: null, error }),
+      claim: (now, leaseMillis) => claims.write({ now, leaseUntil: now + leaseMillis }),
+      markDelivered: (id, now) => deliveries.write({ id, now }),
+      markRetry: (id, now, availableAt, error) => Effect.asVoid(db.query(RETRY, [id, now, availableAt, error])),
+      markFailed: (id, now, error) => Effect.asVoid(db.query(FAILED, [id, now, error])),
       nextClaimAt: Effect.map(db.query<{ at: number | null }>(NEXT_CLAIM, []), (rows) => Option.fromNullable(rows[0]?.at)),
       pendingCounts: Effect.map(db.query<MessageStore.PendingCounts>(PENDING, []), (rows) => rows[0] ?? { queued: 0, processing: 0 })
     })
@@ -76,4 +135,4 @@ export const make = (
 /** @category layers */
 export const layer = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
-): Layer.Layer<MessageStore.MessageStore, never, Database | DeliveryBatch> => Layer.effect(MessageStore.MessageStore, make(options))
+): Layer.Layer<MessageStore.MessageStore, never, Database> => Layer.effect(MessageStore.MessageStore, make(options))

@@ -7,7 +7,6 @@ import * as Layer from "effect/Layer"
 import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore } from "@petstore/core"
 import * as AccountStorePg from "./AccountStorePg.js"
 import * as CursorSecretPg from "./CursorSecretPg.js"
-import * as DeliveryBatch from "./DeliveryBatch.js"
 import * as IdempotencyStorePg from "./IdempotencyStorePg.js"
 import { type Database, DatabaseOpenError, layer as layerPool, messageOf, type PostgresOptions, redact } from "./Database.js"
 import * as LimiterStateStorePg from "./LimiterStateStorePg.js"
@@ -36,12 +35,6 @@ export interface PostgresPetstoreOptions extends PostgresStoreOptions {
   readonly limiter?: Partial<LimiterPersistence.LimiterPersistenceOptions> | undefined
 }
 
-/** The group-commit metric (`onBatch`) counts submissions only: the delivery statement is not one. */
-const withoutMetric = (batching: Partial<WriteBatcherOptions> = {}): Partial<WriteBatcherOptions> => {
-  const { onBatch: _, ...rest } = batching
-  return rest
-}
-
 const openError = (where: string) => (error: Errors.StoreUnavailable) =>
   new DatabaseOpenError({ url: where, message: messageOf(error), cause: error })
 
@@ -63,12 +56,10 @@ export const layer = (
 > =>
   Layer.mergeAll(
     PetRepositoryPg.layer(options.batching),
-    // The message store and the attempt log write through one delivery statement, so one `DeliveryBatch`.
-    Layer.merge(WebhookStoresPg.layer, MessageStorePg.layer(options.batching)).pipe(
-      Layer.provide(DeliveryBatch.layer(withoutMetric(options.batching)))
-    ),
+    WebhookStoresPg.layer,
     ReadinessPg.layer,
     AccountStorePg.layer(options.accountStore),
+    MessageStorePg.layer(options.batching),
     IdempotencyStorePg.layer(options.batching),
     LimiterStateStorePg.layer,
     UsageStorePg.layer,

@@ -1,7 +1,7 @@
 /**
  * `WebhookEndpointStore` and `WebhookAttemptStore` on PostgreSQL, shared by every instance: one row
  * per account's endpoint, the attempt log append-only (attempts recorded at once are inserted by one
- * statement, `DeliveryBatch`'s, with the claims and results asked for at the same time). The failing streak is updated by one
+ * statement). The failing streak is updated by one
  * statement holding the row's lock, so instances recording outcomes at once apply the rule in turn.
  *
  * @since 1.0.0
@@ -11,7 +11,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { WebhookAttempt, WebhookEndpoint, WebhookRows } from "@petstore/core"
 import { Database, statement } from "./Database.js"
-import { DeliveryBatch } from "./DeliveryBatch.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
 // $1 the accounts of the lookups asked for at once (one statement for them all).
@@ -35,6 +34,13 @@ const FAILED = statement(
        THEN $4 ELSE e.disabled_reason END
    FROM old WHERE e.account_id = old.account_id
    RETURNING old.disabled_at IS NULL AND e.disabled_at IS NOT NULL AS disabled_now`
+)
+// One array per column; the attempts recorded at once are one statement, inserted in the order given.
+const RECORD = statement(
+  `INSERT INTO webhook_attempts (${WebhookRows.ATTEMPT_COLUMNS})
+   SELECT ${WebhookRows.ATTEMPT_COLUMNS} FROM unnest($1::text[], $2::text[], $3::int4[], $4::text[], $5::int8[], $6::int4[],
+     $7::int4[], $8::text[]) WITH ORDINALITY AS a(${WebhookRows.ATTEMPT_COLUMNS}, n)
+   ORDER BY n`
 )
 const LIST = statement(`SELECT ${WebhookRows.ATTEMPT_COLUMNS} FROM webhook_attempts WHERE message_id = $1 ORDER BY seq`)
 const SINCE = statement(
@@ -73,11 +79,16 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
 )
 
 /** @category constructors */
-export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Type"], never, Database | DeliveryBatch> = Effect.map(
-  Effect.zip(Database, DeliveryBatch),
-  ([db, delivery]) => {
+export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Type"], never, Database> = Effect.map(
+  Database,
+  (db) => {
+    const records = WriteBatcher.make<WebhookAttempt.WebhookAttempt, void>((attempts) => {
+      const rows = attempts.map(WebhookRows.attemptValues)
+      const columns = rows[0]!.map((_, c) => rows.map((row) => row[c]))
+      return Effect.as(db.query(RECORD, columns), attempts.map(() => undefined))
+    })
     return WebhookAttempt.WebhookAttemptStore.of({
-      record: delivery.record,
+      record: records.write,
       list: (messageId) =>
         storable(messageId)
           ? Effect.map(db.query<WebhookRows.AttemptRow>(LIST, [messageId]), (rows) => rows.map(WebhookRows.toAttempt))
@@ -91,11 +102,7 @@ export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Typ
 )
 
 /** Both stores on the database. */
-export const layer: Layer.Layer<
-  WebhookEndpoint.WebhookEndpointStore | WebhookAttempt.WebhookAttemptStore,
-  never,
-  Database | DeliveryBatch
-> =
+export const layer: Layer.Layer<WebhookEndpoint.WebhookEndpointStore | WebhookAttempt.WebhookAttemptStore, never, Database> =
   Layer.merge(
     Layer.effect(WebhookEndpoint.WebhookEndpointStore, makeEndpoints),
     Layer.effect(WebhookAttempt.WebhookAttemptStore, makeAttempts)
