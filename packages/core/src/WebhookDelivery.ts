@@ -99,7 +99,8 @@ export const make = (options: WebhookDeliveryOptions) =>
     }
     const storeFailure = (error: unknown) => new ProcessingFailed({ reason: `store unavailable: ${String(error)}` })
 
-    const deliver = (endpoint: WebhookEndpoint, m: ProcessableMessage) =>
+    /** The attempt's exchange with the endpoint: the request sent and its answer (or none), timed. */
+    const exchange = (endpoint: WebhookEndpoint, m: ProcessableMessage) =>
       Effect.gen(function*() {
         const startedAt = yield* Clock.currentTimeMillis
         const outcome = yield* sender.send(deliveryRequest(endpoint, m, startedAt)).pipe(
@@ -110,6 +111,16 @@ export const make = (options: WebhookDeliveryOptions) =>
           })
         )
         const endedAt = yield* Clock.currentTimeMillis
+        return { startedAt, outcome, endedAt }
+      })
+
+    /** What an exchange leaves: the attempt's row, the endpoint's failing streak, and the message's failure if any. */
+    const settle = (
+      endpoint: WebhookEndpoint,
+      m: ProcessableMessage,
+      { endedAt, outcome, startedAt }: Effect.Effect.Success<ReturnType<typeof exchange>>
+    ) =>
+      Effect.gen(function*() {
         const error = outcome._tag === "NoAnswer"
           ? outcome.error
           : isSuccess(outcome.status)
@@ -173,7 +184,10 @@ export const make = (options: WebhookDeliveryOptions) =>
             Effect.option
           )
           if (Option.isNone(permit)) return yield* notSent(endpoint.value, m, busy, false)
-          yield* deliver(endpoint.value, m).pipe(Effect.ensuring(permitOf(m.accountId).release(1)))
+          // The permit bounds the requests in flight to the endpoint, so it is given back as soon as the
+          // answer is in: the attempt's row and the endpoint's streak are written without holding it.
+          const sent = yield* exchange(endpoint.value, m).pipe(Effect.ensuring(permitOf(m.accountId).release(1)))
+          yield* settle(endpoint.value, m, sent)
         }).pipe(Effect.catchTag("StoreUnavailable", (e) => Effect.fail(storeFailure(e.cause))))
     })
   })

@@ -5,6 +5,7 @@ import { MessageQueue } from "../src/MessageQueue.js"
 import { MessageStore } from "../src/MessageStore.js"
 import { SecureRandom } from "../src/SecureRandom.js"
 import { WebhookAttemptStore } from "../src/WebhookAttempt.js"
+import { makeMemory as makeAttemptsMemory } from "../src/WebhookAttempt.js"
 import * as WebhookDelivery from "../src/WebhookDelivery.js"
 import { type WebhookEndpoint, WebhookEndpointStore } from "../src/WebhookEndpoint.js"
 import { secretFromBytes } from "../src/WebhookSignature.js"
@@ -233,6 +234,40 @@ describe("WebhookDelivery", () => {
 })
 
 describe("WebhookDelivery: waiting for an endpoint's permit", () => {
+  it.live("the permit is given back once the answer is in: the next POST to the endpoint does not wait for the attempt's row", () => {
+    const sent: Array<WebhookDelivery.DeliveryRequest> = []
+    // The attempt store of a slow database: the first row written waits (at most 2 s) for a second POST to be sent.
+    const sentWhenFirstRowWritten: Array<number> = []
+    let first = true
+    const memory = makeAttemptsMemory()
+    const slowAttempts = Layer.succeed(WebhookAttemptStore, {
+      ...memory,
+      record: (attempt) =>
+        Effect.gen(function*() {
+          if (first) {
+            first = false
+            for (let i = 0; i < 200 && sent.length < 2; i++) yield* Effect.sleep("10 millis")
+            sentWhenFirstRowWritten.push(sent.length)
+          }
+          return yield* memory.record(attempt)
+        })
+    })
+    const layer = MessageQueue.layer({ retryDelaysMillis: [10], concurrency: 2, pollMillis: 20 }).pipe(
+      Layer.provide(WebhookDelivery.layer({ maxInFlightPerEndpoint: 1, attemptTimeoutMillis: 5_000 })),
+      Layer.provideMerge(Layer.mergeAll(MessageStore.layerMemory, WebhookEndpointStore.layerMemory, slowAttempts)),
+      Layer.provide(recordingSender(sent, () => answered(200))),
+      Layer.provide(SecureRandom.seeded(9))
+    )
+    return Effect.gen(function*() {
+      yield* (yield* WebhookEndpointStore).put(endpoint("acc_1"))
+      const queue = yield* MessageQueue
+      const ms = yield* Effect.forEach(["a", "b"], (text) => queue.submit("acc_1", text))
+      for (const m of ms) expect((yield* settled(m.id)).status).toBe("delivered")
+      expect(sentWhenFirstRowWritten).toEqual([2])
+    }).pipe(Effect.provide(layer))
+  })
+
+
   it.live("a wait longer than the attempt's deadline is a failed attempt, logged and retried, never a claim held past its lease", () => {
     const sent: Array<WebhookDelivery.DeliveryRequest> = []
     const { most, slowly } = slowAnswers("40 millis")

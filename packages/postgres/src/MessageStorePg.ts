@@ -1,10 +1,12 @@
 /**
  * `MessageStore` on PostgreSQL: the `messages` table is the outbox shared by every instance and
  * the truth `GET /messages/{id}` reads. Submissions that arrive together are inserted by one
- * statement (`WriteBatcher`). A claim is one `UPDATE … WHERE seq = (SELECT … FOR UPDATE SKIP
- * LOCKED)`: workers of every instance claim at once, never the same row, without waiting for each
- * other; a claimed row carries a lease, and a row whose lease ran out (its worker or instance died)
- * is claimable again: at-least-once across crashes.
+ * statement (`WriteBatcher`). The claims asked for at once are one `WITH picked AS MATERIALIZED
+ * (… FOR UPDATE SKIP LOCKED) UPDATE … FROM picked`: workers of every instance claim at once, never
+ * the same row, without waiting for each other; a claimed row carries a lease, and a row whose
+ * lease ran out (its worker or instance died) is claimable again: at-least-once across crashes. A
+ * claim whose worker was interrupted while it waited is taken out of the batch if not yet sent, and
+ * if it was, the row it got is handed back at once rather than left leased until the lease runs out.
  *
  * @since 1.0.0
  */
@@ -25,17 +27,24 @@ const INSERT_BATCH = statement(
    ORDER BY n`
 )
 const BY_ID = statement(`SELECT ${COLUMNS} FROM messages WHERE id = $1`)
-// $1 now, $2 lease end, $3 how many: the claims of the workers asking at once, in one statement.
+// $1 now, $2 lease end, $3 how many: the claims of the workers asking at once, in one statement. The rows
+// are picked once (a MATERIALIZED CTE; a subquery under IN may be evaluated again), so at most $3 of them.
 const CLAIM = statement(
-  `UPDATE messages
-   SET status = 'processing', attempts = attempts + 1, lease_until = $2, updated_at = $1
-   WHERE seq IN (
+  `WITH picked AS MATERIALIZED (
      SELECT seq FROM messages
      WHERE status IN ('queued', 'processing')
        AND ((status = 'queued' AND available_at <= $1) OR (status = 'processing' AND lease_until <= $1))
      ORDER BY seq LIMIT $3
      FOR UPDATE SKIP LOCKED)
-   RETURNING seq, ${COLUMNS}`
+   UPDATE messages m SET status = 'processing', attempts = m.attempts + 1, lease_until = $2, updated_at = $1
+   FROM picked WHERE m.seq = picked.seq
+   RETURNING m.seq, ${COLUMNS.split(", ").map((c) => `m.${c}`).join(", ")}`
+)
+// $1 ids, $2 the lease their claims set: rows claimed for workers that are gone, handed back (only if still theirs).
+const RELEASE = statement(
+  `UPDATE messages m SET status = 'queued', attempts = m.attempts - 1, lease_until = 0
+   FROM unnest($1::text[], $2::int8[]) AS r(id, lease_until)
+   WHERE m.id = r.id AND m.status = 'processing' AND m.lease_until = r.lease_until`
 )
 // $1 ids, $2 their times (the join locks rows in plan order, whatever the arrays' order).
 const DELIVERED = statement(
@@ -81,6 +90,12 @@ export const make = (
     )
     // The group-commit metric (`onBatch`) counts submissions only: claims and results batch on their own.
     const { onBatch: _, ...sharing } = options
+    // Rows claimed for workers that were interrupted meanwhile: queued again, the attempt not counted.
+    // If this fails (the store is down), the lease running out hands them back instead.
+    const release = (claimed: ReadonlyArray<Option.Option<MessageStore.StoredMessage>>) => {
+      const rows = claimed.flatMap(Option.toArray)
+      if (rows.length > 0) Effect.runFork(Effect.ignore(db.query(RELEASE, [rows.map((m) => m.id), rows.map((m) => m.leaseUntil)])))
+    }
     // Claims asked for at once are one statement taking as many rows; each claim gets one of them, the
     // oldest to the first asked, or none when fewer were claimable. The rows are taken at the latest of
     // the claims' instants and leased to the latest of their lease ends (the same lease, a few ms apart).
@@ -97,7 +112,7 @@ export const make = (
             return cs.map((_, i) => stored(oldest.slice(i, i + 1)))
           }
         ),
-      sharing
+      { ...sharing, onAbandoned: release }
     )
     // Results of deliveries recorded at once are one statement.
     const deliveries = WriteBatcher.make<{ readonly id: string; readonly now: number }, void>(

@@ -9,19 +9,25 @@
  * A failed statement fails every write of its batch: the statement is atomic, so none of them
  * was written.
  *
+ * A write whose waiter is interrupted before its batch is sent is taken out of the batch: it is not
+ * written. Once sent it cannot be taken back; its result, which no one waits for any more, goes to
+ * `onAbandoned` (a claim can then hand its row back instead of leaving it leased).
+ *
  * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type { Errors } from "@petstore/core"
 
-export interface WriteBatcherOptions {
+export interface WriteBatcherOptions<O = unknown> {
   /** The most writes sent in one statement. */
   readonly maxBatch: number
   /** Statements of this batcher in flight at once. */
   readonly maxInFlight: number
   /** Told the number of writes of each batch sent (for metrics); it must not throw. */
   readonly onBatch?: ((writes: number) => void) | undefined
+  /** Told the results of the writes of a committed batch whose waiters were interrupted after it was sent; it must not throw. */
+  readonly onAbandoned?: ((results: ReadonlyArray<O>) => void) | undefined
 }
 
 export const DEFAULT_OPTIONS: WriteBatcherOptions = { maxBatch: 512, maxInFlight: 2 }
@@ -29,6 +35,8 @@ export const DEFAULT_OPTIONS: WriteBatcherOptions = { maxBatch: 512, maxInFlight
 interface Pending<I, O> {
   readonly item: I
   readonly resume: (exit: Exit.Exit<O, Errors.StoreUnavailable>) => void
+  /** The waiter was interrupted once the write was sent. */
+  gone: boolean
 }
 
 export interface WriteBatcher<I, O> {
@@ -44,9 +52,10 @@ export interface WriteBatcher<I, O> {
  */
 export const make = <I, O>(
   commit: (items: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>, Errors.StoreUnavailable>,
-  options: Partial<WriteBatcherOptions> = {}
+  options: Partial<WriteBatcherOptions<O>> = {}
 ): WriteBatcher<I, O> => {
   const { maxBatch, maxInFlight, onBatch } = { ...DEFAULT_OPTIONS, ...options }
+  const onAbandoned = options.onAbandoned
   let queue: Array<Pending<I, O>> = []
   let inFlight = 0
   let scheduled = false
@@ -61,8 +70,11 @@ export const make = <I, O>(
       Effect.runCallback(commit(batch.map((p) => p.item)), {
         onExit: (exit) => {
           inFlight--
-          if (Exit.isSuccess(exit)) batch.forEach((p, i) => p.resume(Exit.succeed(exit.value[i]!)))
-          else batch.forEach((p) => p.resume(exit as Exit.Exit<never, Errors.StoreUnavailable>))
+          if (Exit.isSuccess(exit)) {
+            const abandoned: Array<O> = []
+            batch.forEach((p, i) => p.gone ? abandoned.push(exit.value[i]!) : p.resume(Exit.succeed(exit.value[i]!)))
+            if (abandoned.length > 0) onAbandoned?.(abandoned)
+          } else batch.forEach((p) => p.resume(exit as Exit.Exit<never, Errors.StoreUnavailable>))
           if (queue.length > 0 && !scheduled) schedule()
         }
       })
@@ -76,8 +88,14 @@ export const make = <I, O>(
   return {
     write: (item) =>
       Effect.async<O, Errors.StoreUnavailable>((resume) => {
-        queue.push({ item, resume })
+        const pending: Pending<I, O> = { item, resume, gone: false }
+        queue.push(pending)
         if (!scheduled && inFlight < maxInFlight) schedule()
+        return Effect.sync(() => {
+          const at = queue.indexOf(pending)
+          if (at >= 0) queue.splice(at, 1)
+          else pending.gone = true
+        })
       })
   }
 }

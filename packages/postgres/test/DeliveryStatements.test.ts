@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { MessageQueue, MessageStore, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
 import { Database, MessageStorePg, PostgresPetstore, WebhookStoresPg } from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -20,6 +20,10 @@ const endpoint: WebhookEndpoint.WebhookEndpoint = {
   disabledAt: null,
   disabledReason: null
 }
+
+/** The message store and the webhook stores on `db`. */
+const storesOn = <E>(db: Layer.Layer<Database.Database, E>) =>
+  Layer.mergeAll(MessageStorePg.layer(), WebhookStoresPg.layer).pipe(Layer.provide(db))
 
 if ("skip" in database) {
   describe.skip(`PostgreSQL delivery statements (${database.skip})`, () => it("skipped", () => {}))
@@ -43,7 +47,7 @@ if ("skip" in database) {
               }
             }))
         ).pipe(Layer.provide(PostgresPetstore.layerDatabase({ url, poolSize: 4 })))
-        const stores = Layer.mergeAll(MessageStorePg.layer(), WebhookStoresPg.layer).pipe(Layer.provide(counted))
+        const stores = storesOn(counted)
 
         yield* Effect.gen(function*() {
           const messages = yield* MessageStore.MessageStore
@@ -96,6 +100,60 @@ if ("skip" in database) {
           expect(kinds.length).toBe(4)
           for (const [text, count] of kinds) expect(count, text).toBeLessThanOrEqual(WORKERS / 2)
         }).pipe(Effect.provide(stores))
+      }), 60_000)
+
+    // Two instances (each with its own batch) claiming at once: every claim gets a row of its own, and
+    // as many rows are taken as there were claims (the picked rows are chosen once, not per row).
+    it.effect("claims made at once on two instances take exactly as many distinct rows", () =>
+      Effect.gen(function*() {
+        const url = yield* Effect.promise(() => database.freshUrl())
+        const db = PostgresPetstore.layerDatabase({ url, poolSize: 4 })
+        const ids = Array.from({ length: 3 * WORKERS }, (_, i) => `msg_${String(i).padStart(3, "0")}`)
+        const [one, two] = yield* Effect.all([storesOn(db), storesOn(db)].map((stores) =>
+          Effect.map(Layer.build(stores), Context.get(MessageStore.MessageStore))
+        ))
+        yield* Effect.forEach(ids, (id, i) => one!.insert(MessageQueue.queuedMessage(id, "acc", `m ${i}`, NOW - 1_000 + i)))
+        const claimed = yield* Effect.all(
+          Array.from({ length: 2 * WORKERS }, (_, i) => (i % 2 === 0 ? one! : two!).claim(NOW, LEASE)),
+          { concurrency: "unbounded" }
+        )
+        const taken = claimed.flatMap(Option.toArray).map((m) => m.id)
+        expect(taken.length).toBe(2 * WORKERS)
+        expect(new Set(taken).size).toBe(2 * WORKERS)
+        expect(yield* one!.pendingCounts).toEqual({ queued: WORKERS, processing: 2 * WORKERS })
+      }).pipe(Effect.scoped), 60_000)
+
+    // A claim whose worker is interrupted while its statement is on its way: the row it took is handed
+    // back at once (queued, the attempt not counted), not left leased until the lease runs out.
+    it.live("an interrupted claim does not keep its message: it is claimable again at once", () =>
+      Effect.gen(function*() {
+        const url = yield* Effect.promise(() => database.freshUrl())
+        // Every statement takes 300 ms more, so the claim is surely sent before its worker is interrupted.
+        const slow = Layer.effect(
+          Database.Database,
+          Effect.map(Database.Database, (db) =>
+            Database.Database.of({
+              ...db,
+              query: <R>(statement: Database.Statement, values: ReadonlyArray<unknown>, timeout?: Duration.DurationInput) =>
+                Effect.zipRight(Effect.sleep(Duration.millis(300)), db.query<R>(statement, values, timeout))
+            }))
+        ).pipe(Layer.provide(PostgresPetstore.layerDatabase({ url, poolSize: 4 })))
+        yield* Effect.gen(function*() {
+          const messages = yield* MessageStore.MessageStore
+          yield* messages.insert(MessageQueue.queuedMessage("msg_1", "acc", "m", NOW - 1_000))
+          const worker = yield* Effect.fork(messages.claim(NOW, LEASE))
+          yield* Effect.sleep(Duration.millis(100))
+          yield* Fiber.interrupt(worker)
+          // Handed back as soon as the claim's statement answers (well within the lease, which is not over at NOW).
+          let status = "processing"
+          for (let i = 0; i < 50 && status !== "queued"; i++) {
+            yield* Effect.sleep(Duration.millis(100))
+            status = Option.match(yield* messages.find("msg_1"), { onNone: () => "none", onSome: (m) => m.status })
+          }
+          expect(status).toBe("queued")
+          const again = yield* messages.claim(NOW, LEASE)
+          expect(Option.map(again, (m) => [m.id, m.status, m.attempts])).toEqual(Option.some(["msg_1", "processing", 1]))
+        }).pipe(Effect.provide(storesOn(slow)))
       }), 60_000)
   })
 }
