@@ -7,6 +7,7 @@
  * @since 1.0.0
  */
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
@@ -15,6 +16,7 @@ import * as Inspectable from "effect/Inspectable"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as Schedule from "effect/Schedule"
 import * as os from "node:os"
 import type { LogConfig } from "./Config.js"
 
@@ -159,8 +161,26 @@ export interface LineWriter {
   readonly flush: () => void
 }
 
-/** A writer that gathers the lines of one event-loop turn into one write on `stream`. */
-export const batchedWriter = (stream: { readonly write: (chunk: string) => unknown }): LineWriter => {
+/**
+ * Where the writer writes: standard output, a Node stream. `writableLength` is what the stream
+ * still holds, unwritten (a pipe whose reader is behind).
+ */
+export interface LineStream {
+  readonly write: (chunk: string | Uint8Array) => unknown
+  readonly writableLength?: number | undefined
+}
+
+/**
+ * A writer that gathers the lines of one event-loop turn into one write on `stream`.
+ *
+ * A turn's lines are a string of many small pieces (each line is built by concatenation). When the
+ * stream cannot take them at once (standard output is a pipe whose reader is behind: Node then
+ * queues the chunk), a queued string would be copied by every scavenge and promoted to the old
+ * generation with all its pieces, which made the access log the largest part of the server's
+ * scavenge pauses and peak memory under load. So a chunk that would wait is handed over as bytes,
+ * outside the JS heap; a chunk the stream takes at once is handed over as it is.
+ */
+export const batchedWriter = (stream: LineStream): LineWriter => {
   let pending = ""
   let scheduled = false
   const flush = () => {
@@ -168,7 +188,7 @@ export const batchedWriter = (stream: { readonly write: (chunk: string) => unkno
     if (pending === "") return
     const out = pending
     pending = ""
-    stream.write(out)
+    stream.write((stream.writableLength ?? 0) > 0 ? Buffer.from(out, "utf8") : out)
   }
   return {
     write: (line) => {
@@ -182,21 +202,38 @@ export const batchedWriter = (stream: { readonly write: (chunk: string) => unkno
   }
 }
 
+/** How long the server waits, when it stops, for standard output to take the lines it still holds. */
+const DRAIN_WITHIN = Duration.seconds(5)
+
+/**
+ * Waits until `stream` holds nothing unwritten (at most `within`): the process exits on SIGTERM,
+ * and what Node still queues for a pipe then is lost.
+ */
+export const drained = (stream: LineStream, within: Duration.DurationInput = DRAIN_WITHIN): Effect.Effect<void> =>
+  Effect.void.pipe(
+    Effect.repeat({ schedule: Schedule.spaced(Duration.millis(10)), until: () => (stream.writableLength ?? 0) === 0 }),
+    Effect.timeout(within),
+    Effect.ignore,
+    Effect.when(() => (stream.writableLength ?? 0) > 0),
+    Effect.asVoid
+  )
+
 /** The format used when none is configured: text on a terminal, JSON otherwise (a collector reads it). */
 export const defaultFormat = (stdout: { readonly isTTY?: boolean | undefined }): "json" | "text" =>
   stdout.isTTY === true ? "text" : "json"
 
 /**
  * Replaces Effect's loggers with the configured format and level, writing to `stdout`
- * (what is still pending is written when the layer closes).
+ * (what is still pending is written when the layer closes, and the layer waits, a bounded time, until
+ * standard output has taken it).
  */
 export const layer = (
   config: LogConfig,
-  stdout: NodeJS.WritableStream & { readonly isTTY?: boolean | undefined } = process.stdout
+  stdout: LineStream & { readonly isTTY?: boolean | undefined } = process.stdout
 ): Layer.Layer<never> =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const writer = batchedWriter(stdout)
-    yield* Effect.addFinalizer(() => Effect.sync(writer.flush))
+    yield* Effect.addFinalizer(() => Effect.zipRight(Effect.sync(writer.flush), drained(stdout)))
     const format = (config.format ?? defaultFormat(stdout)) === "json" ? jsonLogger : textLogger
     // Every other logger goes (the command line's runtime adds a pretty one); the tracer's stays,
     // so a log inside a span is also an event of that span.

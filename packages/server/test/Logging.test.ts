@@ -4,12 +4,12 @@
  * token or body ever reaches them.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, FiberId, FiberRefs, HashMap, List, LogLevel } from "effect"
+import { Cause, Effect, FiberId, FiberRefs, HashMap, List, LogLevel } from "effect"
 import * as Os from "node:os"
 import { prettyFactory } from "pino-pretty"
 import * as Logging from "../src/Logging.js"
 import { ADMIN_TOKEN, createAccount, request } from "./support/Http.js"
-import { pollUntil, type Server, type Settings, start, startAnswering, stop } from "./support/ServerProcess.js"
+import { exited, pollUntil, type Server, type Settings, sleep, start, startAnswering, stop } from "./support/ServerProcess.js"
 
 const base: Settings = { PETSTORE_STORE: "memory", PETSTORE_ADMIN_TOKEN: ADMIN_TOKEN }
 
@@ -159,6 +159,33 @@ describe("logs of the standalone server", () => {
     expect(accessLines(lines)).toEqual([])
   })
 
+  it("SIGTERM while standard output's reader is behind: every access line is written, in order, before the stopped line", async () => {
+    const server = await start(base)
+    const account = await createAccount(server.url)
+    const stdout = server.process.stdout!
+    const closed = new Promise<void>((resolve) => stdout.once("close", () => resolve()))
+    // The reader stops reading: the pipe fills (64 KB) and the server has to keep what it cannot write.
+    stdout.pause()
+    const count = 1_200
+    for (let i = 0; i < count; i++) {
+      const reply = await request(`${server.url}/v1/pets?limit=1`, { key: account.key, headers: { "x-request-id": `order-${i}` } })
+      expect(reply.status).toBe(200)
+    }
+    server.process.kill("SIGTERM")
+    await sleep(300)
+    stdout.resume()
+    await closed
+    await exited(server.process)
+    const lines = linesOf(server).map((line) => JSON.parse(line) as Record<string, unknown>)
+    const ids = accessLines(lines).map((line) => line.requestId).filter((id) => String(id).startsWith("order-"))
+    expect(ids.length).toBe(count)
+    expect(ids).toEqual(Array.from({ length: count }, (_, i) => `order-${i}`))
+    const messages = lines.map((line) => String(line.msg))
+    expect(messages.indexOf("stopped: every connection is closed")).toBeGreaterThan(
+      lines.findIndex((line) => line.requestId === `order-${count - 1}`)
+    )
+  })
+
   for (const [how, settings, args] of [
     ["PETSTORE_LOG_LEVEL=warning", { PETSTORE_LOG_LEVEL: "warning" }, []],
     ["serve --log-level warning (over PETSTORE_LOG_LEVEL=info)", { PETSTORE_LOG_LEVEL: "info" }, ["--log-level", "warning"]],
@@ -226,5 +253,66 @@ describe("the line formats", () => {
     expect(Logging.defaultFormat({ isTTY: true })).toBe("text")
     expect(Logging.defaultFormat({ isTTY: false })).toBe("json")
     expect(Logging.defaultFormat({})).toBe("json")
+  })
+})
+
+describe("the batched writer", () => {
+  /** A stream that keeps what it is given, and says it still holds `held` bytes unwritten. */
+  const recording = (held: () => number) => {
+    const chunks: Array<string | Uint8Array> = []
+    return {
+      chunks,
+      text: () => chunks.map((chunk) => (typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"))).join(""),
+      stream: {
+        write: (chunk: string | Uint8Array) => chunks.push(chunk),
+        get writableLength() {
+          return held()
+        }
+      }
+    }
+  }
+  const turn = () => new Promise((resolve) => setImmediate(resolve))
+
+  it("one write per turn of the event loop, the lines in order; as text when the stream takes it at once", async () => {
+    const out = recording(() => 0)
+    const writer = Logging.batchedWriter(out.stream)
+    writer.write("one")
+    writer.write("two")
+    expect(out.chunks).toEqual([])
+    await turn()
+    writer.write("three")
+    await turn()
+    expect(out.chunks).toEqual(["one\ntwo\n", "three\n"])
+  })
+
+  it("as bytes (off the JS heap) when the stream still holds unwritten output; nothing lost, order kept, UTF-8 intact", async () => {
+    let held = 0
+    const out = recording(() => held)
+    const writer = Logging.batchedWriter(out.stream)
+    writer.write("first")
+    await turn()
+    held = 70_000
+    writer.write("second ünïcödé 🐾")
+    writer.write("third")
+    await turn()
+    held = 0
+    writer.write("fourth")
+    writer.flush()
+    expect(typeof out.chunks[0]).toBe("string")
+    expect(out.chunks[1]).toBeInstanceOf(Uint8Array)
+    expect(typeof out.chunks[2]).toBe("string")
+    expect(out.text()).toBe("first\nsecond ünïcödé 🐾\nthird\nfourth\n")
+  })
+
+  it("drained: waits until the stream holds nothing unwritten, and no longer than it is given", async () => {
+    let held = 10
+    setTimeout(() => (held = 0), 50)
+    const started = Date.now()
+    await Effect.runPromise(Logging.drained({ write: () => true, get writableLength() { return held } }))
+    expect(held).toBe(0)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40)
+    const stuck = Date.now()
+    await Effect.runPromise(Logging.drained({ write: () => true, writableLength: 1 }, "100 millis"))
+    expect(Date.now() - stuck).toBeLessThan(5_000)
   })
 })
