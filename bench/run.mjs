@@ -434,7 +434,6 @@ const runLoad = async () => {
             `  other load ${(m.otherCores * 100).toFixed(0)}% of a core${m.failed > 0 ? `  FAILED ${m.failed}` : ""}`
         )
       }
-      await measurePaired(s, round, paired[s.id])
     }
   }
 
@@ -445,6 +444,11 @@ const runLoad = async () => {
     // A target of several instances: the sum of their peaks.
     peakRss[r.id] = (r.pids ?? [r.pid]).reduce((a, pid) => a + Proc.peakRssBytes(pid), 0)
     files[r.id] = Targets.dataFiles(r)
+  }
+  // The paired slices come after every round and after the peaks are read: the servers they load
+  // (ours, not the peers) get no extra requests, heap or pets before the rounds' p99 and the peak RSS.
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const s of round % 2 === 0 ? SCENARIOS : [...SCENARIOS].reverse()) await measurePaired(s, round, paired[s.id])
   }
   for (const r of [...running]) {
     const exit = await Targets.stop(r)

@@ -66,7 +66,7 @@ const pairedTable = (load) => {
   const lines = [
     "## Paired comparisons\n",
     `Servers that differ by one switch, measured in short slices back to back (${load.pairedSettings.seconds} s each, ` +
-      `${f(load.pairedSettings.blocksPerRound)} palindromic blocks per round and scenario, after the round's runs; see *Method*). ` +
+      `${f(load.pairedSettings.blocksPerRound)} palindromic blocks per round and scenario, after every round and after the peak RSS is read; see *Method*). ` +
       "Each block gives one ratio of req/s (and of server CPU per request); the estimate is their median, the quartiles and extremes their spread.\n",
     "| scenario | ratio | blocks | req/s ratio (median) | quartiles | min – max | CPU µs/req ratio (median) | CPU quartiles | failed |",
     "|---|---|--:|--:|--:|--:|--:|--:|--:|"
@@ -634,7 +634,7 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
     "- Scale-out targets (`shared`, `fastify-shared`): two processes each, both pinned like the others; one load generator per process, side by side on the load generator's CPU, each with half the connections; their req/s added, their latencies merged; CPU per request is the sum of both processes' CPU ÷ requests, peak RSS the sum of both peaks; \"Redis CPU µs/req\" is Redis's own CPU, not counted as other load.",
     `- Warm-up: ${settings.warmup} s per target and scenario. Then ${settings.rounds} rounds; in each, every target gets ${settings.seconds} s of each scenario, back to back; the order of targets and scenarios reverses every round.`,
     "- Paired comparisons (`memory` against `nousage` and `nometrics`, and a `--variant` prototype on the in-memory store against `memory`): the per-round ratio above divides two 5 s runs made seconds apart with other targets between them, and the machine drifts more over that time than a 1 % feature costs (the same two servers came out 0.96× to 0.98× from run to run). " +
-      `So in every round and scenario, after the round's runs, these servers are also measured in ${settings.pairedSeconds ?? 1} s slices back to back, ${f(settings.pairedBlocks ?? 3)} blocks per round, each block palindromic: A B C C B A for three servers (A B B A for two). ` +
+      `So after all the rounds (and after each target's peak RSS is read, so that the extra requests raise neither the rounds' p99 nor the peaks of ours against the peers'), these servers are also measured in ${settings.pairedSeconds ?? 1} s slices back to back, ${f(settings.pairedBlocks ?? 3)} blocks for each round and scenario, each block palindromic: A B C C B A for three servers (A B B A for two). ` +
       "Each server's two slices in a block are centred on the same instant, so a drift that is linear over the block (a few seconds) falls on all of them equally; the order rotates from block to block, as the server in the middle runs twice in a row. " +
       "A block's ratio is the numerator's req/s summed over its two slices ÷ the denominator's; the estimate is the median of all blocks' ratios (robust to a block hit by a burst of other load), with the quartiles as its spread. " +
       "It is an estimate of the true ratio, not a bound in either direction: a switch that really costs 3 % comes out near 0.97× and fails a ≥ 0.97× target about half the time, one that costs 4 % fails nearly always. " +

@@ -19,12 +19,13 @@
 import * as esbuild from "esbuild"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Zlib from "node:zlib"
 
 const server = join(dirname(fileURLToPath(import.meta.url)), "..")
 const { WRAPPER_HEAD, WRAPPER_TAIL } = createRequire(import.meta.url)("../bin/code-cache.cjs")
@@ -48,6 +49,11 @@ const lazyNative = (names) => ({
 const outdir = join(server, "dist-bundle")
 const bundle = join(outdir, "petstore.cjs")
 const inputsFile = join(outdir, "inputs.json")
+// Built and warmed in a directory of this build's own, then renamed into place: a `petstore` that
+// starts meanwhile finds the previous bundle (or, for an instant, none: then it runs dist/), never a
+// half-written one, and two builds at once do not remove each other's files.
+const staging = join(server, `dist-bundle.${process.pid}.tmp`)
+const staged = join(staging, "petstore.cjs")
 // Nothing to do when the bundle and its cache are newer than every file that went into it (as
 // esbuild's metafile listed them last time) and than this script and the loader: `pnpm start`
 // builds first, and then only checks.
@@ -65,14 +71,15 @@ if (!process.argv.includes("--force") && !process.argv.includes("--metafile") &&
   console.log("dist-bundle/petstore.cjs is up to date")
   process.exit(0)
 }
-rmSync(outdir, { recursive: true, force: true })
+rmSync(staging, { recursive: true, force: true })
+process.once("exit", () => rmSync(staging, { recursive: true, force: true }))
 const result = await esbuild.build({
   entryPoints: { petstore: join(server, "dist/bin.js") },
   absWorkingDir: root,
-  outdir,
+  outdir: staging,
   bundle: true,
   // CommonJS: a script V8 can compile from a code cache on Node 20 (`vm.Script` with `cachedData`,
-  // see bin/petstore.js); an ES module cannot be, before Node 22's module compile cache.
+  // see bin/code-cache.cjs); an ES module cannot be, before Node 22's module compile cache.
   format: "cjs",
   platform: "node",
   target: "node20",
@@ -99,18 +106,18 @@ const result = await esbuild.build({
   metafile: true,
   logLevel: "warning"
 })
-if (process.argv.includes("--metafile")) writeFileSync(join(outdir, "meta.json"), JSON.stringify(result.metafile))
+if (process.argv.includes("--metafile")) writeFileSync(join(staging, "meta.json"), JSON.stringify(result.metafile))
 const outputs = Object.entries(result.metafile.outputs)
-for (const [file, { bytes }] of outputs) console.log(`${(bytes / 1024).toFixed(0).padStart(6)} KB  ${file.slice(file.indexOf("dist-bundle"))}`)
+for (const [file, { bytes }] of outputs) console.log(`${(bytes / 1024).toFixed(0).padStart(6)} KB  dist-bundle/${file.slice(file.lastIndexOf("/") + 1)}`)
 // The modules that have code in the output (tree-shaking leaves the others out).
 const kept = outputs.flatMap(([, { inputs }]) => Object.entries(inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0).map(([name]) => name))
 console.log(`${outputs.length} file(s) with code from ${kept.length} modules; from fast-check: ${kept.filter((i) => i.includes("fast-check")).length}`)
 
 // Written as the function Node's CommonJS loader would wrap it in (bin/code-cache.cjs compiles the
 // file as it is: no copy of its 3.7 MB of source text joined to a wrapper, which V8 would keep).
-const code = readFileSync(bundle, "latin1").replace(/^#![^\n]*\n/, "")
+const code = readFileSync(staged, "latin1").replace(/^#![^\n]*\n/, "")
 if (/[^\x00-\x7f]/.test(code)) throw new Error(`${bundle} is not ASCII`)
-writeFileSync(bundle, `${WRAPPER_HEAD}${code}${WRAPPER_TAIL}`, "latin1")
+writeFileSync(staged, `${WRAPPER_HEAD}${code}${WRAPPER_TAIL}`, "latin1")
 
 /** A loopback port nothing listens on right now. */
 const freePort = () =>
@@ -129,29 +136,33 @@ const freePort = () =>
  * exits, with every function compiled by then (start-up and the first request's path).
  */
 const warmCodeCache = async () => {
+  // Started as bin/petstore.cjs starts the bundle, from the staging directory (a runner of its own there).
+  const runner = join(staging, "warm.cjs")
+  writeFileSync(runner, `require(${JSON.stringify(join(server, "bin/code-cache.cjs"))}).runMain(${JSON.stringify(staged)})\n`)
   const port = await freePort()
   const token = randomBytes(24).toString("hex")
   const cwd = mkdtempSync(join(tmpdir(), "petstore-bundle-warm-"))
   const env = { ...process.env, PETSTORE_STORE: "memory", PETSTORE_ADMIN_TOKEN: token, PORT: String(port), HOST: "127.0.0.1" }
   for (const name of Object.keys(env)) if (name.startsWith("PETSTORE_") && !(name in { PETSTORE_STORE: 1, PETSTORE_ADMIN_TOKEN: 1 })) delete env[name]
   delete env.NODE_OPTIONS
-  const child = spawn(process.execPath, [join(server, "bin/petstore.cjs"), "serve"], { cwd, env, stdio: ["ignore", "ignore", "pipe"] })
+  const child = spawn(process.execPath, [runner, "serve"], { cwd, env, stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""
   child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4_000)))
   const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
   const base = `http://127.0.0.1:${port}`
   try {
     for (let tries = 0; ; tries++) {
-      if (child.exitCode !== null) throw new Error(`the bundled server exited before it answered:\n${stderr}`)
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the bundled server exited before it answered:\n${stderr}`)
       try {
         const account = await fetch(`${base}/admin/v1/accounts`, {
           method: "POST",
           headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          body: JSON.stringify({ plan: "free" })
+          body: JSON.stringify({ plan: "free" }),
+          signal: AbortSignal.timeout(5_000)
         })
         if (account.status !== 201) throw new Error(`POST /admin/v1/accounts answered ${account.status}`)
         const { key } = await account.json()
-        const pets = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
+        const pets = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(5_000) })
         if (pets.status !== 200) throw new Error(`GET /v1/pets answered ${pets.status}`)
         await pets.arrayBuffer()
         break
@@ -161,13 +172,36 @@ const warmCodeCache = async () => {
       }
     }
   } finally {
-    if (child.exitCode === null) child.kill("SIGTERM")
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+    // A server that does not stop within 10 s is killed (it then writes no cache: the check below says so).
+    const killer = setTimeout(() => child.kill("SIGKILL"), 10_000)
     await exited
+    clearTimeout(killer)
     rmSync(cwd, { recursive: true, force: true })
+    rmSync(runner, { force: true })
   }
-  if (!existsSync(`${bundle}.v8cache`)) throw new Error(`the bundled server wrote no code cache (${bundle}.v8cache):\n${stderr}`)
+  if (!existsSync(`${staged}.v8cache`)) throw new Error(`the bundled server wrote no code cache (${bundle}.v8cache):\n${stderr}`)
 }
-await warmCodeCache()
+// (Node before 20.15 has no zlib.crc32, which the loader needs to check a cache: no cache there.)
+if (typeof Zlib.crc32 === "function") {
+  // Once more on a failure (the free port taken by another process before the server bound it, say).
+  await warmCodeCache().catch((error) => {
+    console.log(`warming the code cache again after: ${error.message.split("\n")[0]}`)
+    return warmCodeCache()
+  })
+}
 // (Files only: the lazy-native plugin's inputs are not files.)
-writeFileSync(inputsFile, JSON.stringify(Object.keys(result.metafile.inputs).filter((input) => !input.includes(":"))))
-console.log(`${(readFileSync(`${bundle}.v8cache`).length / 1024).toFixed(0).padStart(6)} KB  dist-bundle/petstore.cjs.v8cache`)
+writeFileSync(join(staging, "inputs.json"), JSON.stringify(Object.keys(result.metafile.inputs).filter((input) => !input.includes(":"))))
+if (existsSync(`${staged}.v8cache`)) {
+  console.log(`${(readFileSync(`${staged}.v8cache`).length / 1024).toFixed(0).padStart(6)} KB  dist-bundle/petstore.cjs.v8cache`)
+}
+// Into place. Another build may rename its own in between: then once more (the last one stays).
+for (let tries = 0; ; tries++) {
+  rmSync(outdir, { recursive: true, force: true })
+  try {
+    renameSync(staging, outdir)
+    break
+  } catch (error) {
+    if (tries >= 3 || !["ENOTEMPTY", "EEXIST"].includes(error.code)) throw error
+  }
+}

@@ -212,6 +212,9 @@ const DRAIN_WITHIN = Duration.seconds(5)
 export const drained = (stream: LineStream, within: Duration.DurationInput = DRAIN_WITHIN): Effect.Effect<void> =>
   Effect.void.pipe(
     Effect.repeat({ schedule: Schedule.spaced(Duration.millis(10)), until: () => (stream.writableLength ?? 0) === 0 }),
+    // Interruptible, so that the timeout can stop it where it runs: in the log layer's finalizer,
+    // which is not (a finalizer's region would otherwise wait for the stream however long it takes).
+    Effect.interruptible,
     Effect.timeout(within),
     Effect.ignore,
     Effect.when(() => (stream.writableLength ?? 0) > 0),

@@ -101,7 +101,11 @@ export const make = (options: WebhookClientOptions) =>
             ? { timeout: options.timeoutMillis }
             : guardedConnector(buildConnector, options.timeoutMillis)
         })
-      )
+      ).catch((error: unknown) => {
+        // Not kept: the next delivery tries to load it again.
+        made = undefined
+        throw error
+      })
     yield* Effect.addFinalizer(() =>
       made === undefined ? Effect.void : Effect.promise(() => made!.then((a) => a.close()).catch(() => undefined))
     )

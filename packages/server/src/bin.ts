@@ -16,6 +16,11 @@ const program: Effect.Effect<unknown, unknown> = ServeCommand.isServeAlone(proce
   ? ServeCommand.run()
   : Effect.flatten(Effect.promise(async () => {
     const [{ cli }, NodeContext] = await Promise.all([import("./Cli.js"), import("@effect/platform-node/NodeContext")])
+      .catch((error: unknown) => {
+        // Not the command line's own failure (which it explains): said here, as error reporting is off.
+        process.stderr.write(`petstore: the command line could not be loaded: ${String(error)}\n`)
+        throw error
+      })
     return Effect.provide(cli(process.argv), NodeContext.layer)
   }))
 

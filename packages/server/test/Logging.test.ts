@@ -315,4 +315,10 @@ describe("the batched writer", () => {
     await Effect.runPromise(Logging.drained({ write: () => true, writableLength: 1 }, "100 millis"))
     expect(Date.now() - stuck).toBeLessThan(5_000)
   })
+
+  it("drained as a finalizer (where the log layer runs it, uninterruptible): still gives up at its bound", async () => {
+    const stuck = Date.now()
+    await Effect.runPromise(Effect.scoped(Effect.addFinalizer(() => Logging.drained({ write: () => true, writableLength: 1 }, "100 millis"))))
+    expect(Date.now() - stuck).toBeLessThan(5_000)
+  })
 })
