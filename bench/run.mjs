@@ -210,8 +210,8 @@ const measure = async (target, scenario, seconds) => {
 
 // --- paired comparisons ----------------------------------------------------------------------------
 // Two near-identical servers (`memory` and the same with one feature off) differ by less than the
-// machine drifts between two 5 s runs seconds apart. So, in each round and scenario, after the
-// round's runs, they are also measured in short slices back to back, in palindromic blocks: with
+// machine drifts between two 5 s runs seconds apart. So, after all the rounds (and after the peak RSS
+// is read), they are also measured in short slices back to back, in palindromic blocks: with
 // `memory`, `nousage`, `nometrics` a block is A B C C B A, so each target's slices are centred on the
 // same instant and a drift that is linear over the block falls equally on all of them. The order
 // rotates from block to block (the target in the middle runs twice in a row, warmer). A block gives one

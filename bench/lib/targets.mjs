@@ -86,11 +86,11 @@ export const SHARED_INSTANCES = 2
  */
 export const targets = ({ durable, commitPerRequest, postgres = { available: false, server: false }, redis = { available: false, server: false }, root }) => {
   // Our server on the in-memory store with one setting changed: a comparison row for `memory`.
-  const memoryVariant = (id, what, env, scenarios) => ({
+  const memoryVariant = (id, what, env, scenarios, bin = shipped(root)) => ({
     id,
     label: `ours, in-memory store, ${what}`,
     role: "comparison",
-    argv: [shipped(root), "serve"],
+    argv: [bin, "serve"],
     env: { PETSTORE_STORE: "memory", ...env },
     cwd: mkdtempSync(join(tmpdir(), `petstore-bench-${id}-`)),
     kind: "app",
@@ -134,16 +134,7 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
     },
     // The same server from its compiled modules (`node packages/server/dist/bin.js serve`), not the
     // bundle `petstore` runs: what the bundle and its code cache save at start-up and in memory.
-    {
-      id: "unbundled",
-      label: "ours, in-memory store, unbundled (dist/bin.js)",
-      role: "comparison",
-      argv: [join(root, "packages/server/dist/bin.js"), "serve"],
-      env: { PETSTORE_STORE: "memory" },
-      cwd: mkdtempSync(join(tmpdir(), "petstore-bench-unbundled-")),
-      kind: "app",
-      scenarios: ["get", "post"]
-    },
+    memoryVariant("unbundled", "unbundled (dist/bin.js)", {}, ["get", "post"], join(root, "packages/server/dist/bin.js")),
     memoryVariant("nometrics", "metrics off (PETSTORE_METRICS=false)", { PETSTORE_METRICS: "false" }, ["get", "post"]),
     memoryVariant("nousage", "usage counting off (PETSTORE_USAGE=off)", { PETSTORE_USAGE: "off" }, ["get", "post"]),
     // Only its GET is compared (with raw node:http's: what the server costs without its access line).
