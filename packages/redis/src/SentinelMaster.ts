@@ -3,8 +3,9 @@
  * The sentinels are asked (`SENTINEL get-master-addr-by-name`, one kept connection to each, the one
  * that answered last first) at start, every second, as soon as the master stops answering, and when
  * it answers READONLY (a master demoted to a replica: that call is then sent once more, to the new
- * master). A node they name that differs from the current one gets a new connection, and the old one
- * is closed, so no write keeps going to a replica.
+ * master). A node they name that differs from the current one gets a new connection and takes every
+ * call from then on; the old one is closed once it has answered the calls it had (or after one call's
+ * deadline), and a call it dropped is sent once more, to the new master.
  *
  * Built on node-redis's plain client, not on its `createSentinel`: in @redis/client 5.12 that client
  * holds every command while no sentinel answers (even with the master up), prints a stack trace
@@ -95,6 +96,22 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
     return undefined
   }
 
+  /**
+   * The connection to a master no longer named takes no new call; the replies it owes are waited for
+   * (a demoted master still answers them) for at most one call's deadline, then it is dropped.
+   */
+  const retire = (client: Client) => {
+    if (!client.isReady) {
+      if (client.isOpen) client.destroy()
+      return
+    }
+    const timer = setTimeout(() => {
+      if (client.isOpen) client.destroy()
+    }, options.askTimeoutMillis)
+    timer.unref()
+    void client.close().catch(() => undefined).finally(() => clearTimeout(timer))
+  }
+
   const clients = () => [...sentinels, ...(master === undefined ? [] : [master.client])]
 
   /** Asks the sentinels (one question at a time) and moves to the master they name if it changed. */
@@ -112,7 +129,7 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
       const old = master
       master = { at, client }
       if (!open && client.isOpen) client.destroy()
-      if (old !== undefined && old.client.isOpen) old.client.destroy()
+      if (old !== undefined) retire(old.client)
     })().finally(() => {
       asking = undefined
     })
@@ -164,8 +181,15 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
           try {
             return await current.client.sendCommand(args)
           } catch (error) {
+            if (asked) throw error
+            // The connection was dropped because the sentinels named another master meanwhile: sent
+            // once more, to that one.
+            if (master !== current && master?.client.isReady === true) {
+              if (expired()) throw new Error(ABANDONED)
+              continue
+            }
             // A master demoted to a replica (a failover): asked where the master is, sent once more.
-            if (asked || !(error instanceof Error) || !error.message.startsWith("READONLY")) throw error
+            if (!(error instanceof Error) || !error.message.startsWith("READONLY")) throw error
           }
         } else if (asked) {
           throw new Error(`Sentinel master ${options.name}: ${current === undefined ? "none named yet" : `${current.at} does not answer`}`)
