@@ -176,17 +176,19 @@ export const make = (options: WebhookDeliveryOptions) =>
             // Logged too, so the message is found when the account's failures are replayed.
             return yield* notSent(endpoint.value, m, "the webhook endpoint is disabled: set it again, then replay", true)
           }
-          // The wait for a permit is bounded by the attempt's deadline too, so waiting and sending together
-          // stay within the queue's lease (twice the deadline and more): no other worker takes the
-          // message over while this one still holds it. A wait that runs out is a failed attempt.
-          const permit = yield* permitOf(m.accountId).take(1).pipe(
-            Effect.timeout(Duration.millis(options.attemptTimeoutMillis)),
-            Effect.option
-          )
-          if (Option.isNone(permit)) return yield* notSent(endpoint.value, m, busy, false)
           // The permit bounds the requests in flight to the endpoint, so it is given back as soon as the
           // answer is in: the attempt's row and the endpoint's streak are written without holding it.
-          const sent = yield* exchange(endpoint.value, m).pipe(Effect.ensuring(permitOf(m.accountId).release(1)))
+          // Most of the time one is free, and taken at once (no timer).
+          const semaphore = permitOf(m.accountId)
+          const atOnce = yield* semaphore.withPermitsIfAvailable(1)(exchange(endpoint.value, m))
+          if (Option.isSome(atOnce)) return yield* settle(endpoint.value, m, atOnce.value)
+          // The wait for a permit is bounded by the attempt's deadline too, so waiting and sending
+          // together stay within the queue's lease (twice the deadline and more): no other worker
+          // takes the message over while this one still holds it. A wait that runs out is a failed
+          // attempt.
+          const permit = yield* semaphore.take(1).pipe(Effect.timeout(Duration.millis(options.attemptTimeoutMillis)), Effect.option)
+          if (Option.isNone(permit)) return yield* notSent(endpoint.value, m, busy, false)
+          const sent = yield* exchange(endpoint.value, m).pipe(Effect.ensuring(semaphore.release(1)))
           yield* settle(endpoint.value, m, sent)
         }).pipe(Effect.catchTag("StoreUnavailable", (e) => Effect.fail(storeFailure(e.cause))))
     })

@@ -10,7 +10,8 @@
  * stage's headers merged once) and whatever escapes the stages is answered once (`recover`: 503,
  * 500). The admin API takes the same route stages behind its own gate; health, the document and
  * its page are answered before any stage. Everything that does not depend on the request (routes,
- * decoders, encoders, documents, static answers) is built once here, when the layer is built.
+ * decoders, encoders, static answers) is built once here, when the layer is built; the OpenAPI
+ * document and its page once, at their first request.
  *
  * @since 1.0.0
  */
@@ -141,13 +142,17 @@ const noFavicon = (): AppResponse => ({
 export const make = (options: AppOptions): Effect.Effect<App["Type"], never, AppServices> =>
   Effect.gen(function*() {
     const api = makeApi(options.quickstartBasePath)
-    const document = OpenApiDocument.make({ api, servers: options.servers })
+    // The OpenAPI document is built at its first request (it or the reference page), then kept: most
+    // processes never serve it, and building it at start would cost every start-up its time and its
+    // allocation (which grows the young generation before the first request).
+    let document: OpenApiDocument.OpenApiDocument | undefined
+    const documentOf = () => (document ??= OpenApiDocument.make({ api, servers: options.servers }))
     const openApiPath = `${PUBLIC_PREFIX}/openapi.json` as const
-    const openApiAnswer = JSON.stringify(document)
+    let openApiAnswer: string | undefined
     const addressOf = clientAddress(options.trustProxy, options.ipv6Subnet)
     // The runtime's Clock (a TestClock under test), read synchronously by the stages that need it.
     const clock = yield* Effect.clock
-    const reference = ApiReference.make({ document, openApiPath, clientAddress: addressOf, assetsPerMinute: options.assetsPerMinute, clock })
+    const reference = ApiReference.make({ document: documentOf, openApiPath, clientAddress: addressOf, assetsPerMinute: options.assetsPerMinute, clock })
     const adminGate = AdminGateStage.make(AdminGate.make({ adminToken: options.adminToken, clientAddress: addressOf }), clock)
 
     const publicRoutes = Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS)))
@@ -225,7 +230,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const openApi = (): AppResponse => ({
       status: 200,
       headers: { "Content-Type": JSON_CONTENT_TYPE },
-      body: openApiAnswer,
+      body: openApiAnswer ??= JSON.stringify(documentOf()),
       route: `GET ${openApiPath}`
     })
 

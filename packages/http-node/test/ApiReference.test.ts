@@ -169,14 +169,14 @@ describe("ApiReference.make", () => {
   it("keeps text from the document inert: nothing in a server or the title can close the script or add markup", () => {
     const hostile = "</script><script>alert(1)</script>"
     const reference = ApiReference.make({
-      document: { ...doc, info: { ...doc.info, title: `Pets ${hostile}` }, servers: [{ url: `https://x.test/${hostile}`, description: hostile }] },
+      document: () => ({ ...doc, info: { ...doc.info, title: `Pets ${hostile}` }, servers: [{ url: `https://x.test/${hostile}`, description: hostile }] }),
       openApiPath: "/v1/openapi.json",
       ...limitOptions
     })
-    expect(reference.html.match(/<script/g)).toHaveLength(2)
-    expect(reference.html.match(/<\/script>/g)).toHaveLength(2)
-    expect(settingsOf(reference.html).servers).toEqual([{ url: `https://x.test/${hostile}`, description: hostile }])
-    expect(reference.html).toContain("<title>Pets &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; 1.0.0 · API reference</title>")
+    expect(reference.html().match(/<script/g)).toHaveLength(2)
+    expect(reference.html().match(/<\/script>/g)).toHaveLength(2)
+    expect(settingsOf(reference.html()).servers).toEqual([{ url: `https://x.test/${hostile}`, description: hostile }])
+    expect(reference.html()).toContain("<title>Pets &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; 1.0.0 · API reference</title>")
   })
 })
 
@@ -187,7 +187,7 @@ describe("ApiReference bundle", () => {
     Effect.gen(function*() {
       let reads = 0
       const reference = ApiReference.make({
-        document: doc,
+        document: () => doc,
         openApiPath: "/v1/openapi.json",
         ...limitOptions,
         readBundle: () => ++reads === 1 ? Promise.reject(new Error("gone")) : Promise.resolve("bundle();")

@@ -27,8 +27,8 @@ import type { OpenApiDocument } from "../../OpenApiDocument.js"
 
 /** @category models */
 export interface ApiReference {
-  /** The page (a few kilobytes, built once). */
-  readonly html: string
+  /** The page (a few kilobytes, built at its first use, then kept). */
+  readonly html: () => string
   /** The query of the bundle's URL (`/docs?asset=scalar-<@effect/platform version>.js`). */
   readonly bundleQuery: string
   /**
@@ -127,7 +127,8 @@ const BUNDLE_HEADERS: ResponseHeaders = {
  * @since 1.0.0
  */
 export const make = (options: {
-  readonly document: OpenApiDocument
+  /** The document (built at the page's first request, then kept). */
+  readonly document: () => OpenApiDocument
   readonly openApiPath: `/${string}`
   /** The client's address a request comes from, for the limit of asset requests. */
   readonly clientAddress: (request: AppRequest) => string
@@ -140,7 +141,8 @@ export const make = (options: {
 }): ApiReference => {
   const readBundle = options.readBundle ?? ScalarBundle.read
   const bundleQuery = `asset=scalar-${ScalarBundle.version()}.js`
-  const html = page(options.document, `docs?${bundleQuery}`, options.openApiPath.slice(1))
+  let html: string | undefined
+  const htmlOf = () => (html ??= page(options.document(), `docs?${bundleQuery}`, options.openApiPath.slice(1)))
 
   const limit = AddressLimit.make(options.assetsPerMinute ?? ASSETS_PER_MINUTE)
 
@@ -177,7 +179,7 @@ export const make = (options: {
           "Cache-Control": "no-cache",
           "Content-Security-Policy": CONTENT_SECURITY_POLICY
         },
-        body: html
+        body: htmlOf()
       })
     }
     const retryAfter = limit.take(options.clientAddress(request), options.clock.unsafeCurrentTimeMillis())
@@ -191,5 +193,5 @@ export const make = (options: {
     )
   }
 
-  return { html, bundleQuery, answer }
+  return { html: htmlOf, bundleQuery, answer }
 }
