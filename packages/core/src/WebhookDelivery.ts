@@ -186,10 +186,18 @@ export const make = (options: WebhookDeliveryOptions) =>
           // together stay within the queue's lease (twice the deadline and more): no other worker
           // takes the message over while this one still holds it. A wait that runs out is a failed
           // attempt.
-          const permit = yield* semaphore.take(1).pipe(Effect.timeout(Duration.millis(options.attemptTimeoutMillis)), Effect.option)
-          if (Option.isNone(permit)) return yield* notSent(endpoint.value, m, busy, false)
-          const sent = yield* exchange(endpoint.value, m).pipe(Effect.ensuring(semaphore.release(1)))
-          yield* settle(endpoint.value, m, sent)
+          // (Between the permit taken and its release made sure, nothing can interrupt.)
+          const sent = yield* Effect.uninterruptibleMask((restore) =>
+            restore(semaphore.take(1).pipe(Effect.timeout(Duration.millis(options.attemptTimeoutMillis)), Effect.option)).pipe(
+              Effect.flatMap((permit) =>
+                Option.isNone(permit)
+                  ? Effect.succeedNone
+                  : restore(exchange(endpoint.value, m)).pipe(Effect.ensuring(semaphore.release(1)), Effect.asSome)
+              )
+            )
+          )
+          if (Option.isNone(sent)) return yield* notSent(endpoint.value, m, busy, false)
+          yield* settle(endpoint.value, m, sent.value)
         }).pipe(Effect.catchTag("StoreUnavailable", (e) => Effect.fail(storeFailure(e.cause))))
     })
   })

@@ -178,6 +178,19 @@ describe("ApiReference.make", () => {
     expect(settingsOf(reference.html()).servers).toEqual([{ url: `https://x.test/${hostile}`, description: hostile }])
     expect(reference.html()).toContain("<title>Pets &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; 1.0.0 · API reference</title>")
   })
+
+  it.effect("asks for the document at the page's first request, not before, and once only", () =>
+    Effect.gen(function*() {
+      let built = 0
+      const reference = ApiReference.make({ document: () => (built++, doc), openApiPath: "/v1/openapi.json", ...limitOptions })
+      expect(built).toBe(0)
+      for (let i = 0; i < 2; i++) {
+        const page = yield* reference.answer(request({ url: "/docs" }))
+        expect(page.status).toBe(200)
+        expect(page.body).toContain("API reference</title>")
+      }
+      expect(built).toBe(1)
+    }))
 })
 
 describe("ApiReference bundle", () => {

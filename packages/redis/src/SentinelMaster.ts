@@ -4,8 +4,8 @@
  * that answered last first) at start, every second, as soon as the master stops answering, and when
  * it answers READONLY (a master demoted to a replica: that call is then sent once more, to the new
  * master). A node they name that differs from the current one gets a new connection and takes every
- * call from then on; the old one is closed once it has answered the calls it had (or after one call's
- * deadline), and a call it dropped is sent once more, to the new master.
+ * call from then on; the old one is dropped once it has answered the calls it had (or after one call's
+ * deadline), and a call it dropped unanswered is sent once more, to the new master.
  *
  * Built on node-redis's plain client, not on its `createSentinel`: in @redis/client 5.12 that client
  * holds every command while no sentinel answers (even with the master up), prints a stack trace
@@ -14,7 +14,7 @@
  *
  * @since 1.0.0
  */
-import { createClient } from "@redis/client"
+import { createClient, ErrorReply } from "@redis/client"
 
 /** A host and port, as Sentinel names its nodes. */
 export interface Node {
@@ -50,6 +50,14 @@ const newClient = (node: Node, socket: SentinelMasterOptions["socket"]) => {
 
 type Client = ReturnType<typeof newClient>
 
+/** A master's connection and the calls it owes replies to. */
+interface Master {
+  readonly at: string
+  readonly client: Client
+  inFlight: number
+  retireTimer: ReturnType<typeof setTimeout> | undefined
+}
+
 const within = <A>(millis: number, promise: Promise<A>): Promise<A | undefined> => {
   let timer: ReturnType<typeof setTimeout> | undefined
   return Promise.race([
@@ -71,7 +79,9 @@ export interface SentinelMaster {
 export const follow = (options: SentinelMasterOptions): SentinelMaster => {
   const sentinels = options.nodes.map((node) => newClient(node, options.socket))
   let first = 0
-  let master: { readonly at: string; readonly client: Client } | undefined
+  let master: Master | undefined
+  /** Connections to masters no longer named that still owe replies. */
+  const retiring = new Set<Master>()
   let open = false
   let timer: ReturnType<typeof setInterval> | undefined
   let asking: Promise<void> | undefined
@@ -96,23 +106,41 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
     return undefined
   }
 
-  /**
-   * The connection to a master no longer named takes no new call; the replies it owes are waited for
-   * (a demoted master still answers them) for at most one call's deadline, then it is dropped.
-   */
-  const retire = (client: Client) => {
-    if (!client.isReady) {
+  /** Drops a connection (a client closed already throws: it is dropped then). */
+  const drop = (client: Client) => {
+    try {
       if (client.isOpen) client.destroy()
-      return
+    } catch {
+      // closed already
     }
-    const timer = setTimeout(() => {
-      if (client.isOpen) client.destroy()
-    }, options.askTimeoutMillis)
-    timer.unref()
-    void client.close().catch(() => undefined).finally(() => clearTimeout(timer))
   }
 
-  const clients = () => [...sentinels, ...(master === undefined ? [] : [master.client])]
+  /**
+   * The connection to a master no longer named takes no new call; it is dropped once it has answered
+   * the calls it had (a demoted master still answers them), or after one call's deadline. It is not
+   * `close()`d: a closed node-redis client ignores its server hanging up (Sentinel kills the clients of
+   * a master it demotes), so the calls it owed would never settle; open, they fail and are sent again.
+   */
+  const retire = (old: Master) => {
+    if (old.inFlight === 0 || !old.client.isReady) return drop(old.client)
+    retiring.add(old)
+    old.retireTimer = setTimeout(() => {
+      retiring.delete(old)
+      drop(old.client)
+    }, options.askTimeoutMillis)
+    old.retireTimer.unref()
+  }
+
+  /** A call on `m` is over: a retiring connection with nothing owed any more is dropped. */
+  const settled = (m: Master) => {
+    m.inFlight--
+    if (m.inFlight === 0 && retiring.delete(m)) {
+      clearTimeout(m.retireTimer)
+      drop(m.client)
+    }
+  }
+
+  const clients = () => [...sentinels, ...(master === undefined ? [] : [master.client]), ...[...retiring].map((m) => m.client)]
 
   /** Asks the sentinels (one question at a time) and moves to the master they name if it changed. */
   const refresh = (): Promise<void> => {
@@ -127,9 +155,9 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
       // It reconnects by itself if it cannot connect now; calls fail at once meanwhile.
       await within(options.socket.connectTimeout, client.connect().catch(() => undefined))
       const old = master
-      master = { at, client }
+      master = { at, client, inFlight: 0, retireTimer: undefined }
       if (!open && client.isOpen) client.destroy()
-      if (old !== undefined) retire(old.client)
+      if (old !== undefined) retire(old)
     })().finally(() => {
       asking = undefined
     })
@@ -178,18 +206,21 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
       for (let asked = false; ; asked = true) {
         const current = master
         if (current !== undefined && current.client.isReady) {
+          current.inFlight++
           try {
             return await current.client.sendCommand(args)
           } catch (error) {
             if (asked) throw error
-            // The connection was dropped because the sentinels named another master meanwhile: sent
-            // once more, to that one.
-            if (master !== current && master?.client.isReady === true) {
+            // No answer (the connection was dropped) because the sentinels named another master
+            // meanwhile: sent once more, to that one. An error the old master answered is its answer.
+            if (!(error instanceof ErrorReply) && master !== current && master?.client.isReady === true) {
               if (expired()) throw new Error(ABANDONED)
               continue
             }
             // A master demoted to a replica (a failover): asked where the master is, sent once more.
             if (!(error instanceof Error) || !error.message.startsWith("READONLY")) throw error
+          } finally {
+            settled(current)
           }
         } else if (asked) {
           throw new Error(`Sentinel master ${options.name}: ${current === undefined ? "none named yet" : `${current.at} does not answer`}`)

@@ -70,46 +70,77 @@ describe.skipIf(!canRun)("the limiter behind Redis Sentinel", () => {
       }
     }), 20_000)
 
-  it("calls in flight when the follower moves to the new master are answered (by the old one or sent again), none dropped", async () => {
+  /**
+   * Calls to the follower through a `SENTINEL FAILOVER`: four every 2 ms without waiting for their
+   * answers, each with a deadline; `pauseOld`: the old master holds writes from before the failover
+   * until the follower has moved, then hangs up on its clients (as Sentinel does when it demotes a
+   * master). Resolves with the calls' failures.
+   */
+  const throughFailover = async (options: { readonly askTimeoutMillis: number; readonly callDeadlineMillis: number; readonly pauseOld: boolean }) => {
     const follower = SentinelMaster.follow({
       nodes: sentinel.sentinels.map((s) => ({ host: "127.0.0.1", port: Number(s.split(":")[1]) })),
       name: sentinel.name,
       socket: { connectTimeout: 1_000, reconnectStrategy: () => 50 },
-      askTimeoutMillis: 250,
+      askTimeoutMillis: options.askTimeoutMillis,
       checkEveryMillis: 100
     })
     await follower.connect()
     const key = `sentinel-test:${Math.random().toString(36).slice(2)}:count`
     const failures: Array<string> = []
+    const calls: Array<Promise<void>> = []
     let sent = 0
+    const call = () => {
+      sent++
+      let timer: ReturnType<typeof setTimeout> | undefined
+      calls.push(Promise.race([
+        follower.send(["INCR", key], () => false).then(() => undefined, (error) => void failures.push(String(error))),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(() => resolve(void failures.push(`no answer within ${options.callDeadlineMillis} ms`)), options.callDeadlineMillis)
+        })
+      ]).finally(() => clearTimeout(timer)))
+    }
     let flowing = true
-    // Twenty callers, each with one call in flight at every moment, through the failover.
-    const callers = Array.from({ length: 20 }, async () => {
+    const load = (async () => {
       while (flowing) {
-        sent++
-        await follower.send(["INCR", key], () => false).catch((error) => failures.push(String(error)))
+        for (let i = 0; i < 4; i++) call()
+        await new Promise((resolve) => setTimeout(resolve, 2))
       }
-    })
+    })()
+    const cli = (port: number, ...args: Array<string>) => execFileSync("redis-cli", ["-p", String(port), ...args], { encoding: "utf8" }).trim()
     try {
       const old = await sentinel.masterPort()
+      if (options.pauseOld) cli(old, "client", "pause", "20000", "write")
       const master = await sentinel.failover()
       expect(master).not.toBe(old)
       // Until the follower has moved: the count grows on the new master (which no longer replicates
       // the old one).
-      const count = () => Number(execFileSync("redis-cli", ["-p", String(master), "get", key], { encoding: "utf8" }).trim() || 0)
+      const count = () => Number(cli(master, "get", key) || 0)
       const promotedWith = count()
       const movedBy = Date.now() + 5_000
       while (count() < promotedWith + 20) {
         if (Date.now() > movedBy) throw new Error("the follower did not reach the new master")
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
+      if (options.pauseOld) {
+        cli(old, "client", "kill", "type", "normal")
+        cli(old, "client", "unpause")
+      }
       const countedBy = sent + 200
       while (sent < countedBy) await new Promise((resolve) => setTimeout(resolve, 5))
     } finally {
       flowing = false
-      await Promise.all(callers)
+      await load
+      await Promise.all(calls)
       await follower.close()
     }
-    expect(failures).toEqual([])
+    return failures
+  }
+
+  it("calls in flight when the follower moves to the new master are answered by the old one, none dropped", async () => {
+    expect(await throughFailover({ askTimeoutMillis: 250, callDeadlineMillis: 1_000, pauseOld: false })).toEqual([])
+  }, 30_000)
+
+  it("calls the old master still owes when it hangs up are sent again to the new one, none left without an answer", async () => {
+    expect(await throughFailover({ askTimeoutMillis: 5_000, callDeadlineMillis: 4_000, pauseOld: true })).toEqual([])
   }, 30_000)
 })
