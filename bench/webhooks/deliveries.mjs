@@ -2,9 +2,9 @@
 // per second to a local receiver, and the time from the 202 to the delivery at light load (one
 // message at a time). Part of `pnpm bench` (bench/run.mjs, the report's "Webhook delivery"); alone:
 //
-//   node bench/webhooks/deliveries.mjs [messages]      (after `pnpm build`; default 5000 messages)
+//   node bench/webhooks/deliveries.mjs [messages]      (after `pnpm run build`; default 5000 messages)
 //
-// For each store: a fresh server (`petstore serve`, PETSTORE_WEBHOOK_ALLOW_PRIVATE=true), an account
+// For each store: a fresh server (`petstore serve` as shipped, PETSTORE_WEBHOOK_ALLOW_PRIVATE=true), an account
 // with a roomy limit whose endpoint is a node:http receiver in this process (204 at once, keep-alive);
 // first `light` messages one at a time (202 → arrival), then a backlog of `messages` submitted by 50
 // clients at once. Deliveries per second: end to end (first submission to last arrival, so never more
@@ -19,9 +19,11 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Pg from "../lib/pg.mjs"
 import * as Proc from "../lib/proc.mjs"
+import { shipped } from "../lib/targets.mjs"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
-const BIN = join(ROOT, "packages/server/dist/bin.js")
+// The server as shipped (the `petstore` command: the bundle from its code cache), as the other targets.
+const BIN = shipped(ROOT)
 const TOKEN = "bench-admin-token-0123456789"
 const CLIENTS = 50
 
