@@ -180,14 +180,12 @@ export const make = (options: WebhookDeliveryOptions) =>
           // answer is in: the attempt's row and the endpoint's streak are written without holding it.
           // Most of the time one is free, and taken at once (no timer).
           const semaphore = permitOf(m.accountId)
-          const atOnce = yield* semaphore.withPermitsIfAvailable(1)(exchange(endpoint.value, m))
-          if (Option.isSome(atOnce)) return yield* settle(endpoint.value, m, atOnce.value)
           // The wait for a permit is bounded by the attempt's deadline too, so waiting and sending
           // together stay within the queue's lease (twice the deadline and more): no other worker
           // takes the message over while this one still holds it. A wait that runs out is a failed
-          // attempt.
-          // (Between the permit taken and its release made sure, nothing can interrupt.)
-          const sent = yield* Effect.uninterruptibleMask((restore) =>
+          // attempt. (Between the permit taken and its release made sure, nothing can interrupt.)
+          const afterWaiting = () =>
+            Effect.uninterruptibleMask((restore) =>
             restore(semaphore.take(1).pipe(Effect.timeout(Duration.millis(options.attemptTimeoutMillis)), Effect.option)).pipe(
               Effect.flatMap((permit) =>
                 Option.isNone(permit)
@@ -195,6 +193,9 @@ export const make = (options: WebhookDeliveryOptions) =>
                   : restore(exchange(endpoint.value, m)).pipe(Effect.ensuring(semaphore.release(1)), Effect.asSome)
               )
             )
+          )
+          const sent = yield* semaphore.withPermitsIfAvailable(1)(exchange(endpoint.value, m)).pipe(
+            Effect.flatMap((atOnce) => Option.isSome(atOnce) ? Effect.succeed(atOnce) : afterWaiting())
           )
           if (Option.isNone(sent)) return yield* notSent(endpoint.value, m, busy, false)
           yield* settle(endpoint.value, m, sent.value)
