@@ -10,12 +10,14 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Random from "effect/Random"
 import { MessageNotFound, type StoreUnavailable } from "./Errors.js"
+import * as LeaseWatch from "./internal/leaseWatch.js"
 import type { Message, MessageId } from "./Message.js"
 import { MessageProcessor } from "./MessageProcessor.js"
 import { MessageStore, type StoredMessage } from "./MessageStore.js"
@@ -29,7 +31,7 @@ export interface MessageQueueOptions {
   readonly maxAttempts: number
   readonly backoffBaseMillis: number
   readonly backoffMaxMillis: number
-  /** How long a claim lasts; an attempt longer than this is abandoned and retried. */
+  /** How long a claim lasts; an attempt still running shortly before it ends (a tenth of it, a second at most) is cut and retried. */
   readonly leaseMillis: number
   /** Longest wait between looks at the store when nothing wakes the worker. */
   readonly pollMillis: number
@@ -115,6 +117,8 @@ export const make = (options: MessageQueueOptions) =>
     const processor = yield* MessageProcessor
     const random = yield* SecureRandom
     const wake = yield* Queue.sliding<void>(Math.max(1, options.concurrency))
+    // Started before the workers, so it is stopped after their drain (finalizers run in reverse).
+    const leases = yield* LeaseWatch.make
     let draining = false
     const schedule = options.retryDelaysMillis
     const nextDelay = (attempts: number, jitter: number, retryAfterMillis: number | undefined): Option.Option<number> =>
@@ -124,29 +128,31 @@ export const make = (options: MessageQueueOptions) =>
         ? Option.none()
         : Option.some(backoffMillis(attempts, options, jitter))
 
-    const attempt = (m: StoredMessage) =>
+    const attempt = (m: StoredMessage, slot: LeaseWatch.Slot) =>
       Effect.gen(function*() {
-        // The processor's own work stays interruptible, so the lease timeout (and shutdown) can cut a
+        // The processor's own work stays interruptible, so the lease's watch (and shutdown) can cut a
         // hung attempt; recording the outcome around it does not.
-        const outcome = yield* processor.process({
+        yield* leases.begin(slot, LeaseWatch.cutAt(m.leaseUntil, options.leaseMillis))
+        const exit = yield* processor.process({
           id: m.id,
           accountId: m.accountId,
           message: m.message,
           attempt: m.attempts,
           createdAt: m.createdAt
-        })
-          .pipe(
-            Effect.interruptible,
-            Effect.timeoutFail({
-              duration: Duration.millis(options.leaseMillis),
-              onTimeout: () => ({ reason: "processing took longer than the lease" })
-            }),
-            Effect.catchAllDefect((defect) => Effect.fail({ reason: `processor crashed: ${String(defect)}` })),
-            Effect.either
-          )
+        }).pipe(
+          Effect.interruptible,
+          Effect.catchAllDefect((defect) => Effect.fail({ reason: `processor crashed: ${String(defect)}` })),
+          Effect.exit
+        )
+        leases.end(slot)
         const now = yield* Clock.currentTimeMillis
-        if (outcome._tag === "Right") return yield* store.markDelivered(m.id, now)
-        const failure: { reason: string; retryAfterMillis?: number | undefined; final?: boolean | undefined } = outcome.left
+        if (Exit.isSuccess(exit)) return yield* store.markDelivered(m.id, now)
+        const failure: { reason: string; retryAfterMillis?: number | undefined; final?: boolean | undefined } | undefined =
+          LeaseWatch.wasCut(slot, exit)
+            ? { reason: "processing took longer than the lease" }
+            : Option.getOrUndefined(Cause.failureOption(exit.cause))
+        // Interrupted at shutdown: the message stays leased, and is taken again once the lease ends.
+        if (failure === undefined) return yield* Effect.failCause(exit.cause)
         const delay = failure.final === true ? Option.none() : nextDelay(m.attempts, yield* Random.next, failure.retryAfterMillis)
         if (Option.isNone(delay)) return yield* store.markFailed(m.id, now, failure.reason)
         yield* store.markRetry(m.id, now, now + delay.value, failure.reason)
@@ -163,39 +169,44 @@ export const make = (options: MessageQueueOptions) =>
     })
 
     // One worker: claim and process until shutdown; when draining, stop as soon as nothing is due.
-    const worker = Effect.gen(function*() {
-      while (true) {
-        const now = yield* Clock.currentTimeMillis
-        const claimed = yield* store.claim(now, options.leaseMillis)
-        if (Option.isSome(claimed)) {
-          // An attempt runs to its end once started, so shutdown never leaves a half-recorded outcome.
-          yield* Effect.uninterruptible(attempt(claimed.value))
-        } else if (draining) {
-          return
-        } else {
-          yield* idle
+    const worker = (slot: LeaseWatch.Slot) =>
+      Effect.gen(function*() {
+        while (true) {
+          const now = yield* Clock.currentTimeMillis
+          const claimed = yield* store.claim(now, options.leaseMillis)
+          if (Option.isSome(claimed)) {
+            // An attempt runs to its end once started, so shutdown never leaves a half-recorded outcome.
+            yield* Effect.uninterruptible(attempt(claimed.value, slot))
+          } else if (draining) {
+            return
+          } else {
+            yield* idle
+          }
         }
-      }
-    }).pipe(
-      // A store outage must not kill the worker: wait, go on. An outage is the readiness watch's to
-      // say (once, not once a poll); only a defect is logged here, with its stack.
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Effect.failCause(cause)
-          : (Cause.isFailure(cause)
-            ? Effect.logDebug("message worker: store unavailable, retrying")
-            : Effect.logWarning("message worker: defect, retrying", cause)).pipe(
-              Effect.zipRight(Effect.sleep(Duration.millis(options.pollMillis)))
-            )
-      ),
-      Effect.repeat({ until: () => draining })
-    )
+      }).pipe(
+        // A store outage must not kill the worker: wait, go on. An outage is the readiness watch's to
+        // say (once, not once a poll); only a defect is logged here, with its stack.
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : (Cause.isFailure(cause)
+              ? Effect.logDebug("message worker: store unavailable, retrying")
+              : Effect.logWarning("message worker: defect, retrying", cause)).pipe(
+                Effect.zipRight(Effect.sleep(Duration.millis(options.pollMillis)))
+              )
+        ),
+        Effect.repeat({ until: () => draining })
+      )
 
     // Layers are built uninterruptibly and forked fibers inherit that; the workers must be
     // interruptible, or closing the layer would wait for the whole backlog instead of `drainMillis`.
+    // Each runs under its supervisor, which starts it again when the lease's watch cut an attempt.
     const fibers = yield* Effect.forEach(
       Array.from({ length: Math.max(1, options.concurrency) }),
-      () => Effect.forkScoped(Effect.interruptible(worker))
+      () => {
+        const slot = leases.slot()
+        return Effect.forkScoped(Effect.interruptible(leases.supervise(slot, worker(slot))))
+      }
     )
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {

@@ -9,7 +9,6 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -26,6 +25,8 @@ export interface DeliveryRequest {
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
+  /** The attempt's deadline, connection included: no whole answer within it is `noAnswerWithin(timeoutMillis)`. */
+  readonly timeoutMillis: number
 }
 
 /** What came of a POST: an answer (any status), or no answer and why. */
@@ -33,11 +34,25 @@ export type DeliveryOutcome =
   | { readonly _tag: "Answered"; readonly status: number; readonly retryAfterMillis?: number | undefined }
   | { readonly _tag: "NoAnswer"; readonly error: string }
 
-/** The HTTP client deliveries go through (the server's is undici with an SSRF guard). */
+/** The outcome of an attempt that got no whole answer within its deadline. */
+export const noAnswerWithin = (timeoutMillis: number): DeliveryOutcome => ({
+  _tag: "NoAnswer",
+  error: `no answer within ${timeoutMillis} ms`
+})
+
+/**
+ * The HTTP client deliveries go through (the server's is undici with an SSRF guard). It keeps the
+ * attempt's deadline itself, as HTTP clients keep theirs: a timer of the client's costs far less than
+ * racing each attempt against one in another fiber. A sender that hangs anyway is cut by the queue's
+ * lease.
+ */
 export class WebhookSender extends Context.Tag("@petstore/core/WebhookSender")<
   WebhookSender,
   {
-    /** POSTs the request; interrupting it aborts the request. Never fails: a failure is an outcome. */
+    /**
+     * POSTs the request and answers within `request.timeoutMillis` (`noAnswerWithin` when no whole
+     * answer came by then); interrupting it aborts the request. Never fails: a failure is an outcome.
+     */
     readonly send: (request: DeliveryRequest) => Effect.Effect<DeliveryOutcome>
   }
 >() {}
@@ -63,13 +78,22 @@ export const eventBody = (m: Pick<ProcessableMessage, "id" | "message" | "create
   return JSON.stringify({ type: EVENT_TYPE, timestamp: createdAt, data: { id: m.id, message: m.message, createdAt } })
 }
 
-/** The request of one attempt at `now` (epoch ms): headers per Standard Webhooks, signed with the live secrets. */
-export const deliveryRequest = (endpoint: WebhookEndpoint, m: ProcessableMessage, now: number): DeliveryRequest => {
+/**
+ * The request of one attempt at `now` (epoch ms) with its deadline: headers per Standard Webhooks,
+ * signed with the live secrets.
+ */
+export const deliveryRequest = (
+  endpoint: WebhookEndpoint,
+  m: ProcessableMessage,
+  now: number,
+  timeoutMillis: number
+): DeliveryRequest => {
   const body = eventBody(m)
   const timestamp = Math.floor(now / 1000)
   return {
     url: endpoint.url,
     body,
+    timeoutMillis,
     headers: {
       "content-type": "application/json",
       "user-agent": "petstore-webhooks/1",
@@ -103,13 +127,7 @@ export const make = (options: WebhookDeliveryOptions) =>
     const exchange = (endpoint: WebhookEndpoint, m: ProcessableMessage) =>
       Effect.gen(function*() {
         const startedAt = yield* Clock.currentTimeMillis
-        const outcome = yield* sender.send(deliveryRequest(endpoint, m, startedAt)).pipe(
-          Effect.timeoutTo({
-            duration: Duration.millis(options.attemptTimeoutMillis),
-            onTimeout: (): DeliveryOutcome => ({ _tag: "NoAnswer", error: `no answer within ${options.attemptTimeoutMillis} ms` }),
-            onSuccess: (o) => o
-          })
-        )
+        const outcome = yield* sender.send(deliveryRequest(endpoint, m, startedAt, options.attemptTimeoutMillis))
         const endedAt = yield* Clock.currentTimeMillis
         return { startedAt, outcome, endedAt }
       })
@@ -180,22 +198,24 @@ export const make = (options: WebhookDeliveryOptions) =>
           // answer is in: the attempt's row and the endpoint's streak are written without holding it.
           // Most of the time one is free, and taken at once (no timer).
           const semaphore = permitOf(m.accountId)
-          // The wait for a permit is bounded by the attempt's deadline too, so waiting and sending
-          // together stay within the queue's lease (twice the deadline and more): no other worker
-          // takes the message over while this one still holds it. A wait that runs out is a failed
-          // attempt. (Between the permit taken and its release made sure, nothing can interrupt.)
-          const afterWaiting = () =>
+          // When every permit is taken the delivery waits its turn. Each POST ends within its deadline,
+          // so permits come back within one; a turn that came after the attempt's deadline had passed
+          // gives the permit on and is a failed attempt. Waiting and sending together thus stay within
+          // twice the deadline, inside the queue's lease: no other worker takes the message over while
+          // this one still holds it. No timer races the wait: the clock is read when the turn comes.
+          // (Between the permit taken and its release made sure, nothing can interrupt.)
+          const afterWaiting = (waitedFrom: number) =>
             Effect.uninterruptibleMask((restore) =>
-            restore(semaphore.take(1).pipe(Effect.timeout(Duration.millis(options.attemptTimeoutMillis)), Effect.option)).pipe(
-              Effect.flatMap((permit) =>
-                Option.isNone(permit)
-                  ? Effect.succeedNone
-                  : restore(exchange(endpoint.value, m)).pipe(Effect.ensuring(semaphore.release(1)), Effect.asSome)
-              )
+              Effect.flatMap(restore(semaphore.take(1)), () =>
+                Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                  now - waitedFrom > options.attemptTimeoutMillis
+                    ? Effect.as(semaphore.release(1), Option.none())
+                    : restore(exchange(endpoint.value, m)).pipe(Effect.ensuring(semaphore.release(1)), Effect.asSome)))
             )
-          )
           const sent = yield* semaphore.withPermitsIfAvailable(1)(exchange(endpoint.value, m)).pipe(
-            Effect.flatMap((atOnce) => Option.isSome(atOnce) ? Effect.succeed(atOnce) : afterWaiting())
+            Effect.flatMap((atOnce) =>
+              Option.isSome(atOnce) ? Effect.succeed(atOnce) : Effect.flatMap(Clock.currentTimeMillis, afterWaiting)
+            )
           )
           if (Option.isNone(sent)) return yield* notSent(endpoint.value, m, busy, false)
           yield* settle(endpoint.value, m, sent.value)

@@ -38,9 +38,19 @@ const answered = (status: number): Effect.Effect<WebhookDelivery.DeliveryOutcome
 
 const setup = (
   sender: Layer.Layer<WebhookDelivery.WebhookSender>,
-  options: { delays?: ReadonlyArray<number>; delivery?: Partial<WebhookDelivery.WebhookDeliveryOptions>; concurrency?: number } = {}
+  options: {
+    delays?: ReadonlyArray<number>
+    delivery?: Partial<WebhookDelivery.WebhookDeliveryOptions>
+    concurrency?: number
+    leaseMillis?: number
+  } = {}
 ) =>
-  MessageQueue.layer({ retryDelaysMillis: options.delays ?? [10, 10], concurrency: options.concurrency ?? 2, pollMillis: 20 }).pipe(
+  MessageQueue.layer({
+    retryDelaysMillis: options.delays ?? [10, 10],
+    concurrency: options.concurrency ?? 2,
+    pollMillis: 20,
+    ...(options.leaseMillis === undefined ? {} : { leaseMillis: options.leaseMillis })
+  }).pipe(
     Layer.provide(WebhookDelivery.layer(options.delivery)),
     Layer.provideMerge(Layer.mergeAll(MessageStore.layerMemory, WebhookEndpointStore.layerMemory, WebhookAttemptStore.layerMemory)),
     Layer.provide(sender),
@@ -129,17 +139,32 @@ describe("WebhookDelivery", () => {
 
   it.live("when the schedule is spent the message is failed with the last error; no answer at all is a failure too", () => {
     const sent: Array<WebhookDelivery.DeliveryRequest> = []
+    // A sender keeping the deadline it is given, as the server's does: no answer by then.
+    const silent = (request: WebhookDelivery.DeliveryRequest) =>
+      Effect.as(Effect.sleep(request.timeoutMillis), WebhookDelivery.noAnswerWithin(request.timeoutMillis))
     return Effect.gen(function*() {
       yield* (yield* WebhookEndpointStore).put(endpoint("acc_1"))
       const m = yield* (yield* MessageQueue).submit("acc_1", "doomed")
       const final = yield* settled(m.id)
       expect(final.status).toBe("failed")
       expect(final.lastError).toBe("no answer within 30 ms")
-      expect(sent).toHaveLength(3)
+      expect(sent.map((r) => r.timeoutMillis)).toEqual([30, 30, 30])
       const attempts = yield* (yield* WebhookAttemptStore).list(m.id)
       expect(attempts.map((a) => [a.attempt, a.statusCode])).toEqual([[1, null], [2, null], [3, null]])
       expect(attempts.every((a) => a.durationMillis >= 25)).toBe(true)
-    }).pipe(Effect.provide(setup(recordingSender(sent, () => Effect.never), { delivery: { attemptTimeoutMillis: 30 } })))
+    }).pipe(Effect.provide(setup(recordingSender(sent, silent), { delivery: { attemptTimeoutMillis: 30 } })))
+  })
+
+  it.live("a sender that ignores its deadline is cut at the queue's lease: retried, then failed, no worker lost", () => {
+    const sent: Array<WebhookDelivery.DeliveryRequest> = []
+    return Effect.gen(function*() {
+      yield* (yield* WebhookEndpointStore).put(endpoint("acc_1"))
+      const m = yield* (yield* MessageQueue).submit("acc_1", "hangs")
+      const final = yield* settled(m.id)
+      expect(final.status).toBe("failed")
+      expect(final.lastError).toBe("processing took longer than the lease")
+      expect(sent).toHaveLength(3)
+    }).pipe(Effect.provide(setup(recordingSender(sent, () => Effect.never), { delivery: { attemptTimeoutMillis: 30 }, leaseMillis: 80 })))
   })
 
   it.live("during a rotation every live secret signs, an expired one no longer does", () => {

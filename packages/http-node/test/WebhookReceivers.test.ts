@@ -19,7 +19,7 @@ const OTHER = WebhookSignature.secretFromBytes(new Uint8Array(32).fill(43))
 
 const delivery = (secret: string, url: string) => {
   const endpoint = { accountId: "acc_1", url, secrets: [{ secret, expiresAt: null }], createdAt: 0, updatedAt: 0, failingSince: null, disabledAt: null, disabledReason: null }
-  return WebhookDelivery.deliveryRequest(endpoint, { id: "msg_abc", accountId: "acc_1", message: "Grüße, 🐈 \"quoted\"", attempt: 1, createdAt: Date.now() }, Date.now())
+  return WebhookDelivery.deliveryRequest(endpoint, { id: "msg_abc", accountId: "acc_1", message: "Grüße, 🐈 \"quoted\"", attempt: 1, createdAt: Date.now() }, Date.now(), 15_000)
 }
 
 const post = (request: WebhookDelivery.DeliveryRequest, body = request.body) =>

@@ -21,7 +21,7 @@ export interface WebhookClientOptions {
   readonly allowPrivate: boolean
   /** Connections kept to one origin at most. */
   readonly connectionsPerOrigin: number
-  /** The longest an attempt may take, connection included (the delivery's own deadline also applies). */
+  /** The longest each phase (connecting, the answer's head, its body) may take; the attempt's deadline bounds them together. */
   readonly timeoutMillis: number
   /** Bytes of an answer's body read at most (the rest is discarded). */
   readonly maxAnswerBytes: number
@@ -109,35 +109,62 @@ export const make = (options: WebhookClientOptions) =>
     yield* Effect.addFinalizer(() =>
       made === undefined ? Effect.void : Effect.promise(() => made!.then((a) => a.close()).catch(() => undefined))
     )
+    /** The POST, its answer's status and `Retry-After`; `signal` aborts it. */
+    const post = async (request: WebhookDelivery.DeliveryRequest, signal: AbortSignal) => {
+      const url = new URL(request.url)
+      if (!options.allowPrivate && url.protocol !== "https:") throw new RefusedAddress("only https URLs are allowed")
+      const answer = await (await agent()).request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: "POST",
+        headers: request.headers,
+        body: request.body,
+        signal
+      })
+      // Read a little of the body (and drop the rest) so the connection can be kept.
+      await answer.body.dump({ limit: options.maxAnswerBytes }).catch(() => undefined)
+      const retryAfter = answer.headers["retry-after"]
+      return { status: answer.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter }
+    }
     return WebhookDelivery.WebhookSender.of({
+      // One controller aborts the POST at the attempt's deadline (a timer of the client's, as undici's
+      // own) or when the attempt is interrupted.
       send: (request) =>
-        Effect.tryPromise({
-          try: async (signal) => {
-            const url = new URL(request.url)
-            if (!options.allowPrivate && url.protocol !== "https:") throw new RefusedAddress("only https URLs are allowed")
-            const answer = await (await agent()).request({
-              origin: url.origin,
-              path: url.pathname + url.search,
-              method: "POST",
-              headers: request.headers,
-              body: request.body,
-              signal
-            })
-            // Read a little of the body (and drop the rest) so the connection can be kept.
-            await answer.body.dump({ limit: options.maxAnswerBytes }).catch(() => undefined)
-            const retryAfter = answer.headers["retry-after"]
-            return { status: answer.statusCode, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter }
-          },
-          catch: describeFailure
+        Effect.async<Awaited<ReturnType<typeof post>> | WebhookDelivery.DeliveryOutcome>((resume) => {
+          const controller = new AbortController()
+          let late = false
+          const deadline = setTimeout(() => {
+            late = true
+            controller.abort()
+          }, request.timeoutMillis)
+          post(request, controller.signal).then(
+            (answer) => {
+              clearTimeout(deadline)
+              resume(Effect.succeed(answer))
+            },
+            (error: unknown) => {
+              clearTimeout(deadline)
+              resume(Effect.succeed(
+                late
+                  ? WebhookDelivery.noAnswerWithin(request.timeoutMillis)
+                  : { _tag: "NoAnswer", error: describeFailure(error) }
+              ))
+            }
+          )
+          return Effect.sync(() => {
+            clearTimeout(deadline)
+            controller.abort()
+          })
         }).pipe(
-          Effect.flatMap(({ retryAfter, status }) =>
-            Effect.map(Clock.currentTimeMillis, (now): WebhookDelivery.DeliveryOutcome => ({
-              _tag: "Answered",
-              status,
-              retryAfterMillis: retryAfterMillis(retryAfter, now)
-            }))
-          ),
-          Effect.catchAll((error): Effect.Effect<WebhookDelivery.DeliveryOutcome> => Effect.succeed({ _tag: "NoAnswer", error }))
+          Effect.flatMap((answer) =>
+            "_tag" in answer
+              ? Effect.succeed(answer)
+              : Effect.map(Clock.currentTimeMillis, (now): WebhookDelivery.DeliveryOutcome => ({
+                _tag: "Answered",
+                status: answer.status,
+                retryAfterMillis: retryAfterMillis(answer.retryAfter, now)
+              }))
+          )
         )
     })
   })

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import type { WebhookDelivery } from "@petstore/core"
+import { WebhookDelivery } from "@petstore/core"
 import { isPublicAddress, urlProblem } from "../src/WebhookAddress.js"
 import * as WebhookClient from "../src/WebhookClient.js"
 
@@ -37,10 +37,11 @@ const receiver = (answer: (req: http.IncomingMessage, res: http.ServerResponse) 
     })
   ).pipe(Effect.map(({ state }) => state))
 
-const request = (url: string): WebhookDelivery.DeliveryRequest => ({
+const request = (url: string, timeoutMillis = 15_000): WebhookDelivery.DeliveryRequest => ({
   url,
   headers: { "content-type": "application/json", "webhook-id": "msg_1" },
-  body: "{\"a\":1}"
+  body: "{\"a\":1}",
+  timeoutMillis
 })
 
 const client = (options: Partial<WebhookClient.WebhookClientOptions>) =>
@@ -160,5 +161,22 @@ describe("WebhookClient", () => {
         })
       )
       expect(yield* sender.send(request(`http://127.0.0.1:${port}/`))).toEqual({ _tag: "NoAnswer", error: expect.stringMatching(/ECONNREFUSED/) })
+    }))
+
+  it.scopedLive("the attempt's deadline bounds the exchange, whatever the client's own timeouts: no answer within it", () =>
+    Effect.gen(function*() {
+      const silent = yield* receiver(() => undefined)
+      const late = yield* receiver((_, res) => {
+        const timer = setTimeout(() => res.writeHead(200).end("ok"), 3_000)
+        res.on("close", () => clearTimeout(timer))
+      })
+      const sender = yield* client({ allowPrivate: true, timeoutMillis: 10_000 })
+      const started = Date.now()
+      expect(yield* sender.send(request(`http://127.0.0.1:${silent.port}/`, 150))).toEqual(WebhookDelivery.noAnswerWithin(150))
+      expect(yield* sender.send(request(`http://127.0.0.1:${late.port}/`, 150))).toEqual(WebhookDelivery.noAnswerWithin(150))
+      // Both cut at their deadline, not at the client's 10 s timeouts nor the late answer (a margin for a busy machine).
+      expect(Date.now() - started).toBeLessThan(2_500)
+      // The same receiver within a deadline that leaves it time: answered.
+      expect(yield* sender.send(request(`http://127.0.0.1:${late.port}/`, 8_000))).toMatchObject({ _tag: "Answered", status: 200 })
     }))
 })

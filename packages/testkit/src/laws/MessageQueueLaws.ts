@@ -138,6 +138,36 @@ export const messageQueueServiceLaws = <E>(
         })
       }))
 
+    it.scoped("an attempt that outlives its lease is cut at the lease and retried, and every worker carries on", () =>
+      Effect.gen(function*() {
+        // Every first attempt hangs: both workers are cut twice (two messages each time) before a retry succeeds.
+        const attempts: Array<Attempt> = []
+        const process = (m: MessageProcessor.ProcessableMessage) =>
+          Effect.gen(function*() {
+            attempts.push({ ...m, at: yield* Clock.currentTimeMillis })
+            if (m.attempt === 1) yield* Effect.never
+          })
+        const { queue, store } = yield* startQueue(layer, process)
+        const ids: Array<string> = []
+        for (let i = 0; i < 4; i++) ids.push((yield* queue.submit("acc_a", `hangs once ${i}`)).id)
+        const delivered = Effect.map(Effect.forEach(ids, (id) => stored(store, id)), (ms) => ms.every((m) => m.status === "delivered"))
+        yield* advanceUntil(delivered, "500 millis", 400)
+        for (const id of ids) {
+          expect(attempts.filter((a) => a.id === id).map((a) => a.attempt)).toStrictEqual([1, 2])
+          expect(yield* stored(store, id)).toMatchObject({ status: "delivered", attempts: 2 })
+        }
+        // The first two hang from the start; both workers are cut shortly before the lease ends (a tenth of
+        // it, a second at most, is kept for recording the outcome) and at once take the next two, which
+        // hang as long; the retries come after.
+        const firstAt = (id: string) => attempts.find((a) => a.id === id && a.attempt === 1)!.at - START
+        const lease = QUEUE_OPTIONS.leaseMillis
+        for (const id of ids.slice(0, 2)) expect(firstAt(id)).toBe(0)
+        const cut = lease - 1_000
+        for (const id of ids.slice(2)) expect(firstAt(id)).toBeGreaterThanOrEqual(cut)
+        for (const id of ids.slice(2)) expect(firstAt(id)).toBeLessThanOrEqual(cut + 500)
+        for (const a of attempts.filter((a) => a.attempt === 2)) expect(a.at - START).toBeGreaterThanOrEqual(2 * cut)
+      }))
+
     it.scoped("only the submitting account can read a message; another account gets MessageNotFound", () =>
       Effect.gen(function*() {
         const { queue } = yield* startQueue(layer, recordingProcessor(0).process)
