@@ -209,10 +209,31 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
     }
     const timeout = Duration.millis(options.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MILLIS)
     const unavailable = (cause: unknown) => new Errors.StoreUnavailable({ cause: new Error(explain(options.url, cause)) })
+    // The deadline is one timer beside the call, as the Redis connection's: racing each statement
+    // against `Effect.timeout` forks two fibers per statement. At the deadline, or when the caller is
+    // interrupted, `signal` aborts (a transaction then drops its connection, so PostgreSQL rolls back).
     const bounded = <A>(run: (signal: AbortSignal) => Promise<A>, within: Duration.DurationInput) =>
-      Effect.tryPromise({ try: run, catch: unavailable }).pipe(
-        Effect.timeoutFail({ duration: within, onTimeout: () => unavailable(new Error(`no answer within ${Duration.format(within)}`)) })
-      )
+      Effect.async<A, Errors.StoreUnavailable>((resume) => {
+        const controller = new AbortController()
+        const deadline = setTimeout(() => {
+          controller.abort()
+          resume(Effect.fail(unavailable(new Error(`no answer within ${Duration.format(within)}`))))
+        }, Duration.toMillis(within))
+        run(controller.signal).then(
+          (value) => {
+            clearTimeout(deadline)
+            resume(Effect.succeed(value))
+          },
+          (error: unknown) => {
+            clearTimeout(deadline)
+            resume(Effect.fail(unavailable(error)))
+          }
+        )
+        return Effect.sync(() => {
+          clearTimeout(deadline)
+          controller.abort()
+        })
+      })
 
     const session: Database["Type"]["session"] = (setup, onLost) =>
       Effect.gen(function*() {
