@@ -133,18 +133,20 @@ export const make = (options: MessageQueueOptions) =>
         // The processor's own work stays interruptible, so the lease's watch (and shutdown) can cut a
         // hung attempt; recording the outcome around it does not.
         yield* leases.begin(slot, LeaseWatch.cutAt(m.leaseUntil, options.leaseMillis))
-        const exit = yield* processor.process({
-          id: m.id,
-          accountId: m.accountId,
-          message: m.message,
-          attempt: m.attempts,
-          createdAt: m.createdAt
-        }).pipe(
+        const exit = yield* Effect.suspend(() =>
+          processor.process({
+            id: m.id,
+            accountId: m.accountId,
+            message: m.message,
+            attempt: m.attempts,
+            createdAt: m.createdAt
+          })
+        ).pipe(
           Effect.interruptible,
           Effect.catchAllDefect((defect) => Effect.fail({ reason: `processor crashed: ${String(defect)}` })),
+          Effect.ensuring(Effect.sync(() => leases.end(slot))),
           Effect.exit
         )
-        leases.end(slot)
         const now = yield* Clock.currentTimeMillis
         if (Exit.isSuccess(exit)) return yield* store.markDelivered(m.id, now)
         const failure: { reason: string; retryAfterMillis?: number | undefined; final?: boolean | undefined } | undefined =

@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as EndpointPermits from "./internal/endpointPermits.js"
 import { MessageProcessor, type ProcessableMessage, ProcessingFailed } from "./MessageProcessor.js"
 import { WebhookAttemptStore } from "./WebhookAttempt.js"
 import { liveSecrets, type WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
@@ -112,14 +113,14 @@ export const make = (options: WebhookDeliveryOptions) =>
     const endpoints = yield* WebhookEndpointStore
     const attempts = yield* WebhookAttemptStore
     const sender = yield* WebhookSender
-    const permits = new Map<string, Effect.Semaphore>()
+    const permits = new Map<string, EndpointPermits.EndpointPermits>()
     const permitOf = (accountId: string) => {
-      let semaphore = permits.get(accountId)
-      if (semaphore === undefined) {
-        semaphore = Effect.unsafeMakeSemaphore(options.maxInFlightPerEndpoint)
-        permits.set(accountId, semaphore)
+      let pool = permits.get(accountId)
+      if (pool === undefined) {
+        pool = EndpointPermits.make(options.maxInFlightPerEndpoint)
+        permits.set(accountId, pool)
       }
-      return semaphore
+      return pool
     }
     const storeFailure = (error: unknown) => new ProcessingFailed({ reason: `store unavailable: ${String(error)}` })
 
@@ -197,25 +198,28 @@ export const make = (options: WebhookDeliveryOptions) =>
           // The permit bounds the requests in flight to the endpoint, so it is given back as soon as the
           // answer is in: the attempt's row and the endpoint's streak are written without holding it.
           // Most of the time one is free, and taken at once (no timer).
-          const semaphore = permitOf(m.accountId)
-          // When every permit is taken the delivery waits its turn. Each POST ends within its deadline,
-          // so permits come back within one; a turn that came after the attempt's deadline had passed
-          // gives the permit on and is a failed attempt. Waiting and sending together thus stay within
-          // twice the deadline, inside the queue's lease: no other worker takes the message over while
-          // this one still holds it. No timer races the wait: the clock is read when the turn comes.
-          // (Between the permit taken and its release made sure, nothing can interrupt.)
-          const afterWaiting = (waitedFrom: number) =>
-            Effect.uninterruptibleMask((restore) =>
-              Effect.flatMap(restore(semaphore.take(1)), () =>
-                Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                  now - waitedFrom > options.attemptTimeoutMillis
-                    ? Effect.as(semaphore.release(1), Option.none())
-                    : restore(exchange(endpoint.value, m)).pipe(Effect.ensuring(semaphore.release(1)), Effect.asSome)))
-            )
-          const sent = yield* semaphore.withPermitsIfAvailable(1)(exchange(endpoint.value, m)).pipe(
-            Effect.flatMap((atOnce) =>
-              Option.isSome(atOnce) ? Effect.succeed(atOnce) : Effect.flatMap(Clock.currentTimeMillis, afterWaiting)
-            )
+          const permit = permitOf(m.accountId)
+          const sendHolding = (restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
+            restore(exchange(endpoint.value, m)).pipe(Effect.ensuring(Effect.sync(permit.release)), Effect.asSome)
+          // When every permit is taken the delivery waits its turn; permits go to the waiters in the
+          // order they came. Each POST ends within its deadline, so a turn comes within one; a turn
+          // that came after the attempt's deadline had passed gives the permit on and is a failed
+          // attempt. Waiting and sending together thus stay within twice the deadline, inside the
+          // queue's lease: no other worker takes the message over while this one still holds it. No
+          // timer races the wait: the clock is read when the turn comes. (Between the permit taken
+          // and its release made sure, nothing can interrupt.)
+          const sent = yield* Effect.uninterruptibleMask((restore) =>
+            permit.tryTake()
+              ? sendHolding(restore)
+              : Effect.flatMap(Clock.currentTimeMillis, (waitedFrom) =>
+                Effect.flatMap(restore(permit.take), () =>
+                  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                    now - waitedFrom > options.attemptTimeoutMillis
+                      ? Effect.sync(() => {
+                        permit.release()
+                        return Option.none()
+                      })
+                      : sendHolding(restore))))
           )
           if (Option.isNone(sent)) return yield* notSent(endpoint.value, m, busy, false)
           yield* settle(endpoint.value, m, sent.value)

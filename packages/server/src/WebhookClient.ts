@@ -140,7 +140,8 @@ export const make = (options: WebhookClientOptions) =>
           post(request, controller.signal).then(
             (answer) => {
               clearTimeout(deadline)
-              resume(Effect.succeed(answer))
+              // The head came in time but not the rest (undici ends the body at the abort): no whole answer.
+              resume(Effect.succeed(late ? WebhookDelivery.noAnswerWithin(request.timeoutMillis) : answer))
             },
             (error: unknown) => {
               clearTimeout(deadline)

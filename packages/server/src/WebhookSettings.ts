@@ -41,14 +41,15 @@ export const DEFAULTS: WebhookSettings = {
 export const of = (config: { readonly webhooks?: WebhookSettings | undefined }): WebhookSettings => config.webhooks ?? DEFAULTS
 
 /**
- * The queue's options for these settings. The lease is twice the attempt's deadline and a second
- * more (31 s by default), so an attempt and the writes recording it end well within it; a message
- * whose instance died mid-delivery is delivered again once its lease runs out.
+ * The queue's options for these settings. The lease is twice the attempt's deadline and two seconds
+ * more (32 s by default): an attempt is cut a second before its lease ends, and a wait for the
+ * endpoint's permit and the POST (a deadline each) end before that, with a second for the writes
+ * recording them. A message whose instance died mid-delivery is delivered again once its lease runs out.
  */
 export const queueOptions = (settings: WebhookSettings): Partial<MessageQueue.MessageQueueOptions> => ({
   retryDelaysMillis: settings.retryDelaysMillis,
   concurrency: settings.workers,
-  leaseMillis: 2 * settings.timeoutMillis + 1_000
+  leaseMillis: 2 * settings.timeoutMillis + 2_000
 })
 
 const whole = (name: string, what: string, min: number, max: number, fallback: number) =>

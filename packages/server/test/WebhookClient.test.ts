@@ -176,6 +176,13 @@ describe("WebhookClient", () => {
       expect(yield* sender.send(request(`http://127.0.0.1:${late.port}/`, 150))).toEqual(WebhookDelivery.noAnswerWithin(150))
       // Both cut at their deadline, not at the client's 10 s timeouts nor the late answer (a margin for a busy machine).
       expect(Date.now() - started).toBeLessThan(2_500)
+      // The head in time, the body dribbled out past the deadline: no whole answer within it.
+      const dribbling = yield* receiver((_, res) => {
+        res.writeHead(200, { "content-type": "text/plain" })
+        const timer = setInterval(() => res.write("."), 20)
+        res.on("close", () => clearInterval(timer))
+      })
+      expect(yield* sender.send(request(`http://127.0.0.1:${dribbling.port}/`, 150))).toEqual(WebhookDelivery.noAnswerWithin(150))
       // The same receiver within a deadline that leaves it time: answered.
       expect(yield* sender.send(request(`http://127.0.0.1:${late.port}/`, 8_000))).toMatchObject({ _tag: "Answered", status: 200 })
     }))

@@ -119,7 +119,7 @@ describe("webhook delivery across crashes and instances", () => {
       const url = await database.freshUrl()
       const receiver = await WebhookReceiver.start()
       receivers.push(receiver)
-      // The default attempt deadline, so the default lease (31 s): no message outlives its lease here.
+      // The default attempt deadline, so the default lease (32 s): no message outlives its lease here.
       const settings = { PETSTORE_DATABASE: url, PETSTORE_DATABASE_POOL_SIZE: "4", PETSTORE_WEBHOOK_TIMEOUT_MS: "15000" }
       const [a, b] = [await serve(settings), await serve(settings)]
       const account = await createAccount(a.url)

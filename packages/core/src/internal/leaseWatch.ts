@@ -14,6 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import type * as FiberId from "effect/FiberId"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 
@@ -48,27 +49,26 @@ export const make: Effect.Effect<LeaseWatch, never, Scope.Scope> = Effect.gen(fu
   const armed = yield* Queue.sliding<void>(1)
   let watching = false
 
-  // One synchronous look: which slots are overdue (marked cut), and how long until the next lease ends.
-  const look = (now: number) => {
-    const overdue: Array<Slot> = []
+  // One synchronous look: the overdue slots are marked cut and their workers interrupted in the same
+  // step (no attempt can end or begin in between); answers how long until the next lease ends.
+  const look = (now: number, id: FiberId.FiberId) => {
     let next = Infinity
     for (const slot of slots) {
       if (slot.deadline <= now) {
         slot.deadline = Infinity
         slot.cut = true
-        overdue.push(slot)
+        slot.fiber?.unsafeInterruptAsFork(id)
       } else if (slot.deadline < next) next = slot.deadline
     }
     watching = next !== Infinity
-    return { overdue, waitMillis: next - now }
+    return next - now
   }
 
   const watch = Effect.gen(function*() {
     const id = yield* Effect.fiberId
     const clock = yield* Effect.clock
     while (true) {
-      const { overdue, waitMillis } = look(clock.unsafeCurrentTimeMillis())
-      for (const slot of overdue) if (slot.fiber !== undefined) yield* Fiber.interruptAsFork(slot.fiber, id)
+      const waitMillis = look(clock.unsafeCurrentTimeMillis(), id)
       if (waitMillis === Infinity) yield* Queue.take(armed)
       else yield* Effect.sleep(Duration.millis(waitMillis))
     }
@@ -105,7 +105,6 @@ export const make: Effect.Effect<LeaseWatch, never, Scope.Scope> = Effect.gen(fu
   }
 })
 
-/** Whether `exit` is the interruption the watch made (the attempt outlived its lease). */
 /**
  * When to cut an attempt whose claim is leased until `leaseUntil` for `leaseMillis`: a tenth of the
  * lease (a second at most) before it ends, so the cut attempt's outcome is recorded before another
@@ -113,5 +112,6 @@ export const make: Effect.Effect<LeaseWatch, never, Scope.Scope> = Effect.gen(fu
  */
 export const cutAt = (leaseUntil: number, leaseMillis: number): number => leaseUntil - Math.min(1_000, Math.floor(leaseMillis / 10))
 
+/** Whether `exit` is the interruption the watch made (the attempt outlived its lease). */
 export const wasCut = (slot: Slot, exit: Exit.Exit<unknown, unknown>): boolean =>
   slot.cut && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)

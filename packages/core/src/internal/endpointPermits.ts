@@ -1,0 +1,60 @@
+/**
+ * Permits for the POSTs in flight to one endpoint, handed to those waiting in the order they came:
+ * a permit given back goes straight to the first waiter, and none is taken at once while anyone
+ * waits, so no delivery is overtaken for ever. (Effect's semaphore wakes its waiters in a later task,
+ * and a taker arriving meanwhile gets the permit first.)
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+
+interface Waiter {
+  readonly resume: (effect: Effect.Effect<void>) => void
+  /** The permit was handed to it. */
+  granted: boolean
+}
+
+export interface EndpointPermits {
+  /** A permit now, when one is free and nobody waits; false otherwise. */
+  readonly tryTake: () => boolean
+  /** A permit after the waiters before this one (interrupted, it takes none, or passes on the one handed to it). */
+  readonly take: Effect.Effect<void>
+  /** Gives a permit back: to the first waiter, or free. */
+  readonly release: () => void
+}
+
+/** `permits` permits, all free. */
+export const make = (permits: number): EndpointPermits => {
+  let free = permits
+  const waiters: Array<Waiter> = []
+  const release = () => {
+    const next = waiters.shift()
+    if (next === undefined) {
+      free++
+      return
+    }
+    next.granted = true
+    next.resume(Effect.void)
+  }
+  return {
+    tryTake: () => {
+      if (free === 0 || waiters.length > 0) return false
+      free--
+      return true
+    },
+    take: Effect.async<void>((resume) => {
+      if (free > 0 && waiters.length === 0) {
+        free--
+        return resume(Effect.void)
+      }
+      const waiter: Waiter = { resume, granted: false }
+      waiters.push(waiter)
+      return Effect.sync(() => {
+        const at = waiters.indexOf(waiter)
+        if (at >= 0) waiters.splice(at, 1)
+        else if (waiter.granted) release()
+      })
+    }),
+    release
+  }
+}
