@@ -199,8 +199,6 @@ export const make = (options: WebhookDeliveryOptions) =>
           // answer is in: the attempt's row and the endpoint's streak are written without holding it.
           // Most of the time one is free, and taken at once (no timer).
           const permit = permitOf(m.accountId)
-          const sendHolding = (restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
-            restore(exchange(endpoint.value, m)).pipe(Effect.ensuring(Effect.sync(permit.release)), Effect.asSome)
           // When every permit is taken the delivery waits its turn; permits go to the waiters in the
           // order they came. Each POST ends within its deadline, so a turn comes within one; a turn
           // that came after the attempt's deadline had passed gives the permit on and is a failed
@@ -209,17 +207,17 @@ export const make = (options: WebhookDeliveryOptions) =>
           // timer races the wait: the clock is read when the turn comes. (Between the permit taken
           // and its release made sure, nothing can interrupt.)
           const sent = yield* Effect.uninterruptibleMask((restore) =>
-            permit.tryTake()
-              ? sendHolding(restore)
-              : Effect.flatMap(Clock.currentTimeMillis, (waitedFrom) =>
-                Effect.flatMap(restore(permit.take), () =>
-                  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-                    now - waitedFrom > options.attemptTimeoutMillis
-                      ? Effect.sync(() => {
-                        permit.release()
-                        return Option.none()
-                      })
-                      : sendHolding(restore))))
+            Effect.gen(function*() {
+              if (!permit.tryTake()) {
+                const waitedFrom = yield* Clock.currentTimeMillis
+                yield* restore(permit.take)
+                if ((yield* Clock.currentTimeMillis) - waitedFrom > options.attemptTimeoutMillis) {
+                  permit.release()
+                  return Option.none()
+                }
+              }
+              return Option.some(yield* restore(exchange(endpoint.value, m)).pipe(Effect.ensuring(Effect.sync(permit.release))))
+            })
           )
           if (Option.isNone(sent)) return yield* notSent(endpoint.value, m, busy, false)
           yield* settle(endpoint.value, m, sent.value)

@@ -36,17 +36,15 @@ export const make = (permits: number): EndpointPermits => {
     next.granted = true
     next.resume(Effect.void)
   }
+  const tryTake = () => {
+    if (free === 0 || waiters.length > 0) return false
+    free--
+    return true
+  }
   return {
-    tryTake: () => {
-      if (free === 0 || waiters.length > 0) return false
-      free--
-      return true
-    },
+    tryTake,
     take: Effect.async<void>((resume) => {
-      if (free > 0 && waiters.length === 0) {
-        free--
-        return resume(Effect.void)
-      }
+      if (tryTake()) return resume(Effect.void)
       const waiter: Waiter = { resume, granted: false }
       waiters.push(waiter)
       return Effect.sync(() => {
