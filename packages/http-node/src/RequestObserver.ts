@@ -15,15 +15,18 @@
 import { Sync } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as HashMap from "effect/HashMap"
-import * as HashSet from "effect/HashSet"
 import * as List from "effect/List"
+import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import type * as Tracer from "effect/Tracer"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
+import * as AccessLine from "./AccessLine.js"
 import type { AppRequest } from "./AppRequest.js"
 import type { AppResponse } from "./AppResponse.js"
 import * as RequestId from "./internal/requestId.js"
@@ -59,7 +62,7 @@ export type Handle = (request: AppRequest) => Effect.Effect<AppResponse>
 export type Observe = (request: AppRequest, serve: Handle) => Effect.Effect<AppResponse>
 
 /** The message of every access-log line (the facts are its annotations). */
-export const ACCESS_MESSAGE = "request"
+export const ACCESS_MESSAGE = AccessLine.MESSAGE
 
 /** Writes one access line. */
 type AccessLog = (request: AppRequest, response: AppResponse, requestId: string, durationMs: number) => void
@@ -72,36 +75,65 @@ const requestPath = (request: AppRequest): string => {
 
 const peerAddress = (request: AppRequest): string => request.remoteAddress ?? "unknown"
 
+/** The facts as annotations over `base`, as `Effect.annotateLogs` would add them. */
+const annotationsOf = (base: HashMap.HashMap<string, unknown>, facts: AccessLine.Facts): HashMap.HashMap<string, unknown> => {
+  // One copy of the base annotations, filled in place (not a new map per fact).
+  const annotations = HashMap.beginMutation(base)
+  for (const key of AccessLine.KEYS) {
+    const value = facts[key]
+    if (value !== undefined) HashMap.set(annotations, key, value)
+  }
+  return HashMap.endMutation(annotations)
+}
+
 /**
  * The access log on the loggers, level and annotations of the fiber building the application,
  * read once; `undefined` when no logger would show a line at level Info.
+ *
+ * Which logger gets what is decided here, once: a logger with an access writer (`AccessLine`) is
+ * handed the facts; the others Effect's log call, whose annotation map is built only for them.
+ * Effect's tracer logger, which adds a log to the current span, is left out when the application
+ * is built outside any span (it would do nothing with the line); and if the building fiber's own
+ * annotations name a fact, every logger gets the log call, so that the line is the same for all.
  */
 const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.Effect<AccessLog | undefined> => Effect.gen(function*() {
   const context = yield* Effect.getFiberRefs
   const loggers = FiberRefs.getOrDefault(context, FiberRef.currentLoggers)
-  if (HashSet.size(loggers) === 0) return undefined
   if (LogLevel.greaterThan(FiberRefs.getOrDefault(context, FiberRef.currentMinimumLogLevel), LogLevel.Info)) return undefined
   const base = FiberRefs.getOrDefault(context, FiberRef.currentLogAnnotations)
   const fiberId = yield* Effect.fiberId
   const clock = yield* Effect.clock
   const spans = List.empty<never>()
+  const baseNamesAFact = AccessLine.KEYS.some((key) => HashMap.has(base, key))
+  const span = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan)
+  const inSpan = Option.isSome(span) && span.value._tag === "Span"
+  const writers: Array<AccessLine.Writer> = []
+  const others: Array<Logger.Logger<unknown, unknown>> = []
+  for (const logger of loggers) {
+    const writer = baseNamesAFact ? undefined : AccessLine.writerOf(logger)
+    if (writer !== undefined) writers.push(writer)
+    else if (logger !== Logger.tracerLogger || inSpan) others.push(logger)
+  }
+  if (writers.length === 0 && others.length === 0) return undefined
   return (request, response, requestId, durationMs) => {
-    // One copy of the base annotations, filled in place (not a new map per fact).
-    const annotations = HashMap.beginMutation(base)
-    HashMap.set(annotations, "requestId", requestId)
-    if (request.hostRequestId !== undefined) HashMap.set(annotations, "reqId", request.hostRequestId)
-    HashMap.set(annotations, "method", request.method)
-    HashMap.set(annotations, "path", requestPath(request))
-    const route = response.route ?? response.askedRoute
-    if (route !== undefined) HashMap.set(annotations, "route", route)
-    HashMap.set(annotations, "status", response.status)
-    HashMap.set(annotations, "clientAddress", clientAddress(request))
-    HashMap.set(annotations, "durationMs", durationMs)
-    if (response.accountId !== undefined) HashMap.set(annotations, "accountId", response.accountId)
-    HashMap.endMutation(annotations)
-    const date = new Date(clock.unsafeCurrentTimeMillis())
-    for (const logger of loggers) {
-      logger.log({ fiberId, logLevel: LogLevel.Info, message: ACCESS_MESSAGE, cause: Cause.empty, context, spans, annotations, date })
+    const facts: AccessLine.Facts = {
+      requestId,
+      reqId: request.hostRequestId,
+      method: request.method,
+      path: requestPath(request),
+      route: response.route ?? response.askedRoute,
+      status: response.status,
+      clientAddress: clientAddress(request),
+      durationMs,
+      accountId: response.accountId
+    }
+    const millis = clock.unsafeCurrentTimeMillis()
+    for (let i = 0; i < writers.length; i++) writers[i]!(facts, millis)
+    if (others.length === 0) return
+    const annotations = annotationsOf(base, facts)
+    const date = new Date(millis)
+    for (let i = 0; i < others.length; i++) {
+      others[i]!.log({ fiberId, logLevel: LogLevel.Info, message: ACCESS_MESSAGE, cause: Cause.empty, context, spans, annotations, date })
     }
   }
 })

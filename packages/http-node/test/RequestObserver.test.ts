@@ -11,6 +11,7 @@ import { expectError, expectStatus } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
 import type { AppRequest } from "../src/AppRequest.js"
 import type { AppResponse } from "../src/AppResponse.js"
+import * as AccessLine from "../src/AccessLine.js"
 import * as RequestObserver from "../src/RequestObserver.js"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -182,6 +183,46 @@ it.scoped("the access log: one line per request with method, path, route, status
     expect(unrouted).toEqual({ requestId: "unrouted-1", method: "GET", path: "/v1/nowhere", status: 404, clientAddress, accountId: account.id })
     // Refused before routing, it still names the route it asked for.
     expect(keyless).toEqual({ requestId: "keyless-1", method: "GET", path: "/v1/pets", route: "GET /v1/pets", status: 401, clientAddress })
+  }))
+
+/** A capturing logger that also writes access lines from their facts (as the standalone server's JSON logger does). */
+const withWriter = () => {
+  const log = capturing()
+  const facts: Array<AccessLine.Facts> = []
+  const logger = AccessLine.withAccessWriter(log.logger, (line, millis) => {
+    expect(Number.isInteger(millis)).toBe(true)
+    facts.push(line)
+  })
+  return { ...log, logger, facts }
+}
+
+it.scoped("a logger with an access writer is handed each answer's facts instead of Effect's log call", () =>
+  Effect.gen(function*() {
+    const log = withWriter()
+    const server = yield* TestServer.start({ logger: log.logger, observe: { accessLog: true } })
+    const account = yield* server.enterprise(100)
+    const before = log.facts.length
+    expectStatus(yield* server.request("GET", "/v1/pets?limit=5", { key: account.key, headers: { "x-request-id": "routed-2" } }), 200)
+    expectStatus(yield* server.request("GET", "/v1/pets", { headers: { "x-request-id": "keyless-2" } }), 401)
+    const clientAddress = expect.stringMatching(/\d|:/)
+    const durationMs = expect.any(Number)
+    expect(log.facts.slice(before)).toEqual([
+      { requestId: "routed-2", reqId: undefined, method: "GET", path: "/v1/pets", route: "GET /v1/pets", status: 200, clientAddress, durationMs, accountId: account.id },
+      { requestId: "keyless-2", reqId: undefined, method: "GET", path: "/v1/pets", route: "GET /v1/pets", status: 401, clientAddress, durationMs, accountId: undefined }
+    ])
+    // Not twice: the logger's own log is not also given the access line.
+    expect(log.access()).toEqual([])
+  }))
+
+it.scoped("when the annotations of the fiber building the application name a fact, every logger is given Effect's log call", () =>
+  Effect.gen(function*() {
+    const log = withWriter()
+    const server = yield* TestServer.start({ logger: log.logger, observe: { accessLog: true }, annotations: { requestId: "the-builder", service: "pets" } })
+    const account = yield* server.enterprise(100)
+    expectStatus(yield* server.request("GET", "/v1/pets", { key: account.key, headers: { "x-request-id": "r-3" } }), 200)
+    expect(log.facts).toEqual([])
+    // The request's fact over the builder's annotation of the same name, the builder's others kept.
+    expect(log.access().map((line) => line.annotations)).toContainEqual(expect.objectContaining({ requestId: "r-3", service: "pets", status: 200 }))
   }))
 
 it.scoped("no log line holds a key, an Authorization header or a body", () =>

@@ -4,7 +4,8 @@
  * token or body ever reaches them.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, FiberId, FiberRefs, HashMap, List, LogLevel } from "effect"
+import * as AccessLine from "@petstore/http-node/AccessLine"
+import { Cause, Effect, FastCheck as fc, FiberId, FiberRefs, HashMap, List, LogLevel } from "effect"
 import * as Os from "node:os"
 import { prettyFactory } from "pino-pretty"
 import * as Logging from "../src/Logging.js"
@@ -247,6 +248,41 @@ describe("the line formats", () => {
     expect(first).toContain(" requestId=r-1")
     expect(first).toContain(" route=\"GET /v1/pets\"")
     expect(rest[0]).toMatch(/^ {4}Error: boom/)
+  })
+
+  // The access line written from its facts is the line jsonLogger writes for the same log call.
+  const text = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constantFrom("", "\"", "\\", "\n", "\u2028", "\ud800"))
+  const facts = fc.record({
+    requestId: text,
+    reqId: fc.option(text, { nil: undefined }),
+    method: text,
+    path: text,
+    route: fc.option(text, { nil: undefined }),
+    status: fc.integer({ min: 100, max: 599 }),
+    clientAddress: text,
+    durationMs: fc.oneof(fc.double(), fc.constantFrom(0, 0.001, Number.NaN, Number.POSITIVE_INFINITY)),
+    accountId: fc.option(text, { nil: undefined })
+  })
+  it.prop("JSON: an access line written from its facts is the line of Effect's log call with them as annotations", [
+    facts,
+    fc.integer({ min: 0, max: 4_102_444_800_000 })
+  ], ([facts, millis]) => {
+    const annotations = HashMap.fromIterable(AccessLine.KEYS.flatMap((key) => facts[key] === undefined ? [] : [[key, facts[key]] as const]))
+    const logged = Logging.jsonLogger.log({
+      fiberId: FiberId.none,
+      logLevel: LogLevel.Info,
+      message: AccessLine.MESSAGE,
+      cause: Cause.empty,
+      context: FiberRefs.empty(),
+      spans: List.empty(),
+      annotations,
+      date: new Date(millis)
+    })
+    const line = Logging.jsonAccessLine(facts, millis)
+    expect(line).not.toContain("\n")
+    expect(JSON.parse(line)).toEqual(JSON.parse(logged))
+    // The same keys in the facts' order: the line's own order, whatever the map's.
+    expect(Object.keys(JSON.parse(line))).toEqual(["level", "time", "pid", "hostname", "msg", ...AccessLine.KEYS.filter((key) => facts[key] !== undefined)])
   })
 
   it("the default format: text on a terminal, JSON otherwise", () => {

@@ -68,6 +68,8 @@ export interface TestServerOptions {
   readonly observe?: RequestObserver.ObserveOptions
   /** The only logger of the server (to read what it logs); default: Effect's. */
   readonly logger?: Logger.Logger<unknown, unknown>
+  /** Log annotations of the fiber that builds the server (every line it logs carries them). */
+  readonly annotations?: Record<string, unknown>
   /** Metrics served at `/metrics` to the admin token (default: none). */
   readonly metrics?: { readonly scrape: Effect.Effect<string>; readonly contentType: string }
   /** Requests for the API reference's script per minute from one address (default the application's). */
@@ -306,6 +308,7 @@ export class TestServer extends Context.Tag("test/TestServer")<
         Effect.withClock(clock),
         options.quiet === true ? Logger.withMinimumLogLevel(LogLevel.None) : (self) => self,
         options.logger === undefined ? (self) => self : Effect.locally(FiberRef.currentLoggers, HashSet.make(options.logger)),
+        options.annotations === undefined ? (self) => self : Effect.annotateLogs(options.annotations),
         Effect.orDie
       )
       const counted = Context.getOption(context as Context.Context<unknown>, Usage.Usage)
