@@ -11,7 +11,7 @@
  *
  * @since 1.0.0
  */
-import type * as Logger from "effect/Logger"
+import * as Logger from "effect/Logger"
 
 /** The message of every access line (the facts are its annotations). */
 export const MESSAGE = "request"
@@ -44,18 +44,19 @@ export const KEYS: ReadonlyArray<keyof Facts> = [
   "accountId"
 ]
 
-/** Writes the access line of `facts`, logged at level Info at `millis` (epoch milliseconds). */
+/** Writes the access line of `facts`, logged at level Info at `millis` (whole epoch milliseconds). */
 export type Writer = (facts: Facts, millis: number) => void
 
 const WriterId: unique symbol = Symbol.for("@petstore/http-node/AccessLine/Writer")
 
 /**
- * `logger`, which also writes access lines with `write`; `write` must give the line the logger
- * would give for the message `"request"` with the facts as annotations (besides the order of the
- * keys), or the two ways of logging would disagree.
+ * A logger that logs as `logger` does and also writes access lines with `write` (`logger` itself is
+ * left as it is); `write` must give the line the logger would give for the message `"request"` with
+ * the facts as its only annotations (besides the order of the keys), or the two ways of logging
+ * would disagree.
  */
-export const withAccessWriter = <L extends Logger.Logger<unknown, unknown>>(logger: L, write: Writer): L =>
-  Object.assign(logger, { [WriterId]: write })
+export const withAccessWriter = <Message, Output>(logger: Logger.Logger<Message, Output>, write: Writer): Logger.Logger<Message, Output> =>
+  Object.assign(Logger.make<Message, Output>((options) => logger.log(options)), { [WriterId]: write })
 
 /** The access writer `logger` carries, if it has one. */
 export const writerOf = (logger: Logger.Logger<unknown, unknown>): Writer | undefined => {

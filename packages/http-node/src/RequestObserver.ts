@@ -93,8 +93,9 @@ const annotationsOf = (base: HashMap.HashMap<string, unknown>, facts: AccessLine
  * Which logger gets what is decided here, once: a logger with an access writer (`AccessLine`) is
  * handed the facts; the others Effect's log call, whose annotation map is built only for them.
  * Effect's tracer logger, which adds a log to the current span, is left out when the application
- * is built outside any span (it would do nothing with the line); and if the building fiber's own
- * annotations name a fact, every logger gets the log call, so that the line is the same for all.
+ * is built outside any span (it would do nothing with the line). A writer is handed the facts
+ * alone: when the building fiber has log annotations of its own, every logger gets the log call,
+ * so that the line carries them, for all loggers alike.
  */
 const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.Effect<AccessLog | undefined> => Effect.gen(function*() {
   const context = yield* Effect.getFiberRefs
@@ -104,13 +105,13 @@ const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.E
   const fiberId = yield* Effect.fiberId
   const clock = yield* Effect.clock
   const spans = List.empty<never>()
-  const baseNamesAFact = AccessLine.KEYS.some((key) => HashMap.has(base, key))
+  const annotated = !HashMap.isEmpty(base)
   const span = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan)
   const inSpan = Option.isSome(span) && span.value._tag === "Span"
   const writers: Array<AccessLine.Writer> = []
   const others: Array<Logger.Logger<unknown, unknown>> = []
   for (const logger of loggers) {
-    const writer = baseNamesAFact ? undefined : AccessLine.writerOf(logger)
+    const writer = annotated ? undefined : AccessLine.writerOf(logger)
     if (writer !== undefined) writers.push(writer)
     else if (logger !== Logger.tracerLogger || inSpan) others.push(logger)
   }
@@ -127,7 +128,8 @@ const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.E
       durationMs,
       accountId: response.accountId
     }
-    const millis = clock.unsafeCurrentTimeMillis()
+    // Whole milliseconds, as a log call's `Date` holds them.
+    const millis = Math.trunc(clock.unsafeCurrentTimeMillis())
     for (let i = 0; i < writers.length; i++) writers[i]!(facts, millis)
     if (others.length === 0) return
     const annotations = annotationsOf(base, facts)

@@ -214,16 +214,28 @@ it.scoped("a logger with an access writer is handed each answer's facts instead 
     expect(log.access()).toEqual([])
   }))
 
-it.scoped("when the annotations of the fiber building the application name a fact, every logger is given Effect's log call", () =>
-  Effect.gen(function*() {
-    const log = withWriter()
-    const server = yield* TestServer.start({ logger: log.logger, observe: { accessLog: true }, annotations: { requestId: "the-builder", service: "pets" } })
-    const account = yield* server.enterprise(100)
-    expectStatus(yield* server.request("GET", "/v1/pets", { key: account.key, headers: { "x-request-id": "r-3" } }), 200)
-    expect(log.facts).toEqual([])
-    // The request's fact over the builder's annotation of the same name, the builder's others kept.
-    expect(log.access().map((line) => line.annotations)).toContainEqual(expect.objectContaining({ requestId: "r-3", service: "pets", status: 200 }))
-  }))
+for (const [what, annotations] of [
+  ["its own", { service: "pets" }],
+  ["one named as a fact", { requestId: "the-builder", service: "pets" }]
+] as const) {
+  it.scoped(`when the fiber building the application has log annotations (${what}), every logger is given Effect's log call, which carries them`, () =>
+    Effect.gen(function*() {
+      const log = withWriter()
+      const server = yield* TestServer.start({ logger: log.logger, observe: { accessLog: true }, annotations })
+      const account = yield* server.enterprise(100)
+      expectStatus(yield* server.request("GET", "/v1/pets", { key: account.key, headers: { "x-request-id": "r-3" } }), 200)
+      expect(log.facts).toEqual([])
+      // The request's facts over the builder's annotations of the same name, the builder's others kept.
+      expect(log.access().map((line) => line.annotations)).toContainEqual(expect.objectContaining({ requestId: "r-3", service: "pets", status: 200 }))
+    }))
+}
+
+it("an access writer is added to a new logger: the logger it is given is left as it was", () => {
+  const log = capturing()
+  const written = AccessLine.withAccessWriter(log.logger, () => undefined)
+  expect(AccessLine.writerOf(written)).toBeTypeOf("function")
+  expect(AccessLine.writerOf(log.logger)).toBeUndefined()
+})
 
 it.scoped("no log line holds a key, an Authorization header or a body", () =>
   Effect.gen(function*() {
