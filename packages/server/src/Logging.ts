@@ -129,7 +129,7 @@ export const jsonLogger: Logger.Logger<unknown, string> = Logger.make(({ annotat
   let line = lineHead(date.getTime(), logLevel) + JSON.stringify(plain ? message : parts!.message)
   HashMap.forEach(annotations, (value, key) => {
     const prefix = keyPrefix(key)
-    if (prefix !== "") line += prefix + (typeof value === "number" && Number.isFinite(value) ? String(value) : JSON.stringify(structured(value)) ?? "null")
+    if (prefix !== "") line += prefix + (typeof value === "number" ? jsonNumber(value) : JSON.stringify(structured(value)) ?? "null")
   })
   if (parts?.error !== undefined) line += `,"err":${JSON.stringify(parts.error)}`
   return line + "}"
@@ -141,7 +141,9 @@ const ACCESS_MESSAGE_JSON = JSON.stringify(AccessLine.MESSAGE)
 /**
  * The access line `jsonLogger` writes for the message `"request"` with `facts` as its annotations,
  * written from the facts themselves: the same keys and values (in the facts' order rather than the
- * annotation map's), without building the map (`AccessLine`). Level Info, at `millis`.
+ * annotation map's), without building the map (`AccessLine`). Level Info, at `millis`. Written out
+ * key by key rather than as a loop over `AccessLine.KEYS`: the loop cost about 0.4 µs more per line,
+ * on every request; the tests check the two agree.
  */
 export const jsonAccessLine = (facts: AccessLine.Facts, millis: number): string => {
   let line = lineHead(millis, LogLevel.Info) + ACCESS_MESSAGE_JSON + ",\"requestId\":" + JSON.stringify(facts.requestId)
@@ -154,7 +156,7 @@ export const jsonAccessLine = (facts: AccessLine.Facts, millis: number): string 
   return line + "}"
 }
 
-// A number as `jsonLogger` writes an annotation's number (`null` for one JSON cannot hold).
+// A number as JSON (`null` for one JSON cannot hold), in every line's annotations.
 const jsonNumber = (value: number): string => (Number.isFinite(value) ? String(value) : "null")
 
 // Plain values as they are; anything else as Effect's structured loggers show it.
