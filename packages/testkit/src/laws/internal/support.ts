@@ -84,22 +84,34 @@ export const byId = <A extends { readonly id: string | number }>(a: A, b: A): nu
 /** Whether the numbers are strictly increasing. */
 export const isStrictlyIncreasing = (ns: ReadonlyArray<number>): boolean => ns.every((n, i) => i === 0 || ns[i - 1]! < n)
 
+/** One turn of the event loop with I/O. */
+const nextTurn: Effect.Effect<void> = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+
+/**
+ * Real time for a store across a network after each step (`advanceUntil`'s `settle`): where a law
+ * times what a worker does right after a step, its round trips (several, on a busy machine more than
+ * one turn of the event loop) must be done before the next step moves the clock on.
+ */
+export const realPause = (millis: number): Effect.Effect<void> => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
+
 /**
  * Moves the `TestClock` forward by `step` until `done` holds; dies if it does not within `maxSteps`.
  * Virtual time only: nothing here depends on how fast the machine is. After each step the event loop
  * gets a turn with I/O (a store across a network answers then), so a worker woken by the step does
- * its work at that step's time rather than several steps later.
+ * its work at that step's time rather than several steps later; `settle` replaces that turn (see
+ * `realPause`).
  */
 export const advanceUntil = <E, R>(
   done: Effect.Effect<boolean, E, R>,
   step: Duration.DurationInput,
-  maxSteps: number
+  maxSteps: number,
+  settle: Effect.Effect<void> = nextTurn
 ): Effect.Effect<void, E, R> =>
   Effect.gen(function*() {
     for (let i = 0; i < maxSteps; i++) {
       if (yield* done) return
       yield* TestClock.adjust(step)
-      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      yield* settle
     }
     if (yield* done) return
     return yield* Effect.dieMessage(`condition not reached after ${maxSteps} steps of ${Duration.format(step)}`)
