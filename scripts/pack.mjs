@@ -22,7 +22,7 @@ for (const dir of packages) {
 const tarballs = Fs.readdirSync(out).filter((file) => file.endsWith(".tgz")).sort()
 console.log(`${tarballs.length} packages packed into ${out}:`)
 for (const file of tarballs) console.log(`  ${file}`)
-const PEERS = "effect@^3.22.4 @effect/platform@~0.97.1 @effect/platform-node@~0.108.2"
+const PEERS = "effect@^4.1.0 @effect/platform-node@^4.1.0"
 const overrides = Object.fromEntries(
   tarballs.map((file) => [`@petstore/${file.replace(/^petstore-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`, `file:${Path.join(out, file)}`])
 )
