@@ -19,7 +19,7 @@ const program = Effect.flatMap(Config.ServerConfig, (config) => {
 
 const fiber = Effect.runFork(program)
 fiber.addObserver((exit) => {
-  const stopped = Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)
+  const stopped = Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)
   if (!stopped) console.error(Cause.pretty(exit.cause))
   process.exit(stopped ? 0 : 1)
 })

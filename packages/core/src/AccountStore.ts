@@ -32,7 +32,7 @@ export interface KeyRecord {
 }
 
 /** @category services */
-export class AccountStore extends Context.Tag("@petstore/core/AccountStore")<
+export class AccountStore extends Context.Service<
   AccountStore,
   {
     /** Stores an account together with its first key, atomically. */
@@ -64,7 +64,7 @@ export class AccountStore extends Context.Tag("@petstore/core/AccountStore")<
       newKey: KeyRecord
     ) => Effect.Effect<void, KeyNotFound | KeyAlreadyRotated | StoreUnavailable>
   }
->() {
+>()("@petstore/core/AccountStore") {
   static readonly layerMemory = Layer.sync(AccountStore, () => makeMemory())
 }
 
@@ -100,14 +100,14 @@ export const makeMemory = (): AccountStore["Type"] => {
         put(firstKey)
       }),
     // Lookups are on every request's path: answerable at once (see `Sync`).
-    findAccount: (id) => Sync.sync(() => Option.fromNullable(accounts.get(id))),
+    findAccount: (id) => Sync.sync(() => Option.fromNullishOr(accounts.get(id))),
     countAccounts: Effect.sync(() => accounts.size),
     insertKey: (key) =>
       accounts.has(key.accountId)
         ? Effect.sync(() => put(key))
         : Effect.fail(new AccountNotFound({ id: key.accountId })),
-    findKey: (id) => Effect.sync(() => Option.fromNullable(keys.get(id))),
-    findKeyByHash: (hash) => Sync.sync(() => Option.fromNullable(byHash.get(hash))),
+    findKey: (id) => Effect.sync(() => Option.fromNullishOr(keys.get(id))),
+    findKeyByHash: (hash) => Sync.sync(() => Option.fromNullishOr(byHash.get(hash))),
     listKeys: (accountId) =>
       Effect.sync(() => [...keys.values()].filter((k) => k.accountId === accountId)),
     revokeKey: (id, at) =>

@@ -6,7 +6,7 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
@@ -65,7 +65,7 @@ export const keyState = (key: KeyRecord, now: number): KeyState =>
     : "active"
 
 /** @category services */
-export class Accounts extends Context.Tag("@petstore/core/Accounts")<
+export class Accounts extends Context.Service<
   Accounts,
   {
     readonly create: (input: {
@@ -98,7 +98,7 @@ export class Accounts extends Context.Tag("@petstore/core/Accounts")<
       options?: { readonly graceSeconds?: number | undefined }
     ) => Effect.Effect<IssuedKey, KeyNotFound | KeyAlreadyRotated | StoreUnavailable>
   }
->() {
+>()("@petstore/core/Accounts") {
   /** Keys get the prefix of `environment` (`psk_live_` or `psk_test_`). */
   static readonly layer = (options: { readonly environment: ApiKey.KeyEnvironment }) =>
     Layer.effect(Accounts, make(options))
@@ -158,7 +158,7 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
     const verify = (token: string): Effect.Effect<Option.Option<Principal>, StoreUnavailable> =>
       Sync.suspend(() => {
         if (!ApiKey.isWellFormed(token)) return NONE
-        const now = clock.unsafeCurrentTimeMillis()
+        const now = clock.currentTimeMillisUnsafe()
         return Sync.flatMap(Sync.now(store.findKeyByHash(ApiKey.hash(token))), (key) =>
           Option.isNone(key) || keyState(key.value, now) !== "active"
             ? NONE
@@ -169,7 +169,7 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
       create: ({ limits, plan }) =>
         Effect.gen(function*() {
           const resolved = limitsFor(plan, limits)
-          if (Either.isLeft(resolved)) return yield* resolved.left
+          if (Result.isFailure(resolved)) return yield* resolved.left
           const now = yield* Clock.currentTimeMillis
           const id = yield* withRandom(randomId("acc"))
           const account: Account = { id, plan, limits: resolved.right, createdAt: now }

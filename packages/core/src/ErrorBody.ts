@@ -7,8 +7,8 @@ import * as Schema from "effect/Schema"
 
 /** @category schemas */
 export const ErrorBody = Schema.Struct({
-  code: Schema.String.annotations({ description: "Machine-readable error code (stable snake_case)." }),
-  message: Schema.String.annotations({ description: "Human-readable description." }),
-  status: Schema.Int.annotations({ description: "The HTTP status code." })
-}).annotations({ identifier: "Error", description: "Every error response has this body." })
+  code: Schema.String.annotate({ description: "Machine-readable error code (stable snake_case)." }),
+  message: Schema.String.annotate({ description: "Human-readable description." }),
+  status: Schema.Int.annotate({ description: "The HTTP status code." })
+}).annotate({ identifier: "Error", description: "Every error response has this body." })
 export type ErrorBody = typeof ErrorBody.Type

@@ -71,7 +71,7 @@ export interface Keyed<A> {
 export type KeyedRefusal = IdempotencyKeyInUse | IdempotencyKeyReused
 
 /** @category services */
-export class Idempotency extends Context.Tag("@petstore/core/Idempotency")<
+export class Idempotency extends Context.Service<
   Idempotency,
   {
     /** `Pets.create` under `key` of `accountId`. */
@@ -79,10 +79,10 @@ export class Idempotency extends Context.Tag("@petstore/core/Idempotency")<
     /** `MessageQueue.submit` under `key` of `accountId`. */
     readonly submitMessage: (accountId: string, key: IdempotencyKey, text: string) => Effect.Effect<Keyed<Message>, KeyedRefusal | StoreUnavailable>
   }
->() {
+>()("@petstore/core/Idempotency") {
   /** The service; the sweeps it starts end with the layer. */
   static readonly layer = (options: Partial<IdempotencyOptions> = {}) =>
-    Layer.scoped(Idempotency, make({ ...DEFAULT_OPTIONS, ...options }))
+    Layer.effect(Idempotency, make({ ...DEFAULT_OPTIONS, ...options }))
 }
 
 const lost = (what: string) => new StoreUnavailable({ cause: new Error(`the ${what} a kept answer names is missing`) })
@@ -105,7 +105,7 @@ export const make = (options: IdempotencyOptions) =>
     const sweepAll: Effect.Effect<void, StoreUnavailable> = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.flatMap(store.sweep(now, SWEEP_BATCH), (removed) => (removed >= SWEEP_BATCH ? sweepAll : Effect.void)))
     const sweep = sweepAll.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("idempotency sweep failed; it runs again later", cause))
+      Effect.catchCause((cause) => Effect.logWarning("idempotency sweep failed; it runs again later", cause))
     )
     // The sweep is started by a keyed create at most once per `sweepEveryMillis`, in the background:
     // no timer of its own, so an idle service (or a test that moves its clock) never wakes for it.
@@ -143,7 +143,7 @@ export const make = (options: IdempotencyOptions) =>
       Effect.clockWith((clock) => {
         const id = recordKey(accountId, key)
         if (inFlight.has(id)) return Effect.fail(inUse(key))
-        const now = clock.unsafeCurrentTimeMillis()
+        const now = clock.currentTimeMillisUnsafe()
         const request: KeyedRequest = {
           accountId,
           key,
@@ -156,7 +156,7 @@ export const make = (options: IdempotencyOptions) =>
         // request (the usual case) costs one write, batched with the others, and nothing more.
         inFlight.add(id)
         const sweeping = sweepIfDue(now)
-        return (sweeping === undefined ? write(request) : Effect.zipRight(sweeping, write(request))).pipe(
+        return (sweeping === undefined ? write(request) : Effect.andThen(sweeping, write(request))).pipe(
           Effect.ensuring(Effect.sync(() => inFlight.delete(id))),
           Effect.flatMap((claim): Effect.Effect<Keyed<A>, KeyedRefusal | StoreUnavailable> => {
             switch (claim._tag) {

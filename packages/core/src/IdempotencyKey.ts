@@ -7,7 +7,7 @@
  */
 import * as Brand from "effect/Brand"
 import * as Data from "effect/Data"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 
 /** A key as the client chose it, unquoted. */
 export type IdempotencyKey = string & Brand.Brand<"IdempotencyKey">
@@ -20,10 +20,10 @@ export class InvalidIdempotencyKey extends Data.TaggedError("InvalidIdempotencyK
 
 const isPrintable = (code: number): boolean => code >= 0x20 && code <= 0x7e
 
-const invalid = (reason: string) => Either.left(new InvalidIdempotencyKey({ reason }))
+const invalid = (reason: string) => Result.fail(new InvalidIdempotencyKey({ reason }))
 
 /** The quoted form's content: `\"` and `\\` stand for `"` and `\`, any other escape or a bare `"` is refused. */
-const unquote = (value: string): Either.Either<string, InvalidIdempotencyKey> => {
+const unquote = (value: string): Result.Result<string, InvalidIdempotencyKey> => {
   let key = ""
   for (let i = 1; i < value.length - 1; i++) {
     const c = value[i]!
@@ -40,25 +40,25 @@ const unquote = (value: string): Either.Either<string, InvalidIdempotencyKey> =>
       key += c
     }
   }
-  return Either.right(key)
+  return Result.succeed(key)
 }
 
 /**
  * The key a header value names, or why it names none. Surrounding spaces are not part of it (HTTP
  * trims them); inside, a key is printable ASCII only.
  */
-export const parse = (header: string): Either.Either<IdempotencyKey, InvalidIdempotencyKey> => {
+export const parse = (header: string): Result.Result<IdempotencyKey, InvalidIdempotencyKey> => {
   const value = header.trim()
   for (let i = 0; i < value.length; i++) {
     if (!isPrintable(value.charCodeAt(i))) return invalid("a key is printable ASCII only (no control or non-ASCII characters)")
   }
   const quoted = value.length >= 2 && value.startsWith("\"") && value.endsWith("\"")
   if (!quoted && value.includes("\"")) return invalid("a key is either bare or a whole quoted string")
-  const key = quoted ? unquote(value) : Either.right(value)
-  if (Either.isLeft(key)) return Either.left(key.left)
+  const key = quoted ? unquote(value) : Result.succeed(value)
+  if (Result.isFailure(key)) return Result.fail(key.left)
   if (key.right.length === 0) return invalid("a key has 1 to 255 characters; it is empty")
   if (key.right.length > MAX_LENGTH) return invalid(`a key has 1 to 255 characters; it has ${key.right.length}`)
-  return Either.right(key.right as IdempotencyKey)
+  return Result.succeed(key.right as IdempotencyKey)
 }
 
 /** `key` in the draft's sf-string form, as a client following the draft sends it. */

@@ -63,7 +63,7 @@ export type Claim<A> =
 export const SWEEP_BATCH = 1_000
 
 /** @category services */
-export class IdempotencyStore extends Context.Tag("@petstore/core/IdempotencyStore")<
+export class IdempotencyStore extends Context.Service<
   IdempotencyStore,
   {
     /** The live record (`expiresAt > now`) of `key` of `accountId`, if any; expired records are never answered. */
@@ -75,7 +75,7 @@ export class IdempotencyStore extends Context.Tag("@petstore/core/IdempotencySto
     /** Removes up to `limit` records expired at `now`; answers how many it removed. */
     readonly sweep: (now: number, limit: number) => Effect.Effect<number, StoreUnavailable>
   }
->() {
+>()("@petstore/core/IdempotencyStore") {
   /** Records in process memory, next to the memory pet and message stores it writes through. */
   static readonly layerMemory: Layer.Layer<IdempotencyStore, never, PetRepository | MessageStore> = Layer.effect(
     IdempotencyStore,

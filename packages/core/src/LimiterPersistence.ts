@@ -62,8 +62,8 @@ export const make = (
 
     const logged = flush.pipe(
       // An outage is the readiness watch's to say; only a defect is logged here, with its stack.
-      Effect.catchAllCause((cause) =>
-        Cause.isFailure(cause)
+      Effect.catchCause((cause) =>
+        Cause.hasFails(cause)
           ? Effect.logDebug("rate limiter state not saved yet (store unavailable); retrying")
           : Effect.logWarning("rate limiter state not saved yet; retrying", cause)
       )
@@ -71,13 +71,13 @@ export const make = (
     // The flush interval is wall time, not the service's clock: a test clock jumping days ahead
     // must not replay thousands of flushes.
     const fiber = yield* Effect.sleep(Duration.millis(options.flushMillis)).pipe(
-      Effect.zipRight(logged),
+      Effect.andThen(logged),
       Effect.forever,
       Effect.withClock(Clock.make()),
-      Effect.forkDaemon
+      Effect.forkDetach
     )
     // Runs before the store closes (this layer depends on it): the last changes are kept.
-    yield* Effect.addFinalizer(() => Effect.zipRight(Fiber.interrupt(fiber), logged))
+    yield* Effect.addFinalizer(() => Effect.andThen(Fiber.interrupt(fiber), logged))
   })
 
 /**
@@ -88,4 +88,4 @@ export const make = (
 export const layer = (
   options: Partial<LimiterPersistenceOptions> = {}
 ): Layer.Layer<never, StoreUnavailable, LimiterStateStore | RateLimiter> =>
-  Layer.scopedDiscard(make({ ...DEFAULT_OPTIONS, ...options }))
+  Layer.effectDiscard(make({ ...DEFAULT_OPTIONS, ...options }))

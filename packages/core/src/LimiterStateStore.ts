@@ -12,7 +12,7 @@ import type { StoreUnavailable } from "./Errors.js"
 import type { DurableLimiterState } from "./RateLimiter.js"
 
 /** @category services */
-export class LimiterStateStore extends Context.Tag("@petstore/core/LimiterStateStore")<
+export class LimiterStateStore extends Context.Service<
   LimiterStateStore,
   {
     /**
@@ -26,7 +26,7 @@ export class LimiterStateStore extends Context.Tag("@petstore/core/LimiterStateS
      */
     readonly save: (changes: DurableLimiterState) => Effect.Effect<void, StoreUnavailable>
   }
->() {
+>()("@petstore/core/LimiterStateStore") {
   /** In process memory (tests): what was saved is loaded, as a durable store would. */
   static readonly layerMemory = Layer.sync(LimiterStateStore, () => makeMemory())
 }

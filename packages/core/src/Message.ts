@@ -7,7 +7,7 @@ import * as Schema from "effect/Schema"
 import { isWellFormed } from "./Pet.js"
 
 /** @category schemas */
-export const MessageId = Schema.String.pipe(Schema.brand("MessageId")).annotations({
+export const MessageId = Schema.String.pipe(Schema.brand("MessageId")).annotate({
   identifier: "MessageId",
   description: "Identifier assigned by the service."
 })
@@ -19,7 +19,7 @@ export type MessageId = typeof MessageId.Type
  *
  * @category schemas
  */
-export const MessageStatus = Schema.Literal("queued", "processing", "delivered", "failed").annotations({
+export const MessageStatus = Schema.Literals(["queued", "processing", "delivered", "failed"]).annotate({
   identifier: "MessageStatus",
   description: "Where the message is: queued, processing, then delivered, or failed once its retries are spent."
 })
@@ -32,8 +32,8 @@ export const NewMessage = Schema.Struct({
     Schema.filter((s) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", { jsonSchema: {} }),
     // A lone surrogate (`"\ud800"` in JSON) is no character: stored as UTF-8 it would come back changed.
     Schema.filter((s) => isWellFormed(s) || "must be well-formed Unicode (no lone surrogate)", { jsonSchema: {} })
-  ).annotations({ description: "The text to submit (no NUL character)." })
-}).annotations({ identifier: "NewMessage", description: "A message to submit." })
+  ).annotate({ description: "The text to submit (no NUL character)." })
+}).annotate({ identifier: "NewMessage", description: "A message to submit." })
 export type NewMessage = typeof NewMessage.Type
 
 const CREATED_AT_DESCRIPTION = "Creation time, ISO 8601 in UTC."
@@ -42,27 +42,27 @@ const DELIVERED_AT_DESCRIPTION = "When the message was delivered, ISO 8601 in UT
 /** @category schemas */
 export const Message = Schema.Struct({
   id: MessageId,
-  message: Schema.String.annotations({ description: "The submitted text, echoed back." }),
+  message: Schema.String.annotate({ description: "The submitted text, echoed back." }),
   status: MessageStatus,
-  createdAt: Schema.String.annotations({
+  createdAt: Schema.String.annotate({
     description: CREATED_AT_DESCRIPTION,
     // A `jsonSchema` annotation replaces the generated schema, the description included: repeated here.
     jsonSchema: { type: "string", format: "date-time", description: CREATED_AT_DESCRIPTION }
   }),
   attempts: Schema.optionalWith(
-    Schema.Int.annotations({ description: "Delivery attempts made so far (shown when the message is read)." }),
+    Schema.Int.annotate({ description: "Delivery attempts made so far (shown when the message is read)." }),
     { exact: true }
   ),
   deliveredAt: Schema.optionalWith(
-    Schema.String.annotations({
+    Schema.String.annotate({
       description: DELIVERED_AT_DESCRIPTION,
       jsonSchema: { type: "string", format: "date-time", description: DELIVERED_AT_DESCRIPTION }
     }),
     { exact: true }
   ),
   lastError: Schema.optionalWith(
-    Schema.String.annotations({ description: "Why the last attempt failed, once the message is failed." }),
+    Schema.String.annotate({ description: "Why the last attempt failed, once the message is failed." }),
     { exact: true }
   )
-}).annotations({ identifier: "Message", description: "A submitted message and its current state." })
+}).annotate({ identifier: "Message", description: "A submitted message and its current state." })
 export type Message = typeof Message.Type

@@ -29,10 +29,10 @@ export interface ProcessableMessage {
 }
 
 /** @category services */
-export class MessageProcessor extends Context.Tag("@petstore/core/MessageProcessor")<
+export class MessageProcessor extends Context.Service<
   MessageProcessor,
   { readonly process: (message: ProcessableMessage) => Effect.Effect<void, ProcessingFailed> }
->() {
+>()("@petstore/core/MessageProcessor") {
   /** The default: delivery is the record the queue keeps (status `delivered`); nothing else happens. */
   static readonly layerRecordOnly = Layer.succeed(MessageProcessor, { process: () => Effect.void })
 }

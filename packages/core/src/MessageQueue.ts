@@ -94,7 +94,7 @@ export const toMessageDelivery = (m: StoredMessage): Message => ({
 })
 
 /** @category services */
-export class MessageQueue extends Context.Tag("@petstore/core/MessageQueue")<
+export class MessageQueue extends Context.Service<
   MessageQueue,
   {
     /** Stores the message durably (per the store) and wakes the worker; the result has status `queued`. */
@@ -104,10 +104,10 @@ export class MessageQueue extends Context.Tag("@petstore/core/MessageQueue")<
     /** A message of `accountId`; another account's message is not found. */
     readonly get: (accountId: string, id: string) => Effect.Effect<Message, MessageNotFound | StoreUnavailable>
   }
->() {
+>()("@petstore/core/MessageQueue") {
   /** The queue with its worker, which runs for the life of the layer and drains when it closes. */
   static readonly layer = (options: Partial<MessageQueueOptions> = {}) =>
-    Layer.scoped(MessageQueue, make({ ...DEFAULT_OPTIONS, ...options }))
+    Layer.effect(MessageQueue, make({ ...DEFAULT_OPTIONS, ...options }))
 }
 
 /** @category constructors */
@@ -143,7 +143,7 @@ export const make = (options: MessageQueueOptions) =>
           })
         ).pipe(
           Effect.interruptible,
-          Effect.catchAllDefect((defect) => Effect.fail({ reason: `processor crashed: ${String(defect)}` })),
+          Effect.catchDefect((defect) => Effect.fail({ reason: `processor crashed: ${String(defect)}` })),
           Effect.ensuring(Effect.sync(() => leases.end(slot))),
           Effect.exit
         )
@@ -152,7 +152,7 @@ export const make = (options: MessageQueueOptions) =>
         const failure: { reason: string; retryAfterMillis?: number | undefined; final?: boolean | undefined } | undefined =
           LeaseWatch.wasCut(slot, exit)
             ? { reason: "processing took longer than the lease" }
-            : Option.getOrUndefined(Cause.failureOption(exit.cause))
+            : Option.getOrUndefined(Cause.findErrorOption(exit.cause))
         // Interrupted at shutdown: the message stays leased, and is taken again once the lease ends.
         if (failure === undefined) return yield* Effect.failCause(exit.cause)
         const delay = failure.final === true ? Option.none() : nextDelay(m.attempts, yield* Random.next, failure.retryAfterMillis)
@@ -188,13 +188,13 @@ export const make = (options: MessageQueueOptions) =>
       }).pipe(
         // A store outage must not kill the worker: wait, go on. An outage is the readiness watch's to
         // say (once, not once a poll); only a defect is logged here, with its stack.
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
             ? Effect.failCause(cause)
-            : (Cause.isFailure(cause)
+            : (Cause.hasFails(cause)
               ? Effect.logDebug("message worker: store unavailable, retrying")
               : Effect.logWarning("message worker: defect, retrying", cause)).pipe(
-                Effect.zipRight(Effect.sleep(Duration.millis(options.pollMillis)))
+                Effect.andThen(Effect.sleep(Duration.millis(options.pollMillis)))
               )
         ),
         Effect.repeat({ until: () => draining })

@@ -35,7 +35,7 @@ export interface PendingCounts {
 }
 
 /** @category services */
-export class MessageStore extends Context.Tag("@petstore/core/MessageStore")<
+export class MessageStore extends Context.Service<
   MessageStore,
   {
     /** Stores a new message; once this succeeds the message is acknowledged and must never be lost. */
@@ -55,7 +55,7 @@ export class MessageStore extends Context.Tag("@petstore/core/MessageStore")<
     /** How many messages wait (queued) and are being processed now: the queue's depth, for metrics. */
     readonly pendingCounts: Effect.Effect<PendingCounts, StoreUnavailable>
   }
->() {
+>()("@petstore/core/MessageStore") {
   static readonly layerMemory = Layer.sync(MessageStore, () => makeMemory())
 }
 
@@ -84,7 +84,7 @@ export const makeMemory = (): MessageStore["Type"] => {
         messages.set(message.id, message)
         pending.add(message.id)
       }),
-    find: (id) => Effect.sync(() => Option.fromNullable(messages.get(id))),
+    find: (id) => Effect.sync(() => Option.fromNullishOr(messages.get(id))),
     claim: (now, leaseMillis) =>
       Effect.sync(() => {
         for (const id of pending) {

@@ -6,7 +6,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { createHmac, timingSafeEqual } from "node:crypto"
@@ -28,13 +28,13 @@ const MAC_LENGTH = 22 // base64url characters ≈ 132 bits
 const CURSORS_KEPT = 4096
 
 /** @category services */
-export class CursorSigner extends Context.Tag("@petstore/core/CursorSigner")<
+export class CursorSigner extends Context.Service<
   CursorSigner,
   {
     readonly encode: (position: CursorPosition) => string
-    readonly decode: (token: string) => Either.Either<CursorPosition, InvalidCursor>
+    readonly decode: (token: string) => Result.Result<CursorPosition, InvalidCursor>
   }
->() {
+>()("@petstore/core/CursorSigner") {
   /** A signer under the given secret (at least 16 bytes); cursors stay valid as long as the secret does. */
   static readonly fromSecret = (secret: Uint8Array) => Layer.succeed(CursorSigner, make(secret))
 
@@ -52,7 +52,7 @@ const sign = (secret: Uint8Array, payload: string): string =>
 export const make = (secret: Uint8Array): CursorSigner["Type"] => {
   if (secret.length < 16) throw new Error("cursor secret must be at least 16 bytes")
   const key = Buffer.from(secret)
-  const invalid = (reason: string) => Either.left(new InvalidCursor({ reason }))
+  const invalid = (reason: string) => Result.fail(new InvalidCursor({ reason }))
   // Issued cursors by payload. Invalidation: none needed. A cursor is a pure function of its payload
   // and this signer's secret, which never changes, so a kept cursor is always the one that would be
   // signed again. Pages end at the same positions again and again, so keeping them saves an HMAC
@@ -86,7 +86,7 @@ export const make = (secret: Uint8Array): CursorSigner["Type"] => {
       if (!Number.isSafeInteger(afterId) || afterId < 0 || afterId > MAX_ID || !(statusCode >= 0 && statusCode <= 3)) {
         return invalid("cursor is malformed")
       }
-      return Either.right({
+      return Result.succeed({
         afterId,
         status: statusCode === 0 ? Option.none() : Option.some(STATUS_CODES[statusCode - 1]!)
       })

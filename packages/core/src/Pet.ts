@@ -13,7 +13,7 @@ const identifier = (brand: string, description: string) =>
     Schema.int({ message: () => "must be an integer" }),
     Schema.between(1, MAX_ID, { message: () => `must be between 1 and ${MAX_ID}` }),
     Schema.brand(brand)
-  ).annotations({
+  ).annotate({
     identifier: brand,
     description,
     jsonSchema: { type: "integer", format: "int64", minimum: 1, maximum: MAX_ID, description }
@@ -58,7 +58,7 @@ export const PetName = Schema.String.pipe(
   Schema.filter((s) => codePoints(s) <= NAME_MAX_LENGTH || `must be at most ${NAME_MAX_LENGTH} characters`, {
     jsonSchema: {}
   })
-).annotations({
+).annotate({
   identifier: "PetName",
   description: NAME_DESCRIPTION,
   // A `jsonSchema` annotation replaces the generated schema, the description included: repeated here.
@@ -72,7 +72,7 @@ export const PetName = Schema.String.pipe(
 })
 
 /** @category schemas */
-export const PetStatus = Schema.Literal("available", "pending", "sold").annotations({
+export const PetStatus = Schema.Literals(["available", "pending", "sold"]).annotate({
   identifier: "PetStatus",
   description: "Availability of the animal."
 })
@@ -90,7 +90,7 @@ export const NewPet = Schema.Struct({
   name: PetName,
   categoryId: CategoryId,
   status: Schema.optional(PetStatus)
-}).annotations({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
+}).annotate({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
 export type NewPet = typeof NewPet.Type
 
 /** @category schemas */
@@ -99,9 +99,9 @@ export const Pet = Schema.Struct({
   name: PetName,
   categoryId: CategoryId,
   status: PetStatus
-}).annotations({ identifier: "Pet", description: "An animal of the store." })
+}).annotate({ identifier: "Pet", description: "An animal of the store." })
 export type Pet = typeof Pet.Type
 
 /** @category schemas */
-export const Pets = Schema.Array(Pet).annotations({ identifier: "Pets", description: "A page of animals, ordered by id." })
+export const Pets = Schema.Array(Pet).annotate({ identifier: "Pets", description: "A page of animals, ordered by id." })
 export type Pets = typeof Pets.Type

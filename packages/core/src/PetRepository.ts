@@ -20,7 +20,7 @@ export interface PetDraft {
 }
 
 /** @category services */
-export class PetRepository extends Context.Tag("@petstore/core/PetRepository")<
+export class PetRepository extends Context.Service<
   PetRepository,
   {
     /** Stores a pet under the next id (ids strictly increase in the order inserts are acknowledged). */
@@ -41,7 +41,7 @@ export class PetRepository extends Context.Tag("@petstore/core/PetRepository")<
      */
     readonly onChange: (listener: (id: PetId | undefined) => void) => Effect.Effect<void>
   }
->() {
+>()("@petstore/core/PetRepository") {
   /** Pets in process memory: append-only arrays (all, and one per status), searched by binary search. */
   static readonly layerMemory = Layer.sync(PetRepository, () => makeMemory())
 }

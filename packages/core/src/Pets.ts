@@ -5,7 +5,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as BoundedCache from "./BoundedCache.js"
@@ -53,14 +53,14 @@ export interface Page {
 }
 
 /** @category services */
-export class Pets extends Context.Tag("@petstore/core/Pets")<
+export class Pets extends Context.Service<
   Pets,
   {
     readonly create: (input: NewPet) => Effect.Effect<Pet, StoreUnavailable>
     readonly list: (request: PageRequest) => Effect.Effect<Page, InvalidCursor | StoreUnavailable>
     readonly get: (id: PetId) => Effect.Effect<Pet, PetNotFound | StoreUnavailable>
   }
->() {
+>()("@petstore/core/Pets") {
   /** The service over its ports, with its page cache bounded as `options` say. */
   static readonly layerWith = (options: PetsOptions) => Layer.effect(
     Pets,
@@ -91,8 +91,8 @@ export class Pets extends Context.Tag("@petstore/core/Pets")<
           let afterId = 0
           if (Option.isSome(cursor)) {
             const position = cursors.decode(cursor.value)
-            if (Either.isLeft(position)) return Effect.fail(position.left)
-            if (!Option.getEquivalence<string>((a, b) => a === b)(position.right.status, status)) {
+            if (Result.isFailure(position)) return Effect.fail(position.left)
+            if (!Option.makeEquivalence<string>((a, b) => a === b)(position.right.status, status)) {
               return Effect.fail(new InvalidCursor({ reason: "cursor was issued for a different status filter" }))
             }
             afterId = position.right.afterId

@@ -3,12 +3,12 @@
  *
  * @since 1.0.0
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { InvalidPlan } from "./Errors.js"
 
 /** @category schemas */
-export const Plan = Schema.Literal("free", "pro", "business", "enterprise").annotations({ identifier: "Plan" })
+export const Plan = Schema.Literals(["free", "pro", "business", "enterprise"]).annotate({ identifier: "Plan" })
 export type Plan = typeof Plan.Type
 
 /** Requests per minute (token-bucket capacity and refill per 60 s) and per UTC day. */
@@ -21,7 +21,7 @@ export interface PlanLimits {
 export const PlanLimits = Schema.Struct({
   perMinute: Schema.Int.pipe(Schema.between(1, 1_000_000)),
   perDay: Schema.Int.pipe(Schema.between(1, 1_000_000_000))
-}).annotations({ identifier: "PlanLimits" })
+}).annotate({ identifier: "PlanLimits" })
 
 /** The interface's numbers. Enterprise has no standard numbers: each account carries its own. */
 export const STANDARD_LIMITS: { readonly [P in Exclude<Plan, "enterprise">]: PlanLimits } = {
@@ -36,15 +36,15 @@ export const STANDARD_LIMITS: { readonly [P in Exclude<Plan, "enterprise">]: Pla
  *
  * @category constructors
  */
-export const limitsFor = (plan: Plan, custom?: PlanLimits): Either.Either<PlanLimits, InvalidPlan> => {
+export const limitsFor = (plan: Plan, custom?: PlanLimits): Result.Result<PlanLimits, InvalidPlan> => {
   if (plan !== "enterprise") {
     return custom === undefined
-      ? Either.right(STANDARD_LIMITS[plan])
-      : Either.left(new InvalidPlan({ reason: `limits can only be set for enterprise accounts; ${plan} has fixed limits` }))
+      ? Result.succeed(STANDARD_LIMITS[plan])
+      : Result.fail(new InvalidPlan({ reason: `limits can only be set for enterprise accounts; ${plan} has fixed limits` }))
   }
-  if (custom === undefined) return Either.left(new InvalidPlan({ reason: "enterprise accounts need limits" }))
+  if (custom === undefined) return Result.fail(new InvalidPlan({ reason: "enterprise accounts need limits" }))
   if (!Schema.is(PlanLimits)(custom)) {
-    return Either.left(new InvalidPlan({ reason: "limits must be positive integers" }))
+    return Result.fail(new InvalidPlan({ reason: "limits must be positive integers" }))
   }
-  return Either.right({ perMinute: custom.perMinute, perDay: custom.perDay })
+  return Result.succeed({ perMinute: custom.perMinute, perDay: custom.perDay })
 }

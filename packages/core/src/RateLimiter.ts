@@ -42,7 +42,7 @@ export interface DurableLimiterState {
 }
 
 /** @category services */
-export class RateLimiter extends Context.Tag("@petstore/core/RateLimiter")<
+export class RateLimiter extends Context.Service<
   RateLimiter,
   {
     /**
@@ -63,7 +63,7 @@ export class RateLimiter extends Context.Tag("@petstore/core/RateLimiter")<
     /** Loads persisted daily counts and standings (at start-up, before traffic). */
     readonly restore: (state: DurableLimiterState) => Effect.Effect<void>
   }
->() {
+>()("@petstore/core/RateLimiter") {
   /** The limiter in this process's memory, at the time of the layer's Clock. */
   static readonly layerMemory = (options: Partial<RateLimiterOptions> = {}) =>
     Layer.effect(RateLimiter, Effect.map(Effect.clock, (clock) => makeMemory({ ...DEFAULT_OPTIONS, ...options }, clock)))
@@ -178,8 +178,8 @@ export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clo
 
   return RateLimiter.of({
     // One synchronous step each: answerable at once (see `Sync`).
-    admit: (subject) => Sync.sync(() => decideAccount(subject, clock.unsafeCurrentTimeMillis())),
-    admitFailedAuth: (address) => Sync.sync(() => decideAddress(address, clock.unsafeCurrentTimeMillis())),
+    admit: (subject) => Sync.sync(() => decideAccount(subject, clock.currentTimeMillisUnsafe())),
+    admitFailedAuth: (address) => Sync.sync(() => decideAddress(address, clock.currentTimeMillisUnsafe())),
     takeChanges: Effect.sync(() => {
       const quotas = changedAccounts.map((id) => {
         const r = usage.get(id)!

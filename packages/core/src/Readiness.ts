@@ -38,19 +38,19 @@ export interface Check {
 export const UP: Check = { state: "up" }
 
 /** @category services */
-export class StoreReadiness extends Context.Tag("@petstore/core/StoreReadiness")<
+export class StoreReadiness extends Context.Service<
   StoreReadiness,
   { readonly check: Effect.Effect<Check> }
->() {
+>()("@petstore/core/StoreReadiness") {
   /** Stores in process memory: always reachable. */
   static readonly layerAlwaysUp: Layer.Layer<StoreReadiness> = Layer.succeed(StoreReadiness, { check: Effect.succeed(UP) })
 }
 
 /** @category services */
-export class LimiterReadiness extends Context.Tag("@petstore/core/LimiterReadiness")<
+export class LimiterReadiness extends Context.Service<
   LimiterReadiness,
   { readonly check: Effect.Effect<Check> }
->() {}
+>()("@petstore/core/LimiterReadiness") {}
 
 /** What the instance's dependencies answered. */
 export interface Report {
@@ -63,9 +63,9 @@ export interface Report {
 
 export interface ProbeOptions {
   /** How long an answer is reused (default 1 s): requests in that time share it. */
-  readonly reuse?: Duration.DurationInput | undefined
+  readonly reuse?: Duration.Input | undefined
   /** Longest wait for one check; past it the dependency counts as down (default 2 s). */
-  readonly timeout?: Duration.DurationInput | undefined
+  readonly timeout?: Duration.Input | undefined
 }
 
 const bounded = (what: string, check: Effect.Effect<Check>, timeout: Duration.Duration): Effect.Effect<Check> =>
@@ -75,7 +75,7 @@ const bounded = (what: string, check: Effect.Effect<Check>, timeout: Duration.Du
       onSuccess: (answer) => answer,
       onTimeout: (): Check => ({ state: "down", reason: `the ${what} did not answer within ${Duration.format(timeout)}` })
     }),
-    Effect.catchAllDefect((): Effect.Effect<Check> => Effect.succeed({ state: "down", reason: `the ${what} check failed` }))
+    Effect.catchDefect((): Effect.Effect<Check> => Effect.succeed({ state: "down", reason: `the ${what} check failed` }))
   )
 
 const reportOf = (store: Check, rateLimiter: Check): Report => ({
@@ -101,7 +101,7 @@ export interface Watch {
 
 export interface WatchOptions extends ProbeOptions {
   /** How often an outage is probed until it ends (default 250 ms). */
-  readonly watchEvery?: Duration.DurationInput | undefined
+  readonly watchEvery?: Duration.Input | undefined
 }
 
 const seconds = (millis: number) => `${(millis / 1000).toFixed(1)} s`
@@ -116,8 +116,8 @@ const seconds = (millis: number) => `${(millis / 1000).toFixed(1)} s`
 export const watch = (options: WatchOptions = {}): Effect.Effect<Watch> =>
   Effect.gen(function*() {
     const reuseMillis = Duration.toMillis(options.reuse ?? Duration.seconds(1))
-    const timeout = Duration.decode(options.timeout ?? Duration.seconds(2))
-    const watchEvery = Duration.decode(options.watchEvery ?? Duration.millis(250))
+    const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(2))
+    const watchEvery = Duration.fromInputUnsafe(options.watchEvery ?? Duration.millis(250))
     const store = Option.map(yield* Effect.serviceOption(StoreReadiness), (s) => bounded("store", s.check, timeout))
     const limiter = Option.map(yield* Effect.serviceOption(LimiterReadiness), (s) => bounded("rate limiter", s.check, timeout))
     const both = Effect.zipWith(
@@ -163,7 +163,7 @@ export const watch = (options: WatchOptions = {}): Effect.Effect<Watch> =>
       if (last !== undefined && now - last.at < reuseMillis) return Effect.succeed(last.report)
       if (running !== undefined) return Deferred.await(running)
       // Made and noted before anything yields, so a request arriving meanwhile waits for this probe.
-      const answer = Deferred.unsafeMake<Report>(FiberId.none)
+      const answer = Deferred.makeUnsafe<Report>(FiberId.none)
       running = answer
       return fresh.pipe(
         Effect.flatMap((report) =>
@@ -176,8 +176,8 @@ export const watch = (options: WatchOptions = {}): Effect.Effect<Watch> =>
           running = undefined
           return Deferred.done(answer, Exit.isSuccess(exit) ? exit : Exit.succeed(INTERRUPTED))
         }),
-        Effect.forkDaemon,
-        Effect.zipRight(Deferred.await(answer))
+        Effect.forkDetach,
+        Effect.andThen(Deferred.await(answer))
       )
     })
     // Probes until nothing is down; a refusal the probe cannot explain is said once, as it was given.
@@ -203,7 +203,7 @@ export const watch = (options: WatchOptions = {}): Effect.Effect<Watch> =>
         if (watching) return Effect.void
         watching = true
         // The watcher speaks for the instance, not for the request that woke it: no request's annotations.
-        return Effect.asVoid(Effect.forkDaemon(Effect.locally(watcher(reason), FiberRef.currentLogAnnotations, HashMap.empty())))
+        return Effect.asVoid(Effect.forkDetach(Effect.locally(watcher(reason), References.CurrentLogAnnotations, HashMap.empty())))
       })
     return { report, refused }
   })

@@ -9,10 +9,10 @@ import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
 
 /** @category services */
-export class SecureRandom extends Context.Tag("@petstore/core/SecureRandom")<
+export class SecureRandom extends Context.Service<
   SecureRandom,
   { readonly bytes: (n: number) => Effect.Effect<Uint8Array> }
->() {
+>()("@petstore/core/SecureRandom") {
   /** Bytes from the operating system's CSPRNG. */
   static readonly Live = Layer.succeed(SecureRandom, { bytes: (n) => Effect.sync(() => randomBytes(n)) })
 

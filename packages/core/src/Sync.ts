@@ -26,7 +26,7 @@ import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Effectable from "effect/Effectable"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 
@@ -69,7 +69,7 @@ export const fail = <E>(error: E): Effect.Effect<never, E> => Exit.fail(error)
 /**
  * A wait for a callback and what follows it, begun where it is run: `Sync.run` registers for the
  * callback itself (no fiber) and takes `next` of the exit it is given as far as it goes; a fiber
- * runs it as `Effect.async`. Combinators put their own step after `next` (`andThen`), so a chain
+ * runs it as `Effect.callback`. Combinators put their own step after `next` (`andThen`), so a chain
  * that waits for a callback stays without a fiber as long as nothing else in it waits.
  */
 class Pending<A, E, R> extends Effectable.Class<A, E, R> {
@@ -92,14 +92,14 @@ class Pending<A, E, R> extends Effectable.Class<A, E, R> {
     return new Pending(this.register, (exit) => settle(this.resume(exit)))
   }
   commit(): Effect.Effect<A, E, R> {
-    return Effect.flatMap(Effect.exit(Effect.async<unknown, unknown>(this.register)), this.next)
+    return Effect.flatMap(Effect.exit(Effect.callback<unknown, unknown>(this.register)), this.next)
   }
 }
 
 const identity = <A, E>(exit: Exit.Exit<A, E>): Effect.Effect<A, E> => exit
 
 /**
- * `Effect.async`, waited for without a fiber by `Sync.run`: `register` begins the work when the
+ * `Effect.callback`, waited for without a fiber by `Sync.run`: `register` begins the work when the
  * effect runs (each time it does) and calls `resume` once with its exit.
  */
 export const callback = <A, E>(register: (resume: (exit: Exit.Exit<A, E>) => void) => void): Effect.Effect<A, E> =>
@@ -113,7 +113,7 @@ class Callback<A, E> extends Lazy<A, E, never> {
     return new Pending<A, E, never>(this.register, identity)
   }
   commit() {
-    return Effect.async<A, E>(this.register)
+    return Effect.callback<A, E>(this.register)
   }
 }
 
@@ -270,9 +270,9 @@ const matchExit = <A, E, B, C>(
   if (Exit.isSuccess(exit)) return Exit.succeed(options.onSuccess(exit.value))
   // As `Effect.match`: a defect wins over failures (which then count as defects too).
   if (Chunk.isNonEmpty(Cause.defects(exit.cause))) return Exit.failCause(Cause.flatMap(exit.cause, Cause.die))
-  return Either.match(Cause.failureOrCause(exit.cause), {
-    onLeft: (error) => Exit.succeed(options.onFailure(error)),
-    onRight: (cause) => Exit.failCause(cause)
+  return Result.match(Cause.failureOrCause(exit.cause), {
+    onFailure: (error) => Exit.succeed(options.onFailure(error)),
+    onSuccess: (cause) => Exit.failCause(cause)
   })
 }
 
@@ -304,7 +304,7 @@ class Match<A, E, R, B, C> extends Lazy<B | C, never, R> {
 }
 
 /**
- * `Effect.catchAllCause`, answerable at once when `self` and the handler's effect are. Run at once,
+ * `Effect.catchCause`, answerable at once when `self` and the handler's effect are. Run at once,
  * a step of `self` that throws is caught here as a defect, as a fiber would report it.
  */
 export const catchAllCause = <A, E, R, B, E2, R2>(
@@ -327,7 +327,7 @@ class CatchAllCause<A, E, R, B, E2, R2> extends Lazy<A | B, E2, R | R2> {
     return settleCause(result, this.handler)
   }
   commit() {
-    return Effect.catchAllCause(this.self, this.handler)
+    return Effect.catchCause(this.self, this.handler)
   }
 }
 
@@ -336,7 +336,7 @@ const settleCause = <A, E, R, B, E2, R2>(
   handler: (cause: Cause.Cause<E>) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<A | B, E2, R | R2> => {
   if (result instanceof Pending) return result.andThen((next) => settleCause(next, handler))
-  if (!answered(result)) return Effect.catchAllCause(result, handler)
+  if (!answered(result)) return Effect.catchCause(result, handler)
   // A success carries no error: kept as it is.
   return Exit.isSuccess(result) ? (result as Exit.Exit<A>) : now(handler(result.cause))
 }
@@ -474,7 +474,7 @@ class OnExit<A, E, R> extends Lazy<A, E, R> {
  */
 export const run = <A, E>(
   self: Effect.Effect<A, E>,
-  fork: (effect: Effect.Effect<A, E>) => Fiber.RuntimeFiber<A, E>,
+  fork: (effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>,
   done: (exit: Exit.Exit<A, E>) => void
 ): void => {
   let result: Effect.Effect<A, E>
@@ -488,13 +488,13 @@ export const run = <A, E>(
 
 const settleRun = <A, E>(
   result: Effect.Effect<A, E>,
-  fork: (effect: Effect.Effect<A, E>) => Fiber.RuntimeFiber<A, E>,
+  fork: (effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>,
   done: (exit: Exit.Exit<A, E>) => void
 ): void => {
   if (answered(result)) return done(result)
   if (result instanceof Pending) {
     const pending = result as Pending<A, E, never>
-    // As `Effect.async`: the first resume counts, and a register that throws is a defect. A resume
+    // As `Effect.callback`: the first resume counts, and a register that throws is a defect. A resume
     // during `register` (or its throw) is taken once `register` has returned, outside its `try`, and
     // goes through the steps chained after the wait like any other.
     let resumed = false

@@ -48,7 +48,7 @@ export const DEFAULT_OPTIONS: UsageOptions = {
 const FLUSH_NAME_RETENTION_MILLIS = DAY_MILLIS
 
 /** @category services */
-export class Usage extends Context.Tag("@petstore/core/Usage")<
+export class Usage extends Context.Service<
   Usage,
   {
     /**
@@ -65,10 +65,10 @@ export class Usage extends Context.Tag("@petstore/core/Usage")<
     /** Removes buckets past their retention, now. */
     readonly sweep: Effect.Effect<number, StoreUnavailable>
   }
->() {
+>()("@petstore/core/Usage") {
   /** Counting, flushing and sweeping while the layer lives; a last flush when it closes. */
   static readonly layer = (options: Partial<UsageOptions> = {}): Layer.Layer<Usage, never, UsageStore | SecureRandom> =>
-    Layer.scoped(Usage, make({ ...DEFAULT_OPTIONS, ...options }))
+    Layer.effect(Usage, make({ ...DEFAULT_OPTIONS, ...options }))
 }
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex")
@@ -84,12 +84,12 @@ export const make = (options: UsageOptions) =>
     const unsent: Array<FlushBatch> = []
     let seq = 0
     let unsentRows = 0
-    const lock = yield* Effect.makeSemaphore(1)
+    const lock = yield* Semaphore.make(1)
 
     const flush: Effect.Effect<void, StoreUnavailable> = lock.withPermits(1)(Effect.gen(function*() {
       const rows = counter.drain()
       if (rows.length > 0) {
-        unsent.push({ instanceId, seq: ++seq, at: clock.unsafeCurrentTimeMillis(), rows })
+        unsent.push({ instanceId, seq: ++seq, at: clock.currentTimeMillisUnsafe(), rows })
         unsentRows += rows.length
       }
       let dropped = 0
@@ -106,7 +106,7 @@ export const make = (options: UsageOptions) =>
 
     // The service's clock, read when asked: the flusher's fibers run on wall time.
     const sweep = Effect.suspend(() => {
-      const now = clock.unsafeCurrentTimeMillis()
+      const now = clock.currentTimeMillisUnsafe()
       return store.sweep({
         hourlyBefore: now - options.hourlyRetentionMillis,
         dailyBefore: now - options.dailyRetentionMillis,
@@ -115,25 +115,25 @@ export const make = (options: UsageOptions) =>
     })
 
     const logged = <A>(what: string, effect: Effect.Effect<A, StoreUnavailable>) =>
-      effect.pipe(Effect.catchAllCause((cause) => Effect.logWarning(`usage counts: ${what} failed; retrying`, cause)))
+      effect.pipe(Effect.catchCause((cause) => Effect.logWarning(`usage counts: ${what} failed; retrying`, cause)))
     // Wall time, not the service's clock: a test clock jumping days ahead must not replay flushes.
     const wait = (millis: number) => Effect.sleep(Duration.millis(millis))
     const flusher = yield* wait(options.flushMillis).pipe(
-      Effect.zipRight(logged("flush", flush)),
+      Effect.andThen(logged("flush", flush)),
       Effect.forever,
       Effect.withClock(Clock.make()),
-      Effect.forkDaemon
+      Effect.forkDetach
     )
     // A sweep at start, then one every `sweepMillis`.
     const sweeper = yield* logged("sweep", sweep).pipe(
-      Effect.zipRight(wait(options.sweepMillis)),
+      Effect.andThen(wait(options.sweepMillis)),
       Effect.forever,
       Effect.withClock(Clock.make()),
-      Effect.forkDaemon
+      Effect.forkDetach
     )
     // Runs before the store closes (this layer depends on it): what was counted is kept.
     yield* Effect.addFinalizer(() =>
-      Effect.zipRight(Effect.zipRight(Fiber.interrupt(flusher), Fiber.interrupt(sweeper)), logged("last flush", flush))
+      Effect.andThen(Effect.andThen(Fiber.interrupt(flusher), Fiber.interrupt(sweeper)), logged("last flush", flush))
     )
 
     return Usage.of({

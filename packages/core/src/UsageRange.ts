@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { add, bucketMillis, bucketStart, type Counts, type Granularity, type StoredBucket, zero } from "./UsageStore.js"
 
 export interface UsageRange {
@@ -38,20 +38,20 @@ export const resolve = (request: {
   readonly from?: number | undefined
   readonly to?: number | undefined
   readonly now: number
-}): Either.Either<UsageRange, string> => {
+}): Result.Result<UsageRange, string> => {
   const { granularity } = request
   const size = bucketMillis(granularity)
   const to = request.to === undefined
     ? bucketStart(granularity, request.now) + size
     : Math.ceil(request.to / size) * size
   const from = request.from === undefined ? to - DEFAULT_BUCKETS[granularity] * size : bucketStart(granularity, request.from)
-  if (from >= to) return Either.left("from must be before to")
+  if (from >= to) return Result.fail("from must be before to")
   if ((to - from) / size > MAX_BUCKETS[granularity]) {
-    return Either.left(
+    return Result.fail(
       `the range holds more than ${MAX_BUCKETS[granularity]} buckets of one ${granularity}; ask for a shorter range${granularity === "hour" ? " or granularity=day" : ""}`
     )
   }
-  return Either.right({ granularity, from, to })
+  return Result.succeed({ granularity, from, to })
 }
 
 /** The buckets of `range`, zero-filled and in order, each the sum of the stored buckets that start at it. */

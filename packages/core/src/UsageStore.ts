@@ -92,7 +92,7 @@ export const total = (c: Counts): number => c.allowed + c.rateLimited + c.quotaE
 export const refused = (c: Counts): number => c.rateLimited + c.quotaExceeded + c.banned
 
 /** @category services */
-export class UsageStore extends Context.Tag("@petstore/core/UsageStore")<
+export class UsageStore extends Context.Service<
   UsageStore,
   {
     /**
@@ -118,7 +118,7 @@ export class UsageStore extends Context.Tag("@petstore/core/UsageStore")<
     /** Removes what is older than the cutoffs; answers how many rows went. */
     readonly sweep: (cutoffs: SweepCutoffs) => Effect.Effect<number, StoreUnavailable>
   }
->() {
+>()("@petstore/core/UsageStore") {
   static readonly layerMemory = Layer.sync(UsageStore, () => makeMemory())
 }
 

@@ -25,7 +25,7 @@ export interface WebhookAttempt {
 }
 
 /** @category services */
-export class WebhookAttemptStore extends Context.Tag("@petstore/core/WebhookAttemptStore")<
+export class WebhookAttemptStore extends Context.Service<
   WebhookAttemptStore,
   {
     readonly record: (attempt: WebhookAttempt) => Effect.Effect<void, StoreUnavailable>
@@ -34,7 +34,7 @@ export class WebhookAttemptStore extends Context.Tag("@petstore/core/WebhookAtte
     /** The messages of the account with an attempt at or after `since`, each once, oldest first. */
     readonly messagesSince: (accountId: string, since: number) => Effect.Effect<ReadonlyArray<string>, StoreUnavailable>
   }
->() {
+>()("@petstore/core/WebhookAttemptStore") {
   static readonly layerMemory = Layer.sync(WebhookAttemptStore, () => makeMemory())
 }
 

@@ -47,7 +47,7 @@ export const noAnswerWithin = (timeoutMillis: number): DeliveryOutcome => ({
  * racing each attempt against one in another fiber. A sender that hangs anyway is cut by the queue's
  * lease.
  */
-export class WebhookSender extends Context.Tag("@petstore/core/WebhookSender")<
+export class WebhookSender extends Context.Service<
   WebhookSender,
   {
     /**
@@ -56,7 +56,7 @@ export class WebhookSender extends Context.Tag("@petstore/core/WebhookSender")<
      */
     readonly send: (request: DeliveryRequest) => Effect.Effect<DeliveryOutcome>
   }
->() {}
+>()("@petstore/core/WebhookSender") {}
 
 export interface WebhookDeliveryOptions {
   /** Each attempt's deadline, connection included (an unanswered attempt is a failure). */

@@ -55,7 +55,7 @@ export const rotated = (endpoint: WebhookEndpoint, secret: string, now: number, 
 export type StreakChange = "cleared" | "failing" | "disabled"
 
 /** @category services */
-export class WebhookEndpointStore extends Context.Tag("@petstore/core/WebhookEndpointStore")<
+export class WebhookEndpointStore extends Context.Service<
   WebhookEndpointStore,
   {
     readonly find: (accountId: string) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreUnavailable>
@@ -76,7 +76,7 @@ export class WebhookEndpointStore extends Context.Tag("@petstore/core/WebhookEnd
       reason: string
     ) => Effect.Effect<StreakChange, StoreUnavailable>
   }
->() {
+>()("@petstore/core/WebhookEndpointStore") {
   static readonly layerMemory = Layer.sync(WebhookEndpointStore, () => makeMemory())
 }
 
@@ -98,7 +98,7 @@ export const afterFailure = (
 export const makeMemory = (): WebhookEndpointStore["Type"] => {
   const endpoints = new Map<string, WebhookEndpoint>()
   return {
-    find: (accountId) => Effect.sync(() => Option.fromNullable(endpoints.get(accountId))),
+    find: (accountId) => Effect.sync(() => Option.fromNullishOr(endpoints.get(accountId))),
     put: (endpoint) => Effect.sync(() => void endpoints.set(endpoint.accountId, endpoint)),
     remove: (accountId) => Effect.sync(() => endpoints.delete(accountId)),
     recordSuccess: (accountId) =>

@@ -80,7 +80,7 @@ export interface IssuedEndpoint {
 type Failure = StoreUnavailable
 
 /** @category services */
-export class Webhooks extends Context.Tag("@petstore/core/Webhooks")<
+export class Webhooks extends Context.Service<
   Webhooks,
   {
     /** Sets (or replaces, enabling it again) the account's endpoint with a new secret. */
@@ -98,7 +98,7 @@ export class Webhooks extends Context.Tag("@petstore/core/Webhooks")<
     /** Replays every failed message of the account with an attempt at or after `since`: their ids. */
     readonly replayFailed: (accountId: string, since: number) => Effect.Effect<ReadonlyArray<string>, AccountNotFound | Failure>
   }
->() {
+>()("@petstore/core/Webhooks") {
   static readonly layer = (options: Partial<WebhooksOptions> = {}) =>
     Layer.effect(Webhooks, make({ ...DEFAULT_OPTIONS, ...options }))
 }
@@ -119,7 +119,7 @@ export const make = (options: WebhooksOptions) =>
         onSome: () => Effect.void
       }))
     const endpointOf = (accountId: string) =>
-      Effect.zipRight(
+      Effect.andThen(
         account(accountId),
         Effect.flatMap(endpoints.find(accountId), Option.match({
           onNone: () => Effect.fail(new WebhookNotFound({ accountId })),
@@ -174,7 +174,7 @@ export const make = (options: WebhooksOptions) =>
           yield* endpoints.put(next)
           return { endpoint: view(next, now), secret }
         }),
-      attempts: (messageId) => Effect.zipRight(message(messageId), attemptLog.list(messageId)),
+      attempts: (messageId) => Effect.andThen(message(messageId), attemptLog.list(messageId)),
       replay: (messageId) => Effect.map(replayOne(messageId), toMessageDelivery),
       replayFailed: (accountId, since) =>
         Effect.gen(function*() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Option } from "effect"
+import { Effect, Result, Option } from "effect"
 import { type Account, AccountStore, type KeyRecord, makeMemory } from "../src/AccountStore.js"
 
 const account: Account = { id: "acc_1", plan: "free", limits: { perMinute: 60, perDay: 1000 }, createdAt: 1 }
@@ -34,8 +34,8 @@ describe("AccountStore (memory)", () => {
       yield* store.insertAccount(account, key("k1"))
       yield* store.insertAccount({ ...account, id: "acc_2" }, key("k9", "acc_2"))
       yield* store.insertKey(key("k2"))
-      const orphan = yield* Effect.either(store.insertKey(key("k3", "acc_x")))
-      expect(Either.isLeft(orphan) && orphan.left).toMatchObject({ _tag: "AccountNotFound", id: "acc_x" })
+      const orphan = yield* Effect.result(store.insertKey(key("k3", "acc_x")))
+      expect(Result.isFailure(orphan) && orphan.left).toMatchObject({ _tag: "AccountNotFound", id: "acc_x" })
       expect((yield* store.listKeys("acc_1")).map((k) => k.id).sort()).toEqual(["k1", "k2"])
       expect(yield* store.findKey("k3")).toEqual(Option.none())
     }))
@@ -49,8 +49,8 @@ describe("AccountStore (memory)", () => {
       expect(Option.map(yield* store.findKey("k1"), (k) => k.revokedAt)).toEqual(Option.some(50))
       yield* store.revokeKey("k1", 30)
       expect(Option.map(yield* store.findKeyByHash("hash-k1"), (k) => k.revokedAt)).toEqual(Option.some(30))
-      const missing = yield* Effect.either(store.revokeKey("k0", 1))
-      expect(Either.isLeft(missing) && missing.left).toMatchObject({ _tag: "KeyNotFound", id: "k0" })
+      const missing = yield* Effect.result(store.revokeKey("k0", 1))
+      expect(Result.isFailure(missing) && missing.left).toMatchObject({ _tag: "KeyNotFound", id: "k0" })
     }))
 
   it.effect("rotateKey shortens the old key's life (never lengthens it), marks its successor and stores the new key, once", () =>
@@ -64,12 +64,12 @@ describe("AccountStore (memory)", () => {
       expect(Option.isSome(yield* store.findKey("k2"))).toBe(true)
       yield* store.rotateKey("k9", 40, key("k4"))
       expect(Option.map(yield* store.findKey("k9"), (k) => k.expiresAt)).toEqual(Option.some(40))
-      const again = yield* Effect.either(store.rotateKey("k1", 10, key("k3")))
-      expect(Either.isLeft(again) && again.left).toMatchObject({ _tag: "KeyAlreadyRotated", id: "k1", successorId: "k2" })
+      const again = yield* Effect.result(store.rotateKey("k1", 10, key("k3")))
+      expect(Result.isFailure(again) && again.left).toMatchObject({ _tag: "KeyAlreadyRotated", id: "k1", successorId: "k2" })
       expect(Option.map(yield* store.findKey("k1"), (k) => k.expiresAt)).toEqual(Option.some(150))
       expect(yield* store.findKey("k3")).toEqual(Option.none())
-      const missing = yield* Effect.either(store.rotateKey("k0", 1, key("k5")))
-      expect(Either.isLeft(missing) && missing.left).toMatchObject({ _tag: "KeyNotFound", id: "k0" })
+      const missing = yield* Effect.result(store.rotateKey("k0", 1, key("k5")))
+      expect(Result.isFailure(missing) && missing.left).toMatchObject({ _tag: "KeyNotFound", id: "k0" })
       expect(yield* store.findKey("k5")).toEqual(Option.none())
     }))
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer, Option, Redacted, TestClock } from "effect"
+import { Effect, Result, Layer, Option, Redacted, TestClock } from "effect"
 import { Accounts, keyState } from "../src/Accounts.js"
 import { AccountStore, type KeyRecord, makeMemory } from "../src/AccountStore.js"
 import { SecureRandom } from "../src/SecureRandom.js"
@@ -48,8 +48,8 @@ describe("Accounts", () => {
       )
       expect(yield* accounts.countAccounts).toBe(1)
       expect(yield* accounts.findAccount(account.id)).toEqual(account)
-      const missing = yield* Effect.either(accounts.findAccount("acc_nope"))
-      expect(Either.isLeft(missing) && missing.left).toMatchObject({ _tag: "AccountNotFound", id: "acc_nope" })
+      const missing = yield* Effect.result(accounts.findAccount("acc_nope"))
+      expect(Result.isFailure(missing) && missing.left).toMatchObject({ _tag: "AccountNotFound", id: "acc_nope" })
     }).pipe(Effect.provide(layer())))
 
   it.effect("staging keys are psk_test_; enterprise needs limits; bad plans fail with InvalidPlan", () =>
@@ -58,8 +58,8 @@ describe("Accounts", () => {
       const { account, key } = yield* accounts.create({ plan: "enterprise", limits: { perMinute: 7, perDay: 9 } })
       expect(Redacted.value(key.key)).toMatch(/^psk_test_/)
       expect(account.limits).toEqual({ perMinute: 7, perDay: 9 })
-      const bad = yield* Effect.either(accounts.create({ plan: "enterprise" }))
-      expect(Either.isLeft(bad) && bad.left._tag).toBe("InvalidPlan")
+      const bad = yield* Effect.result(accounts.create({ plan: "enterprise" }))
+      expect(Result.isFailure(bad) && bad.left._tag).toBe("InvalidPlan")
       expect(yield* accounts.countAccounts).toBe(1)
     }).pipe(Effect.provide(layer("staging"))))
 
@@ -79,10 +79,10 @@ describe("Accounts", () => {
       expect(yield* accounts.verify(Redacted.value(expiring.key))).toEqual(Option.none())
       yield* accounts.revoke(key.id)
       expect(yield* accounts.verify(Redacted.value(key.key))).toEqual(Option.none())
-      const unknown = yield* Effect.either(accounts.revoke("key_nope"))
-      expect(Either.isLeft(unknown) && unknown.left).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
-      const noAccount = yield* Effect.either(accounts.issueKey("acc_nope"))
-      expect(Either.isLeft(noAccount) && noAccount.left._tag).toBe("AccountNotFound")
+      const unknown = yield* Effect.result(accounts.revoke("key_nope"))
+      expect(Result.isFailure(unknown) && unknown.left).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
+      const noAccount = yield* Effect.result(accounts.issueKey("acc_nope"))
+      expect(Result.isFailure(noAccount) && noAccount.left._tag).toBe("AccountNotFound")
     }).pipe(Effect.provide(layer())))
 
   it.effect("listKeys shows each key's state and metadata, never the key", () =>
@@ -109,8 +109,8 @@ describe("Accounts", () => {
       expect(byId.get(second.id)).toMatchObject({ state: "revoked", revokedAt: T })
       expect(byId.get(third.id)).toMatchObject({ state: "expired", expiresAt: T + 10 })
       expect(JSON.stringify(listed)).not.toContain(Redacted.value(key.key))
-      const missing = yield* Effect.either(accounts.listKeys("acc_nope"))
-      expect(Either.isLeft(missing) && missing.left._tag).toBe("AccountNotFound")
+      const missing = yield* Effect.result(accounts.listKeys("acc_nope"))
+      expect(Result.isFailure(missing) && missing.left._tag).toBe("AccountNotFound")
     }).pipe(Effect.provide(layer())))
 
   it.effect("rotate: a new key at once; the old one works for the grace period, then is refused", () =>
@@ -127,16 +127,16 @@ describe("Accounts", () => {
       yield* TestClock.adjust("1 millis")
       expect(yield* accounts.verify(Redacted.value(key.key))).toEqual(Option.none())
       // A rotated key is not rotated again: the answer names its successor.
-      const again = yield* Effect.either(accounts.rotate(key.id))
-      expect(Either.isLeft(again) && again.left).toMatchObject({ _tag: "KeyAlreadyRotated", id: key.id, successorId: next.id })
+      const again = yield* Effect.result(accounts.rotate(key.id))
+      expect(Result.isFailure(again) && again.left).toMatchObject({ _tag: "KeyAlreadyRotated", id: key.id, successorId: next.id })
       // Default grace 0: refused at once; a negative grace counts as 0.
       const third = yield* accounts.rotate(next.id)
       expect(yield* accounts.verify(Redacted.value(next.key))).toEqual(Option.none())
       const fourth = yield* accounts.rotate(third.id, { graceSeconds: -5 })
       expect(yield* accounts.verify(Redacted.value(third.key))).toEqual(Option.none())
       expect(Option.isSome(yield* accounts.verify(Redacted.value(fourth.key)))).toBe(true)
-      const unknown = yield* Effect.either(accounts.rotate("key_nope"))
-      expect(Either.isLeft(unknown) && unknown.left).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
+      const unknown = yield* Effect.result(accounts.rotate("key_nope"))
+      expect(Result.isFailure(unknown) && unknown.left).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
     }).pipe(Effect.provide(layer())))
 
   it.effect("rotate: a key with a successor is refused naming it, whatever its state; a revoked or expired key never rotated is not found", () =>
@@ -150,7 +150,7 @@ describe("Accounts", () => {
       yield* accounts.revoke(revoked.id)
       const expiring = yield* accounts.issueKey(account.id, { expiresAt: T + 5 })
       yield* TestClock.adjust("5 millis")
-      const failure = (id: string) => Effect.map(Effect.either(accounts.rotate(id)), (r) => Either.isLeft(r) && r.left)
+      const failure = (id: string) => Effect.map(Effect.result(accounts.rotate(id)), (r) => Result.isFailure(r) && r.left)
       expect(yield* failure(key.id)).toMatchObject({ _tag: "KeyAlreadyRotated", id: key.id, successorId: next.id })
       expect(yield* failure(revoked.id)).toMatchObject({ _tag: "KeyNotFound", id: revoked.id })
       expect(yield* failure(expiring.id)).toMatchObject({ _tag: "KeyNotFound", id: expiring.id })
@@ -169,8 +169,8 @@ describe("Accounts", () => {
       const accounts = yield* Accounts
       const { account } = yield* accounts.create({ plan: "free" })
       for (const expiresAt of [T - 60_000, T - 1, T]) {
-        const refused = yield* Effect.either(accounts.issueKey(account.id, { expiresAt }))
-        expect(Either.isLeft(refused) && refused.left).toMatchObject({ _tag: "InvalidExpiry", expiresAt, now: T })
+        const refused = yield* Effect.result(accounts.issueKey(account.id, { expiresAt }))
+        expect(Result.isFailure(refused) && refused.left).toMatchObject({ _tag: "InvalidExpiry", expiresAt, now: T })
       }
       expect(yield* accounts.listKeys(account.id)).toHaveLength(1)
       const soon = yield* accounts.issueKey(account.id, { expiresAt: T + 1 })

@@ -12,7 +12,7 @@ describe("EndpointPermits", () => {
       expect(permits.tryTake()).toBe(true)
       const order: Array<number> = []
       const waiters = yield* Effect.forEach([1, 2, 3], (n) =>
-        Effect.fork(Effect.zipRight(permits.take, Effect.sync(() => void order.push(n)))))
+        Effect.forkChild(Effect.andThen(permits.take, Effect.sync(() => void order.push(n)))))
       yield* settle
       // A permit given back goes to the first waiter; a newcomer does not overtake the others.
       permits.release()
@@ -33,15 +33,15 @@ describe("EndpointPermits", () => {
     Effect.gen(function*() {
       const permits = EndpointPermits.make(1)
       expect(permits.tryTake()).toBe(true)
-      const first = yield* Effect.fork(permits.take)
-      const second = yield* Effect.fork(permits.take)
+      const first = yield* Effect.forkChild(permits.take)
+      const second = yield* Effect.forkChild(permits.take)
       yield* settle
       // Handed to the first, which is interrupted before it runs again: the permit goes on to the second.
       permits.release()
       yield* Fiber.interrupt(first)
       yield* Fiber.join(second)
       // A waiter interrupted while still waiting leaves the line.
-      const third = yield* Effect.fork(permits.take)
+      const third = yield* Effect.forkChild(permits.take)
       yield* settle
       yield* Fiber.interrupt(third)
       permits.release()

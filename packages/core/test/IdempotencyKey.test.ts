@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { Result, FastCheck as fc } from "effect"
 import { IdempotencyFingerprint, IdempotencyKey } from "@petstore/core"
 
 const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 255 })
@@ -8,13 +8,13 @@ const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c)
 describe("IdempotencyKey.parse", () => {
   it("a key of 1 to 255 printable ASCII characters, quoted as an sf-string, is the same key as sent bare", () =>
     fc.assert(fc.property(printable.filter((k) => k.trim() === k && !k.includes("\"")), (key) => {
-      expect(IdempotencyKey.parse(key)).toStrictEqual(Either.right(key))
-      expect(IdempotencyKey.parse(IdempotencyKey.quote(key))).toStrictEqual(Either.right(key))
+      expect(IdempotencyKey.parse(key)).toStrictEqual(Result.succeed(key))
+      expect(IdempotencyKey.parse(IdempotencyKey.quote(key))).toStrictEqual(Result.succeed(key))
     })))
 
   it("any printable key round-trips through the quoted form, escapes included", () =>
     fc.assert(fc.property(printable, (key) => {
-      expect(IdempotencyKey.parse(IdempotencyKey.quote(key))).toStrictEqual(Either.right(key))
+      expect(IdempotencyKey.parse(IdempotencyKey.quote(key))).toStrictEqual(Result.succeed(key))
     })))
 
   it.each([
@@ -31,12 +31,12 @@ describe("IdempotencyKey.parse", () => {
     ["an unescaped quote inside", "\"a\"b\""],
     ["an unknown escape", "\"a\\nb\""]
   ])("refuses %s", (_, value) => {
-    expect(Either.isLeft(IdempotencyKey.parse(value))).toBe(true)
+    expect(Result.isFailure(IdempotencyKey.parse(value))).toBe(true)
   })
 
   it("takes 255 characters, bare or quoted", () => {
-    expect(IdempotencyKey.parse("k".repeat(255))).toStrictEqual(Either.right("k".repeat(255)))
-    expect(IdempotencyKey.parse(`"${"k".repeat(255)}"`)).toStrictEqual(Either.right("k".repeat(255)))
+    expect(IdempotencyKey.parse("k".repeat(255))).toStrictEqual(Result.succeed("k".repeat(255)))
+    expect(IdempotencyKey.parse(`"${"k".repeat(255)}"`)).toStrictEqual(Result.succeed("k".repeat(255)))
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, JSONSchema, Schema } from "effect"
+import { Result, JSONSchema, Schema } from "effect"
 import * as ErrorBody from "../src/ErrorBody.js"
 import * as Errors from "../src/Errors.js"
 import * as Message from "../src/Message.js"
@@ -7,8 +7,8 @@ import * as Message from "../src/Message.js"
 describe("Message", () => {
   it("NewMessage needs a string message; Message has id, message, status and createdAt", () => {
     expect(Schema.decodeUnknownSync(Message.NewMessage)({ message: "hi", extra: 1 })).toEqual({ message: "hi" })
-    expect(Either.isLeft(Schema.decodeUnknownEither(Message.NewMessage)({}))).toBe(true)
-    expect(Either.isLeft(Schema.decodeUnknownEither(Message.NewMessage)({ message: 1 }))).toBe(true)
+    expect(Result.isFailure(Schema.decodeUnknownResult(Message.NewMessage)({}))).toBe(true)
+    expect(Result.isFailure(Schema.decodeUnknownResult(Message.NewMessage)({ message: 1 }))).toBe(true)
     const m = { id: "msg_1", message: "hi", status: "queued", createdAt: "2030-01-01T00:00:00.000Z" }
     expect(Schema.decodeUnknownSync(Message.Message)(m)).toEqual(m)
     for (const status of ["queued", "processing", "delivered", "failed"]) expect(Schema.is(Message.MessageStatus)(status)).toBe(true)
@@ -28,7 +28,7 @@ describe("Message", () => {
       message: "y",
       status: 400
     })
-    expect(Either.isLeft(Schema.decodeUnknownEither(ErrorBody.ErrorBody)({ code: "x", message: "y", status: 4.5 }))).toBe(true)
+    expect(Result.isFailure(Schema.decodeUnknownResult(ErrorBody.ErrorBody)({ code: "x", message: "y", status: 4.5 }))).toBe(true)
     expect(Object.keys((JSONSchema.make(ErrorBody.ErrorBody) as unknown as { $defs: object }).$defs)).toContain("Error")
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer, Option } from "effect"
+import { Effect, Result, Layer, Option } from "effect"
 import { ProcessingFailed, MessageProcessor, type ProcessableMessage } from "../src/MessageProcessor.js"
 import { backoffMillis, DEFAULT_OPTIONS, MessageQueue, toMessage } from "../src/MessageQueue.js"
 import { MessageStore } from "../src/MessageStore.js"
@@ -89,10 +89,10 @@ describe("MessageQueue", () => {
       expect(submitted.createdAt.endsWith("Z")).toBe(true)
       expect(submitted.id).toMatch(/^msg_[0-9A-Za-z]{22}$/)
       yield* eventually(Effect.map(queue.get("acc_a", submitted.id), (m) => m.status === "delivered"))
-      const other = yield* Effect.either(queue.get("acc_b", submitted.id))
-      expect(Either.isLeft(other) && other.left).toMatchObject({ _tag: "MessageNotFound", id: submitted.id })
-      const unknown = yield* Effect.either(queue.get("acc_a", "msg_nope"))
-      expect(Either.isLeft(unknown) && unknown.left._tag).toBe("MessageNotFound")
+      const other = yield* Effect.result(queue.get("acc_b", submitted.id))
+      expect(Result.isFailure(other) && other.left).toMatchObject({ _tag: "MessageNotFound", id: submitted.id })
+      const unknown = yield* Effect.result(queue.get("acc_a", "msg_nope"))
+      expect(Result.isFailure(unknown) && unknown.left._tag).toBe("MessageNotFound")
     }).pipe(Effect.provide(queueLayer(MessageProcessor.layerRecordOnly))))
 
   it.scopedLive("a failing attempt is retried after the backoff, queued in between; then delivered", () => {

@@ -7,7 +7,7 @@ import { SecureRandom } from "../src/SecureRandom.js"
 
 // A processor that says when it starts and never finishes until released, so shutdown has a backlog it cannot drain.
 const blocking = (started: Deferred.Deferred<void>, release: Deferred.Deferred<void>) =>
-  Layer.succeed(MessageProcessor, { process: () => Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)) })
+  Layer.succeed(MessageProcessor, { process: () => Effect.andThen(Deferred.succeed(started, undefined), Deferred.await(release)) })
 
 describe("MessageQueue shutdown", () => {
   it.live("closing the layer stops after drainMillis: the backlog stays queued in the store, nothing is lost", () =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, Option } from "effect"
+import { Effect, Result, FastCheck as fc, Option } from "effect"
 import { createHmac } from "node:crypto"
 import * as PageCursor from "../src/PageCursor.js"
 import { MAX_ID, type PetStatus } from "../src/Pet.js"
@@ -10,7 +10,7 @@ const SECRET = new Uint8Array(32).fill(7)
 const signer = () => PageCursor.make(SECRET)
 const reason = (token: string) => {
   const decoded = signer().decode(token)
-  return Either.isLeft(decoded) ? decoded.left.reason : "valid"
+  return Result.isFailure(decoded) ? decoded.left.reason : "valid"
 }
 /** A token signed with the right secret over any payload: only the payload checks can refuse it. */
 const signed = (payload: string) => {
@@ -24,8 +24,8 @@ describe("PageCursor", () => {
     fc.integer({ min: 0, max: MAX_ID }),
     arbStatus
   ], ([afterId, status]) => {
-    const position = { afterId, status: Option.fromNullable(status) }
-    expect(signer().decode(signer().encode(position))).toEqual(Either.right(position))
+    const position = { afterId, status: Option.fromNullishOr(status) }
+    expect(signer().decode(signer().encode(position))).toEqual(Result.succeed(position))
   })
 
   it("a cursor is base64url of the id in base 36 and the status code, a dot and a 22-character MAC", () => {
@@ -46,10 +46,10 @@ describe("PageCursor", () => {
   })
 
   it.prop("any altered character is refused", [fc.integer({ min: 0, max: 10_000 }), fc.nat(), arbStatus], ([afterId, at, status]) => {
-    const token = signer().encode({ afterId, status: Option.fromNullable(status) })
+    const token = signer().encode({ afterId, status: Option.fromNullishOr(status) })
     const i = at % token.length
     const altered = token.slice(0, i) + (token[i] === "A" ? "B" : "A") + token.slice(i + 1)
-    expect(Either.isLeft(signer().decode(altered))).toBe(true)
+    expect(Result.isFailure(signer().decode(altered))).toBe(true)
   })
 
   for (const [token, why] of [
@@ -100,11 +100,11 @@ describe("PageCursor", () => {
       const a = yield* make(PageCursor.CursorSigner.random)
       const b = yield* make(PageCursor.CursorSigner.random)
       const token = a.encode({ afterId: 3, status: Option.none() })
-      expect(Either.isRight(a.decode(token))).toBe(true)
-      expect(Either.isLeft(b.decode(token))).toBe(true)
+      expect(Result.isSuccess(a.decode(token))).toBe(true)
+      expect(Result.isFailure(b.decode(token))).toBe(true)
       const c = yield* Effect.provide(PageCursor.CursorSigner, PageCursor.CursorSigner.fromSecret(SECRET))
       expect(c.decode(signer().encode({ afterId: 3, status: Option.none() }))).toEqual(
-        Either.right({ afterId: 3, status: Option.none() })
+        Result.succeed({ afterId: 3, status: Option.none() })
       )
     }))
 })

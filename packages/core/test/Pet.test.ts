@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, JSONSchema, Schema } from "effect"
+import { Result, JSONSchema, Schema } from "effect"
 import * as Pet from "../src/Pet.js"
 
-const decode = <A, I>(schema: Schema.Schema<A, I>) => (input: unknown) => Schema.decodeUnknownEither(schema)(input)
-const message = (result: Either.Either<unknown, { readonly message: string }>) =>
-  Either.isLeft(result) ? result.left.message : "decoded"
+const decode = <A, I>(schema: Schema.Schema<A, I>) => (input: unknown) => Schema.decodeUnknownResult(schema)(input)
+const message = (result: Result.Result<unknown, { readonly message: string }>) =>
+  Result.isFailure(result) ? result.left.message : "decoded"
 
 describe("Pet", () => {
   it("MAX_ID is 2^53 − 1, the largest id JSON numbers carry exactly", () => {
@@ -14,7 +14,7 @@ describe("Pet", () => {
   for (const [name, schema] of [["PetId", Pet.PetId], ["CategoryId", Pet.CategoryId]] as const) {
     describe(name, () => {
       for (const ok of [1, 2, 12_345, Pet.MAX_ID]) {
-        it(`accepts ${ok}`, () => expect(Either.isRight(decode(schema)(ok))).toBe(true))
+        it(`accepts ${ok}`, () => expect(Result.isSuccess(decode(schema)(ok))).toBe(true))
       }
       for (const [bad, why] of [
         [0, `must be between 1 and ${Pet.MAX_ID}`],
@@ -49,7 +49,7 @@ describe("Pet", () => {
       expect(message(decode(Pet.PetName)("n".repeat(257)))).toContain("must be at most 256 characters")
       expect(message(decode(Pet.PetName)("🐶".repeat(257)))).toContain("must be at most 256 characters")
     })
-    it("refuses non-strings", () => expect(Either.isLeft(decode(Pet.PetName)(7))).toBe(true))
+    it("refuses non-strings", () => expect(Result.isFailure(decode(Pet.PetName)(7))).toBe(true))
     it("is described in JSON Schema by length and a non-blank pattern", () => {
       const json = JSONSchema.make(Pet.PetName) as unknown as { $defs: Record<string, Record<string, unknown>> }
       expect(json.$defs.PetName).toMatchObject({ type: "string", minLength: 1, maxLength: 256, pattern: "\\S" })
@@ -58,7 +58,7 @@ describe("Pet", () => {
 
   it("PetStatus is available, pending or sold; a new pet defaults to available", () => {
     for (const s of ["available", "pending", "sold"]) expect(Schema.decodeUnknownSync(Pet.PetStatus)(s)).toBe(s)
-    for (const s of ["Available", "adopted", "", null]) expect(Either.isLeft(decode(Pet.PetStatus)(s))).toBe(true)
+    for (const s of ["Available", "adopted", "", null]) expect(Result.isFailure(decode(Pet.PetStatus)(s))).toBe(true)
     expect(Pet.DEFAULT_PET_STATUS).toBe("available")
   })
 
@@ -72,14 +72,14 @@ describe("Pet", () => {
       categoryId: 1,
       status: "sold"
     })
-    expect(Either.isLeft(decode(Pet.NewPet)({ name: "Rex" }))).toBe(true)
-    expect(Either.isLeft(decode(Pet.NewPet)({ categoryId: 1 }))).toBe(true)
+    expect(Result.isFailure(decode(Pet.NewPet)({ name: "Rex" }))).toBe(true)
+    expect(Result.isFailure(decode(Pet.NewPet)({ categoryId: 1 }))).toBe(true)
   })
 
   it("Pet requires every field; Pets is an array of Pet; the schemas carry their OpenAPI names", () => {
     const pet = { id: 1, name: "Rex", categoryId: 2, status: "pending" }
     expect(Schema.decodeUnknownSync(Pet.Pets)([pet])).toEqual([pet])
-    expect(Either.isLeft(decode(Pet.Pet)({ id: 1, name: "Rex", categoryId: 2 }))).toBe(true)
+    expect(Result.isFailure(decode(Pet.Pet)({ id: 1, name: "Rex", categoryId: 2 }))).toBe(true)
     const names = (s: Schema.Schema.Any) => Object.keys((JSONSchema.make(s) as unknown as { $defs?: object }).$defs ?? {})
     expect(names(Pet.Pet)).toEqual(expect.arrayContaining(["Pet", "PetId", "PetName", "CategoryId", "PetStatus"]))
     expect(names(Pet.NewPet)).toContain("NewPet")

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, Layer, Option } from "effect"
+import { Effect, Result, FastCheck as fc, Layer, Option } from "effect"
 import { CursorSigner } from "../src/PageCursor.js"
 import type { CategoryId, Pet, PetId } from "../src/Pet.js"
 import { changeListeners, makeMemory, PetRepository } from "../src/PetRepository.js"
@@ -37,7 +37,7 @@ const arbPet: fc.Arbitrary<Pet> = fc.record({
 })
 const arbPage: fc.Arbitrary<Page> = fc.record({
   pets: fc.array(arbPet, { maxLength: 100 }),
-  next: fc.option(fc.base64String({ maxLength: 60 }), { nil: undefined }).map(Option.fromNullable)
+  next: fc.option(fc.base64String({ maxLength: 60 }), { nil: undefined }).map(Option.fromNullishOr)
 })
 
 describe("Pets", () => {
@@ -51,8 +51,8 @@ describe("Pets", () => {
       const tom = yield* pets.create({ name: "Tom", categoryId: cat, status: "sold" })
       expect(tom.status).toBe("sold")
       expect(yield* pets.get(1 as PetId)).toEqual(rex)
-      const missing = yield* Effect.either(pets.get(9 as PetId))
-      expect(Either.isLeft(missing) && missing.left).toMatchObject({ _tag: "PetNotFound", id: 9 })
+      const missing = yield* Effect.result(pets.get(9 as PetId))
+      expect(Result.isFailure(missing) && missing.left).toMatchObject({ _tag: "PetNotFound", id: 9 })
     }).pipe(Effect.provide(layer)))
 
   it.effect("list pages by id with a cursor exactly when more pets follow; a page with a cursor is full", () =>
@@ -96,15 +96,15 @@ describe("Pets", () => {
       const pets = yield* Pets
       for (let i = 1; i <= 3; i++) yield* pets.create({ name: `p${i}`, categoryId: cat, status: "sold" })
       const page = yield* pets.list({ limit: 1, status: Option.some("sold"), cursor: Option.none() })
-      const other = yield* Effect.either(pets.list({ limit: 1, status: Option.some("pending"), cursor: page.next }))
-      expect(Either.isLeft(other) && other.left).toMatchObject({
+      const other = yield* Effect.result(pets.list({ limit: 1, status: Option.some("pending"), cursor: page.next }))
+      expect(Result.isFailure(other) && other.left).toMatchObject({
         _tag: "InvalidCursor",
         reason: "cursor was issued for a different status filter"
       })
-      const none = yield* Effect.either(pets.list({ limit: 1, status: Option.none(), cursor: page.next }))
-      expect(Either.isLeft(none) && none.left._tag).toBe("InvalidCursor")
-      const forged = yield* Effect.either(pets.list({ limit: 1, status: Option.none(), cursor: Option.some("abc.def") }))
-      expect(Either.isLeft(forged) && forged.left._tag).toBe("InvalidCursor")
+      const none = yield* Effect.result(pets.list({ limit: 1, status: Option.none(), cursor: page.next }))
+      expect(Result.isFailure(none) && none.left._tag).toBe("InvalidCursor")
+      const forged = yield* Effect.result(pets.list({ limit: 1, status: Option.none(), cursor: Option.some("abc.def") }))
+      expect(Result.isFailure(forged) && forged.left._tag).toBe("InvalidCursor")
       const same = yield* pets.list({ limit: 1, status: Option.some("sold"), cursor: page.next })
       expect(same.pets.map((p) => p.id)).toEqual([2])
     }).pipe(Effect.provide(layer)))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as Plan from "../src/Plan.js"
 
 describe("Plan", () => {
@@ -18,18 +18,18 @@ describe("Plan", () => {
 
   it("a standard plan means its published numbers and refuses custom limits", () => {
     for (const plan of ["free", "pro", "business"] as const) {
-      expect(Plan.limitsFor(plan)).toEqual(Either.right(Plan.STANDARD_LIMITS[plan]))
+      expect(Plan.limitsFor(plan)).toEqual(Result.succeed(Plan.STANDARD_LIMITS[plan]))
       const custom = Plan.limitsFor(plan, { perMinute: 5, perDay: 5 })
-      expect(Either.isLeft(custom) && custom.left.reason).toBe(
+      expect(Result.isFailure(custom) && custom.left.reason).toBe(
         `limits can only be set for enterprise accounts; ${plan} has fixed limits`
       )
     }
   })
 
   it("enterprise needs its own numbers, positive integers in range", () => {
-    expect(Plan.limitsFor("enterprise", { perMinute: 7, perDay: 70 })).toEqual(Either.right({ perMinute: 7, perDay: 70 }))
+    expect(Plan.limitsFor("enterprise", { perMinute: 7, perDay: 70 })).toEqual(Result.succeed({ perMinute: 7, perDay: 70 }))
     const noLimits = Plan.limitsFor("enterprise")
-    expect(Either.isLeft(noLimits) && noLimits.left.reason).toBe("enterprise accounts need limits")
+    expect(Result.isFailure(noLimits) && noLimits.left.reason).toBe("enterprise accounts need limits")
     for (const bad of [
       { perMinute: 0, perDay: 10 },
       { perMinute: 10, perDay: 0 },
@@ -38,16 +38,16 @@ describe("Plan", () => {
       { perMinute: 10, perDay: 1_000_000_001 }
     ]) {
       const result = Plan.limitsFor("enterprise", bad)
-      expect(Either.isLeft(result) && result.left.reason).toBe("limits must be positive integers")
+      expect(Result.isFailure(result) && result.left.reason).toBe("limits must be positive integers")
     }
     expect(Plan.limitsFor("enterprise", { perMinute: 1_000_000, perDay: 1_000_000_000 })).toEqual(
-      Either.right({ perMinute: 1_000_000, perDay: 1_000_000_000 })
+      Result.succeed({ perMinute: 1_000_000, perDay: 1_000_000_000 })
     )
-    expect(Plan.limitsFor("enterprise", { perMinute: 1, perDay: 1 })).toEqual(Either.right({ perMinute: 1, perDay: 1 }))
+    expect(Plan.limitsFor("enterprise", { perMinute: 1, perDay: 1 })).toEqual(Result.succeed({ perMinute: 1, perDay: 1 }))
   })
 
   it("limitsFor copies the numbers (no extra fields leak into the account)", () => {
     const custom = { perMinute: 3, perDay: 4, extra: 1 } as unknown as Plan.PlanLimits
-    expect(Plan.limitsFor("enterprise", custom)).toEqual(Either.right({ perMinute: 3, perDay: 4 }))
+    expect(Plan.limitsFor("enterprise", custom)).toEqual(Result.succeed({ perMinute: 3, perDay: 4 }))
   })
 })

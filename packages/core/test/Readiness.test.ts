@@ -8,7 +8,7 @@ import { Deferred, Effect, Fiber, FiberStatus, Layer, TestClock } from "effect"
 import * as Readiness from "../src/Readiness.js"
 
 /** Waits until every fiber of `fibers` is suspended (waiting for the probe). */
-const allWaiting = (fibers: ReadonlyArray<Fiber.RuntimeFiber<unknown>>) =>
+const allWaiting = (fibers: ReadonlyArray<Fiber.Fiber<unknown>>) =>
   Effect.forEach(fibers, (fiber) =>
     Effect.gen(function*() {
       while (!FiberStatus.isSuspended(yield* fiber.status)) yield* Effect.yieldNow()
@@ -39,7 +39,7 @@ describe("Readiness.probe", () => {
     Effect.gen(function*() {
       const { gate, probes, layer } = yield* gatedStore
       const probe = yield* Effect.provide(Readiness.probe({ reuse: "1 second" }), layer)
-      const callers = yield* Effect.all(Array.from({ length: 100 }, () => Effect.fork(probe)))
+      const callers = yield* Effect.all(Array.from({ length: 100 }, () => Effect.forkChild(probe)))
       yield* allWaiting(callers)
       expect(probes.started).toBe(1)
       yield* Deferred.succeed(gate, undefined)
@@ -57,8 +57,8 @@ describe("Readiness.probe", () => {
     Effect.gen(function*() {
       const { gate, probes, layer } = yield* gatedStore
       const probe = yield* Effect.provide(Readiness.probe(), layer)
-      const first = yield* Effect.fork(probe)
-      const second = yield* Effect.fork(probe)
+      const first = yield* Effect.forkChild(probe)
+      const second = yield* Effect.forkChild(probe)
       yield* allWaiting([first, second])
       yield* Fiber.interrupt(first)
       yield* Deferred.succeed(gate, undefined)
@@ -72,7 +72,7 @@ describe("Readiness.probe", () => {
         Readiness.probe({ timeout: "2 seconds" }),
         Layer.succeed(Readiness.StoreReadiness, { check: Effect.never })
       )
-      const waiting = yield* Effect.fork(hanging)
+      const waiting = yield* Effect.forkChild(hanging)
       yield* TestClock.adjust("2 seconds")
       expect(yield* Fiber.join(waiting)).toEqual({
         ready: false,

@@ -68,7 +68,7 @@ describe("Readiness.watch", () => {
       const watch = yield* Readiness.watch({ watchEvery: "250 millis", reuse: "0 millis" })
       store.state.up = false
       expect((yield* watch.report).ready).toBe(false)
-      const refusals = yield* Effect.fork(Effect.forEach(Array.from({ length: 3 }), () => watch.refused("down"), { discard: true }))
+      const refusals = yield* Effect.forkChild(Effect.forEach(Array.from({ length: 3 }), () => watch.refused("down"), { discard: true }))
       yield* Fiber.join(refusals)
       yield* settle
       store.state.up = true

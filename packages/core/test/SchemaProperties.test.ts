@@ -5,15 +5,15 @@
  * hash and display prefix depend on it alone.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
+import { Arbitrary, Result, FastCheck as fc, Schema } from "effect"
 import * as ApiKey from "../src/ApiKey.js"
 import * as Pet from "../src/Pet.js"
 import * as Plan from "../src/Plan.js"
 
 /** `decode(JSON(encode(x)))` as the interface sends and reads it. */
 const roundTrip = <A, I>(schema: Schema.Schema<A, I>, value: A) =>
-  Schema.decodeUnknownEither(schema)(JSON.parse(JSON.stringify(Schema.encodeSync(schema)(value))))
-const refused = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => Either.isLeft(Schema.decodeUnknownEither(schema)(input))
+  Schema.decodeUnknownResult(schema)(JSON.parse(JSON.stringify(Schema.encodeSync(schema)(value))))
+const refused = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => Result.isFailure(Schema.decodeUnknownResult(schema)(input))
 
 const validPet = Arbitrary.make(Pet.Pet)
 const badId = fc.oneof(
@@ -35,13 +35,13 @@ const badStatus = fc.string().filter((s) => !["available", "pending", "sold"].in
 
 describe("schema properties", () => {
   it.prop("a Pet comes back unchanged from encode → JSON → decode", [validPet], ([pet]) => {
-    expect(roundTrip(Pet.Pet, pet)).toStrictEqual(Either.right(pet))
+    expect(roundTrip(Pet.Pet, pet)).toStrictEqual(Result.succeed(pet))
   })
 
   it.prop("a NewPet comes back unchanged from encode → JSON → decode", [Arbitrary.make(Pet.NewPet)], ([pet]) => {
     // An optional field given as undefined is absent once in JSON, as a client would send it.
     const sent = Object.fromEntries(Object.entries(pet).filter(([, v]) => v !== undefined))
-    expect(roundTrip(Pet.NewPet, pet)).toStrictEqual(Either.right(sent))
+    expect(roundTrip(Pet.NewPet, pet)).toStrictEqual(Result.succeed(sent))
   })
 
   it.prop("a Pet with any one field invalid is refused", [
@@ -77,8 +77,8 @@ describe("schema properties", () => {
     fc.string().filter((s) => !["free", "pro", "business", "enterprise"].includes(s)),
     fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 1_000_000_001 }), fc.double({ noInteger: true, noNaN: true }))
   ], ([plan, limits, notPlan, badCount]) => {
-    expect(roundTrip(Plan.Plan, plan)).toStrictEqual(Either.right(plan))
-    expect(roundTrip(Plan.PlanLimits, limits)).toStrictEqual(Either.right(limits))
+    expect(roundTrip(Plan.Plan, plan)).toStrictEqual(Result.succeed(plan))
+    expect(roundTrip(Plan.PlanLimits, limits)).toStrictEqual(Result.succeed(limits))
     expect(refused(Plan.Plan, notPlan)).toBe(true)
     expect(refused(Plan.PlanLimits, { ...limits, perDay: badCount })).toBe(true)
     if (badCount < 1 || badCount > 1_000_000 || !Number.isInteger(badCount)) {

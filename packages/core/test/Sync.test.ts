@@ -62,7 +62,7 @@ const same = <A, E>(x: Exit.Exit<A, E>, y: Exit.Exit<A, E>) => {
   if (Exit.isFailure(x) && Exit.isFailure(y)) {
     expect([...Cause.failures(x.cause)]).toStrictEqual([...Cause.failures(y.cause)])
     expect([...Cause.defects(x.cause)].map(String)).toStrictEqual([...Cause.defects(y.cause)].map(String))
-    expect(Cause.isInterrupted(x.cause)).toBe(Cause.isInterrupted(y.cause))
+    expect(Cause.hasInterrupts(x.cause)).toBe(Cause.hasInterrupts(y.cause))
   }
 }
 
@@ -77,7 +77,7 @@ const pairs = (e: Effect.Effect<number, string>) => [
   [Sync.flatMap(e, next), Effect.flatMap(e, next)],
   [Sync.match(e, options), Effect.match(e, options)],
   [Sync.tap(e, () => {}), Effect.tap(e, () => {})],
-  [Sync.catchAllCause(e, (c) => Effect.succeed(Cause.pretty(c).length)), Effect.catchAllCause(e, (c) => Effect.succeed(Cause.pretty(c).length))],
+  [Sync.catchAllCause(e, (c) => Effect.succeed(Cause.pretty(c).length)), Effect.catchCause(e, (c) => Effect.succeed(Cause.pretty(c).length))],
   [Sync.onPending(e, (w) => Effect.map(w, (n) => n)), e],
   [Sync.onExit(e, () => {}), e]
 ] as ReadonlyArray<readonly [Effect.Effect<unknown, unknown>, Effect.Effect<unknown, unknown>]>
@@ -133,14 +133,14 @@ describe("Sync", () => {
     const throwing = Sync.sync((): number => {
       throw new Error("boom")
     })
-    const recovered = Sync.catchAllCause(throwing, (c) => Sync.succeed(Cause.isDie(c) ? "defect" : "other"))
+    const recovered = Sync.catchAllCause(throwing, (c) => Sync.succeed(Cause.hasDies(c) ? "defect" : "other"))
     expect(Sync.now(recovered)).toStrictEqual(Exit.succeed("defect"))
     const { exit: died, forked } = await runBySync(throwing)
     expect(forked).toBe(false)
-    expect(Exit.isFailure(died) && Cause.isDie(died.cause)).toBe(true)
+    expect(Exit.isFailure(died) && Cause.hasDies(died.cause)).toBe(true)
     let told: Exit.Exit<number> | undefined
     expect(() => Sync.now(Sync.onExit(throwing, (e) => void (told = e)))).toThrow("boom")
-    expect(told !== undefined && Exit.isFailure(told) && Cause.isDie(told.cause)).toBe(true)
+    expect(told !== undefined && Exit.isFailure(told) && Cause.hasDies(told.cause)).toBe(true)
   })
 
   it("Sync.firstDefined runs the steps in order up to the first value, at once as far as they are", () =>
@@ -236,7 +236,7 @@ describe("Sync", () => {
     })
     const { exit: died, forked } = await runBySync(throwing)
     expect(forked).toBe(false)
-    expect(Exit.isFailure(died) && Cause.isDie(died.cause)).toBe(true)
+    expect(Exit.isFailure(died) && Cause.hasDies(died.cause)).toBe(true)
     same(died, await fiberExit(throwing))
   })
 
@@ -249,7 +249,7 @@ describe("Sync", () => {
     ]
     for (const wait of cases) {
       const told: Array<Exit.Exit<number>> = []
-      const chained = Sync.onExit(Sync.catchAllCause(wait, (c) => Sync.succeed(Cause.isDie(c) ? -1 : -2)), (exit) => void told.push(exit))
+      const chained = Sync.onExit(Sync.catchAllCause(wait, (c) => Sync.succeed(Cause.hasDies(c) ? -1 : -2)), (exit) => void told.push(exit))
       const { exit, forked } = await runBySync(chained)
       expect(forked).toBe(false)
       expect(exit).toStrictEqual(Exit.succeed(-1))
@@ -269,11 +269,11 @@ describe("Sync", () => {
     const throwing = Sync.map(later(Exit.succeed(1)), (): number => {
       throw new Error("boom")
     })
-    const recovered = Sync.catchAllCause(throwing, (c) => Sync.succeed(Cause.isDie(c) ? -1 : -2))
+    const recovered = Sync.catchAllCause(throwing, (c) => Sync.succeed(Cause.hasDies(c) ? -1 : -2))
     expect((await runBySync(recovered)).exit).toStrictEqual(Exit.succeed(-1))
     const { exit: died, forked } = await runBySync(throwing)
     expect(forked).toBe(false)
-    expect(Exit.isFailure(died) && Cause.isDie(died.cause)).toBe(true)
+    expect(Exit.isFailure(died) && Cause.hasDies(died.cause)).toBe(true)
   })
 
   it("Sync.now takes work made by Sync at once and leaves any other effect as it is", () => {

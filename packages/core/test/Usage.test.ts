@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Either, Exit, FastCheck as fc, Layer, Scope } from "effect"
+import { Context, Effect, Result, Exit, FastCheck as fc, Layer, Scope } from "effect"
 import { Errors, type LimitDecision, SecureRandom, Usage, UsageRange, UsageStore } from "@petstore/core"
 import * as MovableClock from "./support/MovableClock.js"
 
@@ -13,7 +13,7 @@ const flaky = (store: UsageStore.UsageStore["Type"], faults: Array<"before" | "a
       const fault = faults.shift() ?? "none"
       const lost = Effect.fail(new Errors.StoreUnavailable({ cause: `fault ${fault}` }))
       if (fault === "before") return lost
-      return fault === "after" ? Effect.zipRight(store.flush(batch), lost) : store.flush(batch)
+      return fault === "after" ? Effect.andThen(store.flush(batch), lost) : store.flush(batch)
     })
 })
 
@@ -44,7 +44,7 @@ describe("Usage", () => {
               // Until every batch is written (each fault is used once).
               while (Exit.isFailure(yield* Effect.exit(usage.flush))) { /* retry */ }
               yield* Scope.close(scope, Exit.void)
-              const range = Either.getOrThrow(UsageRange.resolve({ granularity: "hour", now: NOW }))
+              const range = Result.getOrThrow(UsageRange.resolve({ granularity: "hour", now: NOW }))
               const stored = yield* memory.read("acc_a", "hour", range.from, range.to)
               const total = UsageRange.fill(range, stored).reduce((sum, b) => UsageStore.add(sum, b.counts), UsageStore.zero)
               const all = rounds.flat()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { Result, FastCheck as fc } from "effect"
 import { UsageRange, UsageStore } from "@petstore/core"
 
 const granularity = fc.constantFrom<UsageStore.Granularity>("hour", "day")
@@ -14,10 +14,10 @@ describe("UsageRange", () => {
         const size = UsageStore.bucketMillis(g)
         const buckets = Math.ceil(to / size) - Math.floor(from / size)
         if (buckets > UsageRange.MAX_BUCKETS[g]) {
-          expect(Either.isLeft(resolved)).toBe(true)
+          expect(Result.isFailure(resolved)).toBe(true)
           return
         }
-        const range = Either.getOrThrow(resolved)
+        const range = Result.getOrThrow(resolved)
         expect(range.from <= from && from < range.from + size).toBe(true)
         expect(range.to >= to && range.to - size < to).toBe(true)
         expect(range.from % size).toBe(0)
@@ -29,14 +29,14 @@ describe("UsageRange", () => {
     fc.assert(
       fc.property(granularity, instant, fc.nat(10 * UsageStore.DAY_MILLIS), (g, to, back) => {
         const from = UsageStore.bucketStart(g, to) + back + UsageStore.bucketMillis(g)
-        expect(Either.isLeft(UsageRange.resolve({ granularity: g, from, to: UsageStore.bucketStart(g, to), now: to }))).toBe(true)
+        expect(Result.isFailure(UsageRange.resolve({ granularity: g, from, to: UsageStore.bucketStart(g, to), now: to }))).toBe(true)
       })
     ))
 
   it("without from and to: the default number of buckets, ending with the current one", () =>
     fc.assert(
       fc.property(granularity, instant, (g, now) => {
-        const range = Either.getOrThrow(UsageRange.resolve({ granularity: g, now }))
+        const range = Result.getOrThrow(UsageRange.resolve({ granularity: g, now }))
         const size = UsageStore.bucketMillis(g)
         expect(range.to).toBe(UsageStore.bucketStart(g, now) + size)
         expect((range.to - range.from) / size).toBe(UsageRange.DEFAULT_BUCKETS[g])
@@ -49,7 +49,7 @@ describe("UsageRange", () => {
         fc.array(fc.record({ keyId: fc.constantFrom("k1", "k2"), hour: fc.nat(30), allowed: fc.nat(9) }), { maxLength: 40 }),
         (stored) => {
           const base = Date.UTC(2026, 0, 1)
-          const range = Either.getOrThrow(UsageRange.resolve({ granularity: "hour", from: base, to: base + 24 * UsageStore.HOUR_MILLIS, now: base }))
+          const range = Result.getOrThrow(UsageRange.resolve({ granularity: "hour", from: base, to: base + 24 * UsageStore.HOUR_MILLIS, now: base }))
           const buckets = UsageRange.fill(
             range,
             stored.map((s) => ({ keyId: s.keyId, start: base + s.hour * UsageStore.HOUR_MILLIS, counts: { ...UsageStore.zero, allowed: s.allowed } }))

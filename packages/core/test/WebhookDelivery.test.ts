@@ -58,7 +58,7 @@ const setup = (
   )
 
 /** Answers 200 after `delay`, counting the most answers in progress at once. */
-const slowAnswers = (delay: Duration.DurationInput) => {
+const slowAnswers = (delay: Duration.Input) => {
   let inFlight = 0
   let most = 0
   const slowly = Effect.acquireUseRelease(
@@ -66,7 +66,7 @@ const slowAnswers = (delay: Duration.DurationInput) => {
       inFlight++
       most = Math.max(most, inFlight)
     }),
-    () => Effect.sleep(delay).pipe(Effect.zipRight(answered(200))),
+    () => Effect.sleep(delay).pipe(Effect.andThen(answered(200))),
     () => Effect.sync(() => void inFlight--)
   )
   return { slowly, most: () => most }

@@ -4,10 +4,10 @@
  *
  * @since 1.0.0
  */
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import { ErrorBody, Message, Plan } from "@petstore/core"
 import * as Schema from "effect/Schema"
 import { Iso8601 } from "./internal/dateTime.js"
@@ -26,14 +26,14 @@ export const CreatedAccount = Schema.Struct({
   id: Schema.String,
   plan: Plan.Plan,
   limits: Plan.PlanLimits,
-  key: Schema.String.annotations({ description: "The full API key. It is shown only here, once." }),
+  key: Schema.String.annotate({ description: "The full API key. It is shown only here, once." }),
   keyId: Schema.String,
   prefix: Schema.String
 })
 
 export const IssuedKey = Schema.Struct({
   id: Schema.String,
-  key: Schema.String.annotations({ description: "The full API key. It is shown only here, once." }),
+  key: Schema.String.annotate({ description: "The full API key. It is shown only here, once." }),
   prefix: Schema.String,
   expiresAt: Schema.NullOr(Schema.String)
 })
@@ -41,17 +41,17 @@ export const IssuedKey = Schema.Struct({
 export const KeyMetadata = Schema.Struct({
   id: Schema.String,
   prefix: Schema.String,
-  state: Schema.Literal("active", "expired", "revoked"),
+  state: Schema.Literals(["active", "expired", "revoked"]),
   createdAt: Schema.String,
   expiresAt: Schema.NullOr(Schema.String),
   revokedAt: Schema.NullOr(Schema.String),
-  rotatedTo: Schema.NullOr(Schema.String).annotations({
+  rotatedTo: Schema.NullOr(Schema.String).annotate({
     description: "The id of the key that replaced this one when it was rotated (a key is rotated once); null otherwise."
   })
 })
 
 export const WebhookUrl = Schema.Struct({
-  url: Schema.String.annotations({ description: "Where messages are POSTed: an https URL whose addresses are public." })
+  url: Schema.String.annotate({ description: "Where messages are POSTed: an https URL whose addresses are public." })
 })
 
 const WEBHOOK_FIELDS = {
@@ -59,17 +59,17 @@ const WEBHOOK_FIELDS = {
   url: Schema.String,
   createdAt: Schema.String,
   updatedAt: Schema.String,
-  failingSince: Schema.NullOr(Schema.String).annotations({ description: "Since when every attempt has failed; null after a success." }),
-  disabledAt: Schema.NullOr(Schema.String).annotations({ description: "When the endpoint was disabled; it stays disabled until it is set again." }),
+  failingSince: Schema.NullOr(Schema.String).annotate({ description: "Since when every attempt has failed; null after a success." }),
+  disabledAt: Schema.NullOr(Schema.String).annotate({ description: "When the endpoint was disabled; it stays disabled until it is set again." }),
   disabledReason: Schema.NullOr(Schema.String),
-  previousSecretExpiresAt: Schema.NullOr(Schema.String).annotations({ description: "During a rotation, when the previous secret stops signing." })
+  previousSecretExpiresAt: Schema.NullOr(Schema.String).annotate({ description: "During a rotation, when the previous secret stops signing." })
 }
 
 export const WebhookEndpoint = Schema.Struct(WEBHOOK_FIELDS)
 
 export const IssuedWebhook = Schema.Struct({
   ...WEBHOOK_FIELDS,
-  secret: Schema.String.annotations({ description: "The signing secret (whsec_…). It is shown only here, once." })
+  secret: Schema.String.annotate({ description: "The signing secret (whsec_…). It is shown only here, once." })
 })
 
 export const WebhookAttempt = Schema.Struct({
@@ -83,7 +83,7 @@ export const WebhookAttempt = Schema.Struct({
 
 const MessageIdPath = Schema.Struct({ messageId: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,64}$/, { message: () => "must be a message id" })) })
 
-const error = (status: number) => ErrorBody.ErrorBody.annotations(HttpApiSchema.annotations({ status }))
+const error = (status: number) => ErrorBody.ErrorBody.annotate(HttpApiSchema.annotate({ status }))
 
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
@@ -119,7 +119,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
       .addError(error(400))
       .addError(error(404))
       .addError(
-        error(409).annotations({
+        error(409).annotate({
           description: "`key_already_rotated`: the key was rotated already; the message names its successor, the key to rotate."
         })
       )

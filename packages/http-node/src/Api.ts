@@ -4,9 +4,9 @@
  *
  * @since 1.0.0
  */
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import type { Idempotency, MessageQueue, Pets } from "@petstore/core"
 import { createMessage } from "./internal/operations/createMessage.js"
 import { createPet } from "./internal/operations/createPet.js"

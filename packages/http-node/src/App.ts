@@ -95,7 +95,7 @@ export interface AppOptions {
 }
 
 /** @category services */
-export class App extends Context.Tag("@petstore/http-node/App")<
+export class App extends Context.Service<
   App,
   {
     /**
@@ -115,7 +115,7 @@ export class App extends Context.Tag("@petstore/http-node/App")<
     /** Makes `/readyz` answer 503 from now on: the server hosting it has begun to shut down. */
     readonly startDraining?: (() => void) | undefined
   }
->() {
+>()("@petstore/http-node/App") {
   static readonly layer = (options: AppOptions): Layer.Layer<App, never, AppServices> => Layer.effect(App, make(options))
 }
 

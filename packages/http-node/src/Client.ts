@@ -18,10 +18,10 @@
  *
  * @since 1.0.0
  */
-import * as HttpApiClient from "@effect/platform/HttpApiClient"
-import * as HttpClient from "@effect/platform/HttpClient"
-import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpApiClient from "effect/http-api/HttpApiClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -38,14 +38,14 @@ export interface RetryPolicy {
   /** Requests in all, the first included (1: never retry). */
   readonly maxAttempts: number
   /** Ceiling of the first backoff when there is no `Retry-After`; it doubles on each retry. */
-  readonly baseDelay: Duration.DurationInput
+  readonly baseDelay: Duration.Input
   /** The backoff ceiling never grows beyond this. */
-  readonly maxDelay: Duration.DurationInput
+  readonly maxDelay: Duration.Input
   /**
    * A `Retry-After` longer than this is not waited for: the answer is returned as it is (a ban or
    * an exhausted daily quota is better reported than slept through).
    */
-  readonly maxRetryAfter: Duration.DurationInput
+  readonly maxRetryAfter: Duration.Input
 }
 
 /** @category constants */
@@ -100,7 +100,7 @@ export const withRetries = (policy: RetryPolicy) => <E, R>(client: HttpClient.Ht
     Schedule.modifyDelayEffect(([answer, n]) =>
       answer instanceof RetryableAnswer
         // The answer is being replaced by a retry: read its body so the connection can be reused.
-        ? Effect.zipRight(Effect.ignore(answer.response.arrayBuffer), delayBefore(policy, answer.retryAfter, n))
+        ? Effect.andThen(Effect.ignore(answer.response.arrayBuffer), delayBefore(policy, answer.retryAfter, n))
         : delayBefore(policy, Option.none(), n)
     )
   )
@@ -142,10 +142,10 @@ export const make = (options: ClientOptions) =>
   })
 
 /** @category services */
-export class PetstoreClient extends Context.Tag("@petstore/http-node/PetstoreClient")<
+export class PetstoreClient extends Context.Service<
   PetstoreClient,
   Effect.Effect.Success<ReturnType<typeof make>>
->() {}
+>()("@petstore/http-node/PetstoreClient") {}
 
 /**
  * The client as a service; needs an `HttpClient` (`FetchHttpClient.layer` or

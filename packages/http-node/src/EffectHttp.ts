@@ -3,17 +3,17 @@
  * `HttpRouter`, and the layers that add the pet store's operations to the host's own `HttpApi`
  * (so they appear in the host's OpenAPI document) while the pet store still answers them.
  *
- * Either way each request is answered by the same application as on node:http, with the client
+ * Result way each request is answered by the same application as on node:http, with the client
  * address taken from the platform request's `remoteAddress`.
  *
  * @since 1.0.0
  */
-import type * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import type * as HttpApp from "@effect/platform/HttpApp"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import type * as HttpApp from "effect/http/HttpApp"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import { identity } from "effect/Function"
@@ -46,7 +46,7 @@ export interface HttpAppOptions {
 const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<BodyResult> => {
   const source = (request as { readonly source?: unknown }).source
   if (source instanceof IncomingMessage) {
-    return Effect.async<BodyResult>((resume) => NodeRequest.readBody(source, limit, (body) => resume(Effect.succeed(body))))
+    return Effect.callback<BodyResult>((resume) => NodeRequest.readBody(source, limit, (body) => resume(Effect.succeed(body))))
   }
   return Effect.promise(() =>
     Body.readStream(Stream.toReadableStream(request.stream), request.headers["content-length"], limit)
@@ -107,7 +107,7 @@ export const httpApp = (options: HttpAppOptions = {}): Effect.Effect<HttpApp.Def
  * host's annotations are set back whatever the end.
  */
 const keepHostAnnotations = <A>(effect: Effect.Effect<A>): Effect.Effect<A> =>
-  Effect.locallyWith(effect, FiberRef.currentLogAnnotations, identity)
+  Effect.locallyWith(effect, References.CurrentLogAnnotations, identity)
 
 /**
  * The pet store's groups for a host `HttpApi` that includes them

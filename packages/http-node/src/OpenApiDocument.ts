@@ -7,9 +7,9 @@
  *
  * @since 1.0.0
  */
-import type * as HttpApi from "@effect/platform/HttpApi"
-import * as OpenApi from "@effect/platform/OpenApi"
-import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import type * as HttpApi from "effect/http-api/HttpApi"
+import * as OpenApi from "effect/http-api/OpenApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { asJson } from "./internal/json.js"
 import * as OpenApiHeaders from "./internal/openapi/openApiHeaders.js"
 import * as OpenApiOperation from "./internal/openapi/openApiOperation.js"

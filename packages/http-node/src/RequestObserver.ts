@@ -99,9 +99,9 @@ const annotationsOf = (base: HashMap.HashMap<string, unknown>, facts: AccessLine
  */
 const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.Effect<AccessLog | undefined> => Effect.gen(function*() {
   const context = yield* Effect.getFiberRefs
-  const loggers = FiberRefs.getOrDefault(context, FiberRef.currentLoggers)
-  if (LogLevel.greaterThan(FiberRefs.getOrDefault(context, FiberRef.currentMinimumLogLevel), LogLevel.Info)) return undefined
-  const base = FiberRefs.getOrDefault(context, FiberRef.currentLogAnnotations)
+  const loggers = FiberRefs.getOrDefault(context, References.CurrentLoggers)
+  if (LogLevel.greaterThan(FiberRefs.getOrDefault(context, References.MinimumLogLevel), LogLevel.Info)) return undefined
+  const base = FiberRefs.getOrDefault(context, References.CurrentLogAnnotations)
   const fiberId = yield* Effect.fiberId
   const clock = yield* Effect.clock
   const spans = List.empty<never>()
@@ -129,7 +129,7 @@ const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.E
       accountId: response.accountId
     }
     // Whole milliseconds, as a log call's `Date` holds them.
-    const millis = Math.trunc(clock.unsafeCurrentTimeMillis())
+    const millis = Math.trunc(clock.currentTimeMillisUnsafe())
     for (let i = 0; i < writers.length; i++) writers[i]!(facts, millis)
     if (others.length === 0) return
     const annotations = annotationsOf(base, facts)
@@ -154,14 +154,14 @@ const rename = (span: Tracer.Span, name: string): void => {
 
 /** Ends the request's span: error status on 5xx, as OpenTelemetry asks of server spans. */
 const endSpan = (span: Tracer.Span, clock: Clock.Clock, exit: Exit.Exit<AppResponse>): void => {
-  if (Exit.isFailure(exit)) return span.end(clock.unsafeCurrentTimeNanos(), exit)
+  if (Exit.isFailure(exit)) return span.end(clock.currentTimeNanosUnsafe(), exit)
   const response = exit.value
   span.attribute("http.response.status_code", response.status)
   if (response.route !== undefined) {
     span.attribute("http.route", response.route.slice(response.route.indexOf(" ") + 1))
     rename(span, response.route)
   }
-  span.end(clock.unsafeCurrentTimeNanos(), response.status >= 500 ? Exit.fail(`HTTP ${response.status}`) : Exit.void)
+  span.end(clock.currentTimeNanosUnsafe(), response.status >= 500 ? Exit.fail(`HTTP ${response.status}`) : Exit.void)
 }
 
 /**
@@ -176,13 +176,13 @@ const endSpan = (span: Tracer.Span, clock: Clock.Clock, exit: Exit.Exit<AppRespo
 const withRequestId = (effect: Effect.Effect<AppResponse>, requestId: string, hostRequestId: string | undefined): Effect.Effect<AppResponse> =>
   Effect.flatMap(
     FiberRef.getAndUpdate(
-      FiberRef.currentLogAnnotations,
+      References.CurrentLogAnnotations,
       hostRequestId === undefined
         ? HashMap.set<string, unknown>("requestId", requestId)
         : (annotations) => HashMap.set(HashMap.set<string, unknown>(annotations, "requestId", requestId), "reqId", hostRequestId)
     ),
     (before) =>
-      Effect.flatMap(Effect.exit(effect), (exit) => Effect.zipRight(FiberRef.set(FiberRef.currentLogAnnotations, before), exit))
+      Effect.flatMap(Effect.exit(effect), (exit) => Effect.andThen(FiberRef.set(References.CurrentLogAnnotations, before), exit))
   )
 
 /** @category constructors */
@@ -198,7 +198,7 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
     const answered = (request: AppRequest, response: AppResponse, requestId: string, start: bigint): AppResponse => {
       response.headers[RequestId.HEADER] = requestId
       if (timed) {
-        const seconds = Number(clock.unsafeCurrentTimeNanos() - start) / NANOS_PER_SECOND
+        const seconds = Number(clock.currentTimeNanosUnsafe() - start) / NANOS_PER_SECOND
         if (accessLog !== undefined) accessLog(request, response, requestId, Math.round(seconds * 1e6) / 1e3)
         if (record !== undefined) record(response, seconds)
       }
@@ -209,7 +209,7 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
     if (options.tracing !== true) {
       return (request, serve) => {
         const requestId = RequestId.of(request.header("x-request-id"))
-        const start = timed ? clock.unsafeCurrentTimeNanos() : 0n
+        const start = timed ? clock.currentTimeNanosUnsafe() : 0n
         const response = Sync.onPending(serve(request), (waiting) => withRequestId(waiting, requestId, request.hostRequestId))
         return Sync.tap(response, (response) => void answered(request, response, requestId, start))
       }
@@ -217,7 +217,7 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
     // Traced: the whole request runs in its span, so the spans of store calls are its children.
     return (request, serve) => {
       const requestId = RequestId.of(request.header("x-request-id"))
-      const start = clock.unsafeCurrentTimeNanos()
+      const start = clock.currentTimeNanosUnsafe()
       return Effect.flatMap(
         Effect.flatMap(Effect.option(Effect.currentParentSpan), (hostSpan) =>
           Effect.makeSpan(request.method, {

@@ -24,13 +24,13 @@ export interface ListenOptions {
    * How long the server keeps accepting and serving once shutdown begins, with `/readyz` answering
    * 503, so load balancers stop sending before it stops accepting (default 0: it stops at once).
    */
-  readonly drainDelay?: Duration.DurationInput | undefined
+  readonly drainDelay?: Duration.Input | undefined
   /** How long in-flight requests may take to finish on shutdown before their connections are cut. */
-  readonly shutdownTimeout?: Duration.DurationInput | undefined
+  readonly shutdownTimeout?: Duration.Input | undefined
   /** Longest wait for a request's headers (default 10 s); then 408 `request_timeout`. */
-  readonly headersTimeout?: Duration.DurationInput | undefined
+  readonly headersTimeout?: Duration.Input | undefined
   /** Longest wait for a whole request, headers and body (default 30 s); then 408 `request_timeout`. */
-  readonly requestTimeout?: Duration.DurationInput | undefined
+  readonly requestTimeout?: Duration.Input | undefined
   /**
    * Log the shutdown's two moments at level Info: `draining: …` when it begins, `stopped: …` when the
    * last connection is closed (default false; the standalone server turns it on).
@@ -44,10 +44,10 @@ export const DEFAULT_HEADERS_TIMEOUT = Duration.seconds(10)
 export const DEFAULT_REQUEST_TIMEOUT = Duration.seconds(30)
 
 /** Where the server listens (the real port when 0 was asked). */
-export class ServerAddress extends Context.Tag("@petstore/http-node/ServerAddress")<
+export class ServerAddress extends Context.Service<
   ServerAddress,
   { readonly host: string; readonly port: number; readonly url: string }
->() {}
+>()("@petstore/http-node/ServerAddress") {}
 
 /** The server could not listen; the message says why in words. */
 export class ListenError extends Data.TaggedError("ListenError")<{ readonly message: string }> {}
@@ -61,8 +61,8 @@ const explain = (error: NodeJS.ErrnoException, options: ListenOptions): string =
     ? `HOST ${options.host} is not an address of this machine`
     : `cannot listen on ${options.host}:${options.port}: ${error.message}`
 
-const close = (server: Http.Server, connections: Connections.Installed, timeout: Duration.DurationInput) =>
-  Effect.async<void>((resume) => {
+const close = (server: Http.Server, connections: Connections.Installed, timeout: Duration.Input) =>
+  Effect.callback<void>((resume) => {
     // Keep-alive connections with no request in flight would hold close() open; in-flight ones finish.
     const timer = setTimeout(() => connections.destroyAll(), Duration.toMillis(timeout))
     server.close(() => {
@@ -88,7 +88,7 @@ const answerWith = (request: Http.IncomingMessage, response: Http.ServerResponse
 
 /** Serves the application for the life of the layer. */
 export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, ListenError, App> =>
-  Layer.scoped(
+  Layer.effect(
     ServerAddress,
     Effect.gen(function*() {
       const app = yield* App
@@ -122,7 +122,7 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
         methodsOf(app)
       )
       yield* Effect.acquireRelease(
-        Effect.async<void, ListenError>((resume) => {
+        Effect.callback<void, ListenError>((resume) => {
           const onError = (error: NodeJS.ErrnoException) => resume(Effect.fail(new ListenError({ message: explain(error, options) })))
           server.once("error", onError)
           server.listen(options.port, options.host, () => {
@@ -135,12 +135,12 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
           const shutdownTimeout = options.shutdownTimeout ?? "10 seconds"
           const say = (effect: Effect.Effect<void>) => (options.logShutdown === true ? effect : Effect.void)
           return Effect.sync(() => app.startDraining?.()).pipe(
-            Effect.zipRight(say(Effect.log(
+            Effect.andThen(say(Effect.log(
               `draining: /readyz answers 503; ${drainMillis > 0 ? `still accepting for ${drainMillis} ms, then ` : ""}no new connections, and requests in flight have ${Duration.format(shutdownTimeout)} to finish`
             ).pipe(Effect.annotateLogs("drainDelayMs", drainMillis)))),
-            Effect.zipRight(drainMillis > 0 ? Effect.sleep(drainMillis) : Effect.void),
-            Effect.zipRight(close(server, connections, shutdownTimeout)),
-            Effect.zipRight(say(Effect.log("stopped: every connection is closed")))
+            Effect.andThen(drainMillis > 0 ? Effect.sleep(drainMillis) : Effect.void),
+            Effect.andThen(close(server, connections, shutdownTimeout)),
+            Effect.andThen(say(Effect.log("stopped: every connection is closed")))
           )
         }
       )

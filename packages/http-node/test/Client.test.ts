@@ -64,7 +64,7 @@ const recordingHttpClient = (attempts: Array<Attempt>) =>
  */
 const withClockDriven = <A, E>(effect: Effect.Effect<A, E>, horizon = HOUR) =>
   Effect.gen(function*() {
-    const fiber = yield* Effect.fork(effect)
+    const fiber = yield* Effect.forkChild(effect)
     while (Option.isNone(yield* Fiber.poll(fiber))) {
       const now = yield* Clock.currentTimeMillis
       const due = Chunk.filter(yield* TestClock.sleeps(), (at) => at - now <= horizon)

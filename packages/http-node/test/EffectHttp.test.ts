@@ -19,7 +19,7 @@ import * as EffectHttp from "../src/EffectHttp.js"
 import * as RequestObserver from "../src/RequestObserver.js"
 import { checkHost, createKey, send } from "./support/Hosts.js"
 
-type Served = { readonly url: string; readonly context: Context.Context<any>; readonly scope: Scope.CloseableScope }
+type Served = { readonly url: string; readonly context: Context.Context<any>; readonly scope: Scope.Closeable }
 
 const serve = async (http: Layer.Layer<HttpServer.HttpServer, unknown, any>): Promise<Served> => {
   const scope = Effect.runSync(Scope.make())
@@ -115,7 +115,7 @@ describe("the request id on log lines, under an Effect host", () => {
     })
     const observe = await Effect.runPromise(RequestObserver.make({}))
     // A request that waits, and waits for ever once it has logged.
-    const handle = (request: AppRequest) => observe(request, () => Effect.zipRight(Effect.logInfo("inside"), Effect.never))
+    const handle = (request: AppRequest) => observe(request, () => Effect.andThen(Effect.logInfo("inside"), Effect.never))
     const app = await Effect.runPromise(EffectHttp.httpApp().pipe(Effect.provideService(App, { handle })))
     const request = HttpServerRequest.HttpServerRequest.of(
       HttpServerRequest.fromWeb(new Request("http://host/v1/pets", { headers: { "x-request-id": "r-1" } }))
@@ -127,7 +127,7 @@ describe("the request id on log lines, under an Effect host", () => {
       Effect.provide(Logger.replace(Logger.defaultLogger, logger))
     )
     await Effect.runPromise(Effect.gen(function*() {
-      const fiber = yield* Effect.fork(host)
+      const fiber = yield* Effect.forkChild(host)
       while (lines.length === 0) yield* Effect.sleep("1 millis")
       yield* Fiber.interrupt(fiber)
     }))

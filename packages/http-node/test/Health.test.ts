@@ -188,13 +188,13 @@ describe("/healthz and /readyz", () => {
   it.scopedLive("from the moment shutdown begins /readyz answers 503, on kept-alive and new connections, while the rest is still served", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const server = yield* TestServer.start({ drainDelay: "5 seconds" }).pipe(Scope.extend(scope))
+      const server = yield* TestServer.start({ drainDelay: "5 seconds" }).pipe(Scope.provide(scope))
       const { key } = yield* server.enterprise(100_000)
       const kept = yield* RawHttp.connect(server.url)
       kept.write(RawHttp.request("GET", "/readyz"))
       expect((yield* Effect.promise(() => kept.awaitAnswers(1)))[0]!.status).toBe(200)
 
-      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void))
       // The close runs on its own fiber: ask until it has begun (every answer before is 200).
       let answers = 1
       let last: RawHttp.RawAnswer

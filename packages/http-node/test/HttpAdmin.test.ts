@@ -1,5 +1,5 @@
 import { expect, it, layer } from "@effect/vitest"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Effect } from "effect"
 import { AdminApi } from "../src/AdminApi.js"
 import { ERROR_CODES } from "../src/ErrorCodes.js"

@@ -232,8 +232,8 @@ describe("HTTP connections", () => {
   it.effect("shutdown completes while a CONNECT connection is still sending", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const server = yield* TestServer.start({ quiet: true }).pipe(Scope.extend(scope))
-      const connection = yield* RawHttp.connect(server.url).pipe(Scope.extend(scope))
+      const server = yield* TestServer.start({ quiet: true }).pipe(Scope.provide(scope))
+      const connection = yield* RawHttp.connect(server.url).pipe(Scope.provide(scope))
       connection.write("CONNECT example.com:80 HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHo")
       yield* Effect.promise(() => connection.awaitAnswers(1))
       connection.write("st: x\r\n")

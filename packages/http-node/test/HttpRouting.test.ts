@@ -19,7 +19,7 @@ const allowOf = (reply: Reply) => (reply.headers.get("allow") ?? "").split(",").
 
 /** Sends raw bytes on a new connection and returns everything the server wrote before closing. */
 const rawExchange = (url: string, bytes: string) =>
-  Effect.async<string>((resume) => {
+  Effect.callback<string>((resume) => {
     const { hostname, port } = new URL(url)
     const socket = Net.connect(Number(port), hostname, () => socket.write(bytes))
     const chunks: Array<Buffer> = []
@@ -256,7 +256,7 @@ it.scopedLive("a POST whose body never arrives whole (the client goes away) crea
     // it, hangs up; then waits for the server's side of the connection to close.
     const sent = `POST /v1/pets HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${key}\r\n` +
       `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n${partial}`
-    const socket = yield* Effect.async<Net.Socket>((resume) => {
+    const socket = yield* Effect.callback<Net.Socket>((resume) => {
       const socket = Net.connect(Number(port), hostname, () => socket.write(sent, () => resume(Effect.succeed(socket))))
       socket.on("error", () => {})
     })

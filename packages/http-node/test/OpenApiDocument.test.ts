@@ -406,21 +406,21 @@ describe("OpenApiDocument", () => {
   })
 
   it("converts the 3.1 constructs of any HttpApi into valid 3.0.3", async () => {
-    const Inner = Schema.Struct({ a: Schema.String }).annotations({ identifier: "Inner" })
+    const Inner = Schema.Struct({ a: Schema.String }).annotate({ identifier: "Inner" })
     const Thing = Schema.Struct({
       nullable: Schema.NullOr(Schema.String),
       nullableRef: Schema.NullOr(Inner),
-      nullableUnion: Schema.Union(Schema.String, Schema.Number, Schema.Null),
-      literalOrNull: Schema.Literal("x", null),
+      nullableUnion: Schema.Union([Schema.String, Schema.Number, Schema.Null]),
+      literalOrNull: Schema.Literals(["x", null]),
       bounded: Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThan(10)),
-      pair: Schema.Tuple(Schema.String, Schema.Number),
+      pair: Schema.Tuple([Schema.String, Schema.Number]),
       headAndRest: Schema.Tuple([Schema.String], Schema.Number),
       byName: Schema.Record({ key: Schema.String, value: Schema.Number }),
-      byPattern: Schema.Record({ key: Schema.TemplateLiteral("a", Schema.String), value: Schema.Number }),
+      byPattern: Schema.Record({ key: Schema.TemplateLiteral(["a", Schema.String]), value: Schema.Number }),
       anything: Schema.Unknown,
-      withExample: Schema.String.annotations({ examples: ["hello"] }),
+      withExample: Schema.String.annotate({ examples: ["hello"] }),
       allOptional: Schema.optional(Schema.Struct({ o: Schema.optional(Schema.String) }))
-    }).annotations({ identifier: "Thing" })
+    }).annotate({ identifier: "Thing" })
     const api = HttpApi.make("sample").add(
       HttpApiGroup.make("things").add(HttpApiEndpoint.post("put", "/things").setPayload(Thing).addSuccess(Thing))
     )

@@ -277,8 +277,8 @@ it.effect("run inside a host's fiber (an Effect host), a request that waits anno
     const observe = yield* RequestObserver.make({})
     const handle = (request: AppRequest) =>
       observe(request, () =>
-        Effect.zipRight(
-          Effect.zipRight(Effect.yieldNow(), Effect.logInfo("inside")),
+        Effect.andThen(
+          Effect.andThen(Effect.yieldNow(), Effect.logInfo("inside")),
           Effect.succeed<AppResponse>({ status: 200, headers: {}, body: undefined })
         ))
     const request: AppRequest = {

@@ -171,8 +171,8 @@ describe("graceful shutdown in process", () => {
       const processor = MessageProcessor.MessageProcessor.of({
         process: (message) =>
           Deferred.await(gate).pipe(
-            Effect.zipRight(Effect.sleep("1 millis")),
-            Effect.zipRight(Effect.sync(() => void processed.push(message.id)))
+            Effect.andThen(Effect.sleep("1 millis")),
+            Effect.andThen(Effect.sync(() => void processed.push(message.id)))
           )
       })
       // Two scopes, released in the order one scope releases them: the server, then the services.
@@ -204,14 +204,14 @@ describe("graceful shutdown in process", () => {
       })
       const held = yield* Effect.promise(() => holdPost(port, "/v1/pets", apiKey, { name: "Late", categoryId: 9 }))
 
-      const closingServer = yield* Effect.fork(Scope.close(serverScope, Exit.void))
+      const closingServer = yield* Effect.forkChild(Scope.close(serverScope, Exit.void))
       yield* Effect.promise(() => refusesConnections(port))
       const answer = yield* Effect.promise(() => held.finish())
       expect(answer.status, answer.body).toBe(201)
       yield* Fiber.join(closingServer)
 
       // The services' shutdown waits for the worker, which waits for the gate: open it only then.
-      const closingServices = yield* Effect.fork(Scope.close(servicesScope, Exit.void))
+      const closingServices = yield* Effect.forkChild(Scope.close(servicesScope, Exit.void))
       while (!FiberStatus.isSuspended(yield* Fiber.status(closingServices))) {
         if (FiberStatus.isDone(yield* Fiber.status(closingServices))) break
         yield* Effect.sleep("5 millis")

@@ -103,14 +103,14 @@ export const make = (
     const lookUpKey = (hash: string, now: number) => {
       const before = generation
       return Effect.map(db.query<StoreRows.KeyRow>(KEY_BY_HASH, [hash]), (rows) => {
-        const found = Option.map(Option.fromNullable(rows[0]), StoreRows.toKey)
+        const found = Option.map(Option.fromNullishOr(rows[0]), StoreRows.toKey)
         if (Option.isSome(found) && generation === before) keysByHash.set(hash, { key: found.value, at: now })
         return found
       })
     }
     const lookUpAccount = (id: string) =>
       Effect.map(db.query<StoreRows.AccountRow>(ACCOUNT_BY_ID, [id]), (rows) => {
-        const found = Option.map(Option.fromNullable(rows[0]), StoreRows.toAccount)
+        const found = Option.map(Option.fromNullishOr(rows[0]), StoreRows.toAccount)
         if (Option.isSome(found)) accounts.set(id, found.value)
         return found
       })
@@ -118,7 +118,7 @@ export const make = (
     // Cached answers are answerable at once (see `Sync`): no fiber on a request's path.
     const keyByHash = (hash: string) =>
       Sync.suspend(() => {
-        const now = clock.unsafeCurrentTimeMillis()
+        const now = clock.currentTimeMillisUnsafe()
         const cached = keysByHash.get(hash)
         return fresh(cached, now) ? Sync.succeed(Option.some(cached.key)) : lookUpKey(hash, now)
       })
@@ -146,7 +146,7 @@ export const make = (
           db.query(INSERT_KEY_OF_ACCOUNT, StoreRows.keyValues(key)),
           (rows) => rows.length === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
-      findKey: (id) => Effect.map(db.query<StoreRows.KeyRow>(KEY_BY_ID, [id]), (rows) => Option.map(Option.fromNullable(rows[0]), StoreRows.toKey)),
+      findKey: (id) => Effect.map(db.query<StoreRows.KeyRow>(KEY_BY_ID, [id]), (rows) => Option.map(Option.fromNullishOr(rows[0]), StoreRows.toKey)),
       findKeyByHash: keyByHash,
       listKeys: (accountId) => Effect.map(db.query<StoreRows.KeyRow>(KEYS_OF_ACCOUNT, [accountId]), (rows) => rows.map(StoreRows.toKey)),
       revokeKey: (id, at) =>
@@ -178,4 +178,4 @@ export const make = (
 export const layer = (
   options: Partial<AccountStorePgOptions> = {}
 ): Layer.Layer<AccountStore.AccountStore, never, Database> =>
-  Layer.scoped(AccountStore.AccountStore, make({ ...DEFAULT_OPTIONS, ...options }))
+  Layer.effect(AccountStore.AccountStore, make({ ...DEFAULT_OPTIONS, ...options }))

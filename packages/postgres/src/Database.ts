@@ -111,7 +111,7 @@ export const queryOn = async <R>(client: pg.ClientBase, s: Statement, values: Re
   } as pg.QueryConfig)).rows as Array<R>
 
 /** @category services */
-export class Database extends Context.Tag("@petstore/postgres/Database")<
+export class Database extends Context.Service<
   Database,
   {
     /** The URL, with its password redacted. */
@@ -120,7 +120,7 @@ export class Database extends Context.Tag("@petstore/postgres/Database")<
     readonly query: <R>(
       statement: Statement,
       values: ReadonlyArray<unknown>,
-      timeout?: Duration.DurationInput
+      timeout?: Duration.Input
     ) => Effect.Effect<Array<R>, Errors.StoreUnavailable>
     /**
      * `work` inside `BEGIN … COMMIT` on one connection; rolled back if it throws. Any failure, or no
@@ -128,7 +128,7 @@ export class Database extends Context.Tag("@petstore/postgres/Database")<
      */
     readonly transaction: <A>(
       work: (client: Client) => Promise<A>,
-      timeout?: Duration.DurationInput
+      timeout?: Duration.Input
     ) => Effect.Effect<A, Errors.StoreUnavailable>
     /**
      * Listens on `channel` for the life of the scope, on a connection of its own that is opened again
@@ -146,7 +146,7 @@ export class Database extends Context.Tag("@petstore/postgres/Database")<
      */
     readonly session: (setup: (client: pg.Client) => Promise<void>, onLost?: () => void) => Effect.Effect<void, never, Scope.Scope>
   }
->() {}
+>()("@petstore/postgres/Database") {}
 
 /**
  * Node-postgres configuration for `options`; int8 as numbers on this pool only. PostgreSQL itself
@@ -212,8 +212,8 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
     // The deadline is one timer beside the call, as the Redis connection's: racing each statement
     // against `Effect.timeout` forks two fibers per statement. At the deadline, or when the caller is
     // interrupted, `signal` aborts (a transaction then drops its connection, so PostgreSQL rolls back).
-    const bounded = <A>(run: (signal: AbortSignal) => Promise<A>, within: Duration.DurationInput) =>
-      Effect.async<A, Errors.StoreUnavailable>((resume) => {
+    const bounded = <A>(run: (signal: AbortSignal) => Promise<A>, within: Duration.Input) =>
+      Effect.callback<A, Errors.StoreUnavailable>((resume) => {
         const controller = new AbortController()
         const deadline = setTimeout(() => {
           controller.abort()
@@ -281,7 +281,7 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
       where,
       // A statement without an answer in time fails, and its connection is dropped (node-postgres's
       // query timeout), so nothing waits behind it.
-      query: <R>(s: Statement, values: ReadonlyArray<unknown>, within: Duration.DurationInput = timeout) =>
+      query: <R>(s: Statement, values: ReadonlyArray<unknown>, within: Duration.Input = timeout) =>
         bounded(async () => {
           const client = await acquire()
           let broken = false
@@ -348,7 +348,7 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
  * @category layers
  */
 export const layer = (options: PostgresOptions): Layer.Layer<Database, DatabaseOpenError> =>
-  Layer.scoped(
+  Layer.effect(
     Database,
     Effect.tap(make(options), (db) =>
       db.query(statement("SELECT 1"), []).pipe(

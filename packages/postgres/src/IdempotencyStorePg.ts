@@ -193,7 +193,7 @@ export const make = (
       find: (accountId, key, now) =>
         Effect.map(
           db.query<StoreRows.IdempotencyRow>(BY_KEY, [accountId, key, now]),
-          (rows) => Option.map(Option.fromNullable(rows[0]), StoreRows.toIdempotencyRecord)
+          (rows) => Option.map(Option.fromNullishOr(rows[0]), StoreRows.toIdempotencyRecord)
         ),
       insertPet: (request, draft) => pets.write({ request, item: draft }),
       insertMessage: (request, message) => messages.write({ request, item: message }),

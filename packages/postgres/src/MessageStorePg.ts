@@ -17,7 +17,7 @@ import { MessageStore, StoreRows } from "@petstore/core"
 import { Database, statement } from "./Database.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
-const stored = (rows: ReadonlyArray<StoreRows.MessageRow>) => Option.map(Option.fromNullable(rows[0]), StoreRows.toStoredMessage)
+const stored = (rows: ReadonlyArray<StoreRows.MessageRow>) => Option.map(Option.fromNullishOr(rows[0]), StoreRows.toStoredMessage)
 
 const COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
 const INSERT_BATCH = statement(
@@ -127,7 +127,7 @@ export const make = (
       markDelivered: (id, now) => deliveries.write({ id, now }),
       markRetry: (id, now, availableAt, error) => Effect.asVoid(db.query(RETRY, [id, now, availableAt, error])),
       markFailed: (id, now, error) => Effect.asVoid(db.query(FAILED, [id, now, error])),
-      nextClaimAt: Effect.map(db.query<{ at: number | null }>(NEXT_CLAIM, []), (rows) => Option.fromNullable(rows[0]?.at)),
+      nextClaimAt: Effect.map(db.query<{ at: number | null }>(NEXT_CLAIM, []), (rows) => Option.fromNullishOr(rows[0]?.at)),
       pendingCounts: Effect.map(db.query<MessageStore.PendingCounts>(PENDING, []), (rows) => rows[0] ?? { queued: 0, processing: 0 })
     })
   })

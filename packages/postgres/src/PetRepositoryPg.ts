@@ -74,7 +74,7 @@ export const make = (
             : db.query<StoreRows.PetRow>(PAGE, [afterId, limit]),
           (rows) => rows.map(StoreRows.toPet)
         ),
-      findById: (id) => Effect.map(db.query<StoreRows.PetRow>(BY_ID, [id]), (rows) => Option.map(Option.fromNullable(rows[0]), StoreRows.toPet))
+      findById: (id) => Effect.map(db.query<StoreRows.PetRow>(BY_ID, [id]), (rows) => Option.map(Option.fromNullishOr(rows[0]), StoreRows.toPet))
     })
   })
 

@@ -46,7 +46,7 @@ export const applicationName = (): string => `petstore serve pid ${process.pid} 
  *
  * @category layers
  */
-export const layer: Layer.Layer<never, never, Database> = Layer.scopedDiscard(
+export const layer: Layer.Layer<never, never, Database> = Layer.effectDiscard(
   Effect.gen(function*() {
     const db = yield* Database
     const first = yield* Deferred.make<void>()

@@ -60,7 +60,7 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
     const lookups = WriteBatcher.make<string, Option.Option<WebhookEndpoint.WebhookEndpoint>>((accountIds) =>
       Effect.map(db.query<WebhookRows.EndpointRow>(FIND, [[...new Set(accountIds)]]), (rows) => {
         const byAccount = new Map(rows.map((row) => [row.account_id, WebhookRows.toEndpoint(row)]))
-        return accountIds.map((accountId) => Option.fromNullable(byAccount.get(accountId)))
+        return accountIds.map((accountId) => Option.fromNullishOr(byAccount.get(accountId)))
       })
     )
     return WebhookEndpoint.WebhookEndpointStore.of({

@@ -87,7 +87,7 @@ export const make = <I, O>(
 
   return {
     write: (item) =>
-      Effect.async<O, Errors.StoreUnavailable>((resume) => {
+      Effect.callback<O, Errors.StoreUnavailable>((resume) => {
         const pending: Pending<I, O> = { item, resume, gone: false }
         queue.push(pending)
         if (!scheduled && inFlight < maxInFlight) schedule()

@@ -21,7 +21,7 @@ if ("skip" in database) {
         const pg = yield* db(1)
         // The pool's only connection is busy for 2 s; node-postgres's own timeouts (the statement's, the
         // connection's 3 s) do not cut a wait for it, the deadline does.
-        const busy = yield* Effect.fork(pg.transaction((client) => client.query("SELECT pg_sleep(2)")))
+        const busy = yield* Effect.forkChild(pg.transaction((client) => client.query("SELECT pg_sleep(2)")))
         yield* Effect.sleep("100 millis")
         const started = Date.now()
         const exit = yield* Effect.exit(pg.query(ONE, [], "200 millis"))
@@ -52,7 +52,7 @@ if ("skip" in database) {
         const pg = yield* db(2)
         yield* pg.transaction((client) => client.query("CREATE TABLE abandoned (n int)"))
         let inserted = false
-        const fiber = yield* Effect.fork(pg.transaction(async (client) => {
+        const fiber = yield* Effect.forkChild(pg.transaction(async (client) => {
           await client.query("INSERT INTO abandoned VALUES (1)")
           inserted = true
           await client.query("SELECT pg_sleep(1)")

@@ -134,14 +134,14 @@ if ("skip" in database) {
           Effect.map(Database.Database, (db) =>
             Database.Database.of({
               ...db,
-              query: <R>(statement: Database.Statement, values: ReadonlyArray<unknown>, timeout?: Duration.DurationInput) =>
-                Effect.zipRight(Effect.sleep(Duration.millis(300)), db.query<R>(statement, values, timeout))
+              query: <R>(statement: Database.Statement, values: ReadonlyArray<unknown>, timeout?: Duration.Input) =>
+                Effect.andThen(Effect.sleep(Duration.millis(300)), db.query<R>(statement, values, timeout))
             }))
         ).pipe(Layer.provide(PostgresPetstore.layerDatabase({ url, poolSize: 4 })))
         yield* Effect.gen(function*() {
           const messages = yield* MessageStore.MessageStore
           yield* messages.insert(MessageQueue.queuedMessage("msg_1", "acc", "m", NOW - 1_000))
-          const worker = yield* Effect.fork(messages.claim(NOW, LEASE))
+          const worker = yield* Effect.forkChild(messages.claim(NOW, LEASE))
           yield* Effect.sleep(Duration.millis(100))
           yield* Fiber.interrupt(worker)
           // Handed back as soon as the claim's statement answers (well within the lease, which is not over at NOW).

@@ -25,7 +25,7 @@ if ("skip" in database) {
   // Every build is a new, empty schema of this file's database, with a small pool. The laws move a
   // TestClock by whole seconds while queries are on their way, and the store bounds each query on the
   // Clock: a bound of a minute keeps a step from timing out a query that is merely slow to come back.
-  const fresh = Layer.unwrapEffect(
+  const fresh = Layer.unwrap(
     Effect.map(Effect.promise(() => database.freshUrl()), (url) => Postgres.layer({ url, poolSize: 4, queryTimeoutMillis: 60_000 }))
   )
   petRepositoryLaws("postgres", fresh, { numRuns: 10 })

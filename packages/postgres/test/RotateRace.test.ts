@@ -6,7 +6,7 @@
  * per call.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer, Redacted } from "effect"
+import { Effect, Result, Layer, Redacted } from "effect"
 import { Accounts, SecureRandom } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -40,14 +40,14 @@ if ("skip" in database) {
         let current = key
         for (let round = 0; round < ROUNDS; round++) {
           const rotations = [a, b].flatMap((accounts) =>
-            Array.from({ length: PER_INSTANCE }, () => Effect.either(accounts.rotate(current.id, { graceSeconds: 3_600 })))
+            Array.from({ length: PER_INSTANCE }, () => Effect.result(accounts.rotate(current.id, { graceSeconds: 3_600 })))
           )
           const outcomes = yield* Effect.all(rotations, { concurrency: "unbounded" })
-          const issued = outcomes.filter(Either.isRight).map((o) => o.right)
+          const issued = outcomes.filter(Result.isSuccess).map((o) => o.right)
           expect(issued, `round ${round}`).toHaveLength(1)
           const winner = issued[0]!
           for (const outcome of outcomes) {
-            if (Either.isLeft(outcome)) {
+            if (Result.isFailure(outcome)) {
               expect(outcome.left).toMatchObject({ _tag: "KeyAlreadyRotated", id: current.id, successorId: winner.id })
             }
           }

@@ -25,10 +25,10 @@ describe("WriteBatcher", () => {
   it.effect("a write whose waiter is interrupted before its batch is sent is taken out: it is never written", () =>
     Effect.gen(function*() {
       const { abandoned, batcher, gate, inFlight, sent } = yield* gated
-      const first = yield* Effect.fork(batcher.write("a"))
+      const first = yield* Effect.forkChild(batcher.write("a"))
       yield* Deferred.await(inFlight)
       // "b" waits behind the statement in flight (one at a time), then its waiter goes away.
-      const second = yield* Effect.fork(batcher.write("b"))
+      const second = yield* Effect.forkChild(batcher.write("b"))
       yield* Effect.yieldNow()
       yield* Fiber.interrupt(second)
       yield* Deferred.succeed(gate, undefined)
@@ -41,8 +41,8 @@ describe("WriteBatcher", () => {
   it.effect("a write whose waiter is interrupted once its batch was sent is written, and its result goes to onAbandoned", () =>
     Effect.gen(function*() {
       const { abandoned, batcher, gate, inFlight, sent } = yield* gated
-      const gone = yield* Effect.fork(batcher.write("a"))
-      const kept = yield* Effect.fork(batcher.write("b"))
+      const gone = yield* Effect.forkChild(batcher.write("a"))
+      const kept = yield* Effect.forkChild(batcher.write("b"))
       yield* Deferred.await(inFlight)
       yield* Fiber.interrupt(gone)
       yield* Deferred.succeed(gate, undefined)

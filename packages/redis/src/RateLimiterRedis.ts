@@ -19,7 +19,7 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -98,7 +98,7 @@ export const make = (
     let shared = true
 
     // -1 asks the script to read Redis's `TIME` (no step of its own then: a decision is one call).
-    const timeArg = Sync.sync(() => clock.unsafeCurrentTimeMillis())
+    const timeArg = Sync.sync(() => clock.currentTimeMillisUnsafe())
     const atTime = <A, E>(call: (at: number) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
       callerClock ? Sync.flatMap(timeArg, call) : call(-1)
 
@@ -121,14 +121,14 @@ export const make = (
         : Sync.catchAllCause(shared$, (cause) => {
           // A defect passes as it is; a failure to reach Redis is what the setting makes of it.
           const failure = Cause.failureOrCause(cause)
-          if (Either.isRight(failure)) return Exit.failCause(failure.right)
+          if (Result.isSuccess(failure)) return Exit.failCause(failure.right)
           const error = failure.left
           if (!failOpen) return Effect.fail(new Errors.StoreUnavailable({ cause: new Error(error.message) }))
           if (!shared) return fallback()
           shared = false
           return Effect.logWarning(
             `rate limiter: ${error.message}; limiting in this process's memory (each instance on its own) until Redis answers again`
-          ).pipe(Effect.zipRight(Effect.forkIn(probe, scope)), Effect.zipRight(fallback()))
+          ).pipe(Effect.andThen(Effect.forkIn(probe, scope)), Effect.andThen(fallback()))
         })
 
     return RateLimiter.RateLimiter.of({
@@ -179,5 +179,5 @@ export const make = (
 
 /** The rate limiter on Redis and its readiness, with their own connection, for the life of the layer. */
 export const layer = (options: RateLimiterRedisOptions): Layer.Layer<RateLimiter.RateLimiter | Readiness.LimiterReadiness> =>
-  Layer.merge(Layer.scoped(RateLimiter.RateLimiter, make(options)), readiness(options)).pipe(Layer.provide(layerRedis(options)))
+  Layer.merge(Layer.effect(RateLimiter.RateLimiter, make(options)), readiness(options)).pipe(Layer.provide(layerRedis(options)))
 

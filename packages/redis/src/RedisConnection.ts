@@ -134,7 +134,7 @@ export interface Script {
 export const script = (source: string): Script => ({ source, sha: createHash("sha1").update(source).digest("hex") })
 
 /** @category services */
-export class Redis extends Context.Tag("@petstore/redis/Redis")<
+export class Redis extends Context.Service<
   Redis,
   {
     /** The URL, with its password redacted. */
@@ -148,7 +148,7 @@ export class Redis extends Context.Tag("@petstore/redis/Redis")<
       texts?: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyArray<number>, RedisUnavailable>
   }
->() {}
+>()("@petstore/redis/Redis") {}
 
 /** @category constructors */
 export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never, Scope.Scope> =>
@@ -166,7 +166,7 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
         Effect.promise(() => client.close().catch(() => undefined)).pipe(
           Effect.timeout("2 seconds"),
           Effect.ignore,
-          Effect.zipRight(Effect.sync(() => {
+          Effect.andThen(Effect.sync(() => {
             try {
               if (client.isOpen) client.destroy()
             } catch {
@@ -278,4 +278,4 @@ const command = (
 const NO_TEXTS: ReadonlyArray<string> = []
 
 /** The connection for the life of the layer; building it never waits for Redis. */
-export const layer = (options: RedisOptions): Layer.Layer<Redis> => Layer.scoped(Redis, make(options))
+export const layer = (options: RedisOptions): Layer.Layer<Redis> => Layer.effect(Redis, make(options))

@@ -11,7 +11,7 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
@@ -66,7 +66,7 @@ const iso = (ms: number | null): string => (ms === null ? "-" : new Date(ms).toI
 
 /** Label/value lines, the key last so it stands out; the key is the only secret ever printed. */
 const printIssued = (lines: ReadonlyArray<readonly [string, string]>, key: Accounts.IssuedKey) =>
-  Effect.zipRight(
+  Effect.andThen(
     Console.log([...lines, ["key id", key.id], ["key", Redacted.value(key.key)]].map(([l, v]) => `${l}: ${v}`).join("\n")),
     Console.error("Store the key now: it is shown only this once.")
   )
@@ -150,7 +150,7 @@ export const make = (options: CliOptions) => {
       Effect.gen(function*() {
         const expires = Option.isNone(expiresAt) ? undefined : Date.parse(yield* checkExpiresAt(expiresAt.value))
         const key = yield* withAccounts((accounts) =>
-          Effect.zipRight(warnIfEmpty(accounts), accounts.issueKey(account, { expiresAt: expires })).pipe(
+          Effect.andThen(warnIfEmpty(accounts), accounts.issueKey(account, { expiresAt: expires })).pipe(
             Effect.catchTags({
               AccountNotFound: unknownAccount,
               InvalidExpiry: (e) =>
@@ -166,7 +166,7 @@ export const make = (options: CliOptions) => {
   const listKeys = Command.make("list", { account: accountId }, ({ account }) =>
     Effect.gen(function*() {
       const keys = yield* withAccounts((accounts) =>
-        Effect.zipRight(warnIfEmpty(accounts), accounts.listKeys(account)).pipe(
+        Effect.andThen(warnIfEmpty(accounts), accounts.listKeys(account)).pipe(
           Effect.catchTags({ AccountNotFound: unknownAccount, StoreUnavailable: storeUnavailable })
         )
       )
@@ -179,7 +179,7 @@ export const make = (options: CliOptions) => {
   const revokeKey = Command.make("revoke", { keyId }, ({ keyId }) =>
     Effect.gen(function*() {
       yield* withAccounts((accounts) =>
-        Effect.zipRight(warnIfEmpty(accounts), accounts.revoke(keyId)).pipe(
+        Effect.andThen(warnIfEmpty(accounts), accounts.revoke(keyId)).pipe(
           Effect.catchTags({ KeyNotFound: unknownKey, StoreUnavailable: storeUnavailable })
         )
       )
@@ -199,7 +199,7 @@ export const make = (options: CliOptions) => {
       Effect.gen(function*() {
         yield* checkGraceSeconds(graceSeconds)
         const key = yield* withAccounts((accounts) =>
-          Effect.zipRight(warnIfEmpty(accounts), accounts.rotate(keyId, { graceSeconds })).pipe(
+          Effect.andThen(warnIfEmpty(accounts), accounts.rotate(keyId, { graceSeconds })).pipe(
             Effect.catchTags({ KeyNotFound: noActiveKey, KeyAlreadyRotated: alreadyRotated, StoreUnavailable: storeUnavailable })
           )
         )
@@ -248,7 +248,7 @@ export const make = (options: CliOptions) => {
   const printLines = (lines: ReadonlyArray<readonly [string, string]>) => Console.log(lines.map(([l, v]) => `${l}: ${v}`).join("\n"))
   /** The secret last, then the reminder; the only time a secret is printed. */
   const printSecret = ({ endpoint, secret }: Webhooks.IssuedEndpoint) =>
-    Effect.zipRight(
+    Effect.andThen(
       printLines([...endpointLines(endpoint), ["secret", secret]]),
       Console.error("Store the signing secret now: it is shown only this once.")
     )
@@ -266,7 +266,7 @@ export const make = (options: CliOptions) => {
   ).pipe(Command.withDescription("Show an account's webhook endpoint, never its secret."))
 
   const removeWebhook = Command.make("remove", { account: accountId }, ({ account }) =>
-    Effect.zipRight(
+    Effect.andThen(
       withWebhooks((w) => w.removeEndpoint(account).pipe(Effect.mapError(webhookFailure))),
       Console.log(`removed the webhook endpoint of ${account}`)
     )
@@ -426,12 +426,12 @@ export const make = (options: CliOptions) => {
   return (argv: ReadonlyArray<string>) => {
     if (ServeHelp.asksHelp(argv)) return Console.log(ServeHelp.text())
     const flag = ServeHelp.takeLogLevel(argv)
-    if (Either.isLeft(flag)) return explained(Effect.fail(new CliFailure({ message: flag.left })))
+    if (Result.isFailure(flag)) return explained(Effect.fail(new CliFailure({ message: flag.left })))
     return ServeHelp.withLogLevel(run(flag.right.argv), flag.right.level).pipe(
       // The options every command has (--completions, --wizard, …) stay out of each command's help.
       Effect.provide(CliConfig.layer({ showBuiltIns: false })),
-      Effect.catchAllCause((cause): Effect.Effect<never, CliFailure | ValidationError.ValidationError> => {
-        const failure = Cause.failureOption(cause)
+      Effect.catchCause((cause): Effect.Effect<never, CliFailure | ValidationError.ValidationError> => {
+        const failure = Cause.findErrorOption(cause)
         // @effect/cli has already printed its own validation messages.
         if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return Effect.fail(failure.value)
         return explained(Effect.failCause(cause))
@@ -445,9 +445,9 @@ const usageRange = (since: string, now: number): Effect.Effect<UsageRange.UsageR
   const match = /^(\d{1,4})([hd])$/.exec(since.trim())
   if (match === null) return Effect.fail(new CliFailure({ message: `--since must be a number of hours or days such as 24h or 7d, got ${JSON.stringify(since)}` }))
   const hours = Number(match[1]) * (match[2] === "d" ? 24 : 1)
-  return Either.match(UsageRange.resolve({ granularity: hours <= 48 ? "hour" : "day", from: now - hours * 3_600_000, to: now, now }), {
-    onLeft: (reason) => Effect.fail(new CliFailure({ message: `--since ${since}: ${reason}` })),
-    onRight: Effect.succeed
+  return Result.match(UsageRange.resolve({ granularity: hours <= 48 ? "hour" : "day", from: now - hours * 3_600_000, to: now, now }), {
+    onFailure: (reason) => Effect.fail(new CliFailure({ message: `--since ${since}: ${reason}` })),
+    onSuccess: Effect.succeed
   })
 }
 
@@ -479,16 +479,16 @@ const adminRule = <A>(
   field: string,
   flag: string
 ) => {
-  const decode = Schema.decodeUnknownEither(
+  const decode = Schema.decodeUnknownResult(
     Option.getOrThrow(AdminApi.AdminGroup.endpoints[endpoint].payloadSchema as unknown as Option.Option<Schema.Schema<unknown>>)
   )
   return (value: A): Effect.Effect<A, CliFailure> =>
-    Either.match(decode({ [field]: value }), {
-      onLeft: (error) => {
+    Result.match(decode({ [field]: value }), {
+      onFailure: (error) => {
         const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
         return Effect.fail(new CliFailure({ message: `${flag} ${issue?.message ?? "is invalid"}, got ${JSON.stringify(value)}` }))
       },
-      onRight: () => Effect.succeed(value)
+      onSuccess: () => Effect.succeed(value)
     })
 }
 

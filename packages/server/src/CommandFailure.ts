@@ -30,13 +30,13 @@ export const describe = (error: unknown): string =>
  * only turns failure into an exit code; interruption (Ctrl-C) stays an interruption.
  */
 export const explained = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, CliFailure, R> =>
-  Effect.catchAllCause(self, (cause) => {
-    if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-    const message = Option.match(Cause.failureOption(cause), {
+  Effect.catchCause(self, (cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+    const message = Option.match(Cause.findErrorOption(cause), {
       onNone: () => `internal error: ${describe(Cause.squash(cause))}`,
       onSome: (e) => (e instanceof CliFailure ? e.message : describe(e))
     })
-    return Effect.zipRight(Console.error(`petstore: ${message}`), Effect.fail(new CliFailure({ message })))
+    return Effect.andThen(Console.error(`petstore: ${message}`), Effect.fail(new CliFailure({ message })))
   })
 
 /** The configuration from the environment, a failure to read it explained. */

@@ -8,7 +8,7 @@ import { isToken68 } from "@petstore/http-node/BearerToken"
 import type * as Connections from "@petstore/http-node/Connections"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { StoreConfig } from "./StoreRegistration.js"
@@ -137,12 +137,12 @@ const basePath = Config.string("PETSTORE_QUICKSTART_BASE_PATH").pipe(
 const trustProxy = Config.string("PETSTORE_TRUST_PROXY").pipe(
   Config.mapOrFail((s) => {
     const v = s.trim().toLowerCase()
-    if (v === "true") return Either.right(1)
-    if (v === "false" || v === "") return Either.right(0)
+    if (v === "true") return Result.succeed(1)
+    if (v === "false" || v === "") return Result.succeed(0)
     const n = Number(v)
     return Number.isInteger(n) && n >= 0 && n <= 10
-      ? Either.right(n)
-      : Either.left(ConfigError.InvalidData([], `PETSTORE_TRUST_PROXY must be true, false or a number of proxies (0..10), got ${JSON.stringify(s)}`))
+      ? Result.succeed(n)
+      : Result.fail(ConfigError.InvalidData([], `PETSTORE_TRUST_PROXY must be true, false or a number of proxies (0..10), got ${JSON.stringify(s)}`))
   }),
   Config.withDefault(0)
 )
@@ -160,12 +160,12 @@ export const storeConfig = (registry: StoreRegistry.StoreRegistry): Config.Confi
     database: Config.option(Config.redacted("PETSTORE_DATABASE").pipe(
       Config.validate({ message: registry.databaseRule, validation: (r) => registry.acceptsDatabase(Redacted.value(r)) })
     )),
-    poolSize: Config.integer("PETSTORE_DATABASE_POOL_SIZE").pipe(
+    poolSize: Config.int("PETSTORE_DATABASE_POOL_SIZE").pipe(
       Config.validate({ message: "PETSTORE_DATABASE_POOL_SIZE must be a whole number from 1 to 1000", validation: (n) => n >= 1 && n <= 1000 }),
       Config.withDefault(10)
     ),
     // Below the 5 s the product promises for a 503 by default; smaller for tests and impatient deployments.
-    timeoutMillis: Config.option(Config.integer("PETSTORE_DATABASE_TIMEOUT_MS").pipe(
+    timeoutMillis: Config.option(Config.int("PETSTORE_DATABASE_TIMEOUT_MS").pipe(
       Config.validate({
         message: "PETSTORE_DATABASE_TIMEOUT_MS must be a whole number of milliseconds from 50 to 60000",
         validation: (n) => n >= 50 && n <= 60_000
@@ -175,12 +175,12 @@ export const storeConfig = (registry: StoreRegistry.StoreRegistry): Config.Confi
     // A store that keeps no database (memory) with a database named: the file would be ignored.
     const keepsNoDatabase = registry.registrations.some((r) => r.selectedBy.store === storeName && r.selectedBy.database === undefined)
     if (keepsNoDatabase && Option.isSome(database)) {
-      return Either.left(ConfigError.InvalidData(
+      return Result.fail(ConfigError.InvalidData(
         [],
         `PETSTORE_STORE=${storeName} keeps nothing on disk, but PETSTORE_DATABASE is set: unset PETSTORE_DATABASE, or unset PETSTORE_STORE to use the database it names`
       ))
     }
-    return Either.right(registry.select(storeName, {
+    return Result.succeed(registry.select(storeName, {
       ...settings,
       database: Option.getOrElse(database, () => Redacted.make(registry.defaultDatabase)),
       timeoutMillis: Option.getOrUndefined(timeoutMillis)
@@ -192,8 +192,8 @@ const sentinelNodes = Config.string("PETSTORE_REDIS_SENTINELS").pipe(
   Config.mapOrFail((s) => {
     const nodes = s.split(",").map((entry) => /^\s*(\[[^\]]+\]|[^\s:,\[\]]+):(\d{1,5})\s*$/.exec(entry))
     return nodes.every((m) => m !== null && Number(m[2]) >= 1 && Number(m[2]) <= 65535)
-      ? Either.right(nodes.map((m) => ({ host: m![1]!.replace(/^\[|\]$/g, ""), port: Number(m![2]) })))
-      : Either.left(ConfigError.InvalidData([], `PETSTORE_REDIS_SENTINELS must be host:port[,host:port…] (such as 10.0.0.1:26379,10.0.0.2:26379), got ${JSON.stringify(s)}`))
+      ? Result.succeed(nodes.map((m) => ({ host: m![1]!.replace(/^\[|\]$/g, ""), port: Number(m![2]) })))
+      : Result.fail(ConfigError.InvalidData([], `PETSTORE_REDIS_SENTINELS must be host:port[,host:port…] (such as 10.0.0.1:26379,10.0.0.2:26379), got ${JSON.stringify(s)}`))
   })
 )
 
@@ -233,7 +233,7 @@ const redis = Config.option(
         Config.withDefault("petstore:")
       ),
       cluster: Config.boolean("PETSTORE_REDIS_CLUSTER").pipe(Config.withDefault(false)),
-      timeoutMillis: Config.integer("PETSTORE_REDIS_TIMEOUT_MS").pipe(
+      timeoutMillis: Config.int("PETSTORE_REDIS_TIMEOUT_MS").pipe(
         Config.validate({
           message: "PETSTORE_REDIS_TIMEOUT_MS must be a whole number of milliseconds from 10 to 10000",
           validation: (n) => n >= 10 && n <= 10_000
@@ -244,21 +244,21 @@ const redis = Config.option(
     }),
     (url, rest) => ({ url: Option.getOrUndefined(url), ...rest })
   ),
-  Config.mapOrFail(({ url, sentinel, ...rest }): Either.Either<RedisConfig | undefined, ConfigError.ConfigError> => {
-    if (sentinel === undefined) return Either.right(url === undefined ? undefined : { url, ...rest })
+  Config.mapOrFail(({ url, sentinel, ...rest }): Result.Result<RedisConfig | undefined, ConfigError.ConfigError> => {
+    if (sentinel === undefined) return Result.succeed(url === undefined ? undefined : { url, ...rest })
     // Sentinel names the master: a URL of a node, or a cluster, would say something else.
     if (url !== undefined) {
-      return Either.left(ConfigError.InvalidData([], "PETSTORE_REDIS_URL and PETSTORE_REDIS_SENTINELS are both set: the sentinels name the master, unset PETSTORE_REDIS_URL"))
+      return Result.fail(ConfigError.InvalidData([], "PETSTORE_REDIS_URL and PETSTORE_REDIS_SENTINELS are both set: the sentinels name the master, unset PETSTORE_REDIS_URL"))
     }
     if (rest.cluster) {
-      return Either.left(ConfigError.InvalidData([], "PETSTORE_REDIS_CLUSTER=true and PETSTORE_REDIS_SENTINELS are both set: a Redis Cluster fails over by itself, without Sentinel"))
+      return Result.fail(ConfigError.InvalidData([], "PETSTORE_REDIS_CLUSTER=true and PETSTORE_REDIS_SENTINELS are both set: a Redis Cluster fails over by itself, without Sentinel"))
     }
-    return Either.right({ sentinel, ...rest })
+    return Result.succeed({ sentinel, ...rest })
   })
 )
 
 // At most 1 s, the shortest Retry-After: a longer grace would let a key hammer through that wait unbanned.
-const banGraceMillis = Config.integer("PETSTORE_BAN_GRACE_MS").pipe(
+const banGraceMillis = Config.int("PETSTORE_BAN_GRACE_MS").pipe(
   Config.validate({
     message: "PETSTORE_BAN_GRACE_MS must be a whole number of milliseconds from 0 to 1000",
     validation: (n) => n >= 0 && n <= 1000
@@ -267,7 +267,7 @@ const banGraceMillis = Config.integer("PETSTORE_BAN_GRACE_MS").pipe(
 )
 
 const bounded = (name: string, what: string, min: number, max: number) =>
-  Config.option(Config.integer(name).pipe(
+  Config.option(Config.int(name).pipe(
     Config.validate({ message: `${name} must be a whole number of ${what} from ${min} to ${max}`, validation: (n) => n >= min && n <= max })
   ))
 
@@ -281,7 +281,7 @@ const connections = Config.all({
 )
 
 // At most 5 minutes: longer than any orchestrator waits before it kills the process anyway.
-const drainDelayMillis = Config.integer("PETSTORE_DRAIN_DELAY_MS").pipe(
+const drainDelayMillis = Config.int("PETSTORE_DRAIN_DELAY_MS").pipe(
   Config.validate({
     message: "PETSTORE_DRAIN_DELAY_MS must be a whole number of milliseconds from 0 to 300000",
     validation: (n) => n >= 0 && n <= 300_000
@@ -296,7 +296,7 @@ const log = Config.all({
 const metrics = Config.boolean("PETSTORE_METRICS").pipe(Config.withDefault(true))
 
 const retentionDays = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
+  Config.int(name).pipe(
     Config.validate({ message: `${name} must be a whole number of days from 1 to 3650`, validation: (n) => n >= 1 && n <= 3650 }),
     Config.withDefault(fallback)
   )
@@ -322,8 +322,8 @@ const metricsAddress = Config.option(Config.string("PETSTORE_METRICS_ADDRESS").p
     const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(s.trim())
     const port = match === null ? NaN : Number(match[2])
     return match !== null && port >= 1 && port <= 65535
-      ? Either.right({ host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port })
-      : Either.left(ConfigError.InvalidData([], `PETSTORE_METRICS_ADDRESS must be host:port (such as 127.0.0.1:9464), got ${JSON.stringify(s)}`))
+      ? Result.succeed({ host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port })
+      : Result.fail(ConfigError.InvalidData([], `PETSTORE_METRICS_ADDRESS must be host:port (such as 127.0.0.1:9464), got ${JSON.stringify(s)}`))
   })
 ))
 
@@ -362,8 +362,8 @@ const idempotencyTtlMillis = Config.string("PETSTORE_IDEMPOTENCY_TTL").pipe(
     const match = /^([0-9]{1,9})\s*([smhd]?)$/.exec(s.trim())
     const millis = match === null ? Number.NaN : Number(match[1]) * TTL_UNITS[match[2]!]!
     return millis >= Idempotency.MIN_TTL_MILLIS
-      ? Either.right(millis)
-      : Either.left(ConfigError.InvalidData([], `PETSTORE_IDEMPOTENCY_TTL must be at least 24 hours, as seconds or with a unit (86400, 24h, 2d), got ${JSON.stringify(s)}`))
+      ? Result.succeed(millis)
+      : Result.fail(ConfigError.InvalidData([], `PETSTORE_IDEMPOTENCY_TTL must be at least 24 hours, as seconds or with a unit (86400, 24h, 2d), got ${JSON.stringify(s)}`))
   }),
   Config.withDefault(Idempotency.MIN_TTL_MILLIS)
 )
@@ -387,7 +387,7 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   environment: Config.literal("production", "staging")("PETSTORE_ENVIRONMENT").pipe(Config.withDefault("production" as const)),
   quickstartBasePath: basePath,
   trustProxy,
-  ipv6Subnet: Config.integer("PETSTORE_IPV6_SUBNET").pipe(
+  ipv6Subnet: Config.int("PETSTORE_IPV6_SUBNET").pipe(
     Config.validate({ message: "PETSTORE_IPV6_SUBNET must be a prefix length from 32 to 128", validation: (n) => n >= 32 && n <= 128 }),
     Config.withDefault(64)
   ),
@@ -408,12 +408,12 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
     const address = Option.getOrUndefined(metricsAddress)
     // A metrics address with metrics off, or on the server's own address, cannot be what was meant.
     if (address !== undefined && !c.metrics) {
-      return Either.left(ConfigError.InvalidData([], "PETSTORE_METRICS_ADDRESS is set but PETSTORE_METRICS is false: unset one of them"))
+      return Result.fail(ConfigError.InvalidData([], "PETSTORE_METRICS_ADDRESS is set but PETSTORE_METRICS is false: unset one of them"))
     }
     if (address !== undefined && address.port === c.port && address.host === c.host) {
-      return Either.left(ConfigError.InvalidData([], "PETSTORE_METRICS_ADDRESS must differ from HOST:PORT, where the metrics are already served at /metrics to the admin token"))
+      return Result.fail(ConfigError.InvalidData([], "PETSTORE_METRICS_ADDRESS must differ from HOST:PORT, where the metrics are already served at /metrics to the admin token"))
     }
-    return Either.right<ServerConfig>({
+    return Result.succeed<ServerConfig>({
       ...c,
       metricsAddress: address,
       publicUrl: Option.getOrElse(c.publicUrl, () => `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}/v1`)

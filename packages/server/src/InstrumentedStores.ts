@@ -29,8 +29,8 @@ export interface InstrumentOptions {
 
 /** A store failure worth counting: the store could not be reached, or a defect; not a domain answer (KeyNotFound ...). */
 const isStoreError = (cause: Cause.Cause<unknown>): boolean => {
-  if (Cause.isInterruptedOnly(cause)) return false
-  const failure = Cause.failureOption(cause)
+  if (Cause.hasInterruptsOnly(cause)) return false
+  const failure = Cause.findErrorOption(cause)
   return Option.isNone(failure) || (typeof failure.value === "object" && failure.value !== null &&
     (failure.value as { readonly _tag?: unknown })._tag === "StoreUnavailable")
 }

@@ -234,7 +234,7 @@ const DRAIN_WITHIN = Duration.seconds(5)
  * Waits until `stream` holds nothing unwritten (at most `within`): the process exits on SIGTERM,
  * and what Node still queues for a pipe then is lost.
  */
-export const drained = (stream: LineStream, within: Duration.DurationInput = DRAIN_WITHIN): Effect.Effect<void> =>
+export const drained = (stream: LineStream, within: Duration.Input = DRAIN_WITHIN): Effect.Effect<void> =>
   Effect.void.pipe(
     Effect.repeat({ schedule: Schedule.spaced(Duration.millis(10)), until: () => (stream.writableLength ?? 0) === 0 }),
     // Interruptible, so that the timeout can stop it where it runs: in the log layer's finalizer,
@@ -259,9 +259,9 @@ export const layer = (
   config: LogConfig,
   stdout: LineStream & { readonly isTTY?: boolean | undefined } = process.stdout
 ): Layer.Layer<never> =>
-  Layer.unwrapScoped(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     const writer = batchedWriter(stdout)
-    yield* Effect.addFinalizer(() => Effect.zipRight(Effect.sync(writer.flush), drained(stdout)))
+    yield* Effect.addFinalizer(() => Effect.andThen(Effect.sync(writer.flush), drained(stdout)))
     const json = (config.format ?? defaultFormat(stdout)) === "json"
     const logger = Logger.map(json ? jsonLogger : textLogger, writer.write)
     // In JSON, an access line is written from its facts (the same line, at a fraction of the cost).
@@ -269,7 +269,7 @@ export const layer = (
     // Every other logger goes (the command line's runtime adds a pretty one); the tracer's stays,
     // so a log inside a span is also an event of that span.
     return Layer.merge(
-      Layer.locallyScoped(FiberRef.currentLoggers, HashSet.make(lines, Logger.tracerLogger)),
+      Layer.locallyScoped(References.CurrentLoggers, HashSet.make(lines, Logger.tracerLogger)),
       Logger.minimumLogLevel(LEVELS[config.level])
     )
   }))

@@ -17,7 +17,7 @@ export const layer = (
   scrape: Effect.Effect<string>,
   contentType: string
 ): Layer.Layer<never, Server.ListenError> =>
-  Layer.scopedDiscard(Effect.gen(function*() {
+  Layer.effectDiscard(Effect.gen(function*() {
     const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
     const server = Http.createServer((request, response) => {
       const path = (request.url ?? "/").split("?")[0]
@@ -35,12 +35,12 @@ export const layer = (
       )
     })
     yield* Effect.acquireRelease(
-      Effect.async<void, Server.ListenError>((resume) => {
+      Effect.callback<void, Server.ListenError>((resume) => {
         server.once("error", (error) =>
           resume(Effect.fail(new Server.ListenError({ message: `cannot serve metrics on ${address.host}:${address.port}: ${error.message}` }))))
         server.listen(address.port, address.host, () => resume(Effect.void))
       }),
-      () => Effect.async<void>((resume) => {
+      () => Effect.callback<void>((resume) => {
         server.close(() => resume(Effect.void))
         server.closeAllConnections()
       })

@@ -118,7 +118,7 @@ const makeRegistry = (prom: typeof PromClient, metrics: Metrics): PromClient.Reg
     VERDICTS.map((verdict) => ({ labels: { verdict }, value: metrics.verdicts.get(verdict) ?? 0 }))))
   register(collector("petstore_message_queue_depth", "Messages not yet delivered or failed, by state (read from the message store).", "gauge", async () => {
     if (metrics.queueDepth === undefined) return []
-    const counts = await Effect.runPromise(Effect.either(metrics.queueDepth))
+    const counts = await Effect.runPromise(Effect.result(metrics.queueDepth))
     // A store that cannot be reached has no depth to report; its errors are counted on their own.
     if (counts._tag === "Left") return []
     return [

@@ -7,7 +7,7 @@
  */
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { LOG_LEVELS } from "./Config.js"
 import * as Variables from "./Variables.js"
 import { VERSION } from "./Version.js"
@@ -45,7 +45,7 @@ const FLAG = "--log-level"
  */
 export const takeLogLevel = (
   argv: ReadonlyArray<string>
-): Either.Either<{ readonly argv: ReadonlyArray<string>; readonly level: string | undefined }, string> => {
+): Result.Result<{ readonly argv: ReadonlyArray<string>; readonly level: string | undefined }, string> => {
   const rest: Array<string> = []
   let level: string | undefined
   for (let i = 0; i < argv.length; i++) {
@@ -59,9 +59,9 @@ export const takeLogLevel = (
     }
   }
   if (level !== undefined && !(LOG_LEVELS as ReadonlyArray<string>).includes(level)) {
-    return Either.left(`--log-level must be one of ${LOG_LEVELS.join(", ")} (as PETSTORE_LOG_LEVEL), got ${JSON.stringify(level)}`)
+    return Result.fail(`--log-level must be one of ${LOG_LEVELS.join(", ")} (as PETSTORE_LOG_LEVEL), got ${JSON.stringify(level)}`)
   }
-  return Either.right({ argv: rest, level })
+  return Result.succeed({ argv: rest, level })
 }
 
 /** `self` reading `PETSTORE_LOG_LEVEL` as `level` (the rest of its configuration from the environment, as before). */

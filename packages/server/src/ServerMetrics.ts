@@ -46,7 +46,7 @@ export const observeStores = <A, E, R>(config: ServerConfig, stores: Layer.Layer
     if (metrics === undefined) return instrumented
     const messages = Context.getOption(instrumented as Context.Context<unknown>, MessageStore.MessageStore)
     if (Option.isNone(messages)) return instrumented
-    metrics.queueDepth = Context.unsafeGet(context as Context.Context<MessageStore.MessageStore>, MessageStore.MessageStore).pendingCounts
+    metrics.queueDepth = Context.getUnsafe(context as Context.Context<MessageStore.MessageStore>, MessageStore.MessageStore).pendingCounts
     return Context.add(instrumented, MessageStore.MessageStore, countDeliveries(messages.value, metrics)) as Context.Context<A>
   })
 }
@@ -79,7 +79,7 @@ export const appLayer = <E, R>(
 ): Layer.Layer<App.App, E | Server.ListenError, R> => {
   const metrics = metricsOf(config)
   if (metrics === undefined) return make(undefined)
-  return Layer.unwrapEffect(
+  return Layer.unwrap(
     Effect.map(PrometheusExporter.make(metrics), (exporter) => {
       const app = make({
         scrape: exporter.scrape,

@@ -98,7 +98,7 @@ export const adapter = <M>(load: () => Promise<M>): Effect.Effect<M> => Effect.p
 export const layerFrom = <M, A, E, R>(
   module: Effect.Effect<M>,
   make: (module: M) => Layer.Layer<A, E, R>
-): Layer.Layer<A, E, R> => Layer.unwrapEffect(Effect.map(module, make))
+): Layer.Layer<A, E, R> => Layer.unwrap(Effect.map(module, make))
 
 /** An adapter's error as a store command's failure (its message already says what to do). */
 export const failWith = (error: { readonly message: string }): StoreAdminError => new StoreAdminError({ message: error.message })

@@ -87,7 +87,7 @@ const webhooks = <A, E, R>(config: ServerConfig, services: Layer.Layer<A, E, R>)
  */
 const usage = (config: ServerConfig): Layer.Layer<never> => {
   const options = config.usage
-  return options === false ? Layer.empty : Layer.unwrapEffect(Effect.map(
+  return options === false ? Layer.empty : Layer.unwrap(Effect.map(
     Effect.serviceOption(UsageStore.UsageStore),
     Option.match({
       onNone: () => Layer.empty,

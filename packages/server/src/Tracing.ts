@@ -14,7 +14,7 @@ export const SERVICE_NAME = "petstore"
 
 /** The tracer the configuration asks for: none, or OTLP/HTTP (its modules loaded only then). */
 export const layer = (tracing: ServerConfig["tracing"]): Layer.Layer<never, Error> =>
-  tracing !== "otlp" ? Layer.empty : Layer.unwrapEffect(
+  tracing !== "otlp" ? Layer.empty : Layer.unwrap(
     Effect.tryPromise({
       try: async () => {
         const [NodeSdk, Exporter, TraceBase] = await Promise.all([

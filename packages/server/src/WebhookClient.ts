@@ -130,7 +130,7 @@ export const make = (options: WebhookClientOptions) =>
       // One controller aborts the POST at the attempt's deadline (a timer of the client's, as undici's
       // own) or when the attempt is interrupted.
       send: (request) =>
-        Effect.async<Awaited<ReturnType<typeof post>> | WebhookDelivery.DeliveryOutcome>((resume) => {
+        Effect.callback<Awaited<ReturnType<typeof post>> | WebhookDelivery.DeliveryOutcome>((resume) => {
           const controller = new AbortController()
           let late = false
           const deadline = setTimeout(() => {
@@ -172,5 +172,5 @@ export const make = (options: WebhookClientOptions) =>
 
 /** The sender for the server: closed with its scope. */
 export const layer = (options: Partial<WebhookClientOptions> = {}): Layer.Layer<WebhookDelivery.WebhookSender> =>
-  Layer.scoped(WebhookDelivery.WebhookSender, make({ ...DEFAULT_OPTIONS, ...options }))
+  Layer.effect(WebhookDelivery.WebhookSender, make({ ...DEFAULT_OPTIONS, ...options }))
 

@@ -7,7 +7,7 @@
 import { type MessageQueue, RetrySchedule, WebhookDelivery, WebhookSecretSealing } from "@petstore/core"
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 
@@ -53,7 +53,7 @@ export const queueOptions = (settings: WebhookSettings): Partial<MessageQueue.Me
 })
 
 const whole = (name: string, what: string, min: number, max: number, fallback: number) =>
-  Config.integer(name).pipe(
+  Config.int(name).pipe(
     Config.validate({ message: `${name} must be a whole number of ${what} from ${min} to ${max}`, validation: (n) => n >= min && n <= max }),
     Config.withDefault(fallback)
   )
@@ -63,12 +63,12 @@ export const config: Config.Config<WebhookSettings> = Config.all({
   retryDelaysMillis: Config.option(Config.string("PETSTORE_WEBHOOK_RETRY_DELAYS")).pipe(
     Config.mapOrFail((text) =>
       Option.match(text, {
-        onNone: () => Either.right(DEFAULTS.retryDelaysMillis),
+        onNone: () => Result.succeed(DEFAULTS.retryDelaysMillis),
         onSome: (s) =>
           Option.match(RetrySchedule.parseDelays(s), {
             onNone: () =>
-              Either.left(ConfigError.InvalidData([], `PETSTORE_WEBHOOK_RETRY_DELAYS must be 1 to 20 delays in seconds, comma-separated (such as 5,300,1800), each at most 604800, got ${JSON.stringify(s)}`)),
-            onSome: (delays) => Either.right(delays)
+              Result.fail(ConfigError.InvalidData([], `PETSTORE_WEBHOOK_RETRY_DELAYS must be 1 to 20 delays in seconds, comma-separated (such as 5,300,1800), each at most 604800, got ${JSON.stringify(s)}`)),
+            onSome: (delays) => Result.succeed(delays)
           })
       })
     )
@@ -83,12 +83,12 @@ export const config: Config.Config<WebhookSettings> = Config.all({
   maxInFlightPerEndpoint: whole("PETSTORE_WEBHOOK_ENDPOINT_CONCURRENCY", "requests", 1, 1_000, DEFAULTS.maxInFlightPerEndpoint),
   secretKey: Config.option(Config.redacted("PETSTORE_WEBHOOK_SECRET_KEY")).pipe(
     Config.mapOrFail(Option.match({
-      onNone: () => Either.right(undefined),
+      onNone: () => Result.succeed(undefined),
       onSome: (text) => {
         const key = WebhookSecretSealing.parseKey(Redacted.value(text))
         return key === undefined
-          ? Either.left(ConfigError.InvalidData([], "PETSTORE_WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (such as the output of openssl rand -base64 32)"))
-          : Either.right(Redacted.make<Uint8Array>(key))
+          ? Result.fail(ConfigError.InvalidData([], "PETSTORE_WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (such as the output of openssl rand -base64 32)"))
+          : Result.succeed(Redacted.make<Uint8Array>(key))
       }
     }))
   )

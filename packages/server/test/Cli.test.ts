@@ -48,7 +48,7 @@ const spawnCli = (
   args: ReadonlyArray<string>,
   options: { readonly env?: Record<string, string> | undefined; readonly cwd?: string; readonly command?: ReadonlyArray<string> } = {}
 ) =>
-  Effect.async<Outcome>((resume) => {
+  Effect.callback<Outcome>((resume) => {
     const [file, ...prefix] = options.command ?? [process.execPath, BIN]
     const child = execFile(file!, [...prefix, ...args], {
       cwd: options.cwd ?? emptyDirectory(),

@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { AccountStore, DailyQuota, LimiterStateStore, MessageStore, PageCursor, Pet, PetRepository } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as Sqlite from "@petstore/sqlite"
-import { Context, Effect, Either, FastCheck as fc, Layer, Option, Schema } from "effect"
+import { Context, Effect, Result, FastCheck as fc, Layer, Option, Schema } from "effect"
 import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
 
 const database = await TestDatabase.make()
@@ -92,7 +92,7 @@ if ("skip" in database) {
 
         expect(after).toStrictEqual(before)
         expect(before.pets.map((p) => p.name)).toStrictEqual(petDrafts.map((p) => p.name))
-        expect(Context.get(reopened, PageCursor.CursorSigner).decode(cursor)).toStrictEqual(Either.right({ afterId: 7, status: Option.some("sold") }))
+        expect(Context.get(reopened, PageCursor.CursorSigner).decode(cursor)).toStrictEqual(Result.succeed({ afterId: 7, status: Option.some("sold") }))
       }).pipe(Effect.scoped), { fastCheck: { numRuns: 5 }, timeout: 60_000 })
   })
 }

@@ -96,7 +96,7 @@ if ("skip" in database) {
   describe.skip(`PostgreSQL (${database.skip})`, () => it("skipped", () => {}))
 } else {
   // As in PostgresLaws.test.ts: a new schema per build, and a long query bound under the TestClock.
-  const fresh = Layer.unwrapEffect(
+  const fresh = Layer.unwrap(
     Effect.map(Effect.promise(() => database.freshUrl()), (url) => Postgres.layer({ url, poolSize: 4, queryTimeoutMillis: 60_000 }))
   )
   describe("postgres", () => lawsOnInstrumented("postgres", fresh, { numRuns: 5, tracing: false }))

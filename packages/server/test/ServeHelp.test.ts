@@ -5,7 +5,7 @@
  * `--log-level` takes the levels `PETSTORE_LOG_LEVEL` takes (its effect on `serve`: Logging.test.ts).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigError, ConfigProvider, ConfigProviderPathPatch, Effect, Either, HashSet } from "effect"
+import { ConfigError, ConfigProvider, ConfigProviderPathPatch, Effect, Result, HashSet } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -84,9 +84,9 @@ describe("petstore serve --help", () => {
 
   it("takeLogLevel: both spellings, anywhere in the command line", () => {
     const argv = ["node", "petstore"]
-    expect(ServeHelp.takeLogLevel([...argv, "serve", "--log-level", "debug"])).toEqual(Either.right({ argv: [...argv, "serve"], level: "debug" }))
-    expect(ServeHelp.takeLogLevel([...argv, "--log-level=none", "serve"])).toEqual(Either.right({ argv: [...argv, "serve"], level: "none" }))
-    expect(ServeHelp.takeLogLevel([...argv, "serve"])).toEqual(Either.right({ argv: [...argv, "serve"], level: undefined }))
-    expect(Either.isLeft(ServeHelp.takeLogLevel([...argv, "serve", "--log-level"]))).toBe(true)
+    expect(ServeHelp.takeLogLevel([...argv, "serve", "--log-level", "debug"])).toEqual(Result.succeed({ argv: [...argv, "serve"], level: "debug" }))
+    expect(ServeHelp.takeLogLevel([...argv, "--log-level=none", "serve"])).toEqual(Result.succeed({ argv: [...argv, "serve"], level: "none" }))
+    expect(ServeHelp.takeLogLevel([...argv, "serve"])).toEqual(Result.succeed({ argv: [...argv, "serve"], level: undefined }))
+    expect(Result.isFailure(ServeHelp.takeLogLevel([...argv, "serve", "--log-level"]))).toBe(true)
   })
 })

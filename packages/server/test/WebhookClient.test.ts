@@ -15,7 +15,7 @@ interface Receiver {
 /** A receiver on 127.0.0.1 (port 0) answering with `answer`; closed with the scope. */
 const receiver = (answer: (req: http.IncomingMessage, res: http.ServerResponse) => void, host = "127.0.0.1") =>
   Effect.acquireRelease(
-    Effect.async<{ server: http.Server; state: Receiver }>((resume) => {
+    Effect.callback<{ server: http.Server; state: Receiver }>((resume) => {
       const state: Receiver = { port: 0, requests: [], connections: 0 }
       const server = http.createServer((req, res) => {
         const chunks: Array<Buffer> = []
@@ -31,7 +31,7 @@ const receiver = (answer: (req: http.IncomingMessage, res: http.ServerResponse) 
         resume(Effect.succeed({ server, state }))
       })
     }),
-    ({ server }) => Effect.async<void>((resume) => {
+    ({ server }) => Effect.callback<void>((resume) => {
       server.closeAllConnections()
       server.close(() => resume(Effect.void))
     })
@@ -45,7 +45,7 @@ const request = (url: string, timeoutMillis = 15_000): WebhookDelivery.DeliveryR
 })
 
 const client = (options: Partial<WebhookClient.WebhookClientOptions>) =>
-  Effect.flatMap(Scope.Scope, (scope) => Scope.extend(WebhookClient.make({ ...WebhookClient.DEFAULT_OPTIONS, ...options }), scope))
+  Effect.flatMap(Scope.Scope, (scope) => Scope.provide(WebhookClient.make({ ...WebhookClient.DEFAULT_OPTIONS, ...options }), scope))
 
 const ok = (_: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(200).end("ok")
 

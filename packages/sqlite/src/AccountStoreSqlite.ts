@@ -87,7 +87,7 @@ export const make = (
     let seenVersion = yield* db.read(() => dataVersionOf.get() as number)
     // The store's Clock, read when a lookup runs (a TestClock under test).
     const clock = yield* Effect.clock
-    let lookedAt = clock.unsafeCurrentTimeMillis()
+    let lookedAt = clock.currentTimeMillisUnsafe()
     const noticeOtherWriters = (now: number) => {
       if (now - lookedAt < options.pollMillis && now >= lookedAt) return
       const version = dataVersionOf.get() as number
@@ -103,7 +103,7 @@ export const make = (
       noticeOtherWriters(now)
       const cached = keysByHash.get(hash)
       if (cached !== undefined) return Option.some(cached)
-      const found = Option.map(Option.fromNullable(keyByHash.get(hash) as StoreRows.KeyRow | undefined), StoreRows.toKey)
+      const found = Option.map(Option.fromNullishOr(keyByHash.get(hash) as StoreRows.KeyRow | undefined), StoreRows.toKey)
       if (Option.isSome(found)) {
         keysByHash.set(hash, found.value)
       }
@@ -112,7 +112,7 @@ export const make = (
     const accountOf = (id: string): Option.Option<AccountStore.Account> => {
       const cached = accounts.get(id)
       if (cached !== undefined) return Option.some(cached)
-      const found = Option.map(Option.fromNullable(accountById.get(id) as StoreRows.AccountRow | undefined), StoreRows.toAccount)
+      const found = Option.map(Option.fromNullishOr(accountById.get(id) as StoreRows.AccountRow | undefined), StoreRows.toAccount)
       if (Option.isSome(found)) accounts.set(id, found.value)
       return found
     }
@@ -133,8 +133,8 @@ export const make = (
           keyWrite(() => insertKeyOfAccount.all(...StoreRows.keyValues(key), key.accountId).length),
           (inserted) => inserted === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
-      findKey: (id) => db.read(() => Option.map(Option.fromNullable(keyById.get(id) as StoreRows.KeyRow | undefined), StoreRows.toKey)),
-      findKeyByHash: (hash) => atOnce(() => keyByHashAt(hash, clock.unsafeCurrentTimeMillis())),
+      findKey: (id) => db.read(() => Option.map(Option.fromNullishOr(keyById.get(id) as StoreRows.KeyRow | undefined), StoreRows.toKey)),
+      findKeyByHash: (hash) => atOnce(() => keyByHashAt(hash, clock.currentTimeMillisUnsafe())),
       listKeys: (accountId) => db.read(() => (keysOfAccount.all(accountId) as Array<StoreRows.KeyRow>).map(StoreRows.toKey)),
       revokeKey: (id, at) =>
         Effect.flatMap(

@@ -92,7 +92,7 @@ export interface Statement {
 }
 
 /** @category services */
-export class Connection extends Context.Tag("@petstore/sqlite/Connection")<
+export class Connection extends Context.Service<
   Connection,
   {
     readonly filename: string
@@ -106,7 +106,7 @@ export class Connection extends Context.Tag("@petstore/sqlite/Connection")<
     /** An online copy of the database to `destination` (a consistent snapshot while serving). */
     readonly backup: (destination: string) => Effect.Effect<void, DatabaseOpenError>
   }
->() {}
+>()("@petstore/sqlite/Connection") {}
 
 const open = (filename: string): Sqlite3.Database => {
   if (!isMemory(filename)) createPrivate(filename)
@@ -162,4 +162,4 @@ export const make = (options: SqliteOptions) =>
  * @category layers
  */
 export const layer = (options: SqliteOptions): Layer.Layer<Connection, DatabaseOpenError> =>
-  Layer.scoped(Connection, make(options))
+  Layer.effect(Connection, make(options))

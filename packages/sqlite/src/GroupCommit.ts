@@ -45,7 +45,7 @@ interface PendingWrite {
 }
 
 /** @category services */
-export class Database extends Context.Tag("@petstore/sqlite/Database")<
+export class Database extends Context.Service<
   Database,
   {
     /** Runs a query now; it sees only committed writes. */
@@ -59,9 +59,9 @@ export class Database extends Context.Tag("@petstore/sqlite/Database")<
     /** Batches committed and writes in them so far (for the measurements in docs/storage.md). */
     readonly stats: Effect.Effect<{ readonly batches: number; readonly writes: number }>
   }
->() {
+>()("@petstore/sqlite/Database") {
   static readonly layer = (options: Partial<GroupCommitOptions> = {}) =>
-    Layer.scoped(Database, make({ ...DEFAULT_OPTIONS, ...options }))
+    Layer.effect(Database, make({ ...DEFAULT_OPTIONS, ...options }))
 }
 
 /** @category constructors */
@@ -175,7 +175,7 @@ export const make = (options: GroupCommitOptions) =>
       // A read is a synchronous query: answerable at once (see `Sync`), like every synchronous lookup.
       read: <A>(query: () => A) => Sync.attempt(query, unavailable),
       write: <A>(write: () => A) =>
-        Effect.async<A, Errors.StoreUnavailable>((resume) => {
+        Effect.callback<A, Errors.StoreUnavailable>((resume) => {
           if (closed) return resume(closedError)
           pending.push({ write, resume: resume as PendingWrite["resume"] })
           schedule()

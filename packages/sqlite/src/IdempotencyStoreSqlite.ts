@@ -66,7 +66,7 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Type"], neve
 
   return IdempotencyStore.IdempotencyStore.of({
     find: (accountId, key, now) =>
-      db.read(() => Option.map(Option.fromNullable(live.get(accountId, key, now) as StoreRows.IdempotencyRow | undefined), StoreRows.toIdempotencyRecord)),
+      db.read(() => Option.map(Option.fromNullishOr(live.get(accountId, key, now) as StoreRows.IdempotencyRow | undefined), StoreRows.toIdempotencyRecord)),
     insertPet: (request, draft) =>
       claim(request, () => {
         const id = Number(insertPet.run(draft.name, draft.categoryId, draft.status).lastInsertRowid)

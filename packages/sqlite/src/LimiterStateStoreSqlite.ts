@@ -38,7 +38,7 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], ne
     )
     return LimiterStateStore.LimiterStateStore.of({
       load: (today, now, forgetBefore) =>
-        Effect.zipRight(
+        Effect.andThen(
           db.write(() => {
             dropOldQuotas.run(today)
             dropOldStandings.run(forgetBefore, now)

@@ -57,7 +57,7 @@ export const make: Effect.Effect<MessageStore.MessageStore["Type"], never, Conne
      FROM messages INDEXED BY messages_pending WHERE status IN ('queued', 'processing')`
   )
 
-  const stored = (row: unknown) => Option.map(Option.fromNullable(row as StoreRows.MessageRow | undefined), StoreRows.toStoredMessage)
+  const stored = (row: unknown) => Option.map(Option.fromNullishOr(row as StoreRows.MessageRow | undefined), StoreRows.toStoredMessage)
 
   return MessageStore.MessageStore.of({
     insert: (m) => db.write(() => void insert.run(...messageValues(m))),
@@ -66,7 +66,7 @@ export const make: Effect.Effect<MessageStore.MessageStore["Type"], never, Conne
     markDelivered: (id, now) => db.write(() => void delivered.run(now, id)),
     markRetry: (id, now, availableAt, error) => db.write(() => void retry.run(now, availableAt, error, id)),
     markFailed: (id, now, error) => db.write(() => void failed.run(now, error, id)),
-    nextClaimAt: db.read(() => Option.fromNullable(nextClaim.get() as number | null | undefined)),
+    nextClaimAt: db.read(() => Option.fromNullishOr(nextClaim.get() as number | null | undefined)),
     pendingCounts: db.read(() => pending.get() as MessageStore.PendingCounts)
   })
 })

@@ -39,7 +39,7 @@ export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Con
             .map(StoreRows.toPet)
         ),
       findById: (id) =>
-        db.read(() => Option.map(Option.fromNullable(byId.get(id) as StoreRows.PetRow | undefined), StoreRows.toPet))
+        db.read(() => Option.map(Option.fromNullishOr(byId.get(id) as StoreRows.PetRow | undefined), StoreRows.toPet))
     })
   })
 

@@ -65,10 +65,10 @@ export const heldMessage = (filename: string, pid: number | undefined): string =
   ` (it holds ${JSON.stringify(lockFileOf(filename))}); stop that server, or use another file`
 
 /** This process's lock on a database file, held while the layer lives. */
-export class ServeLock extends Context.Tag("@petstore/sqlite/ServeLock")<
+export class ServeLock extends Context.Service<
   ServeLock,
   { readonly filename: string; readonly lockFile: string | undefined }
->() {}
+>()("@petstore/sqlite/ServeLock") {}
 
 /**
  * The lock files this process holds. Closing any descriptor of a file drops every POSIX lock the
@@ -132,4 +132,4 @@ export const make = (filename: string) => {
  *
  * @category layers
  */
-export const layer = (filename: string): Layer.Layer<ServeLock, DatabaseOpenError> => Layer.scoped(ServeLock, make(filename))
+export const layer = (filename: string): Layer.Layer<ServeLock, DatabaseOpenError> => Layer.effect(ServeLock, make(filename))

@@ -27,7 +27,7 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
     )
     const find = (accountId: string) =>
       Option.map(
-        Option.fromNullable(byAccount.get(accountId) as WebhookRows.EndpointRow | undefined),
+        Option.fromNullishOr(byAccount.get(accountId) as WebhookRows.EndpointRow | undefined),
         WebhookRows.toEndpoint
       )
     return WebhookEndpoint.WebhookEndpointStore.of({

@@ -63,7 +63,7 @@ describe("GroupCommit", () => {
           throw new Error("changed my mind")
         }),
         db.write(() => insert.run("last", "pending"))
-      ].map(Effect.either), { concurrency: "unbounded" })
+      ].map(Effect.result), { concurrency: "unbounded" })
       expect(results.map((r) => r._tag)).toStrictEqual(["Right", "Left", "Left", "Right"])
       expect(results[1]).toMatchObject({ left: { _tag: "StoreUnavailable" } })
       expect(results[2]).toMatchObject({ left: { _tag: "StoreUnavailable", cause: new Error("changed my mind") } })
@@ -74,7 +74,7 @@ describe("GroupCommit", () => {
     Effect.gen(function*() {
       const repo = yield* PetRepository.PetRepository
       const list = repo.listAfter({ afterId: 0, limit: 10, status: Option.none() })
-      const writer = yield* Effect.fork(repo.insert(draft(1)))
+      const writer = yield* Effect.forkChild(repo.insert(draft(1)))
       // The write is queued for the end of this turn of the event loop: a read now sees nothing.
       expect(yield* list).toStrictEqual([])
       const pet = yield* writer.await.pipe(Effect.flatten)
@@ -101,7 +101,7 @@ describe("GroupCommit", () => {
         const context = yield* Layer.build(stores(filename))
         const repo = Context.get(context, PetRepository.PetRepository)
         // Queued, never awaited: the layer closes in this same turn.
-        for (let i = 0; i < 5; i++) yield* Effect.fork(repo.insert(draft(i)))
+        for (let i = 0; i < 5; i++) yield* Effect.forkChild(repo.insert(draft(i)))
         yield* Effect.yieldNow()
       }))
       const pets = yield* Effect.scoped(Effect.flatMap(
@@ -195,7 +195,7 @@ describe("AccountStore on SQLite with another process on the same file", () => {
       const token = Redacted.value(key.key)
       expect(Option.isSome(yield* accounts.verify(token))).toBe(true)
       // The revocation is queued, then its caller is interrupted before the batch commits.
-      const revoking = yield* Effect.fork(accounts.revoke(key.id))
+      const revoking = yield* Effect.forkChild(accounts.revoke(key.id))
       yield* Effect.yieldNow()
       yield* Fiber.interrupt(revoking)
       // A lookup before the commit may still see (and cache) the key as it was ...

@@ -22,7 +22,7 @@ const inMemory = Sqlite.layer({ filename: ":memory:" })
 
 const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-laws-"))
 let files = 0
-const onFile = Layer.unwrapEffect(Effect.sync(() => Sqlite.layer({ filename: Path.join(folder, `laws-${++files}.db`) })))
+const onFile = Layer.unwrap(Effect.sync(() => Sqlite.layer({ filename: Path.join(folder, `laws-${++files}.db`) })))
 
 petRepositoryLaws("sqlite :memory:", inMemory)
 accountStoreLaws("sqlite :memory:", inMemory)
@@ -48,7 +48,7 @@ cursorSecretStoreLaws("sqlite file", {
 // The limiter's daily counts and bans kept in a file.
 limiterStateStoreLaws(
   "sqlite file",
-  Layer.unwrapEffect(Effect.sync(() =>
+  Layer.unwrap(Effect.sync(() =>
     Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: Path.join(folder, `limiter-${++files}.db`) })))
   )),
   { numRuns: 5 }
@@ -74,7 +74,7 @@ readinessLaws("sqlite file", {
 usageStoreLaws("sqlite :memory:", Sqlite.UsageStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: ":memory:" }))))
 usageStoreLaws(
   "sqlite file",
-  Layer.unwrapEffect(Effect.sync(() =>
+  Layer.unwrap(Effect.sync(() =>
     Sqlite.UsageStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: Path.join(folder, `usage-${++files}.db`) })))
   )),
   { numRuns: 5 }

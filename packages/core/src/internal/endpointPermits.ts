@@ -43,7 +43,7 @@ export const make = (permits: number): EndpointPermits => {
   }
   return {
     tryTake,
-    take: Effect.async<void>((resume) => {
+    take: Effect.callback<void>((resume) => {
       if (tryTake()) return resume(Effect.void)
       const waiter: Waiter = { resume, granted: false }
       waiters.push(waiter)

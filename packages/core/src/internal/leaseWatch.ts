@@ -25,7 +25,7 @@ export interface Slot {
   /** The watch interrupted the worker because the attempt outlived its lease. */
   cut: boolean
   /** The worker's fiber, the one the watch interrupts. */
-  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  fiber: Fiber.Fiber<unknown, unknown> | undefined
 }
 
 export interface LeaseWatch {
@@ -68,7 +68,7 @@ export const make: Effect.Effect<LeaseWatch, never, Scope.Scope> = Effect.gen(fu
     const id = yield* Effect.fiberId
     const clock = yield* Effect.clock
     while (true) {
-      const waitMillis = look(clock.unsafeCurrentTimeMillis(), id)
+      const waitMillis = look(clock.currentTimeMillisUnsafe(), id)
       if (waitMillis === Infinity) yield* Queue.take(armed)
       else yield* Effect.sleep(Duration.millis(waitMillis))
     }
@@ -95,7 +95,7 @@ export const make: Effect.Effect<LeaseWatch, never, Scope.Scope> = Effect.gen(fu
     supervise: <E>(slot: Slot, worker: Effect.Effect<void, E>) =>
       Effect.gen(function*() {
         while (true) {
-          const fiber = yield* Effect.fork(Effect.interruptible(worker))
+          const fiber = yield* Effect.forkChild(Effect.interruptible(worker))
           slot.fiber = fiber
           const exit = yield* Fiber.await(fiber)
           if (!slot.cut) return yield* exit
@@ -114,4 +114,4 @@ export const cutAt = (leaseUntil: number, leaseMillis: number): number => leaseU
 
 /** Whether `exit` is the interruption the watch made (the attempt outlived its lease). */
 export const wasCut = (slot: Slot, exit: Exit.Exit<unknown, unknown>): boolean =>
-  slot.cut && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+  slot.cut && Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)

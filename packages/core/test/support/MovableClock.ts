@@ -17,11 +17,11 @@ export const make = (): MovableClock => {
   const live = Clock.make()
   let offset = 0
   let stopped: number | undefined
-  const millis = () => stopped ?? live.unsafeCurrentTimeMillis() + offset
+  const millis = () => stopped ?? live.currentTimeMillisUnsafe() + offset
   const clock: Clock.Clock = {
     [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: millis,
-    unsafeCurrentTimeNanos: () => BigInt(millis()) * 1_000_000n,
+    currentTimeMillisUnsafe: millis,
+    currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
     currentTimeMillis: Effect.sync(millis),
     currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
     sleep: (duration) => live.sleep(duration)

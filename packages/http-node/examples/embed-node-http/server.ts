@@ -38,7 +38,7 @@ export const start = async (options: EmbeddingOptions = {}): Promise<EmbeddedSer
   const runtime = ManagedRuntime.make(
     App.App.layer({
       quickstartBasePath: "/v1",
-      adminToken: Option.map(Option.fromNullable(options.adminToken), Redacted.make),
+      adminToken: Option.map(Option.fromNullishOr(options.adminToken), Redacted.make),
       trustProxy: 0,
       servers: []
     }).pipe(

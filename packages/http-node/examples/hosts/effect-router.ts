@@ -5,7 +5,7 @@ import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 
 export const HttpLive = (port = 0) =>
-  Layer.unwrapEffect(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     const petstore = yield* EffectHttp.httpApp()
     const mounted = yield* EffectHttp.httpApp({ basePath: "/petstore" })
     const router = HttpRouter.empty.pipe(

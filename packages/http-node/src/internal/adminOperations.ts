@@ -5,7 +5,7 @@
  */
 import { Accounts, DailyQuota, Errors, Usage, UsageRange, Webhooks } from "@petstore/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { AdminGroup } from "../AdminApi.js"
@@ -119,9 +119,9 @@ export const handlers = Effect.gen(function*() {
     accountUsage: ({ path, urlParams }) =>
       Effect.gen(function*() {
         if (Option.isNone(usage)) return yield* new UsageNotCounted()
-        const now = clock.unsafeCurrentTimeMillis()
+        const now = clock.currentTimeMillisUnsafe()
         const range = UsageReport.rangeOf(urlParams, now)
-        if (Either.isLeft(range)) return yield* range.left
+        if (Result.isFailure(range)) return yield* range.left
         const account = yield* accounts.findAccount(path.accountId)
         const keys = yield* accounts.listKeys(path.accountId)
         const stored = yield* usage.value.read(path.accountId, range.right)
@@ -155,8 +155,8 @@ export const handlers = Effect.gen(function*() {
     topUsage: ({ urlParams }) =>
       Effect.gen(function*() {
         if (Option.isNone(usage)) return yield* new UsageNotCounted()
-        const range = UsageReport.rangeOf(urlParams, clock.unsafeCurrentTimeMillis())
-        if (Either.isLeft(range)) return yield* range.left
+        const range = UsageReport.rangeOf(urlParams, clock.currentTimeMillisUnsafe())
+        if (Result.isFailure(range)) return yield* range.left
         const by = urlParams.by ?? "total"
         const top = yield* usage.value.top(range.right, by, urlParams.limit ?? 10)
         return {

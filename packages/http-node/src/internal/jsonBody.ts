@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 
 /** Deeper than any body of the interface needs (a pet is 1 level; the admin API 2). */
 export const MAX_DEPTH = 32
@@ -40,11 +40,11 @@ export const nestsDeeperThan = (bytes: Uint8Array, max: number): boolean => {
 }
 
 /** The parsed body, or why it is not acceptable JSON (a sentence for an `invalid_json` answer). */
-export const parse = (bytes: Uint8Array): Either.Either<unknown, string> => {
-  if (nestsDeeperThan(bytes, MAX_DEPTH)) return Either.left(`The body nests deeper than ${MAX_DEPTH} levels.`)
+export const parse = (bytes: Uint8Array): Result.Result<unknown, string> => {
+  if (nestsDeeperThan(bytes, MAX_DEPTH)) return Result.fail(`The body nests deeper than ${MAX_DEPTH} levels.`)
   try {
-    return Either.right(JSON.parse(utf8.decode(bytes)))
+    return Result.succeed(JSON.parse(utf8.decode(bytes)))
   } catch (e) {
-    return Either.left(`The body is not valid JSON: ${(e as Error).message}`)
+    return Result.fail(`The body is not valid JSON: ${(e as Error).message}`)
   }
 }

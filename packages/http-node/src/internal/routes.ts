@@ -5,13 +5,13 @@
  *
  * @since 1.0.0
  */
-import * as HttpApi from "@effect/platform/HttpApi"
-import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { type Accounts, BoundedCache, type LimitDecision } from "@petstore/core"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
@@ -60,7 +60,7 @@ export type GroupHandlers<G extends HttpApiGroup.HttpApiGroup.Any, Ctx = RouteCo
 /** Input the endpoint's schema refuses, described for the 400 answer. */
 export class DecodeFailure extends Data.TaggedError("DecodeFailure")<{ readonly message: string }> {}
 
-type Decoder = (input: unknown) => Either.Either<unknown, DecodeFailure>
+type Decoder = (input: unknown) => Result.Result<unknown, DecodeFailure>
 
 /** A route ready to serve. */
 export interface CompiledRoute<Ctx, Err> {
@@ -99,11 +99,11 @@ const describeIssues = (location: string, error: ParseResult.ParseError): string
 type AnySchema = { readonly ast: SchemaAST.AST }
 
 const decoder = (schema: AnySchema, location: string): Decoder => {
-  const decode = Schema.decodeUnknownEither(Schema.make<unknown, unknown, never>(schema.ast), {
+  const decode = Schema.decodeUnknownResult(Schema.make<unknown, unknown, never>(schema.ast), {
     errors: "all",
     onExcessProperty: "ignore"
   })
-  return (input) => Either.mapLeft(decode(input), (e) => new DecodeFailure({ message: describeIssues(location, e) }))
+  return (input) => Result.mapError(decode(input), (e) => new DecodeFailure({ message: describeIssues(location, e) }))
 }
 
 /** The body of an endpoint that declares no success schema. */
@@ -135,7 +135,7 @@ const queryDecoder = (schema: AnySchema): Decoder => {
         continue
       }
       if (typeof value !== "string") {
-        return Either.left(new DecodeFailure({ message: `query parameter ${name}: must be given at most once` }))
+        return Result.fail(new DecodeFailure({ message: `query parameter ${name}: must be given at most once` }))
       }
       picked[name] = value
       // Length-prefixed, so no two tuples of values share a key whatever characters they hold.

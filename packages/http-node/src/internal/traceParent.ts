@@ -5,8 +5,8 @@
  *
  * @since 1.0.0
  */
-import * as Headers from "@effect/platform/Headers"
-import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import * as Headers from "effect/http/Headers"
+import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import * as Option from "effect/Option"
 import type * as Tracer from "effect/Tracer"
 

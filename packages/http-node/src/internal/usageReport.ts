@@ -6,7 +6,7 @@
  * @since 1.0.0
  */
 import { DailyQuota, type LimitDecision, type Plan, UsageRange, UsageStore } from "@petstore/core"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { Iso8601 } from "./dateTime.js"
 import { InvalidInput } from "../ErrorResponse.js"
@@ -14,30 +14,30 @@ import { InvalidInput } from "../ErrorResponse.js"
 const Count = Schema.Int.pipe(Schema.nonNegative())
 
 export const UsageBucket = Schema.Struct({
-  start: Schema.String.annotations({ description: "Start of the bucket (UTC, ISO 8601); it lasts an hour or a day." }),
-  total: Count.annotations({ description: "Decided requests: allowed + rateLimited + quotaExceeded + banned." }),
+  start: Schema.String.annotate({ description: "Start of the bucket (UTC, ISO 8601); it lasts an hour or a day." }),
+  total: Count.annotate({ description: "Decided requests: allowed + rateLimited + quotaExceeded + banned." }),
   allowed: Count,
   rateLimited: Count,
   quotaExceeded: Count,
   banned: Count,
-  clientErrors: Count.annotations({ description: "Allowed requests answered 4xx." }),
-  serverErrors: Count.annotations({ description: "Allowed requests answered 5xx." })
+  clientErrors: Count.annotate({ description: "Allowed requests answered 4xx." }),
+  serverErrors: Count.annotate({ description: "Allowed requests answered 5xx." })
 })
 
 export const MinuteLimit = Schema.Struct({
   limit: Count,
   remaining: Count,
-  reset: Schema.String.annotations({ description: "When the bucket is full again (ISO 8601)." })
+  reset: Schema.String.annotate({ description: "When the bucket is full again (ISO 8601)." })
 })
 
 export const DayLimit = Schema.Struct({
   limit: Count,
   used: Count,
   remaining: Count,
-  reset: Schema.String.annotations({ description: "The next 00:00 UTC (ISO 8601), when the daily quota resets." })
+  reset: Schema.String.annotate({ description: "The next 00:00 UTC (ISO 8601), when the daily quota resets." })
 })
 
-export const Granularity = Schema.Literal("hour", "day")
+export const Granularity = Schema.Literals(["hour", "day"])
 
 export const UsageReport = Schema.Struct({
   accountId: Schema.String,
@@ -49,15 +49,15 @@ export const UsageReport = Schema.Struct({
 /** The query of a usage request. */
 export const UsageParams = Schema.Struct({
   from: Schema.optionalWith(
-    Iso8601.annotations({ description: "Start of the range (inclusive; rounded down to its bucket). Default: 24 buckets (hour) or 30 (day) before `to`." }),
+    Iso8601.annotate({ description: "Start of the range (inclusive; rounded down to its bucket). Default: 24 buckets (hour) or 30 (day) before `to`." }),
     { exact: true }
   ),
   to: Schema.optionalWith(
-    Iso8601.annotations({ description: "End of the range (exclusive; rounded up to a bucket). Default: the end of the current bucket." }),
+    Iso8601.annotate({ description: "End of the range (exclusive; rounded up to a bucket). Default: the end of the current bucket." }),
     { exact: true }
   ),
   granularity: Schema.optionalWith(
-    Granularity.annotations({ description: "Bucket size: `hour` (default; at most 168 buckets) or `day` (at most 400)." }),
+    Granularity.annotate({ description: "Bucket size: `hour` (default; at most 168 buckets) or `day` (at most 400)." }),
     { exact: true }
   )
 })
@@ -68,8 +68,8 @@ const iso = (ms: number): string => new Date(ms).toISOString()
 export const rangeOf = (
   params: typeof UsageParams.Type,
   now: number
-): Either.Either<UsageRange.UsageRange, InvalidInput> =>
-  Either.mapLeft(
+): Result.Result<UsageRange.UsageRange, InvalidInput> =>
+  Result.mapError(
     UsageRange.resolve({
       granularity: params.granularity ?? "hour",
       from: params.from === undefined ? undefined : Date.parse(params.from),
@@ -109,11 +109,11 @@ export const AdminUsageReport = Schema.Struct({
   buckets: Schema.Array(UsageBucket),
   limits: Schema.Struct({
     minute: Schema.Struct({ limit: Count }),
-    day: DayLimit.annotations({ description: "`used`: today's allowed requests as counted so far (written every few seconds)." })
+    day: DayLimit.annotate({ description: "`used`: today's allowed requests as counted so far (written every few seconds)." })
   }),
   byKey: Schema.Array(Schema.Struct({
     keyId: Schema.String,
-    prefix: Schema.String.annotations({ description: "The key's display prefix." }),
+    prefix: Schema.String.annotate({ description: "The key's display prefix." }),
     buckets: Schema.Array(UsageBucket)
   }))
 })
@@ -122,7 +122,7 @@ export const AdminUsageReport = Schema.Struct({
 export const TopParams = Schema.Struct({
   ...UsageParams.fields,
   by: Schema.optionalWith(
-    Schema.Literal("total", "refused").annotations({ description: "Rank by every decided request (default) or by those refused (rate limit, quota, ban)." }),
+    Schema.Literals(["total", "refused"]).annotate({ description: "Rank by every decided request (default) or by those refused (rate limit, quota, ban)." }),
     { exact: true }
   ),
   limit: Schema.optionalWith(
@@ -132,7 +132,7 @@ export const TopParams = Schema.Struct({
 })
 
 export const TopUsage = Schema.Struct({
-  by: Schema.Literal("total", "refused"),
+  by: Schema.Literals(["total", "refused"]),
   granularity: Granularity,
   from: Schema.String,
   to: Schema.String,

@@ -30,6 +30,6 @@ describe("recover", () => {
 
   it("an interruption stays one (the client left: no answer)", async () => {
     const exit = await run(recover(() => Effect.interrupt, undefined))
-    expect(Exit.isInterrupted(exit)).toBe(true)
+    expect(Exit.hasInterrupts(exit)).toBe(true)
   })
 })

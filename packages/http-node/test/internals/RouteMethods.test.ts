@@ -1,7 +1,7 @@
 /** The methods a set of HttpApi definitions answers (`methods` in src/internal/routes.ts), as `Allow` lists them. */
-import * as HttpApi from "@effect/platform/HttpApi"
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { AdminApi } from "../../src/AdminApi.js"

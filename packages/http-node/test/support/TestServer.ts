@@ -57,13 +57,13 @@ export interface TestServerOptions {
   /** Silences the server's logs (for tests that provoke logged errors). */
   readonly quiet?: boolean
   /** The server's bounds on slow requests (default: the production ones, 10 s and 30 s). */
-  readonly timeouts?: { readonly headers: Duration.DurationInput; readonly request: Duration.DurationInput }
+  readonly timeouts?: { readonly headers: Duration.Input; readonly request: Duration.Input }
   /** The server's bounds on connections (default: the production ones). */
   readonly connections?: Partial<Connections.ConnectionLimits>
   /** Replaces the memory stores' readiness (always up), to count or fail probes. */
   readonly storeReadiness?: Readiness.StoreReadiness["Type"]
   /** How long the server keeps serving once its scope starts closing (default 0). */
-  readonly drainDelay?: Duration.DurationInput
+  readonly drainDelay?: Duration.Input
   /** The access log and tracing (default: both off). */
   readonly observe?: RequestObserver.ObserveOptions
   /** The only logger of the server (to read what it logs); default: Effect's. */
@@ -88,20 +88,20 @@ export class ControlledClock implements Clock.Clock {
   private offset = 0
   private frozen: number | undefined = undefined
 
-  unsafeCurrentTimeMillis(): number {
+  currentTimeMillisUnsafe(): number {
     return this.frozen ?? Date.now() + this.offset
   }
-  unsafeCurrentTimeNanos(): bigint {
-    return BigInt(this.unsafeCurrentTimeMillis()) * 1_000_000n
+  currentTimeNanosUnsafe(): bigint {
+    return BigInt(this.currentTimeMillisUnsafe()) * 1_000_000n
   }
-  readonly currentTimeMillis = Effect.sync(() => this.unsafeCurrentTimeMillis())
-  readonly currentTimeNanos = Effect.sync(() => this.unsafeCurrentTimeNanos())
+  readonly currentTimeMillis = Effect.sync(() => this.currentTimeMillisUnsafe())
+  readonly currentTimeNanos = Effect.sync(() => this.currentTimeNanosUnsafe())
   sleep(duration: Duration.Duration): Effect.Effect<void> {
     return this.live.sleep(duration)
   }
 
   /** Stops time at `at` (default: now). */
-  freeze(at: number = this.unsafeCurrentTimeMillis()): void {
+  freeze(at: number = this.currentTimeMillisUnsafe()): void {
     this.frozen = at
   }
   /** Lets time run again from the current instant. */
@@ -117,10 +117,10 @@ export class ControlledClock implements Clock.Clock {
   }
   /** Moves time forward by `millis`. */
   adjust(millis: number): void {
-    this.setTime(this.unsafeCurrentTimeMillis() + millis)
+    this.setTime(this.currentTimeMillisUnsafe() + millis)
   }
   now(): number {
-    return this.unsafeCurrentTimeMillis()
+    return this.currentTimeMillisUnsafe()
   }
 }
 
@@ -238,10 +238,10 @@ const makeHandle = (url: string, clock: ControlledClock, adminToken: string | un
 }
 
 /** @category services */
-export class TestServer extends Context.Tag("test/TestServer")<
+export class TestServer extends Context.Service<
   TestServer,
   ReturnType<typeof makeHandle> & { readonly flushUsage: Effect.Effect<void> }
->() {
+>()("test/TestServer") {
   /** Starts a server for the life of the scope. */
   static readonly start = (options: TestServerOptions = {}): Effect.Effect<TestServer["Type"], never, Scope.Scope> =>
     Effect.gen(function*() {
@@ -251,7 +251,7 @@ export class TestServer extends Context.Tag("test/TestServer")<
       const config = {
         environment: options.environment ?? "production",
         quickstartBasePath: options.quickstartBasePath ?? "/v1",
-        adminToken: Option.map(Option.fromNullable(adminToken), Redacted.make),
+        adminToken: Option.map(Option.fromNullishOr(adminToken), Redacted.make),
         trustProxy: options.trustProxy ?? 0,
         ipv6Subnet: options.ipv6Subnet,
         servers: [{ url: "http://127.0.0.1", description: "Production" }],
@@ -307,7 +307,7 @@ export class TestServer extends Context.Tag("test/TestServer")<
       const context = yield* Layer.build(served).pipe(
         Effect.withClock(clock),
         options.quiet === true ? Logger.withMinimumLogLevel(LogLevel.None) : (self) => self,
-        options.logger === undefined ? (self) => self : Effect.locally(FiberRef.currentLoggers, HashSet.make(options.logger)),
+        options.logger === undefined ? (self) => self : Effect.locally(References.CurrentLoggers, HashSet.make(options.logger)),
         options.annotations === undefined ? (self) => self : Effect.annotateLogs(options.annotations),
         Effect.orDie
       )
@@ -319,5 +319,5 @@ export class TestServer extends Context.Tag("test/TestServer")<
       }
     })
 
-  static readonly layer = (options: TestServerOptions = {}) => Layer.scoped(TestServer, TestServer.start(options))
+  static readonly layer = (options: TestServerOptions = {}) => Layer.effect(TestServer, TestServer.start(options))
 }

@@ -26,7 +26,7 @@ export const start = async (
   wrap: <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.Effect<A, E, Scope.Scope> = (e) => e
 ): Promise<InProcessServer> => {
   const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(wrap(Layer.build(Main.layer(conf, services))).pipe(Scope.extend(scope)))
+  const context = await Effect.runPromise(wrap(Layer.build(Main.layer(conf, services))).pipe(Scope.provide(scope)))
   return {
     url: Context.get(context, Server.ServerAddress).url,
     config: conf,

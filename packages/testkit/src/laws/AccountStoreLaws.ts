@@ -4,7 +4,7 @@
  * @since 1.0.0
  */
 import { describe, expect } from "@effect/vitest"
-import { Arbitrary, Effect, Either, FastCheck as fc, Layer, Option, Redacted } from "effect"
+import { Arbitrary, Effect, Result, FastCheck as fc, Layer, Option, Redacted } from "effect"
 import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, byId, instant, numRuns, plain, property, stringsIn } from "./internal/support.js"
@@ -61,7 +61,7 @@ const single: fc.Arbitrary<Holding> = accountId.chain((id) =>
 
 const storeAll = (store: Store, hs: ReadonlyArray<Holding>) =>
   Effect.forEach(hs, ({ account, keys: [first, ...rest] }) =>
-    Effect.zipRight(store.insertAccount(account, first!), Effect.forEach(rest, (k) => store.insertKey(k))), { discard: true })
+    Effect.andThen(store.insertAccount(account, first!), Effect.forEach(rest, (k) => store.insertKey(k))), { discard: true })
 
 /** The key that replaces `old` in a rotation, with id `id`. */
 const successor = (old: KeyRecord, id: string): KeyRecord => ({
@@ -160,17 +160,17 @@ export const accountStoreLaws = <E>(
             yield* storeAll(s, [h])
             const old = h.keys[0]!
             const fresh = successor(old, `key_new_${suffix}`)
-            const first = yield* Effect.either(s.rotateKey(old.id, oldExpiresAt, fresh))
+            const first = yield* Effect.result(s.rotateKey(old.id, oldExpiresAt, fresh))
             const rotated: KeyRecord = old.rotatedTo !== null ? old : {
               ...old,
               expiresAt: old.expiresAt === null ? oldExpiresAt : Math.min(old.expiresAt, oldExpiresAt),
               rotatedTo: fresh.id
             }
             if (old.rotatedTo !== null) {
-              expect(Either.isLeft(first) && first.left).toMatchObject(alreadyRotated(old.id, old.rotatedTo))
+              expect(Result.isFailure(first) && first.left).toMatchObject(alreadyRotated(old.id, old.rotatedTo))
               yield* expectAbsent(s, fresh)
             } else {
-              expect(Either.isRight(first)).toBe(true)
+              expect(Result.isSuccess(first)).toBe(true)
               yield* expectKey(s, fresh)
             }
             yield* expectKey(s, rotated)
@@ -199,14 +199,14 @@ export const accountStoreLaws = <E>(
             const candidates = Array.from({ length: n }, (_, i) => successor(old, `key_race_${i}_${suffix}`))
             const outcomes = yield* Effect.forEach(
               candidates,
-              (fresh, i) => Effect.either(s.rotateKey(old.id, 1_000 + i, fresh)),
+              (fresh, i) => Effect.result(s.rotateKey(old.id, 1_000 + i, fresh)),
               { concurrency: "unbounded" }
             )
-            const won = candidates.filter((_, i) => Either.isRight(outcomes[i]!))
+            const won = candidates.filter((_, i) => Result.isSuccess(outcomes[i]!))
             expect(won).toHaveLength(1)
             const winner = won[0]!
             for (const outcome of outcomes) {
-              if (Either.isLeft(outcome)) {
+              if (Result.isFailure(outcome)) {
                 expect(outcome.left).toMatchObject(alreadyRotated(old.id, winner.id))
               }
             }

@@ -71,7 +71,7 @@ export const accountsServiceLaws = <E>(
 ): void => {
   const withAccounts = <A, E2>(env: ApiKey.KeyEnvironment, f: (accounts: Service) => Effect.Effect<A, E2>) =>
     TestClock.setTime(START).pipe(
-      Effect.zipRight(Effect.flatMap(Accounts.Accounts, f)),
+      Effect.andThen(Effect.flatMap(Accounts.Accounts, f)),
       Effect.provide(
         Accounts.Accounts.layer({ environment: env }).pipe(Layer.provide(layer), Layer.provide(SecureRandom.SecureRandom.Live))
       )

@@ -7,7 +7,7 @@
  * @since 1.0.0
  */
 import { describe, expect } from "@effect/vitest"
-import { Cause, Clock, Effect, Either, Exit, FastCheck as fc, Layer, Option, TestClock } from "effect"
+import { Cause, Clock, Effect, Result, Exit, FastCheck as fc, Layer, Option, TestClock } from "effect"
 import {
   Idempotency,
   type IdempotencyKey,
@@ -77,17 +77,17 @@ export const idempotencyLaws = <E>(
       advance: (millis: number) => Effect.Effect<void>
     ) => Effect.Effect<A, E2>
   ) =>
-    Effect.zipRight(TestClock.setTime(START), Effect.provide(
+    Effect.andThen(TestClock.setTime(START), Effect.provide(
       Effect.flatMap(
         Effect.all([Idempotency.Idempotency, PetRepository.PetRepository, IdempotencyStore.IdempotencyStore, MessageStore.MessageStore, Effect.clock]),
         ([idempotency, repo, store, messages, base]) => {
           let offset = 0
           const clock: Clock.Clock = {
             [Clock.ClockTypeId]: Clock.ClockTypeId,
-            unsafeCurrentTimeMillis: () => base.unsafeCurrentTimeMillis() + offset,
-            currentTimeMillis: Effect.sync(() => base.unsafeCurrentTimeMillis() + offset),
-            unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos() + BigInt(offset) * 1_000_000n,
-            currentTimeNanos: Effect.sync(() => base.unsafeCurrentTimeNanos() + BigInt(offset) * 1_000_000n),
+            currentTimeMillisUnsafe: () => base.currentTimeMillisUnsafe() + offset,
+            currentTimeMillis: Effect.sync(() => base.currentTimeMillisUnsafe() + offset),
+            currentTimeNanosUnsafe: () => base.currentTimeNanosUnsafe() + BigInt(offset) * 1_000_000n,
+            currentTimeNanos: Effect.sync(() => base.currentTimeNanosUnsafe() + BigInt(offset) * 1_000_000n),
             sleep: (duration) => base.sleep(duration)
           }
           const advance = (millis: number) => Effect.sync(() => void (offset += millis))
@@ -149,11 +149,11 @@ export const idempotencyLaws = <E>(
             const first = yield* idempotency.createPet(accountId, key, pet)
             const sameDraft = pet.name === other.name && pet.categoryId === other.categoryId &&
               (pet.status ?? "available") === (other.status ?? "available")
-            const second = yield* Effect.either(idempotency.createPet(accountId, key, other))
-            if (sameDraft) expect(second).toStrictEqual(Either.right({ value: first.value, replayed: true }))
-            else expect(Either.isLeft(second) && second.left._tag).toBe("IdempotencyKeyReused")
-            const message = yield* Effect.either(idempotency.submitMessage(accountId, key, pet.name))
-            expect(Either.isLeft(message) && message.left._tag).toBe("IdempotencyKeyReused")
+            const second = yield* Effect.result(idempotency.createPet(accountId, key, other))
+            if (sameDraft) expect(second).toStrictEqual(Result.succeed({ value: first.value, replayed: true }))
+            else expect(Result.isFailure(second) && second.left._tag).toBe("IdempotencyKeyReused")
+            const message = yield* Effect.result(idempotency.submitMessage(accountId, key, pet.name))
+            expect(Result.isFailure(message) && message.left._tag).toBe("IdempotencyKeyReused")
             expect(yield* allPets(repo)).toStrictEqual([first.value])
             if (otherAccount !== accountId) {
               const theirs = yield* idempotency.createPet(otherAccount, key, other)
@@ -181,7 +181,7 @@ export const idempotencyLaws = <E>(
             expect(created).toHaveLength(1)
             for (const exit of exits) {
               if (Exit.isSuccess(exit)) expect(exit.value.value).toStrictEqual(pets[0])
-              else expect(Option.map(Cause.failureOption(exit.cause), (e) => e._tag)).toStrictEqual(Option.some("IdempotencyKeyInUse"))
+              else expect(Option.map(Cause.findErrorOption(exit.cause), (e) => e._tag)).toStrictEqual(Option.some("IdempotencyKeyInUse"))
             }
             // Once they settle, the key replays.
             expect(yield* idempotency.createPet(accountId, key, pet)).toStrictEqual({ value: pets[0], replayed: true })

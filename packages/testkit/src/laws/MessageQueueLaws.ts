@@ -190,7 +190,7 @@ export const messageQueueServiceLaws = <E>(
           const ids: Array<string> = []
           for (let i = 0; i < count; i++) ids.push((yield* queue.submit("acc_a", `message ${i}`)).id)
           for (const id of ids) expect(["queued", "processing"]).toContain((yield* stored(store, id)).status)
-          const closing = yield* Effect.fork(close)
+          const closing = yield* Effect.forkChild(close)
           // Three virtual seconds a message (one to process it), inside the 60 s drain bound: a store
           // across a network may need more than one step for a message's round trips when the machine
           // is busy, while a drain that waits a poll interval (10 s) between messages still fails.

@@ -17,7 +17,7 @@ const draft: fc.Arbitrary<PetRepository.PetDraft> = fc.record({
   status: Arbitrary.make(Pet.PetStatus)
 })
 const drafts = (maxLength: number) => fc.array(draft, { maxLength })
-const statusFilter = fc.option(Arbitrary.make(Pet.PetStatus), { nil: undefined }).map(Option.fromNullable)
+const statusFilter = fc.option(Arbitrary.make(Pet.PetStatus), { nil: undefined }).map(Option.fromNullishOr)
 
 const insertAll = (repo: Repository, ds: ReadonlyArray<PetRepository.PetDraft>) =>
   Effect.forEach(ds, (d) => repo.insert(d))

@@ -16,7 +16,7 @@ const SECRET = new Uint8Array(32).map((_, i) => i + 1)
 const newPet: fc.Arbitrary<Pet.NewPet> = fc.tuple(Arbitrary.make(Pet.NewPet), petName).map(([p, name]) => ({ ...p, name }))
 const newPets = (maxLength: number) => fc.array(newPet, { maxLength })
 const status = Arbitrary.make(Pet.PetStatus)
-const statusFilter = fc.option(status, { nil: undefined }).map(Option.fromNullable)
+const statusFilter = fc.option(status, { nil: undefined }).map(Option.fromNullishOr)
 const limit = fc.integer({ min: 1, max: 6 })
 
 const createAll = (pets: Service, ps: ReadonlyArray<Pet.NewPet>) => Effect.forEach(ps, (p) => pets.create(p))
@@ -103,7 +103,7 @@ export const renaming = (repository: PetRepository.PetRepository["Type"]): {
     insert: repository.insert,
     listAfter: (query) => Effect.map(repository.listAfter(query), (rows) => rows.map(current)),
     findById: (id) => Effect.map(repository.findById(id), Option.map(current)),
-    onChange: (listener) => Effect.zipRight(repository.onChange(listener), changes.onChange(listener))
+    onChange: (listener) => Effect.andThen(repository.onChange(listener), changes.onChange(listener))
   }
   const rename = (id: Pet.PetId, name: string, announce = true) => {
     renamed.set(id, name)
@@ -323,7 +323,7 @@ export const petsServiceLaws = <E>(
       ([issuedFor, usedWith]) =>
         withCursor(issuedFor, (pets, cursor) =>
           Effect.gen(function*() {
-            if (Option.getEquivalence<string>((a, b) => a === b)(issuedFor, usedWith)) return
+            if (Option.makeEquivalence<string>((a, b) => a === b)(issuedFor, usedWith)) return
             const error = yield* Effect.flip(pets.list({ limit: 1, status: usedWith, cursor: Option.some(cursor) }))
             expect(error._tag).toBe("InvalidCursor")
           })

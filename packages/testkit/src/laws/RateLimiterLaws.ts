@@ -68,7 +68,7 @@ const arrivals = (traffic: Traffic) => {
 }
 
 /** `decision` taken at `now`: the `TestClock` set there first. */
-const at = <A, E>(now: number, decision: Effect.Effect<A, E>) => Effect.zipRight(TestClock.setTime(now), decision)
+const at = <A, E>(now: number, decision: Effect.Effect<A, E>) => Effect.andThen(TestClock.setTime(now), decision)
 
 const play = (limiter: Limiter, traffic: Traffic, include: (r: Request) => boolean = () => true) =>
   Effect.forEach(arrivals(traffic).filter(({ request }) => include(request)), ({ now, request }) =>

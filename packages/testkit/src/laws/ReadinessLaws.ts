@@ -45,7 +45,7 @@ export interface ReadinessTarget<E1, E2> {
   /** The outages the dependency can be put through (for example `stopped`, `silent`); none for a dependency in process. */
   readonly outages: ReadonlyArray<string>
   /** The probe's bound on one check (default 500 ms): past it the dependency counts as down. */
-  readonly bound?: Duration.DurationInput | undefined
+  readonly bound?: Duration.Input | undefined
 }
 
 /**
@@ -72,7 +72,7 @@ export const readinessLaws = <E1, E2>(
   options?: LawSuiteOptions
 ): void => {
   const runs = numRuns(options, 5)
-  const bound = Duration.decode(target.bound ?? Duration.millis(500))
+  const bound = Duration.fromInputUnsafe(target.bound ?? Duration.millis(500))
   const other = target.port === "store" ? "rateLimiter" : "store"
 
   /** A probe of the dependency's readiness that reuses no answer, and the port's check itself. */

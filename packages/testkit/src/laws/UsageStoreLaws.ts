@@ -7,7 +7,7 @@
  * @since 1.0.0
  */
 import { describe, expect } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, type Layer } from "effect"
+import { Effect, Result, FastCheck as fc, type Layer } from "effect"
 import { UsageRange, UsageStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"
@@ -141,7 +141,7 @@ export const usageStoreLaws = <E>(
         withStore((store) =>
           Effect.gen(function*() {
             yield* store.flush({ instanceId: "instance-1", seq: 1, at: base, rows: flushed })
-            const range = Either.getOrThrow(UsageRange.resolve({
+            const range = Result.getOrThrow(UsageRange.resolve({
               granularity,
               from: base + offset * HOUR,
               to: base + Math.min(72, offset + length) * HOUR + 1,

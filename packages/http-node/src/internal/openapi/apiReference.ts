@@ -182,12 +182,12 @@ export const make = (options: {
         body: htmlOf()
       })
     }
-    const retryAfter = limit.take(options.clientAddress(request), options.clock.unsafeCurrentTimeMillis())
+    const retryAfter = limit.take(options.clientAddress(request), options.clock.currentTimeMillisUnsafe())
     if (retryAfter !== undefined) return Effect.succeed(error(limited, { "Retry-After": String(retryAfter) }))
     if (query !== bundleQuery) return Effect.succeed(error(notFound))
     return load.pipe(
       Effect.map((asset) => CompressedAsset.answer(asset, request, BUNDLE_HEADERS)),
-      Effect.catchAll((cause) =>
+      Effect.catch((cause) =>
         Effect.as(Effect.logError("the API reference's bundle could not be read", cause), error(ErrorResponse.STATIC.internal))
       )
     )

@@ -8,8 +8,8 @@
  *
  * @internal
  */
-import * as HttpApi from "@effect/platform/HttpApi"
-import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as Context from "effect/Context"
 import { ResponseHeaders } from "../operations/endpoint.js"
 import type { Header, Json, Reference } from "../../OpenApiDocument.js"

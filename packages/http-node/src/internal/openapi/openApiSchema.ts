@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import * as OpenApiJsonSchema from "@effect/platform/OpenApiJsonSchema"
+import * as OpenApiJsonSchema from "effect/JsonSchema"
 import { ErrorBody } from "@petstore/core"
 import { ERROR_CODES } from "../../ErrorCodes.js"
 import type { Json, JsonObject, Reference } from "../../OpenApiDocument.js"

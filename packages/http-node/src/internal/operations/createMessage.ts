@@ -4,8 +4,8 @@
  *
  * @since 1.0.0
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Idempotency, Message, MessageQueue } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import { invalid, ResponseHeaders, tooLarge, withCommonErrors } from "./endpoint.js"
@@ -20,7 +20,7 @@ const DESCRIPTION = "**Experimental.** Queues a message: it is stored before the
 export const endpoint = HttpApiEndpoint.post("createMessage", "/messages")
   .setPayload(Message.NewMessage)
   .setHeaders(IdempotencyKeyHeader.headers)
-  .addSuccess(Message.Message.annotations({ description: "Accepted and queued (or the replay of an earlier request's answer)." }), { status: 202 })
+  .addSuccess(Message.Message.annotate({ description: "Accepted and queued (or the replay of an earlier request's answer)." }), { status: 202 })
   .addError(invalid)
   .addError(IdempotencyKeyHeader.inUse)
   .addError(tooLarge)

@@ -3,8 +3,8 @@
  *
  * @since 1.0.0
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Idempotency, Pet, Pets } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -18,7 +18,7 @@ export const NewPetBody = Schema.Struct({
   name: Pet.PetName,
   categoryId: Pet.CategoryId,
   status: Schema.optionalWith(Pet.PetStatus, { exact: true })
-}).annotations({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
+}).annotate({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
 
 const DESCRIPTION = "Adds an animal and answers `201` with it and its `Location`. `name` needs a non-blank " +
   "character and at most 256 characters; `categoryId` is an integer from 1 to 2^53 − 1; `status` is " +
@@ -28,7 +28,7 @@ const DESCRIPTION = "Adds an animal and answers `201` with it and its `Location`
 export const endpoint = HttpApiEndpoint.post("createPet", "/pets")
   .setPayload(NewPetBody)
   .setHeaders(IdempotencyKeyHeader.headers)
-  .addSuccess(Pet.Pet.annotations({ description: "The animal, with its assigned id (or the replay of an earlier request's answer)." }), { status: 201 })
+  .addSuccess(Pet.Pet.annotate({ description: "The animal, with its assigned id (or the replay of an earlier request's answer)." }), { status: 201 })
   .addError(invalid)
   .addError(IdempotencyKeyHeader.inUse)
   .addError(tooLarge)

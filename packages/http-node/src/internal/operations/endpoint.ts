@@ -5,11 +5,11 @@
  *
  * @since 1.0.0
  */
-import type * as Endpoint from "@effect/platform/HttpApiEndpoint"
-import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
-import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
-import * as OpenApi from "@effect/platform/OpenApi"
+import type * as Endpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ErrorBody } from "@petstore/core"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
@@ -25,17 +25,17 @@ export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("ApiKeyAuth"
 }) {}
 
 /** Response headers an operation sets besides the rate-limit ones (read by the OpenAPI document). */
-export class ResponseHeaders extends Context.Tag("@petstore/http-node/ResponseHeaders")<
+export class ResponseHeaders extends Context.Service<
   ResponseHeaders,
   ReadonlyArray<"Link" | "Location" | "Deprecation" | "Sunset" | "Idempotent-Replayed">
->() {}
+>()("@petstore/http-node/ResponseHeaders") {}
 
 /** Decimal digits of an integer, as a path or query parameter is written. */
 export const digits = Schema.String.pipe(Schema.pattern(/^[0-9]{1,20}$/, { message: () => "must be an integer" }))
 
 /** An Error response with `status`, described. */
 export const error = (status: number, description: string) =>
-  ErrorBody.ErrorBody.annotations(HttpApiSchema.annotations({ status, description }))
+  ErrorBody.ErrorBody.annotate(HttpApiSchema.annotate({ status, description }))
 
 /** The Error responses every operation can give, whatever its own. */
 // Every endpoint already declares an Error body, so adding more statuses leaves its type unchanged.

@@ -3,8 +3,8 @@
  *
  * @since 1.0.0
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Message, MessageQueue } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -15,7 +15,7 @@ const DESCRIPTION = "**Experimental.** The message's current state. Only the acc
   "it: another account's message id is `404 not_found`."
 
 export const endpoint = HttpApiEndpoint.get("getMessage", "/messages/:id")
-  .setPath(Schema.Struct({ id: Schema.String.annotations({ description: "Identifier of the message (its `id`)." }) }))
+  .setPath(Schema.Struct({ id: Schema.String.annotate({ description: "Identifier of the message (its `id`)." }) }))
   .addSuccess(Message.Message)
   .addError(notFound("message"))
   .pipe(withCommonErrors)

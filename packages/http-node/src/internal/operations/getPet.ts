@@ -4,8 +4,8 @@
  *
  * @since 1.0.0
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Lifecycle, Pet, Pets, Sync } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -16,7 +16,7 @@ import * as Operation from "./operation.js"
 
 /** A pet id in a path: decimal digits of an integer in 1 .. 2^53 − 1. */
 export const PetIdParam = Schema.Struct({
-  petId: Schema.compose(Schema.compose(digits, Schema.NumberFromString), Pet.PetId).annotations({
+  petId: Schema.compose(Schema.compose(digits, Schema.NumberFromString), Pet.PetId).annotate({
     jsonSchema: { type: "integer", format: "int64", minimum: 1, maximum: Pet.MAX_ID, description: "Identifier of the animal." }
   })
 })
@@ -61,7 +61,7 @@ export const getPet = Operation.make({
     const pets = yield* Pets.Pets
     const clock = yield* Effect.clock
     const handle: Operation.HandlerOf<typeof endpoint> = ({ path }) =>
-      Lifecycle.isGetPetSunset(clock.unsafeCurrentTimeMillis())
+      Lifecycle.isGetPetSunset(clock.currentTimeMillisUnsafe())
         ? GONE
         : Sync.map(Sync.now(pets.get(path.petId)), (pet) => ({ value: pet }))
     return handle

@@ -4,11 +4,11 @@
  *
  * @since 1.0.0
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Usage, UsageRange } from "@petstore/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import { UsageNotCounted } from "../../ErrorResponse.js"
 import * as UsageReport from "../usageReport.js"
@@ -41,9 +41,9 @@ export const getUsage = Operation.make({
     const clock = yield* Effect.clock
     const handle: Operation.HandlerOf<typeof endpoint> = ({ urlParams }, { decision, principal }) => {
       if (Option.isNone(usage)) return Effect.fail(new UsageNotCounted())
-      const now = decision?.at ?? clock.unsafeCurrentTimeMillis()
+      const now = decision?.at ?? clock.currentTimeMillisUnsafe()
       const range = UsageReport.rangeOf(urlParams, now)
-      if (Either.isLeft(range)) return Effect.fail(range.left)
+      if (Result.isFailure(range)) return Effect.fail(range.left)
       return Effect.map(usage.value.read(principal.accountId, range.right), (stored) => ({
         value: {
           accountId: principal.accountId,

@@ -8,7 +8,7 @@
  */
 import { type Errors, Idempotency, IdempotencyKey, Sync } from "@petstore/core"
 import type * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { ResponseHeaders } from "../../AppResponse.js"
 import type { Reply, RouteContext } from "../routes.js"
@@ -23,7 +23,7 @@ const RETENTION_HOURS = Idempotency.MIN_TTL_MILLIS / 3_600_000
 /** The header as the OpenAPI document declares it on each create. */
 export const headers = Schema.Struct({
   "Idempotency-Key": Schema.optional(
-    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(257)).annotations({
+    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(257)).annotate({
       description: "Makes the create safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 " +
         "printable ASCII characters, bare (`abc-123`) or as a quoted string (`\"abc-123\"`), chosen by the client " +
         "(a UUID is a good key) and scoped to the account. The first request with a key is carried out; a later " +
@@ -60,7 +60,7 @@ export const create = <A, E>(
   const header = context.header(HEADER)
   if (header === undefined) return Sync.map(Sync.now(plain()), (value) => ({ value, headers: { Location: location(value) } }))
   const key = IdempotencyKey.parse(header)
-  if (Either.isLeft(key)) return Sync.fail(key.left)
+  if (Result.isFailure(key)) return Sync.fail(key.left)
   return Sync.map(keyed(key.right), ({ replayed, value }) => ({
     value,
     headers: replayed ? { Location: location(value), ...REPLAYED } : { Location: location(value) }

@@ -4,8 +4,8 @@
  *
  * @since 1.0.0
  */
-import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
-import * as OpenApi from "@effect/platform/OpenApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Pet, Pets, Sync } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -18,7 +18,7 @@ import * as Operation from "./operation.js"
 /** `limit` of `GET /pets`: an integer 1..100 written in decimal digits. */
 export const Limit = Schema.compose(digits, Schema.NumberFromString).pipe(
   Schema.between(1, 100, { message: () => "must be an integer between 1 and 100" })
-).annotations({
+).annotate({
   jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20, description: "Maximum number of animals returned (1..100, default 20)." }
 })
 
@@ -27,7 +27,7 @@ export const ListPetsParams = Schema.Struct({
   limit: Schema.optionalWith(Limit, { exact: true }),
   status: Schema.optionalWith(Pet.PetStatus, { exact: true }),
   cursor: Schema.optionalWith(
-    Schema.String.annotations({ description: "Opaque cursor from the `Link` header of the previous page." }),
+    Schema.String.annotate({ description: "Opaque cursor from the `Link` header of the previous page." }),
     { exact: true }
   )
 })
@@ -63,7 +63,7 @@ export const listPets = Operation.make({
     const fullPageReplies = new WeakMap<Pets.Page, Reply<ReadonlyArray<Pet.Pet>> & { readonly path: string }>()
     const handle: Operation.HandlerOf<typeof endpoint> = ({ urlParams }, { path }) => {
       const limit = urlParams.limit ?? Pets.PAGE_LIMIT.default
-      const page = pets.list({ limit, status: Option.fromNullable(urlParams.status), cursor: Option.fromNullable(urlParams.cursor) })
+      const page = pets.list({ limit, status: Option.fromNullishOr(urlParams.status), cursor: Option.fromNullishOr(urlParams.cursor) })
       return Sync.map(Sync.now(page), (page) => {
         if (Option.isNone(page.next)) return { value: page.pets }
         const kept = fullPageReplies.get(page)

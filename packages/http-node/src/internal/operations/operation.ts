@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import type * as Effect from "effect/Effect"
 import type { ResponseHeaders } from "../../AppResponse.js"
 import type { OperationError } from "../../ErrorResponse.js"

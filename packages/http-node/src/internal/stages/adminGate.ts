@@ -13,7 +13,7 @@ import { answerWith, GO_ON, type Stage } from "./pipeline.js"
 /** @category constructors */
 export const make = (gate: (request: AppRequest, now: number) => Answer | undefined, clock: Clock.Clock): Stage =>
 (exchange) => {
-  const refused = gate(exchange.request, clock.unsafeCurrentTimeMillis())
+  const refused = gate(exchange.request, clock.currentTimeMillisUnsafe())
   if (refused !== undefined) return answerWith(refused)
   exchange.admission = { "Cache-Control": "no-store" }
   return GO_ON

@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import { refusal } from "./answer.js"
 import { answerWith, GO_ON, type Stage } from "./pipeline.js"
@@ -18,17 +18,17 @@ export const decode: Stage = (exchange) => {
   const input: Record<string, unknown> = {}
   if (route.decodePath !== undefined) {
     const path = route.decodePath(found.params)
-    if (Either.isLeft(path)) return invalid(path.left.message)
+    if (Result.isFailure(path)) return invalid(path.left.message)
     input.path = path.right
   }
   if (route.decodeQuery !== undefined) {
     const query = route.decodeQuery(found.searchParams)
-    if (Either.isLeft(query)) return invalid(query.left.message)
+    if (Result.isFailure(query)) return invalid(query.left.message)
     input.urlParams = query.right
   }
   if (route.decodePayload !== undefined) {
     const payload = route.decodePayload(exchange.payload)
-    if (Either.isLeft(payload)) return invalid(payload.left.message)
+    if (Result.isFailure(payload)) return invalid(payload.left.message)
     input.payload = payload.right
   }
   exchange.input = input

@@ -6,7 +6,7 @@
  */
 import { Sync } from "@petstore/core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import * as Result from "effect/Result"
 import { JSON_CONTENT_TYPE } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import * as JsonBody from "../jsonBody.js"
@@ -45,7 +45,7 @@ export const make = (options: ReadBodyOptions): Stage => {
       }
       if (!isJson(exchange.request.header("content-type"))) return answerWith(NOT_JSON)
       const payload = JsonBody.parse(body.bytes)
-      if (Either.isLeft(payload)) return answerWith(refusal(ErrorResponse.make("invalid_json", payload.left)))
+      if (Result.isFailure(payload)) return answerWith(refusal(ErrorResponse.make("invalid_json", payload.left)))
       exchange.payload = payload.right
       return GO_ON
     })

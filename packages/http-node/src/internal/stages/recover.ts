@@ -37,8 +37,8 @@ export const reasonOf = (error: unknown): string => {
 }
 
 const escaped = (refused: (reason: string) => Effect.Effect<void>) => (cause: Cause.Cause<unknown>): Effect.Effect<Answer> => {
-  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-  const failure = Cause.failureOption(cause)
+  if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+  const failure = Cause.findErrorOption(cause)
   return Option.isSome(failure)
     ? Effect.as(refused(reasonOf(failure.value)), UNAVAILABLE)
     : Effect.as(Effect.logError("request failed", Cause.squash(cause)), INTERNAL)

@@ -103,7 +103,7 @@ export const realPause = (millis: number): Effect.Effect<void> => Effect.promise
  */
 export const advanceUntil = <E, R>(
   done: Effect.Effect<boolean, E, R>,
-  step: Duration.DurationInput,
+  step: Duration.Input,
   maxSteps: number,
   settle: Effect.Effect<void> = nextTurn
 ): Effect.Effect<void, E, R> =>
