@@ -9,7 +9,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { AccountNotFound, KeyAlreadyRotated, KeyNotFound, type StoreUnavailable } from "./Errors.js"
 import type { Plan, PlanLimits } from "./Plan.js"
-import * as Sync from "./Sync.js"
 
 export interface Account {
   readonly id: string
@@ -100,14 +99,14 @@ export const makeMemory = (): AccountStore["Type"] => {
         put(firstKey)
       }),
     // Lookups are on every request's path: answerable at once (see `Sync`).
-    findAccount: (id) => Sync.sync(() => Option.fromNullishOr(accounts.get(id))),
+    findAccount: (id) => Effect.sync(() => Option.fromNullishOr(accounts.get(id))),
     countAccounts: Effect.sync(() => accounts.size),
     insertKey: (key) =>
       accounts.has(key.accountId)
         ? Effect.sync(() => put(key))
         : Effect.fail(new AccountNotFound({ id: key.accountId })),
     findKey: (id) => Effect.sync(() => Option.fromNullishOr(keys.get(id))),
-    findKeyByHash: (hash) => Sync.sync(() => Option.fromNullishOr(byHash.get(hash))),
+    findKeyByHash: (hash) => Effect.sync(() => Option.fromNullishOr(byHash.get(hash))),
     listKeys: (accountId) =>
       Effect.sync(() => [...keys.values()].filter((k) => k.accountId === accountId)),
     revokeKey: (id, at) =>

@@ -22,7 +22,6 @@ import {
 } from "./Errors.js"
 import { limitsFor, type Plan, type PlanLimits } from "./Plan.js"
 import { randomId, SecureRandom } from "./SecureRandom.js"
-import * as Sync from "./Sync.js"
 
 /** Who a verified key belongs to, and the limits that apply. */
 export interface Principal {
@@ -154,15 +153,15 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
     // `Sync` steps rather than a generator: this runs on every request, and when the store answers
     // at once so does this (no fiber).
     const clock = yield* Effect.clock
-    const NONE = Sync.succeed(Option.none<Principal>())
+    const NONE = Effect.succeed(Option.none<Principal>())
     const verify = (token: string): Effect.Effect<Option.Option<Principal>, StoreUnavailable> =>
-      Sync.suspend(() => {
+      Effect.suspend(() => {
         if (!ApiKey.isWellFormed(token)) return NONE
         const now = clock.currentTimeMillisUnsafe()
-        return Sync.flatMap(Sync.now(store.findKeyByHash(ApiKey.hash(token))), (key) =>
+        return Effect.flatMap(store.findKeyByHash(ApiKey.hash(token)), (key) =>
           Option.isNone(key) || keyState(key.value, now) !== "active"
             ? NONE
-            : Sync.map(Sync.now(store.findAccount(key.value.accountId)), Option.map(principalOf(key.value))))
+            : Effect.map(store.findAccount(key.value.accountId), Option.map(principalOf(key.value))))
       })
 
     return Accounts.of({

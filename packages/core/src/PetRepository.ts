@@ -10,7 +10,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { StoreUnavailable } from "./Errors.js"
 import type { CategoryId, Pet, PetId, PetStatus } from "./Pet.js"
-import * as Sync from "./Sync.js"
 
 /** A pet as it is stored: everything but the id, which the store assigns. */
 export interface PetDraft {
@@ -89,14 +88,14 @@ export const makeMemory = (): PetRepository["Type"] => {
     onChange: changes.onChange,
     // Each completes at once: a request's steps run it without a fiber (see `Sync.now`).
     insert: (draft) =>
-      Sync.sync(() => {
+      Effect.sync(() => {
         const pet: Pet = { id: nextId++ as PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }
         all.push(pet)
         byStatus[pet.status].push(pet)
         return pet
       }),
     listAfter: ({ afterId, limit, status }) =>
-      Sync.sync(() => {
+      Effect.sync(() => {
         const source = Option.isSome(status) ? byStatus[status.value] : all
         const start = firstAfter(source, afterId)
         return source.slice(start, start + limit)
@@ -104,7 +103,7 @@ export const makeMemory = (): PetRepository["Type"] => {
     // Ids are given one by one from 1 and pets are never removed, so pet `id` is `all[id - 1]`: no
     // map from id to pet is kept.
     findById: (id) =>
-      Sync.sync(() => {
+      Effect.sync(() => {
         const pet = all[id - 1]
         return pet !== undefined && pet.id === id ? Option.some(pet) : Option.none()
       })

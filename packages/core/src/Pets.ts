@@ -13,7 +13,6 @@ import { InvalidCursor, PetNotFound, type StoreUnavailable } from "./Errors.js"
 import { CursorSigner } from "./PageCursor.js"
 import { DEFAULT_PET_STATUS, type NewPet, type Pet, type PetId, type PetStatus } from "./Pet.js"
 import { PetRepository } from "./PetRepository.js"
-import * as Sync from "./Sync.js"
 
 /** How many full pages are kept in memory (the cache starts over beyond). */
 const FULL_PAGES_KEPT = 4096
@@ -103,7 +102,7 @@ export class Pets extends Context.Service<
           // One extra row tells whether a next page exists, so a page with a next link is always full.
           // `Sync.map`: over a repository whose read completes at once, the page does too (see `Sync.now`).
           const before = generation
-          return Sync.map(repo.listAfter({ afterId, status, limit: limit + 1 }), (rows): Page => {
+          return Effect.map(repo.listAfter({ afterId, status, limit: limit + 1 }), (rows): Page => {
             if (rows.length <= limit) return { pets: rows, next: Option.none() }
             const pets = rows.slice(0, limit)
             const page: Page = { pets, next: Option.some(cursors.encode({ afterId: pets[pets.length - 1]!.id, status })) }

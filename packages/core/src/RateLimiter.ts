@@ -15,7 +15,6 @@ import * as DailyQuota from "./DailyQuota.js"
 import type { StoreUnavailable } from "./Errors.js"
 import * as LimitDecision from "./LimitDecision.js"
 import type { PlanLimits } from "./Plan.js"
-import * as Sync from "./Sync.js"
 import * as TokenBucket from "./TokenBucket.js"
 
 export interface RateLimiterOptions {
@@ -178,8 +177,8 @@ export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clo
 
   return RateLimiter.of({
     // One synchronous step each: answerable at once (see `Sync`).
-    admit: (subject) => Sync.sync(() => decideAccount(subject, clock.currentTimeMillisUnsafe())),
-    admitFailedAuth: (address) => Sync.sync(() => decideAddress(address, clock.currentTimeMillisUnsafe())),
+    admit: (subject) => Effect.sync(() => decideAccount(subject, clock.currentTimeMillisUnsafe())),
+    admitFailedAuth: (address) => Effect.sync(() => decideAddress(address, clock.currentTimeMillisUnsafe())),
     takeChanges: Effect.sync(() => {
       const quotas = changedAccounts.map((id) => {
         const r = usage.get(id)!

@@ -15,7 +15,7 @@
  *
  * @since 1.0.0
  */
-import { Accounts, type Idempotency, type MessageQueue, type Pets, RateLimiter, Readiness, Sync } from "@petstore/core"
+import { Accounts, type Idempotency, type MessageQueue, type Pets, RateLimiter, Readiness } from "@petstore/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -210,7 +210,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
      */
     const serve = (stages: ReturnType<typeof Pipeline.runner>, request: AppRequest, finish: typeof write): Effect.Effect<AppResponse> => {
       const exchange = Exchange.make(request)
-      return Sync.map(recover(stages, exchange), (answer) => finish(exchange, answer))
+      return Effect.map(recover(stages, exchange), (answer) => finish(exchange, answer))
     }
 
     /**
@@ -240,9 +240,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
       if (path === Health.HEALTH_PATH || path === Health.READY_PATH) return health.answer(request.method, path)
       if (metrics !== undefined && path === "/metrics" && isRead(request.method)) return serve(METRICS, request, write)
       if (isRead(request.method)) {
-        if (path === openApiPath) return Sync.succeed(openApi())
-        if (path === "/docs") return Sync.map(reference.answer(request), labelDocs)
-        if (path === "/favicon.ico") return Sync.succeed(noFavicon())
+        if (path === openApiPath) return Effect.succeed(openApi())
+        if (path === "/docs") return Effect.map(reference.answer(request), labelDocs)
+        if (path === "/favicon.ico") return Effect.succeed(noFavicon())
       }
       return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN, request, write) : serve(PUBLIC, request, writePublic)
     }
@@ -259,7 +259,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     const observed = (request: AppRequest) => observe(request, dispatch)
     return App.of({
       // Lazy: nothing of the request is done before its effect runs.
-      handle: (request) => Sync.suspendWith(observed, request),
+      handle: (request) => Effect.suspend(() => (observed)(request)),
       paths: [...paths],
       methods: Routes.methods([api, AdminApi]),
       startDraining: health.startDraining

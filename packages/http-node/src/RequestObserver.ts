@@ -12,7 +12,7 @@
  *
  * @since 1.0.0
  */
-import { Sync } from "@petstore/core"
+
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -210,8 +210,8 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
       return (request, serve) => {
         const requestId = RequestId.of(request.header("x-request-id"))
         const start = timed ? clock.currentTimeNanosUnsafe() : 0n
-        const response = Sync.onPending(serve(request), (waiting) => withRequestId(waiting, requestId, request.hostRequestId))
-        return Sync.tap(response, (response) => void answered(request, response, requestId, start))
+        const response = ((waiting) => withRequestId(waiting, requestId, request.hostRequestId))(serve(request))
+        return Effect.tap(response, (value) => Effect.sync(() => ((response) => void answered(request, response, requestId, start))(value)))
       }
     }
     // Traced: the whole request runs in its span, so the spans of store calls are its children.

@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { AccountStore, BoundedCache, Errors, StoreRows, Sync } from "@petstore/core"
+import { AccountStore, BoundedCache, Errors, StoreRows } from "@petstore/core"
 import { Database, queryOn, statement } from "./Database.js"
 
 export interface AccountStorePgOptions {
@@ -117,10 +117,10 @@ export const make = (
 
     // Cached answers are answerable at once (see `Sync`): no fiber on a request's path.
     const keyByHash = (hash: string) =>
-      Sync.suspend(() => {
+      Effect.suspend(() => {
         const now = clock.currentTimeMillisUnsafe()
         const cached = keysByHash.get(hash)
-        return fresh(cached, now) ? Sync.succeed(Option.some(cached.key)) : lookUpKey(hash, now)
+        return fresh(cached, now) ? Effect.succeed(Option.some(cached.key)) : lookUpKey(hash, now)
       })
 
     /** Drops the changed keys from this instance's cache once their change committed. */
@@ -136,9 +136,9 @@ export const make = (
           await queryOn(client, INSERT_KEY, StoreRows.keyValues(firstKey))
         }),
       findAccount: (id) =>
-        Sync.suspend(() => {
+        Effect.suspend(() => {
           const cached = accounts.get(id)
-          return cached !== undefined ? Sync.succeed(Option.some(cached)) : lookUpAccount(id)
+          return cached !== undefined ? Effect.succeed(Option.some(cached)) : lookUpAccount(id)
         }),
       countAccounts: Effect.map(db.query<{ n: number }>(ACCOUNT_COUNT, []), (rows) => rows[0]!.n),
       insertKey: (key) =>

@@ -23,7 +23,7 @@ import * as Result from "effect/Result"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import { Errors, LimitDecision, RateLimiter, Readiness, Sync } from "@petstore/core"
+import { Errors, LimitDecision, RateLimiter, Readiness } from "@petstore/core"
 import * as LimiterScripts from "./LimiterScripts.js"
 import { Redis, type RedisOptions, type RedisUnavailable, layer as layerRedis, script } from "./RedisConnection.js"
 
@@ -98,9 +98,9 @@ export const make = (
     let shared = true
 
     // -1 asks the script to read Redis's `TIME` (no step of its own then: a decision is one call).
-    const timeArg = Sync.sync(() => clock.currentTimeMillisUnsafe())
+    const timeArg = Effect.sync(() => clock.currentTimeMillisUnsafe())
     const atTime = <A, E>(call: (at: number) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
-      callerClock ? Sync.flatMap(timeArg, call) : call(-1)
+      callerClock ? Effect.flatMap(timeArg, call) : call(-1)
 
     // Looks at Redis every 250 ms while it is away; back to it as soon as it runs a script again.
     const scriptRuns = scriptsRun(redis, prefix)
@@ -118,7 +118,7 @@ export const make = (
     ): Effect.Effect<A, Errors.StoreUnavailable> =>
       !shared && failOpen
         ? fallback()
-        : Sync.catchAllCause(shared$, (cause) => {
+        : Effect.catchCause(shared$, (cause) => {
           // A defect passes as it is; a failure to reach Redis is what the setting makes of it.
           const failure = Cause.failureOrCause(cause)
           if (Result.isSuccess(failure)) return Exit.failCause(failure.right)
@@ -136,7 +136,7 @@ export const make = (
         decide(
           atTime((at) => {
             const { accountId, keyId, limits } = subject
-            return Sync.map(
+            return Effect.map(
               redis.run(ADMIT, [accountKey(prefix, accountId)], [
                 limits.perMinute,
                 limits.perDay,
@@ -164,7 +164,7 @@ export const make = (
       admitFailedAuth: (address) =>
         decide(
           atTime((at) =>
-            Sync.map(
+            Effect.map(
               redis.run(ADMIT_ADDRESS, [addressKey(prefix, address)], [settings.failedAuthPerMinute, at]),
               ([wait, units, refilledAt, decidedAt]) =>
                 LimitDecision.describeAddress(settings.failedAuthPerMinute, { units: units!, at: refilledAt! }, decidedAt!, wait!)

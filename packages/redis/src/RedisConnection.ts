@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import { Sync } from "@petstore/core"
+
 import { createHash } from "node:crypto"
 import * as SentinelMaster from "./SentinelMaster.js"
 
@@ -189,7 +189,7 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never,
     // fibers would cost more than the call itself). A request's runner waits for the reply without a
     // fiber (`Sync.callback`).
     const bounded = <A>(what: string, call: () => Promise<A>) =>
-      Sync.callback<A, RedisUnavailable>((resume) => {
+      Effect.callback<A, RedisUnavailable>((resume) => {
         let done = false
         const timer = setTimeout(() => {
           done = true

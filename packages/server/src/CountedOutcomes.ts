@@ -6,7 +6,8 @@
  *
  * @since 1.0.0
  */
-import { type LimitDecision, type MessageStore, type RateLimiter, Sync } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import { type LimitDecision, type MessageStore, type RateLimiter } from "@petstore/core"
 import type { DeliveryOutcome, Metrics, Verdict } from "./Metrics.js"
 
 const FAILED_AUTH_VERDICT: Record<LimitDecision.Verdict, Verdict> = {
@@ -23,8 +24,8 @@ export const countVerdicts = (limiter: RateLimiter.RateLimiter["Type"], metrics:
   const failedAuth = (decision: LimitDecision.Decision) => metrics.verdict(FAILED_AUTH_VERDICT[decision.verdict])
   return {
     ...limiter,
-    admit: (subject) => Sync.tap(limiter.admit(subject), keyed),
-    admitFailedAuth: (address) => Sync.tap(limiter.admitFailedAuth(address), failedAuth)
+    admit: (subject) => Effect.tap(limiter.admit(subject), (value) => Effect.sync(() => (keyed)(value))),
+    admitFailedAuth: (address) => Effect.tap(limiter.admitFailedAuth(address), (value) => Effect.sync(() => (failedAuth)(value)))
   }
 }
 
@@ -36,8 +37,8 @@ export const countDeliveries = (store: MessageStore.MessageStore["Type"], metric
   const failed = counted("failed")
   return {
     ...store,
-    markDelivered: (id, now) => Sync.tap(store.markDelivered(id, now), delivered),
-    markRetry: (id, now, availableAt, error) => Sync.tap(store.markRetry(id, now, availableAt, error), retried),
-    markFailed: (id, now, error) => Sync.tap(store.markFailed(id, now, error), failed)
+    markDelivered: (id, now) => Effect.tap(store.markDelivered(id, now), (value) => Effect.sync(() => (delivered)(value))),
+    markRetry: (id, now, availableAt, error) => Effect.tap(store.markRetry(id, now, availableAt, error), (value) => Effect.sync(() => (retried)(value))),
+    markFailed: (id, now, error) => Effect.tap(store.markFailed(id, now, error), (value) => Effect.sync(() => (failed)(value)))
   }
 }

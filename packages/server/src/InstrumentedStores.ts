@@ -11,7 +11,7 @@
  *
  * @since 1.0.0
  */
-import { AccountStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository, Sync } from "@petstore/core"
+import { AccountStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -46,7 +46,7 @@ const observed = <A, E, R>(
   cells: StoreOperationCells | undefined,
   span: string | undefined
 ): Effect.Effect<A, E, R> => {
-  const timed = cells === undefined ? Effect.suspend(call) : Sync.suspend(() => {
+  const timed = cells === undefined ? Effect.suspend(call) : Effect.suspend(() => {
     const start = performance.now()
     let effect: Effect.Effect<A, E, R>
     try {
@@ -56,7 +56,7 @@ const observed = <A, E, R>(
       record(cells, start, Exit.die(defect))
       throw defect
     }
-    return Sync.onExit(effect, (exit) => record(cells, start, exit))
+    return Effect.onExit(effect, (exit) => Effect.sync(() => ((exit) => record(cells, start, exit))(exit)))
   })
   return span === undefined ? timed : Effect.withSpan(timed, span, { kind: "client" })
 }

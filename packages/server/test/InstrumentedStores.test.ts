@@ -4,7 +4,7 @@
  * wrapper keeps an answer that is already there as it is (no fiber) when tracing is off.
  */
 import { Resource, Tracer } from "@effect/opentelemetry"
-import { AccountStore, Errors, PetRepository, Sync } from "@petstore/core"
+import { AccountStore, Errors, PetRepository } from "@petstore/core"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Cause, Effect, Exit, Layer, Option, type Scope } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
@@ -108,7 +108,7 @@ describe("instrument", () => {
     expect(Effect.runSync(insert).id).toBe(2)
     expect(cells.duration.count).toBe(2)
     // Work that throws is timed and counted as an error, and the throw reaches the caller as a defect.
-    const broken = instrument("PetRepository", { ...repository, insert: (_draft: PetRepository.PetDraft) => Sync.sync((): never => { throw new Error("broken") }) }, { metrics, tracing: false })
+    const broken = instrument("PetRepository", { ...repository, insert: (_draft: PetRepository.PetDraft) => Effect.sync((): never => { throw new Error("broken") }) }, { metrics, tracing: false })
     const died = runAtOnce(broken.insert({ name: "Tom", categoryId: 1 as never, status: "available" }))
     expect(died !== "forked" && Exit.isFailure(died) && String(Cause.squash(died.cause))).toContain("broken")
     expect(cells.duration.count).toBe(3)

@@ -15,7 +15,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { AccountStore, BoundedCache, Errors, StoreRows, Sync } from "@petstore/core"
+import { AccountStore, BoundedCache, Errors, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
@@ -118,7 +118,7 @@ export const make = (
     }
     // Lookups are synchronous reads: answerable at once (see `Sync`), so a request needs no fiber for them.
     const atOnce = <A>(f: () => A): Effect.Effect<A, Errors.StoreUnavailable> =>
-      Sync.attempt(f, (cause) => new Errors.StoreUnavailable({ cause }))
+      Effect.try({ try: f, catch: (cause) => new Errors.StoreUnavailable({ cause }) })
 
     return AccountStore.AccountStore.of({
       insertAccount: (account, firstKey) =>

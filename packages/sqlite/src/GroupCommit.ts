@@ -18,7 +18,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import { Errors, Sync } from "@petstore/core"
+import { Errors } from "@petstore/core"
 import { Connection } from "./Connection.js"
 
 export interface GroupCommitOptions {
@@ -173,7 +173,7 @@ export const make = (options: GroupCommitOptions) =>
 
     return Database.of({
       // A read is a synchronous query: answerable at once (see `Sync`), like every synchronous lookup.
-      read: <A>(query: () => A) => Sync.attempt(query, unavailable),
+      read: <A>(query: () => A) => Effect.try({ try: query, catch: unavailable }),
       write: <A>(write: () => A) =>
         Effect.callback<A, Errors.StoreUnavailable>((resume) => {
           if (closed) return resume(closedError)

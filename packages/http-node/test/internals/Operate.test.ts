@@ -1,5 +1,5 @@
 /** Stage operate: the handler's reply encoded by the endpoint's schema with the success status, or its failure as an Error answer. */
-import { Errors, Sync } from "@petstore/core"
+import { Errors } from "@petstore/core"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { Api, OPERATIONS } from "../../src/Api.js"
@@ -11,9 +11,9 @@ const PET = { id: 3, name: "Rex", categoryId: 1, status: "available", secret: "n
 const handlers: Record<string, (input: any, context: any) => Effect.Effect<Routes.Reply<unknown>, any>> = {
   // Any operation the API lists, the ones below aside.
   ...Object.fromEntries(OPERATIONS.map((o) => [o.endpoint.name, () => Effect.die("unused")])),
-  listPets: () => Sync.succeed({ value: [PET] }),
-  createPet: (_, { path }) => Sync.succeed({ value: PET, headers: { Location: `${path}/3` } }),
-  getPet: () => Sync.fail(new Errors.PetNotFound({ id: 9 as never })),
+  listPets: () => Effect.succeed({ value: [PET] }),
+  createPet: (_, { path }) => Effect.succeed({ value: PET, headers: { Location: `${path}/3` } }),
+  getPet: () => Effect.fail(new Errors.PetNotFound({ id: 9 as never })),
   createMessage: () => Effect.fail(new Errors.StoreUnavailable({ cause: "down" })),
   getMessage: () => Effect.die("unused")
 }

@@ -1,5 +1,5 @@
 /** The pipeline: stages run in order until one answers; the rest do not run; a list that never answers is a defect. */
-import { Sync } from "@petstore/core"
+
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { answer } from "../../src/internal/stages/answer.js"
@@ -9,15 +9,15 @@ import { exchange } from "./support/Stages.js"
 describe("pipeline", () => {
   it("runs the stages in order until one answers, at once when none waits, in a fiber when one does", async () => {
     const ran: Array<string> = []
-    const goOn = (name: string): Pipeline.Stage => () => Sync.sync(() => void ran.push(name))
-    const answers = (name: string): Pipeline.Stage => () => Sync.sync(() => (ran.push(name), answer(204, undefined)))
+    const goOn = (name: string): Pipeline.Stage => () => Effect.sync(() => void ran.push(name))
+    const answers = (name: string): Pipeline.Stage => () => Effect.sync(() => (ran.push(name), answer(204, undefined)))
     const waits: Pipeline.Stage = () => Effect.as(Effect.yieldNow(), undefined)
-    const first = Sync.now(Pipeline.run([goOn("a"), goOn("b"), answers("c"), goOn("d")], exchange()))
+    const first = Pipeline.run([goOn("a"), goOn("b"), answers("c"), goOn("d")], exchange())
     expect(first).toStrictEqual(Exit.succeed(answer(204, undefined)))
     expect(ran).toStrictEqual(["a", "b", "c"])
     ran.length = 0
     const later = Pipeline.run([goOn("a"), waits, answers("c")], exchange())
-    expect(Exit.isExit(Sync.now(later))).toBe(false)
+    expect(Exit.isExit(later)).toBe(false)
     expect((await Effect.runPromise(later)).status).toBe(204)
   })
 

@@ -1,5 +1,5 @@
 /** The one recovery: what escapes the stages (a failure, a defect thrown at once or later) is answered 503 or 500; an answer stays as it is. */
-import { Sync } from "@petstore/core"
+
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { answer } from "../../src/internal/stages/answer.js"
@@ -10,7 +10,7 @@ const run = (effect: Effect.Effect<unknown>) => Effect.runPromise(Effect.exit(ef
 describe("recover", () => {
   it("an answer is kept, at once", () => {
     const ok = answer(200, "[]")
-    expect(Sync.now(recover(() => Sync.succeed(ok), undefined))).toStrictEqual(Exit.succeed(ok))
+    expect(recover(() => Effect.succeed(ok), undefined)).toStrictEqual(Exit.succeed(ok))
   })
 
   it("a failure is 503 unavailable, a defect (thrown at once, or in a fiber) 500 internal_error", async () => {
@@ -22,7 +22,7 @@ describe("recover", () => {
     expect(await status(() => {
       throw new Error("at once")
     })).toBe(500)
-    expect(await status(() => Sync.sync(() => {
+    expect(await status(() => Effect.sync(() => {
       throw new Error("in a step")
     }))).toBe(500)
     expect(await status(() => Effect.flatMap(Effect.yieldNow(), () => Effect.die("later")))).toBe(500)

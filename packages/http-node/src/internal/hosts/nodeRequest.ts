@@ -4,7 +4,8 @@
  *
  * @internal
  */
-import { Sync } from "@petstore/core"
+import * as Effect from "effect/Effect"
+
 import type * as Effect from "effect/Effect"
 import type { IncomingMessage } from "node:http"
 import type { AppRequest, BodyResult } from "../../AppRequest.js"
@@ -105,8 +106,8 @@ export const readBody = (request: HostedRequest, limit: number, done: (result: B
 }
 
 // The body is known before the request is handed in: answered at once (see `Sync`).
-const EMPTY_BODY: Effect.Effect<BodyResult> = Sync.succeed(Body.EMPTY)
-const bodyEffect = (body: BodyResult): Effect.Effect<BodyResult> => body === Body.EMPTY ? EMPTY_BODY : Sync.succeed(body)
+const EMPTY_BODY: Effect.Effect<BodyResult> = Effect.succeed(Body.EMPTY)
+const bodyEffect = (body: BodyResult): Effect.Effect<BodyResult> => body === Body.EMPTY ? EMPTY_BODY : Effect.succeed(body)
 
 /**
  * Hands `request`, routed on `url`, to the application through `run`, and its answer to

@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { Sync } from "@petstore/core"
+
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"

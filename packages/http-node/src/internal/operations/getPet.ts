@@ -6,7 +6,7 @@
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Lifecycle, Pet, Pets, Sync } from "@petstore/core"
+import { Lifecycle, Pet, Pets } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Gone } from "../../ErrorResponse.js"
@@ -53,7 +53,7 @@ export const endpoint = HttpApiEndpoint.get("getPet", "/pets/:petId")
   .annotate(OpenApi.Deprecated, true)
   .annotate(ResponseHeaders, ["Deprecation", "Sunset", "Link"])
 
-const GONE = Sync.fail(new Gone({ message: REMOVED }))
+const GONE = Effect.fail(new Gone({ message: REMOVED }))
 
 export const getPet = Operation.make({
   endpoint,
@@ -63,7 +63,7 @@ export const getPet = Operation.make({
     const handle: Operation.HandlerOf<typeof endpoint> = ({ path }) =>
       Lifecycle.isGetPetSunset(clock.currentTimeMillisUnsafe())
         ? GONE
-        : Sync.map(Sync.now(pets.get(path.petId)), (pet) => ({ value: pet }))
+        : Effect.map(pets.get(path.petId), (pet) => ({ value: pet }))
     return handle
   }),
   headers: lifecycleHeaders

@@ -6,7 +6,8 @@
  *
  * @since 1.0.0
  */
-import { type Errors, Idempotency, IdempotencyKey, Sync } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import { type Errors, Idempotency, IdempotencyKey } from "@petstore/core"
 import type * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -58,10 +59,10 @@ export const create = <A, E>(
   location: (value: A) => string
 ): Effect.Effect<Reply<A>, E | IdempotencyKey.InvalidIdempotencyKey | Errors.StoreUnavailable> => {
   const header = context.header(HEADER)
-  if (header === undefined) return Sync.map(Sync.now(plain()), (value) => ({ value, headers: { Location: location(value) } }))
+  if (header === undefined) return Effect.map(plain(), (value) => ({ value, headers: { Location: location(value) } }))
   const key = IdempotencyKey.parse(header)
-  if (Result.isFailure(key)) return Sync.fail(key.left)
-  return Sync.map(keyed(key.right), ({ replayed, value }) => ({
+  if (Result.isFailure(key)) return Effect.fail(key.left)
+  return Effect.map(keyed(key.right), ({ replayed, value }) => ({
     value,
     headers: replayed ? { Location: location(value), ...REPLAYED } : { Location: location(value) }
   }))

@@ -6,7 +6,7 @@
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Pet, Pets, Sync } from "@petstore/core"
+import { Pet, Pets } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -64,7 +64,7 @@ export const listPets = Operation.make({
     const handle: Operation.HandlerOf<typeof endpoint> = ({ urlParams }, { path }) => {
       const limit = urlParams.limit ?? Pets.PAGE_LIMIT.default
       const page = pets.list({ limit, status: Option.fromNullishOr(urlParams.status), cursor: Option.fromNullishOr(urlParams.cursor) })
-      return Sync.map(Sync.now(page), (page) => {
+      return Effect.map(page, (page) => {
         if (Option.isNone(page.next)) return { value: page.pets }
         const kept = fullPageReplies.get(page)
         if (kept !== undefined && kept.path === path) return kept

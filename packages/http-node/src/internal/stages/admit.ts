@@ -5,7 +5,8 @@
  *
  * @since 1.0.0
  */
-import { type LimitDecision, type RateLimiter, Sync } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import { type LimitDecision, type RateLimiter } from "@petstore/core"
 import type { AppRequest } from "../../AppRequest.js"
 import type { ResponseHeaders } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
@@ -52,7 +53,7 @@ export interface AdmitOptions {
 export const make = ({ clientAddress, limiter }: AdmitOptions): Stage => {
   /** Without a valid key: 401, or 429 once the address's failed attempts are spent. */
   const refuseUnknown = (exchange: Exchange) =>
-    Sync.map(Sync.now(limiter.admitFailedAuth(clientAddress(exchange.request))), (decision): Outcome => {
+    Effect.map(limiter.admitFailedAuth(clientAddress(exchange.request)), (decision): Outcome => {
       exchange.admission = limitHeaders(decision)
       if (decision.verdict !== "allowed") return FAILED_AUTH_LIMITED
       return exchange.token === undefined ? NO_KEY : INVALID_KEY
@@ -61,7 +62,7 @@ export const make = ({ clientAddress, limiter }: AdmitOptions): Stage => {
   return (exchange) => {
     const principal = exchange.principal
     if (principal === undefined) return refuseUnknown(exchange)
-    return Sync.map(Sync.now(limiter.admit(principal)), (decision): Outcome => {
+    return Effect.map(limiter.admit(principal), (decision): Outcome => {
       exchange.admission = limitHeaders(decision)
       exchange.accountId = principal.accountId
       exchange.decision = decision

@@ -5,7 +5,8 @@
  *
  * @since 1.0.0
  */
-import { type Accounts, Sync } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import { type Accounts } from "@petstore/core"
 import * as Option from "effect/Option"
 import { bearerToken } from "../credentials.js"
 import { GO_ON, type Stage } from "./pipeline.js"
@@ -15,7 +16,7 @@ export const make = (accounts: Accounts.Accounts["Type"]): Stage => (exchange) =
   const token = bearerToken(exchange.request.header("authorization"))
   exchange.token = token
   if (token === undefined) return GO_ON
-  return Sync.flatMap(Sync.now(accounts.verify(token)), (principal) => {
+  return Effect.flatMap(accounts.verify(token), (principal) => {
     exchange.principal = Option.getOrUndefined(principal)
     return GO_ON
   })

@@ -5,7 +5,8 @@
  *
  * @since 1.0.0
  */
-import { Sync } from "@petstore/core"
+import * as Effect from "effect/Effect"
+
 import * as ErrorResponse from "../../ErrorResponse.js"
 import { answer, refusal } from "./answer.js"
 import type { Exchange } from "./exchange.js"
@@ -14,7 +15,7 @@ import type { Stage } from "./pipeline.js"
 /** @category constructors */
 export const make = <Ctx>(contextOf: (exchange: Exchange, path: string) => Ctx): Stage => (exchange) => {
   const route = exchange.found!.handler
-  return Sync.match(Sync.now(route.handler(exchange.input, contextOf(exchange, route.path))), {
+  return Effect.match(route.handler(exchange.input, contextOf(exchange, route.path)), {
     onFailure: (error) => {
       const result = ErrorResponse.fromOperationError(error)
       return refusal(result, result.headers)

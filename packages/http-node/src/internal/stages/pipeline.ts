@@ -7,7 +7,7 @@
  *
  * @since 1.0.0
  */
-import { Sync } from "@petstore/core"
+
 import * as Effect from "effect/Effect"
 import type { Answer } from "./answer.js"
 import type { Exchange } from "./exchange.js"
@@ -19,10 +19,10 @@ export type Outcome = Answer | undefined
 export type Stage = (exchange: Exchange) => Effect.Effect<Outcome, unknown>
 
 /** "Go on with the next stage." */
-export const GO_ON: Effect.Effect<Outcome> = Sync.succeed(undefined)
+export const GO_ON: Effect.Effect<Outcome> = Effect.succeed(undefined)
 
 /** The answer of `answer`, from a stage. */
-export const answerWith = (answer: Answer): Effect.Effect<Outcome> => Sync.succeed(answer)
+export const answerWith = (answer: Answer): Effect.Effect<Outcome> => Effect.succeed(answer)
 
 const NO_ANSWER = Effect.dieMessage("the last stage of a request went on: every list ends with a stage that answers")
 
@@ -31,6 +31,6 @@ export const runner = (stages: ReadonlyArray<Stage>) => (exchange: Exchange): Ef
 
 /** Runs `stages` in order on `exchange` until one answers. Call it where the request is being run. */
 export const run = (stages: ReadonlyArray<Stage>, exchange: Exchange): Effect.Effect<Answer, unknown> =>
-  Sync.flatMap(Sync.firstDefined(stages, exchange), answered)
+  Effect.flatMap(Sync.firstDefined(stages, exchange), answered)
 
-const answered = (answer: Answer | undefined): Effect.Effect<Answer> => (answer === undefined ? NO_ANSWER : Sync.succeed(answer))
+const answered = (answer: Answer | undefined): Effect.Effect<Answer> => (answer === undefined ? NO_ANSWER : Effect.succeed(answer))

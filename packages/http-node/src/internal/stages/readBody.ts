@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { Sync } from "@petstore/core"
+
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { JSON_CONTENT_TYPE } from "../../AppResponse.js"
@@ -34,7 +34,7 @@ const isJson = (contentType: string | undefined): boolean => {
 /** @category constructors */
 export const make = (options: ReadBodyOptions): Stage => {
   const read = (exchange: Exchange) =>
-    Sync.flatMap(exchange.request.readBody(options.bodyLimit), (body): Effect.Effect<Outcome> => {
+    Effect.flatMap(exchange.request.readBody(options.bodyLimit), (body): Effect.Effect<Outcome> => {
       if (body._tag === "TooLarge") return answerWith(TOO_LARGE)
       if (body._tag === "Consumed") {
         return Effect.as(Effect.logError("a request body was read by the host server before it reached the pet store"), CONSUMED)

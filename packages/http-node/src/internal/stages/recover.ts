@@ -8,7 +8,7 @@
  *
  * @since 1.0.0
  */
-import { Sync } from "@petstore/core"
+
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -57,7 +57,7 @@ export const make = (refused: (reason: string) => Effect.Effect<void> = sayRefus
     } catch (defect) {
       answer = Effect.die(defect)
     }
-    return Sync.catchAllCause(answer, handler)
+    return Effect.catchCause(answer, handler)
   }
 }
 

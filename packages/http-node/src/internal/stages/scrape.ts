@@ -4,7 +4,8 @@
  *
  * @since 1.0.0
  */
-import { Sync } from "@petstore/core"
+import * as Effect from "effect/Effect"
+
 import type * as Effect from "effect/Effect"
 import type { AnsweringRoute } from "./answer.js"
 import type { Stage } from "./pipeline.js"
@@ -19,5 +20,5 @@ const METRICS_ROUTE: AnsweringRoute = { template: "GET /metrics", headers: undef
 /** @category constructors */
 export const make = ({ contentType, scrape }: ScrapeOptions): Stage => (exchange) => {
   exchange.route = METRICS_ROUTE
-  return Sync.map(scrape, (body) => ({ status: 200, body, headers: undefined, contentType }))
+  return Effect.map(scrape, (body) => ({ status: 200, body, headers: undefined, contentType }))
 }

@@ -2,7 +2,7 @@
  * What the stage tests share: a request made of its parts, an exchange for it, and a stage's
  * outcome taken as the request's runner takes it (at once, or the test fails).
  */
-import { Sync } from "@petstore/core"
+
 import { Effect, Exit } from "effect"
 import { Api, OPERATIONS } from "../../../src/Api.js"
 import type { AppRequest, BodyResult } from "../../../src/AppRequest.js"
@@ -23,7 +23,7 @@ export const request = (
   url: parts.url ?? "/v1/pets",
   header: (name) => parts.headers?.[name],
   remoteAddress: parts.remoteAddress ?? "192.0.2.1",
-  readBody: () => Sync.succeed(parts.body ?? { _tag: "Body", bytes: new Uint8Array() })
+  readBody: () => Effect.succeed(parts.body ?? { _tag: "Body", bytes: new Uint8Array() })
 })
 
 export const exchange = (parts?: Parameters<typeof request>[0]) => Exchange.make(request(parts))
