@@ -84,7 +84,7 @@ export const refusedRotation = (
   )
 
 /** @category constructors */
-export const makeMemory = (): AccountStore["Type"] => {
+export const makeMemory = (): AccountStore["Service"] => {
   const accounts = new Map<string, Account>()
   const keys = new Map<string, KeyRecord>()
   const byHash = new Map<string, KeyRecord>()

@@ -152,7 +152,7 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
 
     // `Sync` steps rather than a generator: this runs on every request, and when the store answers
     // at once so does this (no fiber).
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     const NONE = Effect.succeed(Option.none<Principal>())
     const verify = (token: string): Effect.Effect<Option.Option<Principal>, StoreUnavailable> =>
       Effect.suspend(() => {
@@ -168,10 +168,10 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
       create: ({ limits, plan }) =>
         Effect.gen(function*() {
           const resolved = limitsFor(plan, limits)
-          if (Result.isFailure(resolved)) return yield* resolved.left
+          if (Result.isFailure(resolved)) return yield* resolved.failure
           const now = yield* Clock.currentTimeMillis
           const id = yield* withRandom(randomId("acc"))
-          const account: Account = { id, plan, limits: resolved.right, createdAt: now }
+          const account: Account = { id, plan, limits: resolved.success, createdAt: now }
           const key = yield* newKey(id, now, null)
           yield* store.insertAccount(account, key.record)
           return { account, key: key.issued }

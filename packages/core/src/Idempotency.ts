@@ -140,7 +140,7 @@ export const make = (options: IdempotencyOptions) =>
       answer: (record: IdempotencyRecord) => Effect.Effect<A, StoreUnavailable>
     ): Effect.Effect<Keyed<A>, KeyedRefusal | StoreUnavailable> =>
       // The fiber's clock, read when the create runs: one step, not a suspension and a read.
-      Effect.clockWith((clock) => {
+      Clock.clockWith((clock) => {
         const id = recordKey(accountId, key)
         if (inFlight.has(id)) return Effect.fail(inUse(key))
         const now = clock.currentTimeMillisUnsafe()

@@ -55,10 +55,10 @@ export const parse = (header: string): Result.Result<IdempotencyKey, InvalidIdem
   const quoted = value.length >= 2 && value.startsWith("\"") && value.endsWith("\"")
   if (!quoted && value.includes("\"")) return invalid("a key is either bare or a whole quoted string")
   const key = quoted ? unquote(value) : Result.succeed(value)
-  if (Result.isFailure(key)) return Result.fail(key.left)
-  if (key.right.length === 0) return invalid("a key has 1 to 255 characters; it is empty")
-  if (key.right.length > MAX_LENGTH) return invalid(`a key has 1 to 255 characters; it has ${key.right.length}`)
-  return Result.succeed(key.right as IdempotencyKey)
+  if (Result.isFailure(key)) return Result.fail(key.failure)
+  if (key.success.length === 0) return invalid("a key has 1 to 255 characters; it is empty")
+  if (key.success.length > MAX_LENGTH) return invalid(`a key has 1 to 255 characters; it has ${key.success.length}`)
+  return Result.succeed(key.success as IdempotencyKey)
 }
 
 /** `key` in the draft's sf-string form, as a client following the draft sends it. */

@@ -97,7 +97,7 @@ const isInProgress = (entry: IdempotencyRecord | typeof IN_PROGRESS): entry is t
  *
  * @category constructors
  */
-export const makeMemory = (pets: PetRepository["Type"], messages: MessageStore["Type"]): IdempotencyStore["Type"] => {
+export const makeMemory = (pets: PetRepository["Service"], messages: MessageStore["Service"]): IdempotencyStore["Service"] => {
   const records = new Map<string, IdempotencyRecord | typeof IN_PROGRESS>()
   const live = (id: string, now: number): IdempotencyRecord | typeof IN_PROGRESS | undefined => {
     const found = records.get(id)

@@ -73,7 +73,7 @@ export const make = (
     const fiber = yield* Effect.sleep(Duration.millis(options.flushMillis)).pipe(
       Effect.andThen(logged),
       Effect.forever,
-      Effect.withClock(Clock.make()),
+      Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()),
       Effect.forkDetach
     )
     // Runs before the store closes (this layer depends on it): the last changes are kept.

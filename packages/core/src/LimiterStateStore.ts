@@ -32,7 +32,7 @@ export class LimiterStateStore extends Context.Service<
 }
 
 /** @category constructors */
-export const makeMemory = (): LimiterStateStore["Type"] => {
+export const makeMemory = (): LimiterStateStore["Service"] => {
   const quotas = new Map<string, { readonly day: number; readonly used: number }>()
   const standings = new Map<string, DurableLimiterState["standings"][number][1]>()
   return {

@@ -64,7 +64,7 @@ export const isClaimable = (m: StoredMessage, now: number): boolean =>
   (m.status === "queued" && m.availableAt <= now) || (m.status === "processing" && m.leaseUntil <= now)
 
 /** @category constructors */
-export const makeMemory = (): MessageStore["Type"] => {
+export const makeMemory = (): MessageStore["Service"] => {
   const messages = new Map<string, StoredMessage>()
   // Ids of queued and processing messages, in submission order.
   const pending = new Set<string>()

@@ -49,7 +49,7 @@ const sign = (secret: Uint8Array, payload: string): string =>
   createHmac("sha256", secret).update(payload).digest("base64url").slice(0, MAC_LENGTH)
 
 /** @category constructors */
-export const make = (secret: Uint8Array): CursorSigner["Type"] => {
+export const make = (secret: Uint8Array): CursorSigner["Service"] => {
   if (secret.length < 16) throw new Error("cursor secret must be at least 16 bytes")
   const key = Buffer.from(secret)
   const invalid = (reason: string) => Result.fail(new InvalidCursor({ reason }))

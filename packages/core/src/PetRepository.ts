@@ -78,7 +78,7 @@ const firstAfter = (pets: ReadonlyArray<Pet>, afterId: number): number => {
 }
 
 /** @category constructors */
-export const makeMemory = (): PetRepository["Type"] => {
+export const makeMemory = (): PetRepository["Service"] => {
   const all: Array<Pet> = []
   const byStatus: Record<PetStatus, Array<Pet>> = { available: [], pending: [], sold: [] }
   let nextId = 1

@@ -90,11 +90,11 @@ export class Pets extends Context.Service<
           let afterId = 0
           if (Option.isSome(cursor)) {
             const position = cursors.decode(cursor.value)
-            if (Result.isFailure(position)) return Effect.fail(position.left)
-            if (!Option.makeEquivalence<string>((a, b) => a === b)(position.right.status, status)) {
+            if (Result.isFailure(position)) return Effect.fail(position.failure)
+            if (!Option.makeEquivalence<string>((a, b) => a === b)(position.success.status, status)) {
               return Effect.fail(new InvalidCursor({ reason: "cursor was issued for a different status filter" }))
             }
-            afterId = position.right.afterId
+            afterId = position.success.afterId
           }
           const key = `${afterId}.${Option.isSome(status) ? status.value : ""}.${limit}`
           const kept = fullPages.get(key)

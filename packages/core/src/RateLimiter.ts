@@ -65,7 +65,7 @@ export class RateLimiter extends Context.Service<
 >()("@petstore/core/RateLimiter") {
   /** The limiter in this process's memory, at the time of the layer's Clock. */
   static readonly layerMemory = (options: Partial<RateLimiterOptions> = {}) =>
-    Layer.effect(RateLimiter, Effect.map(Effect.clock, (clock) => makeMemory({ ...DEFAULT_OPTIONS, ...options }, clock)))
+    Layer.effect(RateLimiter, Effect.map(Clock.Clock, (clock) => makeMemory({ ...DEFAULT_OPTIONS, ...options }, clock)))
 }
 
 const SWEEP_INTERVAL_MS = 60_000
@@ -107,7 +107,7 @@ const store = (r: UsageRecord, u: LimitDecision.AccountUsage): void => {
  *
  * @category constructors
  */
-export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clock.make()): RateLimiter["Type"] => {
+export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clock.Clock.defaultValue()): RateLimiter["Service"] => {
   // One flat, mutable record per active account (the pure decision works on immutable views of it):
   // four numbers and a map entry, which keeps a million active accounts well under 128 MB.
   const usage = new Map<string, UsageRecord>()

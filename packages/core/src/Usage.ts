@@ -78,7 +78,7 @@ export const make = (options: UsageOptions) =>
   Effect.gen(function*() {
     const store = yield* UsageStore
     const instanceId = hex(yield* Effect.flatMap(SecureRandom, (random) => random.bytes(12)))
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     const counter = UsageCounter.make()
     // Batches made but not yet written, oldest first; each keeps its name until it is written.
     const unsent: Array<FlushBatch> = []
@@ -121,14 +121,14 @@ export const make = (options: UsageOptions) =>
     const flusher = yield* wait(options.flushMillis).pipe(
       Effect.andThen(logged("flush", flush)),
       Effect.forever,
-      Effect.withClock(Clock.make()),
+      Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()),
       Effect.forkDetach
     )
     // A sweep at start, then one every `sweepMillis`.
     const sweeper = yield* logged("sweep", sweep).pipe(
       Effect.andThen(wait(options.sweepMillis)),
       Effect.forever,
-      Effect.withClock(Clock.make()),
+      Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()),
       Effect.forkDetach
     )
     // Runs before the store closes (this layer depends on it): what was counted is kept.

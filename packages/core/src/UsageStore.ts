@@ -141,7 +141,7 @@ interface MemoryBucket {
 }
 
 /** @category constructors */
-export const makeMemory = (): UsageStore["Type"] => {
+export const makeMemory = (): UsageStore["Service"] => {
   const tables = { hour: new Map<string, MemoryBucket>(), day: new Map<string, MemoryBucket>() }
   const flushes = new Map<string, number>()
   const addTo = (table: Map<string, MemoryBucket>, row: UsageRow, start: number) => {

@@ -39,7 +39,7 @@ export class WebhookAttemptStore extends Context.Service<
 }
 
 /** @category constructors */
-export const makeMemory = (): WebhookAttemptStore["Type"] => {
+export const makeMemory = (): WebhookAttemptStore["Service"] => {
   const byMessage = new Map<string, Array<WebhookAttempt>>()
   return {
     record: (attempt) =>

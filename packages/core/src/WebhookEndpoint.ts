@@ -95,7 +95,7 @@ export const afterFailure = (
 }
 
 /** @category constructors */
-export const makeMemory = (): WebhookEndpointStore["Type"] => {
+export const makeMemory = (): WebhookEndpointStore["Service"] => {
   const endpoints = new Map<string, WebhookEndpoint>()
   return {
     find: (accountId) => Effect.sync(() => Option.fromNullishOr(endpoints.get(accountId))),

@@ -74,7 +74,7 @@ const mapSecrets = (endpoint: WebhookEndpoint, f: (secret: string) => string): W
  * that does not open is the store's failure (`StoreUnavailable`, the unreadable secret its cause):
  * deliveries to that endpoint fail and are retried, the admin API answers 503, nothing is lost.
  */
-export const sealedStore = (store: WebhookEndpointStore["Type"], key: Uint8Array): WebhookEndpointStore["Type"] => ({
+export const sealedStore = (store: WebhookEndpointStore["Service"], key: Uint8Array): WebhookEndpointStore["Service"] => ({
   ...store,
   put: (endpoint) =>
     store.put(mapSecrets(endpoint, (secret) => secret.startsWith(PREFIX) ? secret : seal(key, endpoint.accountId, secret))),

@@ -49,7 +49,7 @@ describe("Accounts", () => {
       expect(yield* accounts.countAccounts).toBe(1)
       expect(yield* accounts.findAccount(account.id)).toEqual(account)
       const missing = yield* Effect.result(accounts.findAccount("acc_nope"))
-      expect(Result.isFailure(missing) && missing.left).toMatchObject({ _tag: "AccountNotFound", id: "acc_nope" })
+      expect(Result.isFailure(missing) && missing.failure).toMatchObject({ _tag: "AccountNotFound", id: "acc_nope" })
     }).pipe(Effect.provide(layer())))
 
   it.effect("staging keys are psk_test_; enterprise needs limits; bad plans fail with InvalidPlan", () =>
@@ -59,7 +59,7 @@ describe("Accounts", () => {
       expect(Redacted.value(key.key)).toMatch(/^psk_test_/)
       expect(account.limits).toEqual({ perMinute: 7, perDay: 9 })
       const bad = yield* Effect.result(accounts.create({ plan: "enterprise" }))
-      expect(Result.isFailure(bad) && bad.left._tag).toBe("InvalidPlan")
+      expect(Result.isFailure(bad) && bad.failure._tag).toBe("InvalidPlan")
       expect(yield* accounts.countAccounts).toBe(1)
     }).pipe(Effect.provide(layer("staging"))))
 
@@ -80,9 +80,9 @@ describe("Accounts", () => {
       yield* accounts.revoke(key.id)
       expect(yield* accounts.verify(Redacted.value(key.key))).toEqual(Option.none())
       const unknown = yield* Effect.result(accounts.revoke("key_nope"))
-      expect(Result.isFailure(unknown) && unknown.left).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
+      expect(Result.isFailure(unknown) && unknown.failure).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
       const noAccount = yield* Effect.result(accounts.issueKey("acc_nope"))
-      expect(Result.isFailure(noAccount) && noAccount.left._tag).toBe("AccountNotFound")
+      expect(Result.isFailure(noAccount) && noAccount.failure._tag).toBe("AccountNotFound")
     }).pipe(Effect.provide(layer())))
 
   it.effect("listKeys shows each key's state and metadata, never the key", () =>
@@ -110,7 +110,7 @@ describe("Accounts", () => {
       expect(byId.get(third.id)).toMatchObject({ state: "expired", expiresAt: T + 10 })
       expect(JSON.stringify(listed)).not.toContain(Redacted.value(key.key))
       const missing = yield* Effect.result(accounts.listKeys("acc_nope"))
-      expect(Result.isFailure(missing) && missing.left._tag).toBe("AccountNotFound")
+      expect(Result.isFailure(missing) && missing.failure._tag).toBe("AccountNotFound")
     }).pipe(Effect.provide(layer())))
 
   it.effect("rotate: a new key at once; the old one works for the grace period, then is refused", () =>
@@ -128,7 +128,7 @@ describe("Accounts", () => {
       expect(yield* accounts.verify(Redacted.value(key.key))).toEqual(Option.none())
       // A rotated key is not rotated again: the answer names its successor.
       const again = yield* Effect.result(accounts.rotate(key.id))
-      expect(Result.isFailure(again) && again.left).toMatchObject({ _tag: "KeyAlreadyRotated", id: key.id, successorId: next.id })
+      expect(Result.isFailure(again) && again.failure).toMatchObject({ _tag: "KeyAlreadyRotated", id: key.id, successorId: next.id })
       // Default grace 0: refused at once; a negative grace counts as 0.
       const third = yield* accounts.rotate(next.id)
       expect(yield* accounts.verify(Redacted.value(next.key))).toEqual(Option.none())
@@ -136,7 +136,7 @@ describe("Accounts", () => {
       expect(yield* accounts.verify(Redacted.value(third.key))).toEqual(Option.none())
       expect(Option.isSome(yield* accounts.verify(Redacted.value(fourth.key)))).toBe(true)
       const unknown = yield* Effect.result(accounts.rotate("key_nope"))
-      expect(Result.isFailure(unknown) && unknown.left).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
+      expect(Result.isFailure(unknown) && unknown.failure).toMatchObject({ _tag: "KeyNotFound", id: "key_nope" })
     }).pipe(Effect.provide(layer())))
 
   it.effect("rotate: a key with a successor is refused naming it, whatever its state; a revoked or expired key never rotated is not found", () =>
@@ -150,7 +150,7 @@ describe("Accounts", () => {
       yield* accounts.revoke(revoked.id)
       const expiring = yield* accounts.issueKey(account.id, { expiresAt: T + 5 })
       yield* TestClock.adjust("5 millis")
-      const failure = (id: string) => Effect.map(Effect.result(accounts.rotate(id)), (r) => Result.isFailure(r) && r.left)
+      const failure = (id: string) => Effect.map(Effect.result(accounts.rotate(id)), (r) => Result.isFailure(r) && r.failure)
       expect(yield* failure(key.id)).toMatchObject({ _tag: "KeyAlreadyRotated", id: key.id, successorId: next.id })
       expect(yield* failure(revoked.id)).toMatchObject({ _tag: "KeyNotFound", id: revoked.id })
       expect(yield* failure(expiring.id)).toMatchObject({ _tag: "KeyNotFound", id: expiring.id })
@@ -170,7 +170,7 @@ describe("Accounts", () => {
       const { account } = yield* accounts.create({ plan: "free" })
       for (const expiresAt of [T - 60_000, T - 1, T]) {
         const refused = yield* Effect.result(accounts.issueKey(account.id, { expiresAt }))
-        expect(Result.isFailure(refused) && refused.left).toMatchObject({ _tag: "InvalidExpiry", expiresAt, now: T })
+        expect(Result.isFailure(refused) && refused.failure).toMatchObject({ _tag: "InvalidExpiry", expiresAt, now: T })
       }
       expect(yield* accounts.listKeys(account.id)).toHaveLength(1)
       const soon = yield* accounts.issueKey(account.id, { expiresAt: T + 1 })

@@ -90,9 +90,9 @@ describe("MessageQueue", () => {
       expect(submitted.id).toMatch(/^msg_[0-9A-Za-z]{22}$/)
       yield* eventually(Effect.map(queue.get("acc_a", submitted.id), (m) => m.status === "delivered"))
       const other = yield* Effect.result(queue.get("acc_b", submitted.id))
-      expect(Result.isFailure(other) && other.left).toMatchObject({ _tag: "MessageNotFound", id: submitted.id })
+      expect(Result.isFailure(other) && other.failure).toMatchObject({ _tag: "MessageNotFound", id: submitted.id })
       const unknown = yield* Effect.result(queue.get("acc_a", "msg_nope"))
-      expect(Result.isFailure(unknown) && unknown.left._tag).toBe("MessageNotFound")
+      expect(Result.isFailure(unknown) && unknown.failure._tag).toBe("MessageNotFound")
     }).pipe(Effect.provide(queueLayer(MessageProcessor.layerRecordOnly))))
 
   it.scopedLive("a failing attempt is retried after the backoff, queued in between; then delivered", () => {

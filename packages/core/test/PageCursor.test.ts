@@ -10,7 +10,7 @@ const SECRET = new Uint8Array(32).fill(7)
 const signer = () => PageCursor.make(SECRET)
 const reason = (token: string) => {
   const decoded = signer().decode(token)
-  return Result.isFailure(decoded) ? decoded.left.reason : "valid"
+  return Result.isFailure(decoded) ? decoded.failure.reason : "valid"
 }
 /** A token signed with the right secret over any payload: only the payload checks can refuse it. */
 const signed = (payload: string) => {

@@ -4,7 +4,7 @@ import * as Pet from "../src/Pet.js"
 
 const decode = <A, I>(schema: Schema.Schema<A, I>) => (input: unknown) => Schema.decodeUnknownResult(schema)(input)
 const message = (result: Result.Result<unknown, { readonly message: string }>) =>
-  Result.isFailure(result) ? result.left.message : "decoded"
+  Result.isFailure(result) ? result.failure.message : "decoded"
 
 describe("Pet", () => {
   it("MAX_ID is 2^53 − 1, the largest id JSON numbers carry exactly", () => {

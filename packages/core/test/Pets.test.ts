@@ -52,7 +52,7 @@ describe("Pets", () => {
       expect(tom.status).toBe("sold")
       expect(yield* pets.get(1 as PetId)).toEqual(rex)
       const missing = yield* Effect.result(pets.get(9 as PetId))
-      expect(Result.isFailure(missing) && missing.left).toMatchObject({ _tag: "PetNotFound", id: 9 })
+      expect(Result.isFailure(missing) && missing.failure).toMatchObject({ _tag: "PetNotFound", id: 9 })
     }).pipe(Effect.provide(layer)))
 
   it.effect("list pages by id with a cursor exactly when more pets follow; a page with a cursor is full", () =>
@@ -97,14 +97,14 @@ describe("Pets", () => {
       for (let i = 1; i <= 3; i++) yield* pets.create({ name: `p${i}`, categoryId: cat, status: "sold" })
       const page = yield* pets.list({ limit: 1, status: Option.some("sold"), cursor: Option.none() })
       const other = yield* Effect.result(pets.list({ limit: 1, status: Option.some("pending"), cursor: page.next }))
-      expect(Result.isFailure(other) && other.left).toMatchObject({
+      expect(Result.isFailure(other) && other.failure).toMatchObject({
         _tag: "InvalidCursor",
         reason: "cursor was issued for a different status filter"
       })
       const none = yield* Effect.result(pets.list({ limit: 1, status: Option.none(), cursor: page.next }))
-      expect(Result.isFailure(none) && none.left._tag).toBe("InvalidCursor")
+      expect(Result.isFailure(none) && none.failure._tag).toBe("InvalidCursor")
       const forged = yield* Effect.result(pets.list({ limit: 1, status: Option.none(), cursor: Option.some("abc.def") }))
-      expect(Result.isFailure(forged) && forged.left._tag).toBe("InvalidCursor")
+      expect(Result.isFailure(forged) && forged.failure._tag).toBe("InvalidCursor")
       const same = yield* pets.list({ limit: 1, status: Option.some("sold"), cursor: page.next })
       expect(same.pets.map((p) => p.id)).toEqual([2])
     }).pipe(Effect.provide(layer)))

@@ -20,7 +20,7 @@ describe("Plan", () => {
     for (const plan of ["free", "pro", "business"] as const) {
       expect(Plan.limitsFor(plan)).toEqual(Result.succeed(Plan.STANDARD_LIMITS[plan]))
       const custom = Plan.limitsFor(plan, { perMinute: 5, perDay: 5 })
-      expect(Result.isFailure(custom) && custom.left.reason).toBe(
+      expect(Result.isFailure(custom) && custom.failure.reason).toBe(
         `limits can only be set for enterprise accounts; ${plan} has fixed limits`
       )
     }
@@ -29,7 +29,7 @@ describe("Plan", () => {
   it("enterprise needs its own numbers, positive integers in range", () => {
     expect(Plan.limitsFor("enterprise", { perMinute: 7, perDay: 70 })).toEqual(Result.succeed({ perMinute: 7, perDay: 70 }))
     const noLimits = Plan.limitsFor("enterprise")
-    expect(Result.isFailure(noLimits) && noLimits.left.reason).toBe("enterprise accounts need limits")
+    expect(Result.isFailure(noLimits) && noLimits.failure.reason).toBe("enterprise accounts need limits")
     for (const bad of [
       { perMinute: 0, perDay: 10 },
       { perMinute: 10, perDay: 0 },
@@ -38,7 +38,7 @@ describe("Plan", () => {
       { perMinute: 10, perDay: 1_000_000_001 }
     ]) {
       const result = Plan.limitsFor("enterprise", bad)
-      expect(Result.isFailure(result) && result.left.reason).toBe("limits must be positive integers")
+      expect(Result.isFailure(result) && result.failure.reason).toBe("limits must be positive integers")
     }
     expect(Plan.limitsFor("enterprise", { perMinute: 1_000_000, perDay: 1_000_000_000 })).toEqual(
       Result.succeed({ perMinute: 1_000_000, perDay: 1_000_000_000 })

@@ -1,3 +1,4 @@
+import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, TestClock } from "effect"
 import * as BanPolicy from "../src/BanPolicy.js"
@@ -21,14 +22,14 @@ const alice2 = free("alice", "alice-2")
 const bob1 = free("bob", "bob-1")
 
 /** Sends `n` requests of `subject` and returns the verdicts. */
-const admitTimes = (limiter: RateLimiter["Type"], subject: Subject, n: number) =>
+const admitTimes = (limiter: RateLimiter["Service"], subject: Subject, n: number) =>
   Effect.forEach(Array.from({ length: n }), () => Effect.map(limiter.admit(subject), (decision) => decision.verdict))
 
 /**
  * Exhausts the Free plan's minute at the current instant until a refusal, then, once the grace is
  * over, sends 11 early requests: a ban, `GRACE` ms after the instant it started at.
  */
-const getBanned = (limiter: RateLimiter["Type"], subject: Subject) =>
+const getBanned = (limiter: RateLimiter["Service"], subject: Subject) =>
   Effect.gen(function*() {
     const verdicts = yield* admitTimes(limiter, subject, 61)
     yield* TestClock.adjust(`${GRACE} millis`)
@@ -144,12 +145,12 @@ describe("RateLimiter", () => {
   it.effect("a restart through takeChanges and restore keeps used counts, bans and their escalation", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(T)
-      const before = makeMemory(DEFAULT_OPTIONS, yield* Effect.clock)
+      const before = makeMemory(DEFAULT_OPTIONS, yield* Clock.Clock)
       yield* getBanned(before, alice1)
       yield* admitTimes(before, bob1, 5)
       const saved = yield* before.takeChanges
 
-      const after = makeMemory(DEFAULT_OPTIONS, yield* Effect.clock)
+      const after = makeMemory(DEFAULT_OPTIONS, yield* Clock.Clock)
       yield* after.restore(saved)
       yield* TestClock.adjust("1 second")
       expect(yield* after.admit(alice1)).toMatchObject({ verdict: "key_banned", retryAfterMillis: 15 * MINUTE - 1_000 })
@@ -278,7 +279,7 @@ describe("RateLimiter", () => {
         }
       }
       return decisions
-    }).pipe(Effect.withClock(time.clock))
+    }).pipe(Effect.provideService(Clock.Clock, time.clock))
   }
 
   // Plain properties run synchronously: the Clock is `play`'s, so the test services are not needed.

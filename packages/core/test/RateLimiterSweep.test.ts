@@ -23,7 +23,7 @@ const GRACE = BanPolicy.DEFAULT_OPTIONS.graceMillis
  * Exhausts the key's minute and, from the end of the grace that follows the first refusal, sends
  * early requests until the key is banned (`GRACE` ms after the first refusal).
  */
-const ban = (limiter: RateLimiter["Type"], who: Subject) =>
+const ban = (limiter: RateLimiter["Service"], who: Subject) =>
   Effect.gen(function*() {
     let refused = false
     for (let i = 0; i < 80; i++) {
@@ -92,7 +92,7 @@ describe("RateLimiter state", () => {
 
 describe("RateLimiter failed-authentication record", () => {
   const options = { failedAuthPerMinute: 2, failedAuthAddressesKept: 2 }
-  const verdicts = (limiter: RateLimiter["Type"], address: string, n: number) =>
+  const verdicts = (limiter: RateLimiter["Service"], address: string, n: number) =>
     Effect.forEach(Array.from({ length: n }), () => Effect.map(limiter.admitFailedAuth(address), (d) => d.verdict))
 
   it.effect("is bounded: a new address at a full record empties it (giving failures back early); a known address does not", () =>

@@ -1,3 +1,4 @@
+import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Result, Exit, FastCheck as fc, Layer, Scope } from "effect"
 import { Errors, type LimitDecision, SecureRandom, Usage, UsageRange, UsageStore } from "@petstore/core"
@@ -6,7 +7,7 @@ import * as MovableClock from "./support/MovableClock.js"
 const NOW = Date.UTC(2026, 10, 26, 10, 30)
 
 /** A store that fails some flushes: before writing (nothing stored) or after (stored, but the answer lost). */
-const flaky = (store: UsageStore.UsageStore["Type"], faults: Array<"before" | "after" | "none">): UsageStore.UsageStore["Type"] => ({
+const flaky = (store: UsageStore.UsageStore["Service"], faults: Array<"before" | "after" | "none">): UsageStore.UsageStore["Service"] => ({
   ...store,
   flush: (batch) =>
     Effect.suspend(() => {
@@ -57,7 +58,7 @@ describe("Usage", () => {
                 serverErrors: 0
               })
             })
-            await Effect.runPromise(Effect.withClock(program, movable.clock))
+            await Effect.runPromise(Effect.provideService(program, Clock.Clock, movable.clock))
           }
         ),
         { numRuns: 40 }
@@ -76,7 +77,7 @@ describe("Usage", () => {
           Layer.provide(SecureRandom.SecureRandom.Live)
         ),
         scope
-      ).pipe(Effect.withClock(movable.clock))
+      ).pipe(Effect.provideService(Clock.Clock, movable.clock))
       const usage = Context.get(context, Usage.Usage)
       usage.record("acc_a", "key_1", "allowed", 500, NOW)
       usage.record("acc_a", "key_2", "rate_limited", 429, NOW)
@@ -108,7 +109,7 @@ describe("Usage", () => {
           )
         )
         yield* Context.get(context, Usage.Usage).sweep
-      })).pipe(Effect.withClock(movable.clock))
+      })).pipe(Effect.provideService(Clock.Clock, movable.clock))
       const dayStart = UsageStore.bucketStart("day", old)
       expect(yield* memory.read("acc_a", "hour", dayStart, dayStart + UsageStore.DAY_MILLIS)).toStrictEqual([])
       expect((yield* memory.read("acc_a", "day", dayStart, dayStart + UsageStore.DAY_MILLIS)).map((b) => b.counts.allowed)).toStrictEqual([3])
@@ -118,7 +119,7 @@ describe("Usage", () => {
     Effect.gen(function*() {
       const memory = UsageStore.makeMemory()
       let down = true
-      const store: UsageStore.UsageStore["Type"] = {
+      const store: UsageStore.UsageStore["Service"] = {
         ...memory,
         flush: (batch) => (down ? Effect.fail(new Errors.StoreUnavailable({ cause: "down" })) : memory.flush(batch))
       }
@@ -131,7 +132,7 @@ describe("Usage", () => {
           Layer.provide(SecureRandom.SecureRandom.Live)
         ),
         scope
-      ).pipe(Effect.map(Context.get(Usage.Usage)), Effect.withClock(movable.clock))
+      ).pipe(Effect.map(Context.get(Usage.Usage)), Effect.provideService(Clock.Clock, movable.clock))
       const old = 90
       for (let i = 0; i < old; i++) usage.record("acc_old", `key_${i}`, "allowed", 200, NOW)
       expect(Exit.isFailure(yield* Effect.exit(usage.flush))).toBe(true)

@@ -15,6 +15,7 @@
  *
  * @since 1.0.0
  */
+import * as Clock from "effect/Clock"
 import { Accounts, type Idempotency, type MessageQueue, type Pets, RateLimiter, Readiness } from "@petstore/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -56,13 +57,13 @@ import * as RequestObserver from "./RequestObserver.js"
 export const DEFAULT_PATHS: ReadonlyArray<string> = ["/docs", "/v1/", "/admin/"]
 
 /** The paths `app` answers (see `App.paths`). */
-export const pathsOf = (app: App["Type"]): ReadonlyArray<string> => app.paths ?? DEFAULT_PATHS
+export const pathsOf = (app: App["Service"]): ReadonlyArray<string> => app.paths ?? DEFAULT_PATHS
 
 /** The methods of an application serving the pet store API and the admin API, from their definitions. */
 export const DEFAULT_METHODS: ReadonlyArray<string> = Routes.methods([Api, AdminApi])
 
 /** The methods `app`'s routes answer (see `App.methods`). */
-export const methodsOf = (app: App["Type"]): ReadonlyArray<string> => app.methods ?? DEFAULT_METHODS
+export const methodsOf = (app: App["Service"]): ReadonlyArray<string> => app.methods ?? DEFAULT_METHODS
 
 /** Largest accepted request body, in bytes. */
 export const BODY_LIMIT = Limits.BODY_LIMIT
@@ -139,7 +140,7 @@ const noFavicon = (): AppResponse => ({
 })
 
 /** @category constructors */
-export const make = (options: AppOptions): Effect.Effect<App["Type"], never, AppServices> =>
+export const make = (options: AppOptions): Effect.Effect<App["Service"], never, AppServices> =>
   Effect.gen(function*() {
     const api = makeApi(options.quickstartBasePath)
     // The OpenAPI document is built at its first request (it or the reference page), then kept: most
@@ -151,7 +152,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Type"], never, App
     let openApiAnswer: string | undefined
     const addressOf = clientAddress(options.trustProxy, options.ipv6Subnet)
     // The runtime's Clock (a TestClock under test), read synchronously by the stages that need it.
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     const reference = ApiReference.make({ document: documentOf, openApiPath, clientAddress: addressOf, assetsPerMinute: options.assetsPerMinute, clock })
     const adminGate = AdminGateStage.make(AdminGate.make({ adminToken: options.adminToken, clientAddress: addressOf }), clock)
 

@@ -13,6 +13,7 @@
  * @since 1.0.0
  */
 
+import * as Clock from "effect/Clock"
 import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -103,7 +104,7 @@ const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.E
   if (LogLevel.greaterThan(FiberRefs.getOrDefault(context, References.MinimumLogLevel), LogLevel.Info)) return undefined
   const base = FiberRefs.getOrDefault(context, References.CurrentLogAnnotations)
   const fiberId = yield* Effect.fiberId
-  const clock = yield* Effect.clock
+  const clock = yield* Clock.Clock
   const spans = List.empty<never>()
   const annotated = !HashMap.isEmpty(base)
   const span = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan)
@@ -188,7 +189,7 @@ const withRequestId = (effect: Effect.Effect<AppResponse>, requestId: string, ho
 /** @category constructors */
 export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
   Effect.gen(function*() {
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     const accessLog = options.accessLog === true ? yield* makeAccessLog(options.clientAddress ?? peerAddress) : undefined
     const record = options.record
     const count = options.count

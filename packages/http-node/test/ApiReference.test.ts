@@ -20,7 +20,7 @@ import { TestServer } from "./support/TestServer.js"
 const BUNDLE = `/docs?asset=scalar-${ScalarBundle.version()}.js`
 
 /** The bundle over its own connection, from `from`, its bytes as sent (not decoded). */
-const getBundle = (server: TestServer["Type"], headers: Record<string, string> = {}, from = "127.0.0.1") =>
+const getBundle = (server: TestServer["Service"], headers: Record<string, string> = {}, from = "127.0.0.1") =>
   Effect.promise(() => send(server.url + BUNDLE, { headers, from }))
 
 /** The settings the page hands to Scalar (the JSON literal in its inline script). */
@@ -161,7 +161,7 @@ layer(TestServer.layer())("ApiReference", (it) => {
 })
 
 /** The parts of `ApiReference.make` these tests do not vary. */
-const limitOptions = { clientAddress: () => "192.0.2.1", clock: Clock.make() }
+const limitOptions = { clientAddress: () => "192.0.2.1", clock: Clock.Clock.defaultValue() }
 
 describe("ApiReference.make", () => {
   const doc = OpenApiDocument.make({ api: Api, servers: [{ url: "https://api.example.com", description: "Production" }] })

@@ -24,7 +24,7 @@ const expectError = (reply: { status: number; headers: Headers; body: any }, sta
 /** A store readiness that counts its probes and answers `state` (changed by the test). */
 const countingStore = (initial: Readiness.Check = Readiness.UP) => {
   const probes = { count: 0, answer: initial }
-  const service: Readiness.StoreReadiness["Type"] = {
+  const service: Readiness.StoreReadiness["Service"] = {
     check: Effect.sync(() => {
       probes.count++
       return probes.answer

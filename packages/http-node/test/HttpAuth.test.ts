@@ -7,7 +7,7 @@ const T = Date.UTC(2029, 5, 1, 12)
 /** A token shaped like a key that no account holds. */
 const UNKNOWN_KEY = "psk_live_" + "A".repeat(32)
 
-const listPets = (server: TestServer["Type"], authorization?: string, headers?: Record<string, string>) =>
+const listPets = (server: TestServer["Service"], authorization?: string, headers?: Record<string, string>) =>
   server.request("GET", "/v1/pets", { authorization, headers })
 
 layer(TestServer.layer(), { excludeTestServices: true })("HTTP authentication", (it) => {

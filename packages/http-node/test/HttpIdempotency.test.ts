@@ -12,9 +12,9 @@ const newKey = () => `key-${process.pid}-${++keys}-${Math.random().toString(36).
 layer(TestServer.layer(), { excludeTestServices: true })("HTTP Idempotency-Key", (it) => {
   const account = (perMinute = 1_000_000) =>
     Effect.flatMap(TestServer, (server) => Effect.map(server.enterprise(perMinute), ({ key }) => ({ server, key })))
-  const keyed = (server: TestServer["Type"], path: string, json: unknown, key: string, idempotencyKey: string) =>
+  const keyed = (server: TestServer["Service"], path: string, json: unknown, key: string, idempotencyKey: string) =>
     server.request("POST", path, { key, json, headers: { "idempotency-key": idempotencyKey } })
-  const petCount = (server: TestServer["Type"], key: string) =>
+  const petCount = (server: TestServer["Service"], key: string) =>
     Effect.map(server.get("/v1/pets?limit=100", key), (reply) => (expectStatus(reply, 200).body as Array<unknown>).length)
 
   it.effect("a retry with the same key and body gets the first 201 again (body, Location), marked replayed, and creates nothing", () =>

@@ -7,7 +7,7 @@ import { type Reply, TestServer } from "./support/TestServer.js"
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 
 /** Reads `path` until the message reaches `status` (the worker runs on its own); fails if it never does. */
-const awaitStatus = (server: TestServer["Type"], key: string, path: string, status: string) =>
+const awaitStatus = (server: TestServer["Service"], key: string, path: string, status: string) =>
   Effect.gen(function*() {
     let reply: Reply = yield* server.get(path, key)
     for (let i = 0; i < 1000 && reply.body?.status !== status; i++) {

@@ -9,7 +9,7 @@ const JSON_TYPE = { "content-type": "application/json" }
 
 /** Sends `text` as the JSON body of `POST /v1/pets`. */
 const postRaw = (
-  server: TestServer["Type"],
+  server: TestServer["Service"],
   key: string,
   text: string | Uint8Array | ReadableStream<Uint8Array>,
   headers: Record<string, string> = JSON_TYPE
@@ -36,7 +36,7 @@ const freshServer = (options: Parameters<typeof TestServer.start>[0] = {}) =>
   })
 
 /** Creates pets named `pet-1` .. `pet-n` with the given statuses in turn; returns them in order. */
-const seed = (server: TestServer["Type"], key: string, n: number, statuses = ["available"]) =>
+const seed = (server: TestServer["Service"], key: string, n: number, statuses = ["available"]) =>
   Effect.forEach(
     Array.from({ length: n }, (_, i) => i),
     (i) => server.createPet(key, { name: `pet-${i + 1}`, categoryId: 1 + (i % 3), status: statuses[i % statuses.length]! }),
@@ -44,7 +44,7 @@ const seed = (server: TestServer["Type"], key: string, n: number, statuses = ["a
   )
 
 /** Follows `rel="next"` links from `path`, checking each page; returns every pet seen, in order. */
-const walk = (server: TestServer["Type"], key: string, path: string, limit: number, between?: Effect.Effect<unknown>) =>
+const walk = (server: TestServer["Service"], key: string, path: string, limit: number, between?: Effect.Effect<unknown>) =>
   Effect.gen(function*() {
     const seen: Array<{ id: number; status: string }> = []
     let next: string | undefined = path
@@ -432,7 +432,7 @@ it.scoped("full pages are kept up to a byte budget, not only up to a count: page
       Effect.scoped(Effect.gen(function*() {
         const memory = PetRepository.makeMemory()
         let reads = 0
-        const petRepository: PetRepository.PetRepository["Type"] = {
+        const petRepository: PetRepository.PetRepository["Service"] = {
           ...memory,
           listAfter: (query) => {
             reads++

@@ -212,7 +212,7 @@ it.scoped("a store that cannot be reached → 503 `unavailable` with an Error bo
   Effect.gen(function*() {
     const down = Effect.fail(new Errors.StoreUnavailable({ cause: "connection refused" }))
     const server = yield* TestServer.start({
-      petRepository: { insert: () => down, listAfter: () => down, findById: () => down, onChange: () => Effect.void } satisfies PetRepository.PetRepository["Type"]
+      petRepository: { insert: () => down, listAfter: () => down, findById: () => down, onChange: () => Effect.void } satisfies PetRepository.PetRepository["Service"]
     })
     const { key } = yield* server.enterprise(1_000)
     for (

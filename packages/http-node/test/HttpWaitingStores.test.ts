@@ -12,7 +12,7 @@ import { TestServer } from "./support/TestServer.js"
 
 const later = <A, E>(effect: Effect.Effect<A, E>) => Effect.andThen(Effect.yieldNow(), effect)
 
-const waitingAccountStore = (): AccountStore.AccountStore["Type"] => {
+const waitingAccountStore = (): AccountStore.AccountStore["Service"] => {
   const store = AccountStore.makeMemory()
   return {
     ...store,
@@ -21,7 +21,7 @@ const waitingAccountStore = (): AccountStore.AccountStore["Type"] => {
   }
 }
 
-const waitingPetRepository = (): PetRepository.PetRepository["Type"] => {
+const waitingPetRepository = (): PetRepository.PetRepository["Service"] => {
   const repo = PetRepository.makeMemory()
   return {
     insert: (draft) => later(repo.insert(draft)),

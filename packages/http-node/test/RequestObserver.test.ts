@@ -144,7 +144,7 @@ it.scoped("a 5xx carries it, and the error logged while serving the request carr
     const down = Effect.die(new Error("the store broke"))
     const log = capturing()
     const server = yield* TestServer.start({
-      petRepository: { insert: () => down, listAfter: () => down, findById: () => down, onChange: () => Effect.void } satisfies PetRepository.PetRepository["Type"],
+      petRepository: { insert: () => down, listAfter: () => down, findById: () => down, onChange: () => Effect.void } satisfies PetRepository.PetRepository["Service"],
       logger: log.logger,
       observe: { accessLog: true }
     })

@@ -12,6 +12,7 @@
  *
  * @since 1.0.0
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -72,11 +73,11 @@ const SUCCESSOR_OF = statement("SELECT rotated_to FROM api_keys WHERE id = $1")
 /** @category constructors */
 export const make = (
   options: AccountStorePgOptions
-): Effect.Effect<AccountStore.AccountStore["Type"], never, Database | Scope.Scope> =>
+): Effect.Effect<AccountStore.AccountStore["Service"], never, Database | Scope.Scope> =>
   Effect.gen(function*() {
     const db = yield* Database
     // The store's Clock, read when a lookup runs (a TestClock under test): cached keys age by it.
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     // Accounts by id. Invalidation: none needed. An account never changes once stored and is never
     // deleted, so a kept account is always right; entries are dropped only when the cache starts over.
     const accounts = BoundedCache.make<string, AccountStore.Account>(MAX_CACHED)

@@ -164,7 +164,7 @@ const clientConfig = (options: PostgresOptions): pg.ClientConfig => ({
 })
 
 /** @category constructors */
-export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], never, Scope.Scope> =>
+export const make = (options: PostgresOptions): Effect.Effect<Database["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
     const where = redact(options.url)
     const config = clientConfig(options)
@@ -235,7 +235,7 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
         })
       })
 
-    const session: Database["Type"]["session"] = (setup, onLost) =>
+    const session: Database["Service"]["session"] = (setup, onLost) =>
       Effect.gen(function*() {
         let stopped = false
         let current: pg.Client | undefined
@@ -268,7 +268,7 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Type"], 
         )
       })
 
-    const listen: Database["Type"]["listen"] = (channel, onNotification, onListening) =>
+    const listen: Database["Service"]["listen"] = (channel, onNotification, onListening) =>
       session(async (client) => {
         client.on("notification", (n) => {
           if (n.channel === channel) onNotification(n.payload ?? "")

@@ -98,7 +98,7 @@ const byKey = (a: Keyed<unknown>, b: Keyed<unknown>): number => {
 /** @category constructors */
 export const make = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
-): Effect.Effect<IdempotencyStore.IdempotencyStore["Type"], never, Database> =>
+): Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], never, Database> =>
   Effect.map(Database, (db) => {
     /**
      * A batch's claims: the first request of each key is sent (in key order) by `send`; each

@@ -37,7 +37,7 @@ const SAVE_STANDINGS = statement(`
     last_ban_at = GREATEST(limiter_standings.last_ban_at, excluded.last_ban_at)`)
 
 /** @category constructors */
-export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], never, Database> = Effect.map(
+export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"], never, Database> = Effect.map(
   Database,
   (db) =>
     LimiterStateStore.LimiterStateStore.of({

@@ -67,7 +67,7 @@ const PENDING = statement(
 /** @category constructors */
 export const make = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
-): Effect.Effect<MessageStore.MessageStore["Type"], never, Database> =>
+): Effect.Effect<MessageStore.MessageStore["Service"], never, Database> =>
   Effect.map(Database, (db) => {
     const inserts = WriteBatcher.make<MessageStore.StoredMessage, void>(
       (ms) =>

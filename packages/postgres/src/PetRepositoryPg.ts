@@ -40,7 +40,7 @@ const BY_ID = statement("SELECT id, name, category_id, status FROM pets WHERE id
 /** @category constructors */
 export const make = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
-): Effect.Effect<PetRepository.PetRepository["Type"], never, Database> =>
+): Effect.Effect<PetRepository.PetRepository["Service"], never, Database> =>
   Effect.map(Database, (db) => {
     const inserts = WriteBatcher.make<PetRepository.PetDraft, Pet.Pet>(
       (drafts) =>

@@ -75,7 +75,7 @@ const columns = (buckets: ReadonlyArray<Bucketed>): ReadonlyArray<unknown> => [
 ]
 
 /** @category constructors */
-export const make: Effect.Effect<UsageStore.UsageStore["Type"], never, Database> = Effect.map(Database, (db) =>
+export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Database> = Effect.map(Database, (db) =>
   UsageStore.UsageStore.of({
     flush: (batch) =>
       db.transaction(async (client) => {

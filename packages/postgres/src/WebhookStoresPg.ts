@@ -52,7 +52,7 @@ const SINCE = statement(
 const storable = (id: string) => !id.includes("\u0000")
 
 /** @category constructors */
-export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["Type"], never, Database> = Effect.map(
+export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["Service"], never, Database> = Effect.map(
   Database,
   (db) => {
     // Every delivery looks its endpoint up: the lookups asked for at once are one read, made after
@@ -79,7 +79,7 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
 )
 
 /** @category constructors */
-export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Type"], never, Database> = Effect.map(
+export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Service"], never, Database> = Effect.map(
   Database,
   (db) => {
     const records = WriteBatcher.make<WebhookAttempt.WebhookAttempt, void>((attempts) => {

@@ -5,6 +5,7 @@
  * the key as soon as one arrives. The instances read a clock the test sets (`MovableClock`), so the
  * bound is checked to the millisecond, never by racing a wall clock.
  */
+import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { AccountStore } from "@petstore/core"
@@ -23,12 +24,12 @@ const time = MovableClock.make()
 /** An instance's account store on `url`, reading `time`, for the life of the scope. */
 const instance = (url: string) =>
   Effect.map(
-    Effect.withClock(Layer.build(Postgres.layer({ url, poolSize: 2 })), time.clock),
-    (context) => context.unsafeMap.get(AccountStore.AccountStore.key) as AccountStore.AccountStore["Type"]
+    Effect.provideService(Layer.build(Postgres.layer({ url, poolSize: 2 })), Clock.Clock, time.clock),
+    (context) => context.unsafeMap.get(AccountStore.AccountStore.key) as AccountStore.AccountStore["Service"]
   )
 
 /** The key with `hash` as `store` finds it at `now`. */
-const findAt = (store: AccountStore.AccountStore["Type"], hash: string, now: number) =>
+const findAt = (store: AccountStore.AccountStore["Service"], hash: string, now: number) =>
   Effect.suspend(() => {
     time.set(now)
     return store.findKeyByHash(hash)
@@ -49,7 +50,7 @@ const accountOf = (n: number): AccountStore.Account => ({ id: `acc_cache_${n}`, 
 const revokedAt = (found: Option.Option<AccountStore.KeyRecord>) => Option.getOrThrow(found).revokedAt
 
 /** Asks `store` for the key at the fixed time `now` until it reads as revoked: only a notification can change it then. */
-const untilRevoked = (store: AccountStore.AccountStore["Type"], hash: string, now: number) =>
+const untilRevoked = (store: AccountStore.AccountStore["Service"], hash: string, now: number) =>
   Effect.gen(function*() {
     for (let i = 0; i < 500; i++) {
       if (revokedAt(yield* findAt(store, hash, now)) !== null) return

@@ -22,7 +22,7 @@ const instance = (url: string) =>
         Layer.provide(SecureRandom.SecureRandom.Live)
       )
     ),
-    (context) => context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Type"]
+    (context) => context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Service"]
   )
 
 const ROUNDS = 4
@@ -43,12 +43,12 @@ if ("skip" in database) {
             Array.from({ length: PER_INSTANCE }, () => Effect.result(accounts.rotate(current.id, { graceSeconds: 3_600 })))
           )
           const outcomes = yield* Effect.all(rotations, { concurrency: "unbounded" })
-          const issued = outcomes.filter(Result.isSuccess).map((o) => o.right)
+          const issued = outcomes.filter(Result.isSuccess).map((o) => o.success)
           expect(issued, `round ${round}`).toHaveLength(1)
           const winner = issued[0]!
           for (const outcome of outcomes) {
             if (Result.isFailure(outcome)) {
-              expect(outcome.left).toMatchObject({ _tag: "KeyAlreadyRotated", id: current.id, successorId: winner.id })
+              expect(outcome.failure).toMatchObject({ _tag: "KeyAlreadyRotated", id: current.id, successorId: winner.id })
             }
           }
           // Both keys work on both instances: the old one is in its grace period.

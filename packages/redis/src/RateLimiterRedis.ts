@@ -55,7 +55,7 @@ export const addressKey = (prefix: string, address: string) => `${prefix}{ip:${a
  * Whether Redis runs the limiter's scripts: one decision on a key no client address can have, with
  * room to spare (a PING would also answer while scripts fail: out of memory, a read-only replica).
  */
-const scriptsRun = (redis: Redis["Type"], prefix: string): Effect.Effect<boolean> =>
+const scriptsRun = (redis: Redis["Service"], prefix: string): Effect.Effect<boolean> =>
   redis.run(ADMIT_ADDRESS, [addressKey(prefix, "probe")], [1_000_000, -1]).pipe(
     Effect.as(true),
     Effect.orElseSucceed(() => false)
@@ -84,7 +84,7 @@ export const readiness = (
 /** @category constructors */
 export const make = (
   options: RateLimiterRedisOptions
-): Effect.Effect<RateLimiter.RateLimiter["Type"], never, Redis | Scope.Scope> =>
+): Effect.Effect<RateLimiter.RateLimiter["Service"], never, Redis | Scope.Scope> =>
   Effect.gen(function*() {
     const redis = yield* Redis
     const settings = { ...RateLimiter.DEFAULT_OPTIONS, ...options.limiter }
@@ -93,7 +93,7 @@ export const make = (
     const callerClock = options.clock === "caller"
     const failOpen = options.failure !== "closed"
     // What decides while Redis is away (fail-open): this process's memory, at the plan's numbers.
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     const local = RateLimiter.makeMemory(settings, clock)
     let shared = true
 
@@ -108,7 +108,7 @@ export const make = (
       while (!(yield* scriptRuns)) yield* Effect.sleep(PROBE_EVERY)
       shared = true
       yield* Effect.logInfo(`rate limiter: Redis at ${redis.where} answers again; limits are shared again`)
-    }).pipe(Effect.withClock(Clock.make()))
+    }).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))
     const scope = yield* Effect.scope
 
     /** A shared decision, or what an outage makes of it (local decision, or 503). */
@@ -121,8 +121,8 @@ export const make = (
         : Effect.catchCause(shared$, (cause) => {
           // A defect passes as it is; a failure to reach Redis is what the setting makes of it.
           const failure = Cause.failureOrCause(cause)
-          if (Result.isSuccess(failure)) return Exit.failCause(failure.right)
-          const error = failure.left
+          if (Result.isSuccess(failure)) return Exit.failCause(failure.success)
+          const error = failure.failure
           if (!failOpen) return Effect.fail(new Errors.StoreUnavailable({ cause: new Error(error.message) }))
           if (!shared) return fallback()
           shared = false

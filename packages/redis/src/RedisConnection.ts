@@ -151,7 +151,7 @@ export class Redis extends Context.Service<
 >()("@petstore/redis/Redis") {}
 
 /** @category constructors */
-export const make = (options: RedisOptions): Effect.Effect<Redis["Type"], never, Scope.Scope> =>
+export const make = (options: RedisOptions): Effect.Effect<Redis["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
     const where = options.sentinel === undefined ? redact(options.url) : sentinelUrl(options.sentinel)
     const client = yield* Effect.acquireRelease(

@@ -5,6 +5,7 @@
  * hash tag per account, one round trip per decision, a script reloaded after a Redis restart, and
  * what an outage does (fail open by default, closed when asked).
  */
+import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, FastCheck as fc, Layer, TestClock, TestContext } from "effect"
 import { RateLimiter } from "@petstore/core"
@@ -22,7 +23,7 @@ const OPTIONS: RateLimiter.RateLimiterOptions = { ban: BAN, failedAuthPerMinute:
 const onRedis = (url: string, prefix: string, extra: Partial<Redis.RateLimiterRedis.RateLimiterRedisOptions> = {}) =>
   Effect.flatMap(
     Layer.build(Redis.layer({ url, prefix, clock: "caller", limiter: OPTIONS, commandTimeoutMillis: 1_000, ...extra })),
-    (context) => Effect.succeed(context.unsafeMap.get(RateLimiter.RateLimiter.key) as RateLimiter.RateLimiter["Type"])
+    (context) => Effect.succeed(context.unsafeMap.get(RateLimiter.RateLimiter.key) as RateLimiter.RateLimiter["Service"])
   )
 
 type Event =
@@ -58,7 +59,7 @@ if ("skip" in redis) {
               Effect.runPromise(Effect.scoped(Effect.gen(function*() {
                 const prefix = redis.freshPrefix()
                 const shared = yield* onRedis(redis.url, prefix)
-                const memory = RateLimiter.makeMemory(OPTIONS, yield* Effect.clock)
+                const memory = RateLimiter.makeMemory(OPTIONS, yield* Clock.Clock)
                 let now = start
                 for (const e of events) {
                   now += e.dt

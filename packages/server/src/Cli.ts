@@ -85,11 +85,11 @@ export const make = (options: CliOptions) => {
       (error) => new CliFailure({ message: `cannot open the store: ${describe(error)}` })
     )
 
-  const withAccounts = <A, E>(f: (accounts: Accounts.Accounts["Type"]) => Effect.Effect<A, E>) =>
+  const withAccounts = <A, E>(f: (accounts: Accounts.Accounts["Service"]) => Effect.Effect<A, E>) =>
     Effect.flatMap(configuration, (conf) => Effect.flatMap(Accounts.Accounts, f).pipe(Effect.provide(open(conf))))
 
   /** Key commands need an account from an earlier command, which an in-memory store cannot have. */
-  const warnIfEmpty = (accounts: Accounts.Accounts["Type"]) =>
+  const warnIfEmpty = (accounts: Accounts.Accounts["Service"]) =>
     Effect.flatMap(accounts.countAccounts, (n) => (n === 0 ? Console.error(EMPTY_STORE_WARNING) : Effect.void))
 
   const serve = Command.make("serve", {}, () => ServeCommand.serve(options.services)).pipe(
@@ -213,7 +213,7 @@ export const make = (options: CliOptions) => {
       "Replace a key with a new one; the old one keeps working for --grace-seconds. A key is rotated once: rotating it again is refused and names its successor."
     ))
 
-  const withWebhooks = <A, E>(f: (webhooks: Webhooks.Webhooks["Type"]) => Effect.Effect<A, E>) =>
+  const withWebhooks = <A, E>(f: (webhooks: Webhooks.Webhooks["Service"]) => Effect.Effect<A, E>) =>
     Effect.flatMap(configuration, (conf) =>
       Effect.flatMap(Webhooks.Webhooks, f).pipe(
         Effect.provide(Layer.mapError(
@@ -345,7 +345,7 @@ export const make = (options: CliOptions) => {
   )
 
   /** The usage service and the accounts on the configured store; a failure when the server counts none. */
-  const withUsage = <A, E>(f: (usage: Usage.Usage["Type"], accounts: Accounts.Accounts["Type"]) => Effect.Effect<A, E>) =>
+  const withUsage = <A, E>(f: (usage: Usage.Usage["Service"], accounts: Accounts.Accounts["Service"]) => Effect.Effect<A, E>) =>
     Effect.flatMap(configuration, (conf) =>
       Effect.gen(function*() {
         const usage = yield* Effect.serviceOption(Usage.Usage)
@@ -426,8 +426,8 @@ export const make = (options: CliOptions) => {
   return (argv: ReadonlyArray<string>) => {
     if (ServeHelp.asksHelp(argv)) return Console.log(ServeHelp.text())
     const flag = ServeHelp.takeLogLevel(argv)
-    if (Result.isFailure(flag)) return explained(Effect.fail(new CliFailure({ message: flag.left })))
-    return ServeHelp.withLogLevel(run(flag.right.argv), flag.right.level).pipe(
+    if (Result.isFailure(flag)) return explained(Effect.fail(new CliFailure({ message: flag.failure })))
+    return ServeHelp.withLogLevel(run(flag.success.argv), flag.success.level).pipe(
       // The options every command has (--completions, --wizard, …) stay out of each command's help.
       Effect.provide(CliConfig.layer({ showBuiltIns: false })),
       Effect.catchCause((cause): Effect.Effect<never, CliFailure | ValidationError.ValidationError> => {

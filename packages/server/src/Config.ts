@@ -338,8 +338,8 @@ export const describeError = (error: ConfigError.ConfigError): string => {
     switch (e._op) {
       case "And":
       case "Or":
-        walk(e.left)
-        walk(e.right)
+        walk(e.failure)
+        walk(e.success)
         return
       case "MissingData":
       case "InvalidData":

@@ -18,7 +18,7 @@ const FAILED_AUTH_VERDICT: Record<LimitDecision.Verdict, Verdict> = {
 }
 
 /** `limiter` with every decision counted by verdict; a failed authentication counts as `unauthenticated` or `unauthenticated_limited`. */
-export const countVerdicts = (limiter: RateLimiter.RateLimiter["Type"], metrics: Metrics): RateLimiter.RateLimiter["Type"] => {
+export const countVerdicts = (limiter: RateLimiter.RateLimiter["Service"], metrics: Metrics): RateLimiter.RateLimiter["Service"] => {
   // Made once: no closure per request.
   const keyed = (decision: LimitDecision.Decision) => metrics.verdict(decision.verdict)
   const failedAuth = (decision: LimitDecision.Decision) => metrics.verdict(FAILED_AUTH_VERDICT[decision.verdict])
@@ -30,7 +30,7 @@ export const countVerdicts = (limiter: RateLimiter.RateLimiter["Type"], metrics:
 }
 
 /** `store` with each processing outcome the worker records counted once it is stored. */
-export const countDeliveries = (store: MessageStore.MessageStore["Type"], metrics: Metrics): MessageStore.MessageStore["Type"] => {
+export const countDeliveries = (store: MessageStore.MessageStore["Service"], metrics: Metrics): MessageStore.MessageStore["Service"] => {
   const counted = (outcome: DeliveryOutcome) => () => metrics.delivery(outcome)
   const delivered = counted("delivered")
   const retried = counted("retried")

@@ -117,7 +117,7 @@ describe("instrument", () => {
 
   it("with tracing on, a call runs in its span; a StoreUnavailable failure is counted as an error, a domain failure is not", async () => {
     const metrics = new Metrics()
-    const failing: PetRepository.PetRepository["Type"] = {
+    const failing: PetRepository.PetRepository["Service"] = {
       ...pets,
       findById: () => Effect.fail(new Errors.StoreUnavailable({ cause: "down" })),
       // Not a store error: stands for a domain answer a port may fail with (AccountNotFound, KeyNotFound).

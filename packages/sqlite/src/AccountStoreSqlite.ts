@@ -12,6 +12,7 @@
  *
  * @since 1.0.0
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -32,7 +33,7 @@ const MAX_CACHED = 100_000
 /** @category constructors */
 export const make = (
   options: AccountStoreSqliteOptions
-): Effect.Effect<AccountStore.AccountStore["Type"], Errors.StoreUnavailable, Connection | Database> =>
+): Effect.Effect<AccountStore.AccountStore["Service"], Errors.StoreUnavailable, Connection | Database> =>
   Effect.gen(function*() {
     const connection = yield* Connection
     const db = yield* Database
@@ -86,7 +87,7 @@ export const make = (
     // at when a cached key is about to be used and the last look is `pollMillis` old: no timer runs.
     let seenVersion = yield* db.read(() => dataVersionOf.get() as number)
     // The store's Clock, read when a lookup runs (a TestClock under test).
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     let lookedAt = clock.currentTimeMillisUnsafe()
     const noticeOtherWriters = (now: number) => {
       if (now - lookedAt < options.pollMillis && now >= lookedAt) return

@@ -21,7 +21,7 @@ import { insertMessageStatement, messageValues } from "./MessageStoreSqlite.js"
 const COLUMNS = "account_id, key, operation, fingerprint, resource_id, created_at, expires_at"
 
 /** @category constructors */
-export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Type"], never, Connection | Database> = Effect.gen(function*() {
+export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
   const live = connection.prepare(`SELECT ${COLUMNS} FROM idempotency_keys WHERE account_id = ? AND key = ? AND expires_at > ?`)

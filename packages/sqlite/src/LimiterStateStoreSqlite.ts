@@ -11,7 +11,7 @@ import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
 /** @category constructors */
-export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Type"], never, Connection | Database> = Effect.gen(
+export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"], never, Connection | Database> = Effect.gen(
   function*() {
     const connection = yield* Connection
     const db = yield* Database

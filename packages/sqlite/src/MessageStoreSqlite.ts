@@ -16,7 +16,7 @@ import { Database } from "./GroupCommit.js"
 const COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
 
 /** The statement that inserts a message (shared with keyed creates, which insert it with their record). */
-export const insertMessageStatement = (connection: Connection["Type"]) =>
+export const insertMessageStatement = (connection: Connection["Service"]) =>
   connection.prepare(`INSERT INTO messages (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 
 /** The values of `insertMessageStatement` for `m`, in its columns' order. */
@@ -24,7 +24,7 @@ export const messageValues = (m: MessageStore.StoredMessage) =>
   [m.id, m.accountId, m.message, m.status, m.createdAt, m.updatedAt, m.attempts, m.availableAt, m.leaseUntil, m.lastError] as const
 
 /** @category constructors */
-export const make: Effect.Effect<MessageStore.MessageStore["Type"], never, Connection | Database> = Effect.gen(function*() {
+export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
   const insert = insertMessageStatement(connection)

@@ -195,7 +195,7 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
 ]
 
 /** The schema version of a database (0 for a new one). */
-const versionOf = (connection: Connection["Type"]): number => {
+const versionOf = (connection: Connection["Service"]): number => {
   const table = connection.prepare(
     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
   ).pluck().get() as number

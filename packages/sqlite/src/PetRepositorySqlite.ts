@@ -14,7 +14,7 @@ import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
 /** @category constructors */
-export const make: Effect.Effect<PetRepository.PetRepository["Type"], never, Connection | Database> = Effect
+export const make: Effect.Effect<PetRepository.PetRepository["Service"], never, Connection | Database> = Effect
   .gen(function*() {
     const connection = yield* Connection
     const db = yield* Database

@@ -17,7 +17,7 @@ const COUNT_COLUMNS = StoreRows.USAGE_COUNT_COLUMNS
 const SUMS = COUNT_COLUMNS.split(", ").map((c) => `sum(${c}) AS ${c}`).join(", ")
 
 /** @category constructors */
-export const make: Effect.Effect<UsageStore.UsageStore["Type"], never, Connection | Database> = Effect.gen(function*() {
+export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
   const claim = connection.prepare("INSERT OR IGNORE INTO usage_flushes (instance_id, seq, at) VALUES (?, ?, ?)")

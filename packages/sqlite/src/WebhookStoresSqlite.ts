@@ -13,7 +13,7 @@ import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
 /** @category constructors */
-export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["Type"], never, Connection | Database> = Effect.gen(
+export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["Service"], never, Connection | Database> = Effect.gen(
   function*() {
     const connection = yield* Connection
     const db = yield* Database
@@ -49,7 +49,7 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
 )
 
 /** @category constructors */
-export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Type"], never, Connection | Database> = Effect.gen(
+export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Service"], never, Connection | Database> = Effect.gen(
   function*() {
     const connection = yield* Connection
     const db = yield* Database

@@ -163,7 +163,7 @@ describe("AccountStore on SQLite with another process on the same file", () => {
         Layer.provideMerge(Sqlite.layer({ filename })),
         Layer.provide(SecureRandom.SecureRandom.Live)
       )
-    ).pipe(Effect.map((context) => context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Type"]))
+    ).pipe(Effect.map((context) => context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Service"]))
 
   it.scoped("a key revoked by another connection is refused once the poll interval (250 ms) has passed", () =>
     Effect.gen(function*() {

@@ -1,3 +1,4 @@
+import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
@@ -78,8 +79,7 @@ describe("SQLite: what survives a restart", () => {
       const subject = { accountId: "acc_limited", keyId: "key_limited", limits }
       const banned = { accountId: "acc_banned", keyId: "key_banned", limits: { perMinute: 1, perDay: 1_000 } }
       const { advance, clock } = MovableClock.make()
-      yield* Effect.withClock(
-        run(
+      yield* Effect.provideService(run(
           filename,
           Effect.gen(function*() {
             const limiter = yield* RateLimiter.RateLimiter
@@ -91,9 +91,7 @@ describe("SQLite: what survives a restart", () => {
             for (let i = 0; i < 11; i++) verdicts.push((yield* limiter.admit(banned)).verdict)
             expect(verdicts.at(-1)).toBe("key_banned")
           })
-        ),
-        clock
-      )
+        ), Clock.Clock, clock)
       yield* run(
         filename,
         Effect.gen(function*() {

@@ -1,3 +1,4 @@
+import * as Clock from "effect/Clock"
 import { AccountStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness, UsageStore, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
 import { Effect, Layer } from "effect"
 import {
@@ -30,7 +31,7 @@ idempotencyLaws(
     Layer.provideMerge(Layer.merge(PetRepository.PetRepository.layerMemory, MessageStore.MessageStore.layerMemory))
   )
 )
-rateLimiterLaws("memory", (options) => Effect.map(Effect.clock, (clock) => RateLimiter.makeMemory(options, clock)))
+rateLimiterLaws("memory", (options) => Effect.map(Clock.Clock, (clock) => RateLimiter.makeMemory(options, clock)))
 // The limiter written behind to a state store in memory that outlives each "process".
 limiterPersistenceLaws("memory", {
   database: Effect.sync(LimiterStateStore.makeMemory),

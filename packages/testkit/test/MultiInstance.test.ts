@@ -12,7 +12,7 @@ import { ADMIN_TOKEN, type ServerVariant, startInstances } from "./support/InPro
 import { errorResponse } from "./support/PlantedFaults.js"
 
 /** Admits what the shared limiter refuses as key_banned (a ban kept in one instance's memory). */
-const ignoringBans = (real: RateLimiter.RateLimiter["Type"]): RateLimiter.RateLimiter["Type"] => ({
+const ignoringBans = (real: RateLimiter.RateLimiter["Service"]): RateLimiter.RateLimiter["Service"] => ({
   ...real,
   admit: (subject) =>
     Effect.map(real.admit(subject), (decision) => (decision.verdict === "key_banned" ? { ...decision, verdict: "allowed" as const, retryAfterMillis: 0 } : decision))

@@ -154,7 +154,7 @@ describe("OpenApiChecker catches a server that drops a header the document marks
   }, 60_000)
 
   it("but not a 5xx answered before the rate limiter ran, without the rate-limit headers", async () => {
-    const down = (real: RateLimiter.RateLimiter["Type"]): RateLimiter.RateLimiter["Type"] => ({
+    const down = (real: RateLimiter.RateLimiter["Service"]): RateLimiter.RateLimiter["Service"] => ({
       ...real,
       admit: () => Effect.fail(new Errors.StoreUnavailable({ cause: "injected" }))
     })

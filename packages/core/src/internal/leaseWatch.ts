@@ -9,6 +9,7 @@
  *
  * @internal
  */
+import * as Clock from "effect/Clock"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -66,7 +67,7 @@ export const make: Effect.Effect<LeaseWatch, never, Scope.Scope> = Effect.gen(fu
 
   const watch = Effect.gen(function*() {
     const id = yield* Effect.fiberId
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     while (true) {
       const waitMillis = look(clock.currentTimeMillisUnsafe(), id)
       if (waitMillis === Infinity) yield* Queue.take(armed)

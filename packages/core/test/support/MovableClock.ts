@@ -1,7 +1,7 @@
 /**
  * A clock a test moves by hand, for stores and limiters that read the Clock they were built with:
  * the live clock moved on by `advance` (so real I/O and timers keep working), or stopped at an
- * instant `set` gives. Build the service under it with `Effect.withClock(clock)`.
+ * instant `set` gives. Build the service under it with `Effect.provideService(Clock.Clock, clock)`.
  */
 import { Clock, Effect } from "effect"
 
@@ -14,7 +14,7 @@ export interface MovableClock {
 }
 
 export const make = (): MovableClock => {
-  const live = Clock.make()
+  const live = Clock.Clock.defaultValue()
   let offset = 0
   let stopped: number | undefined
   const millis = () => stopped ?? live.currentTimeMillisUnsafe() + offset

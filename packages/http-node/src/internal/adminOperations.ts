@@ -3,6 +3,7 @@
  *
  * @since 1.0.0
  */
+import * as Clock from "effect/Clock"
 import { Accounts, DailyQuota, Errors, Usage, UsageRange, Webhooks } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -47,12 +48,12 @@ export const handlers = Effect.gen(function*() {
   const webhooks = yield* Effect.serviceOption(Webhooks.Webhooks)
   const withWebhooks = <A, E, E2>(
     absent: () => E2,
-    f: (service: Webhooks.Webhooks["Type"]) => Effect.Effect<A, E>
+    f: (service: Webhooks.Webhooks["Service"]) => Effect.Effect<A, E>
   ): Effect.Effect<A, E | E2> => Option.match(webhooks, { onNone: () => Effect.fail(absent()), onSome: f })
   const noEndpoint = (accountId: string) => () => new Errors.WebhookNotFound({ accountId })
   const noMessage = (id: string) => () => new Errors.MessageNotFound({ id })
   const usage = yield* Effect.serviceOption(Usage.Usage)
-  const clock = yield* Effect.clock
+  const clock = yield* Clock.Clock
   const result: GroupHandlers<typeof AdminGroup, AdminContext> = {
     createAccount: ({ payload }) =>
       Effect.map(accounts.create({ plan: payload.plan, limits: payload.limits }), ({ account, key }) => ({
@@ -121,10 +122,10 @@ export const handlers = Effect.gen(function*() {
         if (Option.isNone(usage)) return yield* new UsageNotCounted()
         const now = clock.currentTimeMillisUnsafe()
         const range = UsageReport.rangeOf(urlParams, now)
-        if (Result.isFailure(range)) return yield* range.left
+        if (Result.isFailure(range)) return yield* range.failure
         const account = yield* accounts.findAccount(path.accountId)
         const keys = yield* accounts.listKeys(path.accountId)
-        const stored = yield* usage.value.read(path.accountId, range.right)
+        const stored = yield* usage.value.read(path.accountId, range.success)
         const today = DailyQuota.dayOf(now) * DailyQuota.DAY_MS
         const todays = yield* usage.value.read(path.accountId, { granularity: "day", from: today, to: today + DailyQuota.DAY_MS })
         const used = UsageReport.usedToday(todays, today)
@@ -132,8 +133,8 @@ export const handlers = Effect.gen(function*() {
         return {
           value: {
             accountId: account.id,
-            granularity: range.right.granularity,
-            buckets: UsageRange.fill(range.right, stored).map(UsageReport.bucketOf),
+            granularity: range.success.granularity,
+            buckets: UsageRange.fill(range.success, stored).map(UsageReport.bucketOf),
             limits: {
               minute: { limit: account.limits.perMinute },
               day: {
@@ -147,7 +148,7 @@ export const handlers = Effect.gen(function*() {
             byKey: [...new Set([...prefixes.keys(), ...stored.map((b) => b.keyId)])].sort().map((keyId) => ({
               keyId,
               prefix: prefixes.get(keyId) ?? "",
-              buckets: UsageRange.fill(range.right, stored.filter((b) => b.keyId === keyId)).map(UsageReport.bucketOf)
+              buckets: UsageRange.fill(range.success, stored.filter((b) => b.keyId === keyId)).map(UsageReport.bucketOf)
             }))
           }
         }
@@ -156,15 +157,15 @@ export const handlers = Effect.gen(function*() {
       Effect.gen(function*() {
         if (Option.isNone(usage)) return yield* new UsageNotCounted()
         const range = UsageReport.rangeOf(urlParams, clock.currentTimeMillisUnsafe())
-        if (Result.isFailure(range)) return yield* range.left
+        if (Result.isFailure(range)) return yield* range.failure
         const by = urlParams.by ?? "total"
-        const top = yield* usage.value.top(range.right, by, urlParams.limit ?? 10)
+        const top = yield* usage.value.top(range.success, by, urlParams.limit ?? 10)
         return {
           value: {
             by,
-            granularity: range.right.granularity,
-            from: UsageReport.iso(range.right.from),
-            to: UsageReport.iso(range.right.to),
+            granularity: range.success.granularity,
+            from: UsageReport.iso(range.success.from),
+            to: UsageReport.iso(range.success.to),
             accounts: top.map((t) => ({ accountId: t.accountId, total: t.total, refused: t.refused }))
           }
         }

@@ -13,7 +13,7 @@ import { exchange, outcomeAtOnce } from "./support/Stages.js"
 const TOKEN = "an-admin-token-of-32-characters-x"
 const gate = AdminGateStage.make(
   AdminGate.make({ adminToken: Option.some(Redacted.make(TOKEN)), clientAddress: (r) => r.remoteAddress! }),
-  Clock.make()
+  Clock.Clock.defaultValue()
 )
 
 describe("stage admin gate", () => {
@@ -28,7 +28,7 @@ describe("stage admin gate", () => {
   })
 
   it("without an admin token configured the admin API does not exist (404)", () => {
-    const closed = AdminGateStage.make(AdminGate.make({ adminToken: Option.none(), clientAddress: () => "x" }), Clock.make())
+    const closed = AdminGateStage.make(AdminGate.make({ adminToken: Option.none(), clientAddress: () => "x" }), Clock.Clock.defaultValue())
     expect(outcomeAtOnce(closed, exchange({ headers: { authorization: `Bearer ${TOKEN}` } }))?.status).toBe(404)
   })
 })

@@ -3,6 +3,7 @@
  * address of a request without a valid key (401, then 429 once the failed attempts are spent);
  * the decision's rate-limit headers go on the exchange either way.
  */
+import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
 import { RateLimiter } from "@petstore/core"
 import { Effect } from "effect"
@@ -14,7 +15,7 @@ const principal = { accountId: "acc_1", keyId: "key_1", limits: { perMinute: 2, 
 describe("stage admit", () => {
   it.effect("a key's requests go on until the bucket is spent, then 429; each with its rate-limit headers and account", () =>
     Effect.gen(function*() {
-      const stage = Admit.make({ limiter: RateLimiter.makeMemory(RateLimiter.DEFAULT_OPTIONS, yield* Effect.clock), clientAddress: () => "192.0.2.1" })
+      const stage = Admit.make({ limiter: RateLimiter.makeMemory(RateLimiter.DEFAULT_OPTIONS, yield* Clock.Clock), clientAddress: () => "192.0.2.1" })
       const statuses = []
       for (let i = 0; i < 3; i++) {
         const e = exchange()
@@ -28,7 +29,7 @@ describe("stage admit", () => {
 
   it.effect("without a valid key: 401 with the challenge (invalid_token when a token was sent), then 429 past the address's limit", () =>
     Effect.gen(function*() {
-      const limiter = RateLimiter.makeMemory({ ...RateLimiter.DEFAULT_OPTIONS, failedAuthPerMinute: 2 }, yield* Effect.clock)
+      const limiter = RateLimiter.makeMemory({ ...RateLimiter.DEFAULT_OPTIONS, failedAuthPerMinute: 2 }, yield* Clock.Clock)
       const stage = Admit.make({ limiter, clientAddress: (request) => request.remoteAddress! })
       const none = exchange()
       expect(outcomeAtOnce(stage, none)).toMatchObject({ status: 401, headers: { "WWW-Authenticate": "Bearer realm=\"petstore\"" } })

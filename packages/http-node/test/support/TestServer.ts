@@ -40,7 +40,7 @@ export interface TestServerOptions {
   /** The pets service's options (its page cache's byte budget). */
   readonly pets?: Pets.PetsOptions
   /** Replaces the default processor (which only records delivery). */
-  readonly messageProcessor?: MessageProcessor.MessageProcessor["Type"]
+  readonly messageProcessor?: MessageProcessor.MessageProcessor["Service"]
   readonly quickstartBasePath?: `/${string}`
   readonly trustProxy?: number
   /** The prefix length IPv6 clients are grouped by (default the application's, 64). */
@@ -51,9 +51,9 @@ export interface TestServerOptions {
   /** Starts with the clock frozen at this instant (epoch ms). */
   readonly frozenAt?: number
   /** Replaces the in-memory pet store (to make it fail, for instance). */
-  readonly petRepository?: PetRepository.PetRepository["Type"]
+  readonly petRepository?: PetRepository.PetRepository["Service"]
   /** Replaces the in-memory account store (one that answers only after waiting, for instance). */
-  readonly accountStore?: AccountStore.AccountStore["Type"]
+  readonly accountStore?: AccountStore.AccountStore["Service"]
   /** Silences the server's logs (for tests that provoke logged errors). */
   readonly quiet?: boolean
   /** The server's bounds on slow requests (default: the production ones, 10 s and 30 s). */
@@ -61,7 +61,7 @@ export interface TestServerOptions {
   /** The server's bounds on connections (default: the production ones). */
   readonly connections?: Partial<Connections.ConnectionLimits>
   /** Replaces the memory stores' readiness (always up), to count or fail probes. */
-  readonly storeReadiness?: Readiness.StoreReadiness["Type"]
+  readonly storeReadiness?: Readiness.StoreReadiness["Service"]
   /** How long the server keeps serving once its scope starts closing (default 0). */
   readonly drainDelay?: Duration.Input
   /** The access log and tracing (default: both off). */
@@ -84,7 +84,7 @@ export interface TestServerOptions {
  */
 export class ControlledClock implements Clock.Clock {
   readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
-  private readonly live = Clock.make()
+  private readonly live = Clock.Clock.defaultValue()
   private offset = 0
   private frozen: number | undefined = undefined
 
@@ -243,7 +243,7 @@ export class TestServer extends Context.Service<
   ReturnType<typeof makeHandle> & { readonly flushUsage: Effect.Effect<void> }
 >()("test/TestServer") {
   /** Starts a server for the life of the scope. */
-  static readonly start = (options: TestServerOptions = {}): Effect.Effect<TestServer["Type"], never, Scope.Scope> =>
+  static readonly start = (options: TestServerOptions = {}): Effect.Effect<TestServer["Service"], never, Scope.Scope> =>
     Effect.gen(function*() {
       const clock = new ControlledClock()
       if (options.frozenAt !== undefined) clock.freeze(options.frozenAt)
@@ -305,7 +305,7 @@ export class TestServer extends Context.Service<
         )
       )
       const context = yield* Layer.build(served).pipe(
-        Effect.withClock(clock),
+        Effect.provideService(Clock.Clock, clock),
         options.quiet === true ? Logger.withMinimumLogLevel(LogLevel.None) : (self) => self,
         options.logger === undefined ? (self) => self : Effect.locally(References.CurrentLoggers, HashSet.make(options.logger)),
         options.annotations === undefined ? (self) => self : Effect.annotateLogs(options.annotations),

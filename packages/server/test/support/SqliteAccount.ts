@@ -15,7 +15,7 @@ export const createAccount = (filename: string): Promise<string> =>
           Layer.provide(SecureRandom.SecureRandom.Live)
         )
       )
-      const accounts = context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Type"]
+      const accounts = context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Service"]
       const { key } = yield* accounts.create({ plan: "enterprise", limits: { perMinute: 1_000_000, perDay: 100_000_000 } })
       return Redacted.value(key.key)
     }))

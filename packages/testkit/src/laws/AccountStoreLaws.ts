@@ -9,7 +9,7 @@ import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/co
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, byId, instant, numRuns, plain, property, stringsIn } from "./internal/support.js"
 
-type Store = AccountStore.AccountStore["Type"]
+type Store = AccountStore.AccountStore["Service"]
 type Account = AccountStore.Account
 type KeyRecord = AccountStore.KeyRecord
 
@@ -167,7 +167,7 @@ export const accountStoreLaws = <E>(
               rotatedTo: fresh.id
             }
             if (old.rotatedTo !== null) {
-              expect(Result.isFailure(first) && first.left).toMatchObject(alreadyRotated(old.id, old.rotatedTo))
+              expect(Result.isFailure(first) && first.failure).toMatchObject(alreadyRotated(old.id, old.rotatedTo))
               yield* expectAbsent(s, fresh)
             } else {
               expect(Result.isSuccess(first)).toBe(true)
@@ -207,7 +207,7 @@ export const accountStoreLaws = <E>(
             const winner = won[0]!
             for (const outcome of outcomes) {
               if (Result.isFailure(outcome)) {
-                expect(outcome.left).toMatchObject(alreadyRotated(old.id, winner.id))
+                expect(outcome.failure).toMatchObject(alreadyRotated(old.id, winner.id))
               }
             }
             expect(Option.map(yield* s.findKey(old.id), (k) => k.rotatedTo)).toStrictEqual(Option.some(winner.id))

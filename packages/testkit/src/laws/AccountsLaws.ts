@@ -10,7 +10,7 @@ import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/co
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, numRuns, property, stringsIn } from "./internal/support.js"
 
-type Service = Accounts.Accounts["Type"]
+type Service = Accounts.Accounts["Service"]
 
 const START = 1_800_000_000_000
 

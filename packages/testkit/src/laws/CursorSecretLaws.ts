@@ -41,7 +41,7 @@ export const cursorSecretStoreLaws = <D, E1, E2>(
   options?: LawSuiteOptions
 ): void => {
   const open = (database: D) =>
-    Effect.map(Layer.build(store.signer(database)), (context) => context.unsafeMap.get(PageCursor.CursorSigner.key) as PageCursor.CursorSigner["Type"])
+    Effect.map(Layer.build(store.signer(database)), (context) => context.unsafeMap.get(PageCursor.CursorSigner.key) as PageCursor.CursorSigner["Service"])
   const runs = numRuns(options, 10)
 
   describe(`cursor secret laws: ${name}`, () => {

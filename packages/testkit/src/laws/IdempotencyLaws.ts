@@ -43,7 +43,7 @@ const newPet: fc.Arbitrary<Pet.NewPet> = fc.record({
   status: fc.constantFrom(undefined, "available" as const, "pending" as const, "sold" as const)
 }).map(({ status, ...rest }) => (status === undefined ? rest : { ...rest, status }))
 
-const allPets = (repo: PetRepository.PetRepository["Type"]) => repo.listAfter({ afterId: 0, status: Option.none(), limit: 100 })
+const allPets = (repo: PetRepository.PetRepository["Service"]) => repo.listAfter({ afterId: 0, status: Option.none(), limit: 100 })
 
 /**
  * Registers the idempotency laws for the stores `stores` provides.
@@ -70,16 +70,16 @@ export const idempotencyLaws = <E>(
    */
   const withServices = <A, E2>(
     f: (
-      idempotency: Idempotency.Idempotency["Type"],
-      repo: PetRepository.PetRepository["Type"],
-      store: IdempotencyStore.IdempotencyStore["Type"],
-      messages: MessageStore.MessageStore["Type"],
+      idempotency: Idempotency.Idempotency["Service"],
+      repo: PetRepository.PetRepository["Service"],
+      store: IdempotencyStore.IdempotencyStore["Service"],
+      messages: MessageStore.MessageStore["Service"],
       advance: (millis: number) => Effect.Effect<void>
     ) => Effect.Effect<A, E2>
   ) =>
     Effect.andThen(TestClock.setTime(START), Effect.provide(
       Effect.flatMap(
-        Effect.all([Idempotency.Idempotency, PetRepository.PetRepository, IdempotencyStore.IdempotencyStore, MessageStore.MessageStore, Effect.clock]),
+        Effect.all([Idempotency.Idempotency, PetRepository.PetRepository, IdempotencyStore.IdempotencyStore, MessageStore.MessageStore, Clock.Clock]),
         ([idempotency, repo, store, messages, base]) => {
           let offset = 0
           const clock: Clock.Clock = {
@@ -91,7 +91,7 @@ export const idempotencyLaws = <E>(
             sleep: (duration) => base.sleep(duration)
           }
           const advance = (millis: number) => Effect.sync(() => void (offset += millis))
-          return Effect.withClock(f(idempotency, repo, store, messages, advance), clock)
+          return Effect.provideService(f(idempotency, repo, store, messages, advance), Clock.Clock, clock)
         }
       ),
       services
@@ -151,9 +151,9 @@ export const idempotencyLaws = <E>(
               (pet.status ?? "available") === (other.status ?? "available")
             const second = yield* Effect.result(idempotency.createPet(accountId, key, other))
             if (sameDraft) expect(second).toStrictEqual(Result.succeed({ value: first.value, replayed: true }))
-            else expect(Result.isFailure(second) && second.left._tag).toBe("IdempotencyKeyReused")
+            else expect(Result.isFailure(second) && second.failure._tag).toBe("IdempotencyKeyReused")
             const message = yield* Effect.result(idempotency.submitMessage(accountId, key, pet.name))
-            expect(Result.isFailure(message) && message.left._tag).toBe("IdempotencyKeyReused")
+            expect(Result.isFailure(message) && message.failure._tag).toBe("IdempotencyKeyReused")
             expect(yield* allPets(repo)).toStrictEqual([first.value])
             if (otherAccount !== accountId) {
               const theirs = yield* idempotency.createPet(otherAccount, key, other)

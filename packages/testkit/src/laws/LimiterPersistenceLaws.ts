@@ -50,7 +50,7 @@ export const limiterPersistenceLaws = <D, E1, E2>(
   const runs = numRuns(options, 10)
 
   /** One process on `database`, as the server builds it: the limiter in memory, written behind; closed when `f` ends. */
-  const process = <A, E>(database: D, f: (limiter: RateLimiter.RateLimiter["Type"]) => Effect.Effect<A, E>) =>
+  const process = <A, E>(database: D, f: (limiter: RateLimiter.RateLimiter["Service"]) => Effect.Effect<A, E>) =>
     Effect.scoped(Effect.provide(
       Effect.flatMap(RateLimiter.RateLimiter, f),
       LimiterPersistence.layer({ flushMillis: FLUSH_MILLIS }).pipe(
@@ -65,7 +65,7 @@ export const limiterPersistenceLaws = <D, E1, E2>(
     limits: { perMinute, perDay }
   })
 
-  const admitted = (limiter: RateLimiter.RateLimiter["Type"], subject: ReturnType<typeof subjectOf>, times: number) =>
+  const admitted = (limiter: RateLimiter.RateLimiter["Service"], subject: ReturnType<typeof subjectOf>, times: number) =>
     Effect.map(
       Effect.forEach(Array.from({ length: times }), () => limiter.admit(subject)),
       (decisions) => decisions.map((d) => d.verdict)
@@ -140,7 +140,7 @@ export const limiterPersistenceLaws = <D, E1, E2>(
               // Waits for the event (the count written), a bounded number of times, on the live clock.
               let used = 0
               for (let i = 0; i < WRITE_TRIES && used < asked; i++) {
-                if (i > 0) yield* Effect.withClock(Effect.sleep("50 millis"), Clock.make())
+                if (i > 0) yield* Effect.provideService(Effect.sleep("50 millis"), Clock.Clock, Clock.Clock.defaultValue())
                 const state = yield* reader.load(today, at, at - DAY)
                 used = state.quotas.find(([account]) => account === id)?.[1].used ?? 0
               }

@@ -12,7 +12,7 @@ import { type BanPolicy, DailyQuota, LimiterStateStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, property } from "./internal/support.js"
 
-type Store = LimiterStateStore.LimiterStateStore["Type"]
+type Store = LimiterStateStore.LimiterStateStore["Service"]
 
 const accountId = base62(6).map((s) => `acc_${s}`)
 const keyId = base62(6).map((s) => `key_${s}`)

@@ -46,7 +46,7 @@ const recordingProcessor = (failures: number, processingMillis = 0) => {
  */
 const startQueue = <E>(
   storeLayer: Layer.Layer<MessageStore.MessageStore, E>,
-  process: MessageProcessor.MessageProcessor["Type"]["process"],
+  process: MessageProcessor.MessageProcessor["Service"]["process"],
   options: Partial<MessageQueue.MessageQueueOptions> = {}
 ) =>
   Effect.gen(function*() {
@@ -70,7 +70,7 @@ const startQueue = <E>(
     }
   })
 
-const stored = (store: MessageStore.MessageStore["Type"], id: string) => Effect.map(store.find(id), Option.getOrThrow)
+const stored = (store: MessageStore.MessageStore["Service"], id: string) => Effect.map(store.find(id), Option.getOrThrow)
 
 /**
  * Registers the laws of the `MessageQueue` service and its worker running on the `MessageStore` that

@@ -9,7 +9,7 @@ import { Message, MessageStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, plain, property, text } from "./internal/support.js"
 
-type Store = MessageStore.MessageStore["Type"]
+type Store = MessageStore.MessageStore["Service"]
 type StoredMessage = MessageStore.StoredMessage
 
 const lease = fc.integer({ min: 1, max: 3_600_000 })

@@ -9,7 +9,7 @@ import { Pet, PetRepository } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { isStrictlyIncreasing, petName, numRuns, plain, property } from "./internal/support.js"
 
-type Repository = PetRepository.PetRepository["Type"]
+type Repository = PetRepository.PetRepository["Service"]
 
 const draft: fc.Arbitrary<PetRepository.PetDraft> = fc.record({
   name: petName,

@@ -9,7 +9,7 @@ import { PageCursor, Pet, PetRepository, Pets } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { isStrictlyIncreasing, petName, numRuns, plain, property } from "./internal/support.js"
 
-type Service = Pets.Pets["Type"]
+type Service = Pets.Pets["Service"]
 
 const SECRET = new Uint8Array(32).map((_, i) => i + 1)
 
@@ -89,8 +89,8 @@ const alter = (token: string, edit: Alteration): string => {
  * `onChange` when `announce` is true (a change that is not announced is the fault the page-cache
  * law catches).
  */
-export const renaming = (repository: PetRepository.PetRepository["Type"]): {
-  readonly repository: PetRepository.PetRepository["Type"]
+export const renaming = (repository: PetRepository.PetRepository["Service"]): {
+  readonly repository: PetRepository.PetRepository["Service"]
   readonly rename: (id: Pet.PetId, name: string, announce?: boolean) => void
 } => {
   const renamed = new Map<number, string>()
@@ -99,7 +99,7 @@ export const renaming = (repository: PetRepository.PetRepository["Type"]): {
     const name = renamed.get(pet.id)
     return name === undefined ? pet : { ...pet, name }
   }
-  const changed: PetRepository.PetRepository["Type"] = {
+  const changed: PetRepository.PetRepository["Service"] = {
     insert: repository.insert,
     listAfter: (query) => Effect.map(repository.listAfter(query), (rows) => rows.map(current)),
     findById: (id) => Effect.map(repository.findById(id), Option.map(current)),

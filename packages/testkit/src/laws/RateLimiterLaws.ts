@@ -14,7 +14,7 @@ import { BanPolicy, LimitDecision, type Plan, type RateLimiter, TokenBucket } fr
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"
 
-type Limiter = RateLimiter.RateLimiter["Type"]
+type Limiter = RateLimiter.RateLimiter["Service"]
 
 const MINUTE = 60_000
 const DAY = 86_400_000

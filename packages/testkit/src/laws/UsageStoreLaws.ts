@@ -12,7 +12,7 @@ import { UsageRange, UsageStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"
 
-type Store = UsageStore.UsageStore["Type"]
+type Store = UsageStore.UsageStore["Service"]
 type Row = UsageStore.UsageRow
 
 const ACCOUNTS = ["acc_a", "acc_b", "acc_c"] as const

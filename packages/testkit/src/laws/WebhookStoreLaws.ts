@@ -9,8 +9,8 @@ import { WebhookAttempt, WebhookEndpoint } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, plain, property, text } from "./internal/support.js"
 
-type Endpoints = WebhookEndpoint.WebhookEndpointStore["Type"]
-type Attempts = WebhookAttempt.WebhookAttemptStore["Type"]
+type Endpoints = WebhookEndpoint.WebhookEndpointStore["Service"]
+type Attempts = WebhookAttempt.WebhookAttemptStore["Service"]
 
 const accountId = base62(22).map((s) => `acc_${s}`)
 const secret = base62(43).map((s) => `whsec_${s}=`)

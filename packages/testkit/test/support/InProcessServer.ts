@@ -31,7 +31,7 @@ export interface ServerVariant {
   /** With several instances: rewrites the answers of one instance (by its index) only. */
   readonly corruptInstance?: (index: number) => ServerVariant["corrupt"]
   /** Replaces the rate limiter (it may wrap the one the memory services built); called once per instance. */
-  readonly limiter?: (real: RateLimiter.RateLimiter["Type"], instance: number) => RateLimiter.RateLimiter["Type"]
+  readonly limiter?: (real: RateLimiter.RateLimiter["Service"], instance: number) => RateLimiter.RateLimiter["Service"]
   /** Counts usage per account (default true), written every 100 ms. */
   readonly usage?: boolean
   /**
@@ -46,7 +46,7 @@ export interface ServerVariant {
   }
 }
 
-type Sender = WebhookDelivery.WebhookSender["Type"]
+type Sender = WebhookDelivery.WebhookSender["Service"]
 
 /** POSTs with `fetch` (tests send only to their own receivers on loopback). */
 const fetchSender = (change: (request: WebhookDelivery.DeliveryRequest) => WebhookDelivery.DeliveryRequest | undefined): Sender => ({

@@ -8,7 +8,7 @@ import { Clock, Effect } from "effect"
 import type { AppResponse } from "@petstore/http-node"
 import type { ServerVariant } from "./InProcessServer.js"
 
-type Limiter = RateLimiter.RateLimiter["Type"]
+type Limiter = RateLimiter.RateLimiter["Service"]
 type Corrupt = NonNullable<ServerVariant["corrupt"]>
 
 export const errorResponse = (response: AppResponse.AppResponse, status: number, code: string): AppResponse.AppResponse => ({

@@ -124,7 +124,7 @@ const HEADERS = {
 type HeaderName = keyof typeof HEADERS
 
 /** Response headers an endpoint declares besides the rate-limit ones (Api.ts's `ResponseHeaders`). */
-export type DeclaredHeader = Context.Tag.Service<ResponseHeaders>[number]
+export type DeclaredHeader = ResponseHeaders["Service"][number]
 
 /** The key of an operation in `declaredByRoute`: its method and its path as the document writes it. */
 export const routeKey = (method: string, path: string): string => `${method.toLowerCase()} ${path}`

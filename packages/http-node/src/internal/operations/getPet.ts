@@ -4,6 +4,7 @@
  *
  * @since 1.0.0
  */
+import * as Clock from "effect/Clock"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Lifecycle, Pet, Pets } from "@petstore/core"
@@ -59,7 +60,7 @@ export const getPet = Operation.make({
   endpoint,
   handler: Effect.gen(function*() {
     const pets = yield* Pets.Pets
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     const handle: Operation.HandlerOf<typeof endpoint> = ({ path }) =>
       Lifecycle.isGetPetSunset(clock.currentTimeMillisUnsafe())
         ? GONE

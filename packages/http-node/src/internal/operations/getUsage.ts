@@ -4,6 +4,7 @@
  *
  * @since 1.0.0
  */
+import * as Clock from "effect/Clock"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Usage, UsageRange } from "@petstore/core"
@@ -38,17 +39,17 @@ export const getUsage = Operation.make({
   endpoint,
   handler: Effect.gen(function*() {
     const usage = yield* Effect.serviceOption(Usage.Usage)
-    const clock = yield* Effect.clock
+    const clock = yield* Clock.Clock
     const handle: Operation.HandlerOf<typeof endpoint> = ({ urlParams }, { decision, principal }) => {
       if (Option.isNone(usage)) return Effect.fail(new UsageNotCounted())
       const now = decision?.at ?? clock.currentTimeMillisUnsafe()
       const range = UsageReport.rangeOf(urlParams, now)
-      if (Result.isFailure(range)) return Effect.fail(range.left)
-      return Effect.map(usage.value.read(principal.accountId, range.right), (stored) => ({
+      if (Result.isFailure(range)) return Effect.fail(range.failure)
+      return Effect.map(usage.value.read(principal.accountId, range.success), (stored) => ({
         value: {
           accountId: principal.accountId,
-          granularity: range.right.granularity,
-          buckets: UsageRange.fill(range.right, stored).map(UsageReport.bucketOf),
+          granularity: range.success.granularity,
+          buckets: UsageRange.fill(range.success, stored).map(UsageReport.bucketOf),
           limits: UsageReport.limitsOf(decision, principal.limits, now)
         }
       }))

@@ -61,8 +61,8 @@ export const create = <A, E>(
   const header = context.header(HEADER)
   if (header === undefined) return Effect.map(plain(), (value) => ({ value, headers: { Location: location(value) } }))
   const key = IdempotencyKey.parse(header)
-  if (Result.isFailure(key)) return Effect.fail(key.left)
-  return Effect.map(keyed(key.right), ({ replayed, value }) => ({
+  if (Result.isFailure(key)) return Effect.fail(key.failure)
+  return Effect.map(keyed(key.success), ({ replayed, value }) => ({
     value,
     headers: replayed ? { Location: location(value), ...REPLAYED } : { Location: location(value) }
   }))

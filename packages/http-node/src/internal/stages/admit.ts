@@ -45,7 +45,7 @@ const limitHeaders = (decision: LimitDecision.Decision): ResponseHeaders => {
 }
 
 export interface AdmitOptions {
-  readonly limiter: RateLimiter.RateLimiter["Type"]
+  readonly limiter: RateLimiter.RateLimiter["Service"]
   readonly clientAddress: (request: AppRequest) => string
 }
 

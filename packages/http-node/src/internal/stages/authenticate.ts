@@ -12,7 +12,7 @@ import { bearerToken } from "../credentials.js"
 import { GO_ON, type Stage } from "./pipeline.js"
 
 /** @category constructors */
-export const make = (accounts: Accounts.Accounts["Type"]): Stage => (exchange) => {
+export const make = (accounts: Accounts.Accounts["Service"]): Stage => (exchange) => {
   const token = bearerToken(exchange.request.header("authorization"))
   exchange.token = token
   if (token === undefined) return GO_ON

@@ -18,18 +18,18 @@ export const decode: Stage = (exchange) => {
   const input: Record<string, unknown> = {}
   if (route.decodePath !== undefined) {
     const path = route.decodePath(found.params)
-    if (Result.isFailure(path)) return invalid(path.left.message)
-    input.path = path.right
+    if (Result.isFailure(path)) return invalid(path.failure.message)
+    input.path = path.success
   }
   if (route.decodeQuery !== undefined) {
     const query = route.decodeQuery(found.searchParams)
-    if (Result.isFailure(query)) return invalid(query.left.message)
-    input.urlParams = query.right
+    if (Result.isFailure(query)) return invalid(query.failure.message)
+    input.urlParams = query.success
   }
   if (route.decodePayload !== undefined) {
     const payload = route.decodePayload(exchange.payload)
-    if (Result.isFailure(payload)) return invalid(payload.left.message)
-    input.payload = payload.right
+    if (Result.isFailure(payload)) return invalid(payload.failure.message)
+    input.payload = payload.success
   }
   exchange.input = input
   return GO_ON

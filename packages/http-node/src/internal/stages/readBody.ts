@@ -45,8 +45,8 @@ export const make = (options: ReadBodyOptions): Stage => {
       }
       if (!isJson(exchange.request.header("content-type"))) return answerWith(NOT_JSON)
       const payload = JsonBody.parse(body.bytes)
-      if (Result.isFailure(payload)) return answerWith(refusal(ErrorResponse.make("invalid_json", payload.left)))
-      exchange.payload = payload.right
+      if (Result.isFailure(payload)) return answerWith(refusal(ErrorResponse.make("invalid_json", payload.failure)))
+      exchange.payload = payload.success
       return GO_ON
     })
   return (exchange) => (exchange.found!.handler.hasPayload ? read(exchange) : GO_ON)
