@@ -27,11 +27,15 @@ export type MessageStatus = typeof MessageStatus.Type
 
 /** @category schemas */
 export const NewMessage = Schema.Struct({
-  message: Schema.String.pipe(
+  message: Schema.String.check(
     // No store keeps text with U+0000 the same way (PostgreSQL refuses it): refused for all of them.
-    Schema.filter((s) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", { jsonSchema: {} }),
+    Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", {
+      toJsonSchema: () => [{}, true]
+    }),
     // A lone surrogate (`"\ud800"` in JSON) is no character: stored as UTF-8 it would come back changed.
-    Schema.filter((s) => isWellFormed(s) || "must be well-formed Unicode (no lone surrogate)", { jsonSchema: {} })
+    Schema.makeFilter((s: string) => isWellFormed(s) || "must be well-formed Unicode (no lone surrogate)", {
+      toJsonSchema: () => [{}, true]
+    })
   ).annotate({ description: "The text to submit (no NUL character)." })
 }).annotate({ identifier: "NewMessage", description: "A message to submit." })
 export type NewMessage = typeof NewMessage.Type
@@ -46,23 +50,13 @@ export const Message = Schema.Struct({
   status: MessageStatus,
   createdAt: Schema.String.annotate({
     description: CREATED_AT_DESCRIPTION,
-    // A `jsonSchema` annotation replaces the generated schema, the description included: repeated here.
-    jsonSchema: { type: "string", format: "date-time", description: CREATED_AT_DESCRIPTION }
+    format: "date-time"
   }),
-  attempts: Schema.optionalWith(
-    Schema.Int.annotate({ description: "Delivery attempts made so far (shown when the message is read)." }),
-    { exact: true }
-  ),
-  deliveredAt: Schema.optionalWith(
-    Schema.String.annotate({
+  attempts: Schema.optionalKey(Schema.Int.annotate({ description: "Delivery attempts made so far (shown when the message is read)." })),
+  deliveredAt: Schema.optionalKey(Schema.String.annotate({
       description: DELIVERED_AT_DESCRIPTION,
-      jsonSchema: { type: "string", format: "date-time", description: DELIVERED_AT_DESCRIPTION }
-    }),
-    { exact: true }
-  ),
-  lastError: Schema.optionalWith(
-    Schema.String.annotate({ description: "Why the last attempt failed, once the message is failed." }),
-    { exact: true }
-  )
+      format: "date-time"
+    })),
+  lastError: Schema.optionalKey(Schema.String.annotate({ description: "Why the last attempt failed, once the message is failed." }))
 }).annotate({ identifier: "Message", description: "A submitted message and its current state." })
 export type Message = typeof Message.Type

@@ -8,23 +8,25 @@ import * as Schema from "effect/Schema"
 /** The largest identifier JSON numbers can carry exactly (2^53 − 1). */
 export const MAX_ID = Number.MAX_SAFE_INTEGER
 
-const identifier = (brand: string, description: string) =>
-  Schema.Number.pipe(
-    Schema.int({ message: () => "must be an integer" }),
-    Schema.between(1, MAX_ID, { message: () => `must be between 1 and ${MAX_ID}` }),
-    Schema.brand(brand)
-  ).annotate({
-    identifier: brand,
-    description,
-    jsonSchema: { type: "integer", format: "int64", minimum: 1, maximum: MAX_ID, description }
-  })
+const integerId = Schema.Number.check(
+  Schema.isInt({ message: "must be an integer" }),
+  Schema.isBetween({ minimum: 1, maximum: MAX_ID }, { message: `must be between 1 and ${MAX_ID}` })
+)
 
 /** @category schemas */
-export const PetId = identifier("PetId", "Unique identifier of an animal, assigned by the service.")
+export const PetId = integerId.pipe(Schema.brand("PetId")).annotate({
+  identifier: "PetId",
+  description: "Unique identifier of an animal, assigned by the service.",
+  format: "int64"
+})
 export type PetId = typeof PetId.Type
 
 /** @category schemas */
-export const CategoryId = identifier("CategoryId", "Identifier of the category the animal belongs to.")
+export const CategoryId = integerId.pipe(Schema.brand("CategoryId")).annotate({
+  identifier: "CategoryId",
+  description: "Identifier of the category the animal belongs to.",
+  format: "int64"
+})
 export type CategoryId = typeof CategoryId.Type
 
 /** Maximum length of a name, in Unicode code points (as JSON Schema counts `maxLength`). */
@@ -49,27 +51,22 @@ export const isWellFormed = (s: string): boolean => !LONE_SURROGATE.test(s)
 
 const NAME_DESCRIPTION = "The animal's name: not blank, at most 256 characters, no NUL character."
 
-export const PetName = Schema.String.pipe(
-  Schema.filter((s) => s.trim().length > 0 || "must not be blank", { jsonSchema: {} }),
+export const PetName = Schema.String.check(
+  Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank", {
+    toJsonSchema: () => ({ minLength: 1, pattern: "\\S" })
+  }),
   // No store keeps text with U+0000 the same way (PostgreSQL refuses it): refused for all of them.
-  Schema.filter((s) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", { jsonSchema: {} }),
+  Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", {
+    toJsonSchema: () => [{}, true]
+  }),
   // A lone surrogate (`"\ud800"` in JSON) is no character: stored as UTF-8 it would come back changed.
-  Schema.filter((s) => isWellFormed(s) || "must be well-formed Unicode (no lone surrogate)", { jsonSchema: {} }),
-  Schema.filter((s) => codePoints(s) <= NAME_MAX_LENGTH || `must be at most ${NAME_MAX_LENGTH} characters`, {
-    jsonSchema: {}
+  Schema.makeFilter((s: string) => isWellFormed(s) || "must be well-formed Unicode (no lone surrogate)", {
+    toJsonSchema: () => [{}, true]
+  }),
+  Schema.makeFilter((s: string) => codePoints(s) <= NAME_MAX_LENGTH || `must be at most ${NAME_MAX_LENGTH} characters`, {
+    toJsonSchema: () => ({ maxLength: NAME_MAX_LENGTH })
   })
-).annotate({
-  identifier: "PetName",
-  description: NAME_DESCRIPTION,
-  // A `jsonSchema` annotation replaces the generated schema, the description included: repeated here.
-  jsonSchema: {
-    type: "string",
-    minLength: 1,
-    maxLength: NAME_MAX_LENGTH,
-    pattern: "\\S",
-    description: NAME_DESCRIPTION
-  }
-})
+).annotate({ identifier: "PetName", description: NAME_DESCRIPTION })
 
 /** @category schemas */
 export const PetStatus = Schema.Literals(["available", "pending", "sold"]).annotate({

@@ -19,8 +19,8 @@ export interface PlanLimits {
 
 /** @category schemas */
 export const PlanLimits = Schema.Struct({
-  perMinute: Schema.Int.pipe(Schema.between(1, 1_000_000)),
-  perDay: Schema.Int.pipe(Schema.between(1, 1_000_000_000))
+  perMinute: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000 })),
+  perDay: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000_000 }))
 }).annotate({ identifier: "PlanLimits" })
 
 /** The interface's numbers. Enterprise has no standard numbers: each account carries its own. */

@@ -16,9 +16,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberId from "effect/FiberId"
-import * as FiberRef from "effect/FiberRef"
-import * as HashMap from "effect/HashMap"
+import * as References from "effect/References"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 
@@ -70,10 +68,10 @@ export interface ProbeOptions {
 
 const bounded = (what: string, check: Effect.Effect<Check>, timeout: Duration.Duration): Effect.Effect<Check> =>
   check.pipe(
-    Effect.timeoutTo({
+    Effect.timeoutOrElse({
       duration: timeout,
-      onSuccess: (answer) => answer,
-      onTimeout: (): Check => ({ state: "down", reason: `the ${what} did not answer within ${Duration.format(timeout)}` })
+      orElse: () =>
+        Effect.succeed<Check>({ state: "down", reason: `the ${what} did not answer within ${Duration.format(timeout)}` })
     }),
     Effect.catchDefect((): Effect.Effect<Check> => Effect.succeed({ state: "down", reason: `the ${what} check failed` }))
   )
@@ -163,7 +161,7 @@ export const watch = (options: WatchOptions = {}): Effect.Effect<Watch> =>
       if (last !== undefined && now - last.at < reuseMillis) return Effect.succeed(last.report)
       if (running !== undefined) return Deferred.await(running)
       // Made and noted before anything yields, so a request arriving meanwhile waits for this probe.
-      const answer = Deferred.makeUnsafe<Report>(FiberId.none)
+      const answer = Deferred.makeUnsafe<Report>()
       running = answer
       return fresh.pipe(
         Effect.flatMap((report) =>
@@ -203,7 +201,7 @@ export const watch = (options: WatchOptions = {}): Effect.Effect<Watch> =>
         if (watching) return Effect.void
         watching = true
         // The watcher speaks for the instance, not for the request that woke it: no request's annotations.
-        return Effect.asVoid(Effect.forkDetach(Effect.locally(watcher(reason), References.CurrentLogAnnotations, HashMap.empty())))
+        return Effect.asVoid(Effect.forkDetach(Effect.provideService(watcher(reason), References.CurrentLogAnnotations, {})))
       })
     return { report, refused }
   })

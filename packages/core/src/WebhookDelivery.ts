@@ -137,7 +137,7 @@ export const make = (options: WebhookDeliveryOptions) =>
     const settle = (
       endpoint: WebhookEndpoint,
       m: ProcessableMessage,
-      { endedAt, outcome, startedAt }: Effect.Effect.Success<ReturnType<typeof exchange>>
+      { endedAt, outcome, startedAt }: Effect.Success<ReturnType<typeof exchange>>
     ) =>
       Effect.gen(function*() {
         const error = outcome._tag === "NoAnswer"

@@ -19,7 +19,7 @@ const Id = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,64}$/, { message: 
 
 export const CreateAccount = Schema.Struct({
   plan: Plan.Plan,
-  limits: Schema.optionalWith(Plan.PlanLimits, { exact: true })
+  limits: Schema.optionalKey(Plan.PlanLimits)
 })
 
 export const CreatedAccount = Schema.Struct({
@@ -95,7 +95,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createKey", "/accounts/:accountId/keys")
       .setPath(Schema.Struct({ accountId: Id }))
-      .setPayload(Schema.Struct({ expiresAt: Schema.optionalWith(Iso8601, { exact: true }) }))
+      .setPayload(Schema.Struct({ expiresAt: Schema.optionalKey(Iso8601) }))
       .addSuccess(IssuedKey, { status: 201 })
       .addError(error(400))
       .addError(error(404))
@@ -110,10 +110,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     HttpApiEndpoint.post("rotateKey", "/keys/:keyId/rotate")
       .setPath(Schema.Struct({ keyId: Id }))
       .setPayload(Schema.Struct({
-        graceSeconds: Schema.optionalWith(
-          Schema.Int.pipe(Schema.between(0, 30 * 86_400, { message: () => "must be an integer between 0 and 2592000" })),
-          { exact: true }
-        )
+        graceSeconds: Schema.optionalKey(Schema.Int.pipe(Schema.between(0, 30 * 86_400, { message: () => "must be an integer between 0 and 2592000" })))
       }))
       .addSuccess(IssuedKey, { status: 201 })
       .addError(error(400))
@@ -154,10 +151,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     HttpApiEndpoint.post("rotateWebhookSecret", "/accounts/:accountId/webhook/rotate-secret")
       .setPath(Schema.Struct({ accountId: Id }))
       .setPayload(Schema.Struct({
-        graceSeconds: Schema.optionalWith(
-          Schema.Int.pipe(Schema.between(0, 7 * 86_400, { message: () => "must be an integer between 0 and 604800" })),
-          { exact: true }
-        )
+        graceSeconds: Schema.optionalKey(Schema.Int.pipe(Schema.between(0, 7 * 86_400, { message: () => "must be an integer between 0 and 604800" })))
       }))
       .addSuccess(IssuedWebhook, { status: 201 })
       .addError(error(400))

@@ -144,7 +144,7 @@ export const make = (options: ClientOptions) =>
 /** @category services */
 export class PetstoreClient extends Context.Service<
   PetstoreClient,
-  Effect.Effect.Success<ReturnType<typeof make>>
+  Effect.Success<ReturnType<typeof make>>
 >()("@petstore/http-node/PetstoreClient") {}
 
 /**

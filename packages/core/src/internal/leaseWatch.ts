@@ -15,7 +15,6 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import type * as FiberId from "effect/FiberId"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 
@@ -52,13 +51,13 @@ export const make: Effect.Effect<LeaseWatch, never, Scope.Scope> = Effect.gen(fu
 
   // One synchronous look: the overdue slots are marked cut and their workers interrupted in the same
   // step (no attempt can end or begin in between); answers how long until the next lease ends.
-  const look = (now: number, id: FiberId.FiberId) => {
+  const look = (now: number, id: number) => {
     let next = Infinity
     for (const slot of slots) {
       if (slot.deadline <= now) {
         slot.deadline = Infinity
         slot.cut = true
-        slot.fiber?.unsafeInterruptAsFork(id)
+        slot.fiber?.interruptUnsafe(id)
       } else if (slot.deadline < next) next = slot.deadline
     }
     watching = next !== Infinity

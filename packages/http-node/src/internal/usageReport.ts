@@ -48,18 +48,9 @@ export const UsageReport = Schema.Struct({
 
 /** The query of a usage request. */
 export const UsageParams = Schema.Struct({
-  from: Schema.optionalWith(
-    Iso8601.annotate({ description: "Start of the range (inclusive; rounded down to its bucket). Default: 24 buckets (hour) or 30 (day) before `to`." }),
-    { exact: true }
-  ),
-  to: Schema.optionalWith(
-    Iso8601.annotate({ description: "End of the range (exclusive; rounded up to a bucket). Default: the end of the current bucket." }),
-    { exact: true }
-  ),
-  granularity: Schema.optionalWith(
-    Granularity.annotate({ description: "Bucket size: `hour` (default; at most 168 buckets) or `day` (at most 400)." }),
-    { exact: true }
-  )
+  from: Schema.optionalKey(Iso8601.annotate({ description: "Start of the range (inclusive; rounded down to its bucket). Default: 24 buckets (hour) or 30 (day) before `to`." })),
+  to: Schema.optionalKey(Iso8601.annotate({ description: "End of the range (exclusive; rounded up to a bucket). Default: the end of the current bucket." })),
+  granularity: Schema.optionalKey(Granularity.annotate({ description: "Bucket size: `hour` (default; at most 168 buckets) or `day` (at most 400)." }))
 })
 
 const iso = (ms: number): string => new Date(ms).toISOString()
@@ -121,14 +112,8 @@ export const AdminUsageReport = Schema.Struct({
 /** The query of the busiest accounts. */
 export const TopParams = Schema.Struct({
   ...UsageParams.fields,
-  by: Schema.optionalWith(
-    Schema.Literals(["total", "refused"]).annotate({ description: "Rank by every decided request (default) or by those refused (rate limit, quota, ban)." }),
-    { exact: true }
-  ),
-  limit: Schema.optionalWith(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100, { message: () => "must be an integer between 1 and 100" })),
-    { exact: true }
-  )
+  by: Schema.optionalKey(Schema.Literals(["total", "refused"]).annotate({ description: "Rank by every decided request (default) or by those refused (rate limit, quota, ban)." })),
+  limit: Schema.optionalKey(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100, { message: () => "must be an integer between 1 and 100" })))
 })
 
 export const TopUsage = Schema.Struct({

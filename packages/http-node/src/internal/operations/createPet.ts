@@ -17,7 +17,7 @@ import * as Operation from "./operation.js"
 export const NewPetBody = Schema.Struct({
   name: Pet.PetName,
   categoryId: Pet.CategoryId,
-  status: Schema.optionalWith(Pet.PetStatus, { exact: true })
+  status: Schema.optionalKey(Pet.PetStatus)
 }).annotate({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
 
 const DESCRIPTION = "Adds an animal and answers `201` with it and its `Location`. `name` needs a non-blank " +

@@ -24,12 +24,9 @@ export const Limit = Schema.compose(digits, Schema.NumberFromString).pipe(
 
 /** Query of `GET /pets`. Unknown parameters are ignored; a repeated one is refused before decoding. */
 export const ListPetsParams = Schema.Struct({
-  limit: Schema.optionalWith(Limit, { exact: true }),
-  status: Schema.optionalWith(Pet.PetStatus, { exact: true }),
-  cursor: Schema.optionalWith(
-    Schema.String.annotate({ description: "Opaque cursor from the `Link` header of the previous page." }),
-    { exact: true }
-  )
+  limit: Schema.optionalKey(Limit),
+  status: Schema.optionalKey(Pet.PetStatus),
+  cursor: Schema.optionalKey(Schema.String.annotate({ description: "Opaque cursor from the `Link` header of the previous page." }))
 })
 
 const DESCRIPTION = "Returns the animals ordered by `id`, ascending, as a plain JSON array of at most `limit` " +
