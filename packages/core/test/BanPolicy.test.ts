@@ -1,5 +1,6 @@
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+
 import * as BanPolicy from "../src/BanPolicy.js"
 
 const MINUTE = 60_000

@@ -1,5 +1,6 @@
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+
 import * as BanPolicy from "../src/BanPolicy.js"
 import * as DailyQuota from "../src/DailyQuota.js"
 import * as LimitDecision from "../src/LimitDecision.js"
@@ -196,7 +197,7 @@ const brokenHeaderLaws = (limits: PlanLimits, { decision, now, usage }: Step): A
   return laws.filter(([, kept]) => !kept).map(([law]) => law)
 }
 
-const numRuns = { fastCheck: { numRuns: 100 } }
+const numRuns = { arbitrary: { numRuns: 100 } }
 
 describe("LimitDecision", () => {
   describe("decide, exact cases (3/min, 4/day, starting one minute before a UTC midnight)", () => {

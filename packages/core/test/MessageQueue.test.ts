@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Result, Layer, Option } from "effect"
+import None{ Effect, Result, Layer, Option } from "effect"
 import { ProcessingFailed, MessageProcessor, type ProcessableMessage } from "../src/MessageProcessor.js"
 import { backoffMillis, DEFAULT_OPTIONS, MessageQueue, toMessage } from "../src/MessageQueue.js"
 import { MessageStore } from "../src/MessageStore.js"
@@ -79,7 +79,7 @@ describe("MessageQueue", () => {
     ).toEqual({ id: "msg_1", message: "hi", status: "processing", createdAt: "2030-01-01T00:00:00.000Z" })
   })
 
-  it.scopedLive("submit answers queued; the worker delivers; only the submitting account can read it", () =>
+  it.live("submit answers queued; the worker delivers; only the submitting account can read it", () =>
     Effect.gen(function*() {
       const queue = yield* MessageQueue
       const before = Date.now()
@@ -95,7 +95,7 @@ describe("MessageQueue", () => {
       expect(Result.isFailure(unknown) && unknown.failure._tag).toBe("MessageNotFound")
     }).pipe(Effect.provide(queueLayer(MessageProcessor.layerRecordOnly))))
 
-  it.scopedLive("a failing attempt is retried after the backoff, queued in between; then delivered", () => {
+  it.live("a failing attempt is retried after the backoff, queued in between; then delivered", () => {
     const seen: Array<ProcessableMessage> = []
     return Effect.gen(function*() {
       const queue = yield* MessageQueue
@@ -114,7 +114,7 @@ describe("MessageQueue", () => {
     }).pipe(Effect.provide(queueLayer(flaky(1, seen), { backoffBaseMillis: 200, backoffMaxMillis: 1_000, pollMillis: 20 })))
   })
 
-  it.scopedLive("after maxAttempts failures the message is failed, with the last reason", () => {
+  it.live("after maxAttempts failures the message is failed, with the last reason", () => {
     const seen: Array<ProcessableMessage> = []
     return Effect.gen(function*() {
       const queue = yield* MessageQueue
@@ -130,7 +130,7 @@ describe("MessageQueue", () => {
 
   // An attempt runs uninterruptibly, so a slow one is only judged when it ends (a processor that never
   // ends holds its worker for good: reported, not tested here).
-  it.scopedLive("an attempt longer than the lease, or a crashing processor, counts as a failure", () => {
+  it.live("an attempt longer than the lease, or a crashing processor, counts as a failure", () => {
     let calls = 0
     const processor = Layer.succeed(MessageProcessor, {
       process: () =>

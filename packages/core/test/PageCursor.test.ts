@@ -1,5 +1,6 @@
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Result, FastCheck as fc, Option } from "effect"
+import None{ Effect, Result, Option } from "effect"
 import { createHmac } from "node:crypto"
 import * as PageCursor from "../src/PageCursor.js"
 import { MAX_ID, type PetStatus } from "../src/Pet.js"

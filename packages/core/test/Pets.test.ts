@@ -1,5 +1,6 @@
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Result, FastCheck as fc, Layer, Option } from "effect"
+import None{ Effect, Result, Layer, Option } from "effect"
 import { CursorSigner } from "../src/PageCursor.js"
 import type { CategoryId, Pet, PetId } from "../src/Pet.js"
 import { changeListeners, makeMemory, PetRepository } from "../src/PetRepository.js"

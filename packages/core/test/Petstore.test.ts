@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
+import None{ Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
 import { Accounts } from "../src/Accounts.js"
 import { MessageProcessor } from "../src/MessageProcessor.js"
 import { MessageQueue } from "../src/MessageQueue.js"
@@ -12,7 +12,7 @@ const memory = (options: Petstore.PetstoreOptions = {}) =>
   Petstore.layerMemory(options).pipe(Layer.provide(MessageProcessor.layerRecordOnly))
 
 describe("Petstore", () => {
-  it.scoped("layerMemory wires accounts, pets, the rate limiter and the message queue together", () =>
+  it.effect("layerMemory wires accounts, pets, the rate limiter and the message queue together", () =>
     Effect.gen(function*() {
       const accounts = yield* Accounts
       const { account, key } = yield* accounts.create({ plan: "free" })
@@ -25,7 +25,7 @@ describe("Petstore", () => {
       expect(message.status).toBe("queued")
     }).pipe(Effect.provide(memory())))
 
-  it.scoped("options reach the services: the key environment and the limiter's settings", () =>
+  it.effect("options reach the services: the key environment and the limiter's settings", () =>
     Effect.gen(function*() {
       const { key } = yield* (yield* Accounts).create({ plan: "free" })
       expect(Redacted.value(key.key)).toMatch(/^psk_test_/)

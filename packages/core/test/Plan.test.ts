@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Result, Schema } from "effect"
+import None{ Result, Schema } from "effect"
 import * as Plan from "../src/Plan.js"
 
 describe("Plan", () => {

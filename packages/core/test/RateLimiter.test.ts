@@ -1,6 +1,8 @@
+import * as fc from "fast-check"
+import { TestClock } from "effect/testing"
 import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck as fc, TestClock } from "effect"
+import None{ Effect } from "effect"
 import * as BanPolicy from "../src/BanPolicy.js"
 import * as DailyQuota from "../src/DailyQuota.js"
 import * as LimitDecision from "../src/LimitDecision.js"
@@ -293,7 +295,7 @@ describe("RateLimiter", () => {
       const requests = arrivals(traffic).map(({ request }) => request)
       expect(together.filter((_, i) => ofA(requests[i]))).toEqual(alone)
     },
-    { fastCheck: { numRuns: 100 } }
+    { arbitrary: { numRuns: 100 } }
   )
 
   it.prop(
@@ -327,6 +329,6 @@ describe("RateLimiter", () => {
       })
       expect(Effect.runSync(play(traffic))).toEqual(expected)
     },
-    { fastCheck: { numRuns: 100 } }
+    { arbitrary: { numRuns: 100 } }
   )
 })

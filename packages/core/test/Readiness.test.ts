@@ -3,8 +3,10 @@
  * callers, its answer reused for `reuse` (by the Clock) and asked again after; a caller that goes
  * away does not cancel the probe for the others; a check that hangs or throws is down.
  */
+// FIXME v4: FiberStatus removed
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, FiberStatus, Layer, TestClock } from "effect"
+import None{ Deferred, Effect, Fiber, Layer } from "effect"
 import * as Readiness from "../src/Readiness.js"
 
 /** Waits until every fiber of `fibers` is suspended (waiting for the probe). */

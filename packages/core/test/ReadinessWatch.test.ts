@@ -4,8 +4,9 @@
  * requests refused), found by the watcher without any further request; a refusal while everything
  * answers is said as a single warning with its reason. No line carries a cause (a stack).
  */
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Logger, TestClock } from "effect"
+import None{ Effect, Fiber, Layer, Logger } from "effect"
 import * as Readiness from "../src/Readiness.js"
 
 interface Line {

@@ -1,5 +1,6 @@
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc, Option } from "effect"
+import None{ Option } from "effect"
 
 import { DEFAULT_DELAYS_SECONDS, JITTER, nextDelayMillis, parseDelays } from "../src/RetrySchedule.js"
 

@@ -4,8 +4,9 @@
  * refused; an API key is well-formed exactly when it is a prefix and 32 base62 characters, and its
  * hash and display prefix depend on it alone.
  */
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Result, FastCheck as fc, Schema } from "effect"
+import None{ Arbitrary, Result, Schema } from "effect"
 import * as ApiKey from "../src/ApiKey.js"
 import * as Pet from "../src/Pet.js"
 import * as Plan from "../src/Plan.js"

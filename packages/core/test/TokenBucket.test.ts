@@ -1,5 +1,6 @@
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+
 import * as TokenBucket from "../src/TokenBucket.js"
 
 const { UNIT } = TokenBucket

@@ -1,5 +1,6 @@
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+
 import { type LimitDecision, UsageCounter, UsageStore } from "@petstore/core"
 
 const verdict = fc.constantFrom<LimitDecision.Verdict>("allowed", "rate_limited", "daily_quota_exceeded", "key_banned")

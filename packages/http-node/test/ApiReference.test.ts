@@ -6,7 +6,7 @@
  * page running in a browser is packages/server/test/ApiReferenceBrowser.test.ts.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Clock, Effect, Logger } from "effect"
+import None{ Clock, Effect, Logger } from "effect"
 import * as Zlib from "node:zlib"
 import { Api, PUBLIC_PREFIX } from "../src/Api.js"
 import * as ApiReference from "../src/internal/openapi/apiReference.js"
@@ -123,7 +123,7 @@ layer(TestServer.layer())("ApiReference", (it) => {
       expect((yield* getBundle(server, { "accept-encoding": "br", "if-none-match": identityTag })).status).toBe(200)
     }))
 
-  it.scoped("the bundle is limited per client address: past `assetsPerMinute`, 429 with `Retry-After` until the bucket refills", () =>
+  it.effect("the bundle is limited per client address: past `assetsPerMinute`, 429 with `Retry-After` until the bucket refills", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ assetsPerMinute: 3, frozenAt: Date.UTC(2030, 0, 1) })
       for (let i = 0; i < 3; i++) expect((yield* getBundle(server, { "accept-encoding": "br" })).status).toBe(200)

@@ -8,7 +8,7 @@
  * in chunks it was about 2.8 MB: the whole script, less what the kernel took).
  */
 import { expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import None{ Effect } from "effect"
 import * as DiagnosticsChannel from "node:diagnostics_channel"
 import type * as Http from "node:http"
 import * as Net from "node:net"
@@ -44,7 +44,7 @@ const nonReader = (port: number) =>
     socket.once("error", reject)
   })
 
-it.scoped("a client that pipelines two GETs of the script and never reads makes the server hold under 64 KiB per connection", () =>
+it.effect("a client that pipelines two GETs of the script and never reads makes the server hold under 64 KiB per connection", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start()
     const sockets = yield* ServerSockets.watch

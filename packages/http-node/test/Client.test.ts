@@ -4,10 +4,11 @@
  * the test's `TestClock`: waiting for `Retry-After` costs no real time, and what the client waited
  * is read from the clock, not measured.
  */
+import { TestClock } from "effect/testing"
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { BanPolicy, MessageProcessor, Pet, Petstore } from "@petstore/core"
-import { Chunk, Clock, Context, Effect, Fiber, Layer, Option, Redacted, type Scope, TestClock } from "effect"
+import None{ Chunk, Clock, Context, Effect, Fiber, Layer, Option, Redacted, type Scope } from "effect"
 import { AdminApi, type CreateAccount } from "../src/AdminApi.js"
 import { App } from "../src/App.js"
 import * as Client from "../src/Client.js"
@@ -75,7 +76,7 @@ const withClockDriven = <A, E>(effect: Effect.Effect<A, E>, horizon = HOUR) =>
   })
 
 describe("Client against a real server", () => {
-  it.scoped("lists, creates and gets animals with the interface's types", () =>
+  it.effect("lists, creates and gets animals with the interface's types", () =>
     Effect.gen(function*() {
       const url = yield* startServer
       const { key } = yield* createAccount(url, { plan: "free" })
@@ -94,7 +95,7 @@ describe("Client against a real server", () => {
       expect(response.headers["link"]).toMatch(/rel="next"/)
     }))
 
-  it.scoped("errors decode to the Error body with its status", () =>
+  it.effect("errors decode to the Error body with its status", () =>
     Effect.gen(function*() {
       const url = yield* startServer
       const { key } = yield* createAccount(url, { plan: "free" })
@@ -108,7 +109,7 @@ describe("Client against a real server", () => {
       expect(refused).toEqual({ code: "unauthorized", status: 401, message: expect.any(String) })
     }))
 
-  it.scoped("after a 429 it waits at least Retry-After and then succeeds, call after call, and is never banned", () =>
+  it.effect("after a 429 it waits at least Retry-After and then succeeds, call after call, and is never banned", () =>
     Effect.gen(function*() {
       const url = yield* startServer
       const { key } = yield* createAccount(url, { plan: "enterprise", limits: { perMinute: 1, perDay: 1000 } })

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Readiness } from "@petstore/core"
-import { Effect, Exit, Fiber, Scope } from "effect"
+import None{ Effect, Exit, Fiber, Scope } from "effect"
 import { start as startExpress } from "../examples/hosts/express.js"
 import { start as startFastify } from "../examples/hosts/fastify.js"
 import { hostedBy, listening, send } from "./support/Hosts.js"
@@ -34,7 +34,7 @@ const countingStore = (initial: Readiness.Check = Readiness.UP) => {
 }
 
 describe("/healthz and /readyz", () => {
-  it.scoped("answer 200 without a key, with no rate-limit headers and no caching", () =>
+  it.effect("answer 200 without a key, with no rate-limit headers and no caching", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start()
       const health = yield* server.get("/healthz")
@@ -54,7 +54,7 @@ describe("/healthz and /readyz", () => {
       expect((yield* server.get("/readyz?verbose=1")).body).toEqual(ready.body)
     }))
 
-  it.scoped("HEAD answers 200 with no body; other methods 405 with Allow and an Error body", () =>
+  it.effect("HEAD answers 200 with no body; other methods 405 with Allow and an Error body", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start()
       for (const path of ["/healthz", "/readyz"]) {
@@ -69,7 +69,7 @@ describe("/healthz and /readyz", () => {
       }
     }))
 
-  it.scoped("only the exact paths answer: anything else still needs a key and reaches nothing through them", () =>
+  it.effect("only the exact paths answer: anything else still needs a key and reaches nothing through them", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start()
       const { key } = yield* server.enterprise(100_000)
@@ -105,7 +105,7 @@ describe("/healthz and /readyz", () => {
       for (const reply of keyed.slice(0, -1)) expect(reply.body.code).toBe("not_found")
     }))
 
-  it.scoped("neither consumes nor grants rate limit: a key's bucket and an address's failed-auth bucket are untouched", () =>
+  it.effect("neither consumes nor grants rate limit: a key's bucket and an address's failed-auth bucket are untouched", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T, rateLimiter: { failedAuthPerMinute: 2 } })
       const { key } = yield* server.enterprise(3)
@@ -130,7 +130,7 @@ describe("/healthz and /readyz", () => {
       expect((yield* server.get("/v1/pets", key)).status).toBe(429)
     }))
 
-  it.scoped("a burst of readiness requests shares one store probe; the answer is reused for a second", () =>
+  it.effect("a burst of readiness requests shares one store probe; the answer is reused for a second", () =>
     Effect.gen(function*() {
       const store = countingStore()
       const server = yield* TestServer.start({ frozenAt: T, storeReadiness: store.service })
@@ -150,7 +150,7 @@ describe("/healthz and /readyz", () => {
       expect(store.probes.count).toBe(2)
     }))
 
-  it.scoped("a store that cannot be reached: 503 `unavailable` naming it, with Retry-After; 200 again once it answers", () =>
+  it.effect("a store that cannot be reached: 503 `unavailable` naming it, with Retry-After; 200 again once it answers", () =>
     Effect.gen(function*() {
       const store = countingStore({ state: "down", reason: "the store (test) cannot be reached" })
       const server = yield* TestServer.start({ frozenAt: T, storeReadiness: store.service })
@@ -164,7 +164,7 @@ describe("/healthz and /readyz", () => {
       expect((yield* server.get("/readyz")).status).toBe(200)
     }))
 
-  it.scoped("a degraded dependency keeps the instance ready and is reported", () =>
+  it.effect("a degraded dependency keeps the instance ready and is reported", () =>
     Effect.gen(function*() {
       const store = countingStore({ state: "degraded", reason: "the store (test) is slow" })
       const server = yield* TestServer.start({ storeReadiness: store.service })
@@ -177,7 +177,7 @@ describe("/healthz and /readyz", () => {
       })
     }))
 
-  it.scoped("a probe that never answers counts as down once its bound has passed", () =>
+  it.effect("a probe that never answers counts as down once its bound has passed", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ storeReadiness: { check: Effect.never } })
       const reply = yield* server.get("/readyz")
@@ -185,7 +185,7 @@ describe("/healthz and /readyz", () => {
       expect(reply.body.message).toBe("Not ready: the store did not answer within 2s.")
     }))
 
-  it.scopedLive("from the moment shutdown begins /readyz answers 503, on kept-alive and new connections, while the rest is still served", () =>
+  it.live("from the moment shutdown begins /readyz answers 503, on kept-alive and new connections, while the rest is still served", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const server = yield* TestServer.start({ drainDelay: "5 seconds" }).pipe(Scope.provide(scope))

@@ -1,6 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Effect } from "effect"
+import None{ Effect } from "effect"
 import { AdminApi } from "../src/AdminApi.js"
 import { ERROR_CODES } from "../src/ErrorCodes.js"
 import { expectError, expectInvalid, expectRateLimitHeaders, expectStatus, expectUnauthorized } from "./support/Expectations.js"
@@ -16,7 +16,7 @@ const expectAdminHeaders = (reply: Reply) => {
   expect(reply.headers.has("x-ratelimit-limit")).toBe(false)
 }
 
-it.scoped("without an admin token configured, every /admin path is 404", () =>
+it.effect("without an admin token configured, every /admin path is 404", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ adminToken: null })
     for (const authorization of [undefined, `Bearer ${ADMIN_TOKEN}`, "Bearer anything-at-all-0000"]) {
@@ -157,7 +157,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP admin API", (it) 
     }))
 })
 
-it.scoped("rotation: 201 with a new key; the old one works for the grace period, then is refused", () =>
+it.effect("rotation: 201 with a new key; the old one works for the grace period, then is refused", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ frozenAt: T })
     const account = yield* server.admin.createAccount()
@@ -183,7 +183,7 @@ it.scoped("rotation: 201 with a new key; the old one works for the grace period,
     for (const secret of [account.key, reply.body.key]) expect(after.text).not.toContain(secret)
   }))
 
-it.scoped("a key is rotated once: again, during its grace or after, 409 key_already_rotated naming the successor, and nothing issued", () =>
+it.effect("a key is rotated once: again, during its grace or after, 409 key_already_rotated naming the successor, and nothing issued", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ frozenAt: T })
     const account = yield* server.admin.createAccount()
@@ -221,7 +221,7 @@ it("the admin API's definition lists 409 key_already_rotated on rotateKey, and t
   expect(ERROR_CODES.key_already_rotated.status).toBe(409)
 })
 
-it.scoped("a key with an expiry is `active` until then and `expired` after", () =>
+it.effect("a key with an expiry is `active` until then and `expired` after", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ frozenAt: T })
     const account = yield* server.admin.createAccount()
@@ -236,7 +236,7 @@ it.scoped("a key with an expiry is `active` until then and `expired` after", () 
     expectUnauthorized(yield* server.get("/v1/pets", key.key))
   }))
 
-it.scoped("a staging server issues `psk_test_` keys", () =>
+it.effect("a staging server issues `psk_test_` keys", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ environment: "staging" })
     const account = yield* server.admin.createAccount("pro")
@@ -245,7 +245,7 @@ it.scoped("a staging server issues `psk_test_` keys", () =>
     expectStatus(yield* server.get("/v1/pets", account.key), 200)
   }))
 
-it.scoped("failed admin tokens are limited per address (20 a minute): past it, a request without the right token gets 429 until a token refills", () =>
+it.effect("failed admin tokens are limited per address (20 a minute): past it, a request without the right token gets 429 until a token refills", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ frozenAt: T, quiet: true })
     const wrong = `Bearer ${ADMIN_TOKEN}-wrong`
@@ -259,7 +259,7 @@ it.scoped("failed admin tokens are limited per address (20 a minute): past it, a
     expectError(yield* server.request("GET", "/admin/v1/accounts/acc_x/keys", { authorization: wrong }), 429, "rate_limited")
   }))
 
-it.scoped("the right admin token is always accepted: neither counted as a failure nor refused while its address is limited", () =>
+it.effect("the right admin token is always accepted: neither counted as a failure nor refused while its address is limited", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ frozenAt: T, quiet: true })
     const right = { authorization: `Bearer ${ADMIN_TOKEN}`, json: { plan: "free" } }
@@ -277,7 +277,7 @@ it.scoped("the right admin token is always accepted: neither counted as a failur
   }))
 
 
-it.scoped("failed admin tokens from one IPv6 /64 share one limit, whichever address of it they come from", () =>
+it.effect("failed admin tokens from one IPv6 /64 share one limit, whichever address of it they come from", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ frozenAt: T, trustProxy: 1, quiet: true })
     const wrong = (address: string) =>

@@ -1,5 +1,5 @@
 import { expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import None{ Effect } from "effect"
 import { expectError, expectRateLimitHeaders, expectStatus, expectTooManyRequests, expectUnauthorized } from "./support/Expectations.js"
 import { ADMIN_TOKEN, TestServer } from "./support/TestServer.js"
 
@@ -74,7 +74,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP authentication", 
       expect(JSON.stringify(refused.body)).not.toMatch(/psk_/)
     }))
 
-  it.scoped("a key works until its expiry and is refused from that instant on", () =>
+  it.effect("a key works until its expiry and is refused from that instant on", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const account = yield* server.admin.createAccount()
@@ -86,7 +86,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP authentication", 
       expectUnauthorized(yield* server.get("/v1/pets", key.key))
     }))
 
-  it.scoped("a rotated key keeps working for the grace period, then is refused; the new key works", () =>
+  it.effect("a rotated key keeps working for the grace period, then is refused; the new key works", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const account = yield* server.admin.createAccount()
@@ -254,7 +254,7 @@ layer(
     }))
 })
 
-it.scoped("IPv6 grouping follows the configured prefix length (128: per address; 48: per /48)", () =>
+it.effect("IPv6 grouping follows the configured prefix length (128: per address; 48: per /48)", () =>
   Effect.gen(function*() {
     for (const [ipv6Subnet, second] of [[128, 1], [48, 0]] as const) {
       const server = yield* TestServer.start({ frozenAt: T, trustProxy: 1, ipv6Subnet, rateLimiter: { failedAuthPerMinute: 2 } })
@@ -264,7 +264,7 @@ it.scoped("IPv6 grouping follows the configured prefix length (128: per address;
     }
   }))
 
-it.scoped("the failed-authentication record is bounded: a new address at a full record empties it instead of growing it", () =>
+it.effect("the failed-authentication record is bounded: a new address at a full record empties it instead of growing it", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ frozenAt: T, trustProxy: 1, rateLimiter: { failedAuthPerMinute: 1, failedAuthAddressesKept: 3 } })
     const from = (forwardedFor: string) => listPets(server, undefined, { "x-forwarded-for": forwardedFor })

@@ -6,7 +6,7 @@
  * one gets a 503 Error body.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Scope } from "effect"
+import None{ Effect, Exit, Scope } from "effect"
 import * as Net from "node:net"
 import * as RawHttp from "./support/RawHttp.js"
 import * as ServerSockets from "./support/ServerSockets.js"
@@ -21,7 +21,7 @@ const expectErrorBody = (answer: RawHttp.RawAnswer, status: number, code: string
 }
 
 describe("HTTP connections", () => {
-  it.scoped("requests carried out before a malformed one in the same packet are answered, in order, before its 400", () =>
+  it.effect("requests carried out before a malformed one in the same packet are answered, in order, before its 400", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -35,7 +35,7 @@ describe("HTTP connections", () => {
       expect(listed.body).toHaveLength(30)
     }))
 
-  it.scoped("a request pipelined after one that asked to close the connection is not carried out", () =>
+  it.effect("a request pipelined after one that asked to close the connection is not carried out", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -48,7 +48,7 @@ describe("HTTP connections", () => {
       expect(listed.body.map((pet: { name: string }) => pet.name)).toEqual(["first"])
     }))
 
-  it.scoped("200 pipelined requests on one connection are all answered, in order", () =>
+  it.effect("200 pipelined requests on one connection are all answered, in order", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -61,7 +61,7 @@ describe("HTTP connections", () => {
       expect([...ids].sort((a, b) => a - b)).toEqual(ids)
     }))
 
-  it.scoped("a body above 64 KiB sent whole with its Content-Length: the client reads the 413, never a reset", () =>
+  it.effect("a body above 64 KiB sent whole with its Content-Length: the client reads the 413, never a reset", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -79,7 +79,7 @@ describe("HTTP connections", () => {
       }
     }))
 
-  it.scoped("a connection that never reads is no longer read from; when it reads, every request is answered in order", () =>
+  it.effect("a connection that never reads is no longer read from; when it reads, every request is answered in order", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true, frozenAt: T })
       const { key } = yield* server.enterprise(1_000_000, 10_000_000)
@@ -105,7 +105,7 @@ describe("HTTP connections", () => {
       expect(replies.every((r) => r.status === 200 && r.body.length === 100)).toBe(true)
     }), { timeout: 120_000 })
 
-  it.scoped("past the cap on connections, a new connection gets a 503 Error body; below it again, it is served", () =>
+  it.effect("past the cap on connections, a new connection gets a 503 Error body; below it again, it is served", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true, connections: { maxConnections: 3 } })
       const sockets = yield* ServerSockets.watch
@@ -126,7 +126,7 @@ describe("HTTP connections", () => {
       expectErrorBody(served!, 401, "unauthorized")
     }))
 
-  it.scoped("a client that half-closes after pipelined requests still reads every answer", () =>
+  it.effect("a client that half-closes after pipelined requests still reads every answer", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -135,7 +135,7 @@ describe("HTTP connections", () => {
       expect(RawHttp.answers(ending.raw).map((r) => r.status)).toEqual([201, 201, 201])
     }))
 
-  it.scoped("a client that half-closes after a valid and a malformed request reads the 201, then the 400", () =>
+  it.effect("a client that half-closes after a valid and a malformed request reads the 201, then the 400", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -146,7 +146,7 @@ describe("HTTP connections", () => {
       expectErrorBody(replies[1]!, 400, "invalid_request")
     }))
 
-  it.scoped("a chunked body refused as too large and then broken gets its 413 and no second answer", () =>
+  it.effect("a chunked body refused as too large and then broken gets its 413 and no second answer", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -161,7 +161,7 @@ describe("HTTP connections", () => {
       expect(listed.body).toEqual([])
     }))
 
-  it.scoped("a request pipelined after one the server answers with Connection: close is not carried out", () =>
+  it.effect("a request pipelined after one the server answers with Connection: close is not carried out", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -179,7 +179,7 @@ describe("HTTP connections", () => {
       expect((yield* server.get("/v1/pets", key)).body).toEqual([])
     }))
 
-  it.scoped("an HTTP/1.0 request pipelined behind a running one is answered, and closes the connection", () =>
+  it.effect("an HTTP/1.0 request pipelined behind a running one is answered, and closes the connection", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -189,7 +189,7 @@ describe("HTTP connections", () => {
       expect(replies.map((r) => r.status)).toEqual([201, 200])
     }))
 
-  it.scoped("CONNECT pipelined after a request is answered after it, then the connection closes", () =>
+  it.effect("CONNECT pipelined after a request is answered after it, then the connection closes", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -204,7 +204,7 @@ describe("HTTP connections", () => {
       expect((yield* server.get("/v1/pets", key)).status).toBe(200)
     }))
 
-  it.scoped("Expect must be exactly 100-continue: anything else, 100-continue-ish included, is 417 expectation_failed", () =>
+  it.effect("Expect must be exactly 100-continue: anything else, 100-continue-ish included, is 417 expectation_failed", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)
@@ -215,7 +215,7 @@ describe("HTTP connections", () => {
       expect(RawHttp.answers(raw.slice("HTTP/1.1 100 Continue\r\n\r\n".length))[0]!.status).toBe(201)
     }))
 
-  it.scoped("a request that asks to upgrade the protocol is answered with Connection: close (nothing after it is read)", () =>
+  it.effect("a request that asks to upgrade the protocol is answered with Connection: close (nothing after it is read)", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true })
       const { key } = yield* server.enterprise(100_000)

@@ -5,8 +5,9 @@
  * then `Content-Type`), with no header line twice; and a request in absolute form (`GET
  * http://host/v1/pets`) is routed on its path and query exactly like the origin form.
  */
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck as fc } from "effect"
+import None{ Effect } from "effect"
 import * as RawHttp from "./support/RawHttp.js"
 import { TestServer } from "./support/TestServer.js"
 
@@ -18,7 +19,7 @@ const headerLines = (raw: string) =>
   raw.slice(0, raw.indexOf("\r\n\r\n")).split("\r\n").slice(1).map((line) => line.slice(0, line.indexOf(":")).toLowerCase())
 
 describe("header rules over real sockets", () => {
-  it.scoped("RateLimit-Policy is each response's own account's limits, whatever plans answered before", () =>
+  it.effect("RateLimit-Policy is each response's own account's limits, whatever plans answered before", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true, frozenAt: T })
       const standard = [["free", 60, 1_000], ["pro", 300, 10_000], ["business", 1_000, 100_000]] as const
@@ -38,7 +39,7 @@ describe("header rules over real sockets", () => {
       })
     }), { timeout: 60_000 })
 
-  it.scoped("the stages' headers are merged once and in order: rate-limit headers, then Link, then Content-Type", () =>
+  it.effect("the stages' headers are merged once and in order: rate-limit headers, then Link, then Content-Type", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true, frozenAt: T })
       const { key } = yield* server.enterprise(10_000)
@@ -59,7 +60,7 @@ describe("header rules over real sockets", () => {
       expect(RawHttp.answers(raw)[0]!.headers["content-type"]).toBe("application/json")
     }))
 
-  it.scoped("a request in absolute form is routed on its path and query, exactly as in origin form", () =>
+  it.effect("a request in absolute form is routed on its path and query, exactly as in origin form", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ quiet: true, frozenAt: T })
       const { key } = yield* server.enterprise(10_000)

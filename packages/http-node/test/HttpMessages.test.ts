@@ -1,6 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
 import { MessageProcessor } from "@petstore/core"
-import { Deferred, Effect } from "effect"
+import None{ Deferred, Effect } from "effect"
 import { expectError, expectInvalid, expectRateLimitHeaders, expectStatus, expectUnauthorized } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
 
@@ -97,7 +97,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP messages", (it) =
     }))
 })
 
-it.scopedLive("a message whose processing keeps failing is retried with backoff and ends `failed`", () =>
+it.live("a message whose processing keeps failing is retried with backoff and ends `failed`", () =>
   Effect.gen(function*() {
     const attempts: Array<{ readonly id: string; readonly attempt: number }> = []
     const server = yield* TestServer.start({
@@ -118,7 +118,7 @@ it.scopedLive("a message whose processing keeps failing is retried with backoff 
     expect(attempts).toEqual([1, 2, 3].map((attempt) => ({ id: created.body.id, attempt })))
   }))
 
-it.scopedLive("a message is `processing` while the processor works on it, then `delivered`", () =>
+it.live("a message is `processing` while the processor works on it, then `delivered`", () =>
   Effect.gen(function*() {
     const release = yield* Deferred.make<void>()
     const server = yield* TestServer.start({ messageProcessor: { process: () => Deferred.await(release) } })
@@ -130,7 +130,7 @@ it.scopedLive("a message is `processing` while the processor works on it, then `
     yield* awaitStatus(server, key, path, "delivered")
   }))
 
-it.scopedLive("reading a message counts against the account's limits like any request", () =>
+it.live("reading a message counts against the account's limits like any request", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ frozenAt: Date.UTC(2029, 0, 10, 12) })
     const { key } = yield* server.enterprise(2)
@@ -140,7 +140,7 @@ it.scopedLive("reading a message counts against the account's limits like any re
     expectError(yield* server.post("/v1/messages", { message: "again" }, key), 429, "rate_limited")
   }))
 
-it.scopedLive("a processor that fails once is retried and the message is `delivered`", () =>
+it.live("a processor that fails once is retried and the message is `delivered`", () =>
   Effect.gen(function*() {
     let calls = 0
     const server = yield* TestServer.start({
@@ -158,7 +158,7 @@ it.scopedLive("a processor that fails once is retried and the message is `delive
     expect(calls).toBe(2)
   }))
 
-it.scopedLive("the message operations live at the configured base path (`quickstartBasePath`)", () =>
+it.live("the message operations live at the configured base path (`quickstartBasePath`)", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ quickstartBasePath: "/quickstart/v2" })
     const { key } = yield* server.enterprise(1_000_000)

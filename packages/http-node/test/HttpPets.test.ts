@@ -1,6 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
 import { Lifecycle, PetRepository } from "@petstore/core"
-import { Effect } from "effect"
+import None{ Effect } from "effect"
 import { expectError, expectInvalid, expectRateLimitHeaders, expectStatus } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
 
@@ -224,7 +224,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: createPet",
 })
 
 layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: listPets", (it) => {
-  it.scoped("orders by id ascending; `limit` defaults to 20 and accepts 1..100", () =>
+  it.effect("orders by id ascending; `limit` defaults to 20 and accepts 1..100", () =>
     Effect.gen(function*() {
       const { key, server } = yield* freshServer()
       const pets = yield* seed(server, key, 25)
@@ -259,7 +259,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: listPets", 
       expectStatus(yield* server.get("/v1/pets?page=2&sort=desc&Limit=0&offset=abc&limit2=0", key), 200)
     }))
 
-  it.scoped("`status` filters by availability; outside the enum → 400 naming `status`", () =>
+  it.effect("`status` filters by availability; outside the enum → 400 naming `status`", () =>
     Effect.gen(function*() {
       const { key, server } = yield* freshServer()
       const pets = yield* seed(server, key, 9, ["available", "pending", "sold"])
@@ -273,7 +273,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: listPets", 
       }
     }))
 
-  it.scoped("`Link: <…>; rel=\"next\"` is path-absolute, present exactly when more pets follow, and walks every pet once", () =>
+  it.effect("`Link: <…>; rel=\"next\"` is path-absolute, present exactly when more pets follow, and walks every pet once", () =>
     Effect.gen(function*() {
       const { key, server } = yield* freshServer()
       const pets = yield* seed(server, key, 10, ["available", "sold"])
@@ -293,7 +293,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: listPets", 
       expect(expectStatus(yield* server.get("/v1/pets?status=pending", key), 200).body).toEqual([])
     }))
 
-  it.scoped("pets created while a client pages are neither skipped nor repeated", () =>
+  it.effect("pets created while a client pages are neither skipped nor repeated", () =>
     Effect.gen(function*() {
       const { key, server } = yield* freshServer()
       yield* seed(server, key, 7)
@@ -309,7 +309,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: listPets", 
       expect(seen).toEqual(all)
     }))
 
-  it.scoped("a forged, altered or malformed cursor, or one for another status, → 400 `invalid_cursor`", () =>
+  it.effect("a forged, altered or malformed cursor, or one for another status, → 400 `invalid_cursor`", () =>
     Effect.gen(function*() {
       const { key, server } = yield* freshServer()
       yield* seed(server, key, 6, ["available", "sold"])
@@ -349,7 +349,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: listPets", 
       expectStatus(yield* server.get(`/v1/pets?limit=5&status=sold&cursor=${encodeURIComponent(soldCursor)}`, key), 200)
     }))
 
-  it.scoped("each query is judged on its own values: queries whose values differ only in where a character falls get their own answers", () =>
+  it.effect("each query is judged on its own values: queries whose values differ only in where a character falls get their own answers", () =>
     Effect.gen(function*() {
       const { key, server } = yield* freshServer()
       yield* seed(server, key, 3)
@@ -408,7 +408,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: getPet (dep
       }
     }))
 
-  it.scoped("410 `gone` from the sunset instant on, by the service's clock", () =>
+  it.effect("410 `gone` from the sunset instant on, by the service's clock", () =>
     Effect.gen(function*() {
       const { key, server } = yield* freshServer({ frozenAt: Lifecycle.GET_PET_SUNSET_AT - 60_000 })
       const pet = yield* server.createPet(key, { name: "Rex", categoryId: 1 })
@@ -426,7 +426,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: getPet (dep
     }))
 })
 
-it.scoped("full pages are kept up to a byte budget, not only up to a count: pages of long names fill it sooner", () =>
+it.effect("full pages are kept up to a byte budget, not only up to a count: pages of long names fill it sooner", () =>
   Effect.gen(function*() {
     const readsAfter = (nameLength: number) =>
       Effect.scoped(Effect.gen(function*() {

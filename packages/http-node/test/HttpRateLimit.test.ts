@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import None{ Effect } from "effect"
 import {
   expectError,
   expectRateLimitHeaders,
@@ -98,7 +98,7 @@ layer(TestServer.layer({ frozenAt: T }), { excludeTestServices: true })("HTTP ra
 })
 
 describe("HTTP rate limits: limits, quotas and bans", () => {
-  it.scoped("limits apply per account, across all its keys; other accounts are not affected", () =>
+  it.effect("limits apply per account, across all its keys; other accounts are not affected", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const account = yield* server.enterprise(3)
@@ -112,7 +112,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expect(expectRateLimitHeaders(expectStatus(yield* server.get("/v1/pets", other.key), 200)).remaining).toBe(2)
     }))
 
-  it.scoped("per minute is a token bucket: a burst up to the plan's number, then one request back every 60/n seconds", () =>
+  it.effect("per minute is a token bucket: a burst up to the plan's number, then one request back every 60/n seconds", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const { key } = yield* server.admin.createAccount("free")
@@ -130,7 +130,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expectTooManyRequests(yield* server.get("/v1/pets", key), "rate_limited")
     }))
 
-  it.scoped("concurrent requests are decided one at a time: exactly the limit gets through", () =>
+  it.effect("concurrent requests are decided one at a time: exactly the limit gets through", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const perMinute = yield* server.enterprise(5)
@@ -144,7 +144,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       }
     }))
 
-  it.scoped("429 `rate_limited` says how long to wait; waiting exactly `Retry-After` and retrying succeeds", () =>
+  it.effect("429 `rate_limited` says how long to wait; waiting exactly `Retry-After` and retrying succeeds", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const { key } = yield* server.enterprise(3)
@@ -165,7 +165,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expectStatus(yield* server.get("/v1/pets", key), 200)
     }))
 
-  it.scopedLive("on the real clock, a client that waits `Retry-After` seconds and retries succeeds", () =>
+  it.live("on the real clock, a client that waits `Retry-After` seconds and retries succeeds", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start()
       const { key } = yield* server.enterprise(60)
@@ -177,7 +177,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expectStatus(yield* server.get("/v1/pets", key), 200)
     }))
 
-  it.scoped("a rejected request consumes nothing from either limit", () =>
+  it.effect("a rejected request consumes nothing from either limit", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const { key } = yield* server.enterprise(1, 5)
@@ -191,7 +191,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expect(remainingOf(expectStatus(yield* server.get("/v1/pets", key), 200), "day")).toBe(3)
     }))
 
-  it.scoped("the daily quota: exhausted → 429 `daily_quota_exceeded` until 00:00 UTC, then it starts again", () =>
+  it.effect("the daily quota: exhausted → 429 `daily_quota_exceeded` until 00:00 UTC, then it starts again", () =>
     Effect.gen(function*() {
       const midnight = Date.UTC(2029, 2, 15)
       const server = yield* TestServer.start({ frozenAt: midnight - MINUTES })
@@ -207,7 +207,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expect(remainingOf(nextDay, "day")).toBe(2)
     }))
 
-  it.scoped("a key that sends more than 10 requests after the grace while told to wait is banned: 429 `key_banned` for 15 minutes", () =>
+  it.effect("a key that sends more than 10 requests after the grace while told to wait is banned: 429 `key_banned` for 15 minutes", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const account = yield* server.enterprise(1)
@@ -233,7 +233,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expectStatus(yield* server.get("/v1/pets", account.key), 200)
     }))
 
-  it.scoped("72 concurrent requests on a fresh free key: 60 pass, 12 get 429 `rate_limited`, none `key_banned`; hammering after the grace still bans", () =>
+  it.effect("72 concurrent requests on a fresh free key: 60 pass, 12 get 429 `rate_limited`, none `key_banned`; hammering after the grace still bans", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const { key } = yield* server.admin.createAccount("free")
@@ -256,7 +256,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expect(codes).toEqual([...Array(10).fill("rate_limited"), "key_banned"])
     }))
 
-  it.scoped("bans double for each repeat within 24 h, up to 24 h, and start again at 15 minutes after a good day", () =>
+  it.effect("bans double for each repeat within 24 h, up to 24 h, and start again at 15 minutes after a good day", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const { key } = yield* server.enterprise(1)
@@ -282,7 +282,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expect(yield* getBanned).toBe(15 * 60)
     }))
 
-  it.scoped("the ban threshold, duration and grace are configurable", () =>
+  it.effect("the ban threshold, duration and grace are configurable", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({
         frozenAt: T,
@@ -298,7 +298,7 @@ describe("HTTP rate limits: limits, quotas and bans", () => {
       expect(expectTooManyRequests(yield* server.get("/v1/pets", key), "key_banned")).toBe(60)
     }))
 
-  it.scoped("a client that honours Retry-After is never banned, and gets every request through eventually", () =>
+  it.effect("a client that honours Retry-After is never banned, and gets every request through eventually", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ frozenAt: T })
       const { key } = yield* server.enterprise(2, 40)

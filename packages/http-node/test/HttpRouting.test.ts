@@ -1,6 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
 import { Errors, Lifecycle, type PetRepository } from "@petstore/core"
-import { Effect } from "effect"
+import None{ Effect } from "effect"
 import * as Net from "node:net"
 import {
   expectError,
@@ -200,7 +200,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP routing", (it) =>
     }))
 })
 
-it.scoped("after the sunset, validation still comes before the operation: a bad id is 400, a good one 410", () =>
+it.effect("after the sunset, validation still comes before the operation: a bad id is 400, a good one 410", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start({ frozenAt: Lifecycle.GET_PET_SUNSET_AT })
     const { key } = yield* server.enterprise(1_000)
@@ -208,7 +208,7 @@ it.scoped("after the sunset, validation still comes before the operation: a bad 
     expectError(yield* server.get("/v1/pets/1", key), 410, "gone")
   }))
 
-it.scoped("a store that cannot be reached → 503 `unavailable` with an Error body and the rate-limit headers", () =>
+it.effect("a store that cannot be reached → 503 `unavailable` with an Error body and the rate-limit headers", () =>
   Effect.gen(function*() {
     const down = Effect.fail(new Errors.StoreUnavailable({ cause: "connection refused" }))
     const server = yield* TestServer.start({
@@ -228,7 +228,7 @@ it.scoped("a store that cannot be reached → 503 `unavailable` with an Error bo
     }
   }))
 
-it.scoped("an unexpected failure → 500 `internal_error` that leaks nothing, with the rate-limit headers", () =>
+it.effect("an unexpected failure → 500 `internal_error` that leaks nothing, with the rate-limit headers", () =>
   Effect.gen(function*() {
     const boom = Effect.die(new Error("secret detail at /srv/app/PetRepository.ts:42"))
     const server = yield* TestServer.start({
@@ -245,7 +245,7 @@ it.scoped("an unexpected failure → 500 `internal_error` that leaks nothing, wi
     expectStatus(yield* server.post("/v1/messages", { message: "still here" }, key), 202)
   }))
 
-it.scopedLive("a POST whose body never arrives whole (the client goes away) creates nothing, even when the part sent is valid JSON", () =>
+it.live("a POST whose body never arrives whole (the client goes away) creates nothing, even when the part sent is valid JSON", () =>
   Effect.gen(function*() {
     const server = yield* TestServer.start()
     const { key } = yield* server.admin.createAccount()

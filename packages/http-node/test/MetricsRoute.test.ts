@@ -4,13 +4,13 @@
  * labelled with the route, never the host's bare 500.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import None{ Effect } from "effect"
 import { ADMIN_TOKEN, TestServer } from "./support/TestServer.js"
 
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 describe("/metrics", () => {
-  it.scoped("with the admin token: the scrape's text, not cached", () =>
+  it.effect("with the admin token: the scrape's text, not cached", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ metrics: { scrape: Effect.succeed("up 1\n"), contentType: CONTENT_TYPE } })
       const reply = yield* server.request("GET", "/metrics", { key: ADMIN_TOKEN })
@@ -20,7 +20,7 @@ describe("/metrics", () => {
       expect(reply.text).toBe("up 1\n")
     }))
 
-  it.scoped("without the admin token (none, or an API key): 401 naming the admin token", () =>
+  it.effect("without the admin token (none, or an API key): 401 naming the admin token", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({ metrics: { scrape: Effect.succeed("up 1\n"), contentType: CONTENT_TYPE } })
       const { key } = yield* server.admin.createAccount()
@@ -35,7 +35,7 @@ describe("/metrics", () => {
       }
     }))
 
-  it.scoped("a scrape that fails: 500 with an Error body and a request id", () =>
+  it.effect("a scrape that fails: 500 with an Error body and a request id", () =>
     Effect.gen(function*() {
       const server = yield* TestServer.start({
         quiet: true,

@@ -1,6 +1,7 @@
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 import { BanPolicy, LimitDecision, TokenBucket } from "@petstore/core"
-import { FastCheck as fc } from "effect"
+
 import type { ResponseHeaders } from "../src/AppResponse.js"
 import * as RateLimitHeaders from "../src/internal/rateLimitHeaders.js"
 
@@ -44,5 +45,5 @@ describe("RateLimitHeaders", () => {
   ], ([plans]) => {
     for (const [perMinute, perDay] of plans) expect(policyOf(perMinute, perDay)).toBe(expected(perMinute, perDay))
     for (const [perMinute, perDay] of plans.slice(0, 50)) expect(policyOf(perMinute, perDay)).toBe(expected(perMinute, perDay))
-  }, { fastCheck: { numRuns: 20 } })
+  }, { arbitrary: { numRuns: 20 } })
 })

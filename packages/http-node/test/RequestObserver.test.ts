@@ -5,7 +5,7 @@
  */
 import { expect, it, layer } from "@effect/vitest"
 import type { PetRepository } from "@petstore/core"
-import { Effect, Logger } from "effect"
+import None{ Effect, Logger } from "effect"
 import { answers, exchange } from "./support/RawHttp.js"
 import { expectError, expectStatus } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
@@ -139,7 +139,7 @@ layer(TestServer.layer({ quiet: true, timeouts: { headers: "1 second", request: 
     }))
 })
 
-it.scoped("a 5xx carries it, and the error logged while serving the request carries the same id", () =>
+it.effect("a 5xx carries it, and the error logged while serving the request carries the same id", () =>
   Effect.gen(function*() {
     const down = Effect.die(new Error("the store broke"))
     const log = capturing()
@@ -159,7 +159,7 @@ it.scoped("a 5xx carries it, and the error logged while serving the request carr
     expect(log.access().map((line) => line.annotations)).toContainEqual(expect.objectContaining({ requestId: "failing-1", route: "GET /v1/pets", status: 500 }))
   }))
 
-it.scoped("the access log: one line per request with method, path, route, status, client address, duration, account and request id", () =>
+it.effect("the access log: one line per request with method, path, route, status, client address, duration, account and request id", () =>
   Effect.gen(function*() {
     const log = capturing()
     const server = yield* TestServer.start({ logger: log.logger, observe: { accessLog: true } })
@@ -196,7 +196,7 @@ const withWriter = () => {
   return { ...log, logger, facts }
 }
 
-it.scoped("a logger with an access writer is handed each answer's facts instead of Effect's log call", () =>
+it.effect("a logger with an access writer is handed each answer's facts instead of Effect's log call", () =>
   Effect.gen(function*() {
     const log = withWriter()
     const server = yield* TestServer.start({ logger: log.logger, observe: { accessLog: true } })
@@ -218,7 +218,7 @@ for (const [what, annotations] of [
   ["its own", { service: "pets" }],
   ["one named as a fact", { requestId: "the-builder", service: "pets" }]
 ] as const) {
-  it.scoped(`when the fiber building the application has log annotations (${what}), every logger is given Effect's log call, which carries them`, () =>
+  it.effect(`when the fiber building the application has log annotations (${what}), every logger is given Effect's log call, which carries them`, () =>
     Effect.gen(function*() {
       const log = withWriter()
       const server = yield* TestServer.start({ logger: log.logger, observe: { accessLog: true }, annotations })
@@ -237,7 +237,7 @@ it("an access writer is added to a new logger: the logger it is given is left as
   expect(AccessLine.writerOf(log.logger)).toBeUndefined()
 })
 
-it.scoped("no log line holds a key, an Authorization header or a body", () =>
+it.effect("no log line holds a key, an Authorization header or a body", () =>
   Effect.gen(function*() {
     const log = capturing()
     const server = yield* TestServer.start({ logger: log.logger, observe: { accessLog: true } })
@@ -252,7 +252,7 @@ it.scoped("no log line holds a key, an Authorization header or a body", () =>
     }
   }))
 
-it.scoped("with the access log off (the library's default), nothing is logged per request", () =>
+it.effect("with the access log off (the library's default), nothing is logged per request", () =>
   Effect.gen(function*() {
     const log = capturing()
     const server = yield* TestServer.start({ logger: log.logger })
@@ -262,7 +262,7 @@ it.scoped("with the access log off (the library's default), nothing is logged pe
     expect(log.access()).toEqual([])
   }))
 
-it.scoped("with the minimum log level above Info, the access log writes nothing", () =>
+it.effect("with the minimum log level above Info, the access log writes nothing", () =>
   Effect.gen(function*() {
     const log = capturing()
     const server = yield* TestServer.start({ logger: log.logger, observe: { accessLog: true }, quiet: true })

@@ -8,9 +8,10 @@
  * - In process, the same shutdown (closing the server's scope, which is what SIGTERM does) drains
  *   the message queue: messages still queued when it starts are processed before it ends.
  */
+// FIXME v4: FiberStatus removed
 import { it } from "@effect/vitest"
 import { Accounts, MessageProcessor, Petstore } from "@petstore/core"
-import { Context, Deferred, Effect, Exit, Fiber, FiberStatus, Layer, Option, Redacted, Scope } from "effect"
+import None{ Context, Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import * as Http from "node:http"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Exit, Fiber, Layer } from "effect"
+import None{ Context, Effect, Exit, Fiber, Layer } from "effect"
 import { Database, PostgresPetstore } from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
 
@@ -16,7 +16,7 @@ if ("skip" in database) {
       Effect.flatMap(Effect.promise(() => database.freshUrl()), (url) =>
         Effect.map(Layer.build(PostgresPetstore.layerDatabase({ url, poolSize })), Context.get(Database.Database)))
 
-    it.scopedLive("a statement waiting for a connection is cut at its deadline, as the store unavailable; the pool serves on", () =>
+    it.live("a statement waiting for a connection is cut at its deadline, as the store unavailable; the pool serves on", () =>
       Effect.gen(function*() {
         const pg = yield* db(1)
         // The pool's only connection is busy for 2 s; node-postgres's own timeouts (the statement's, the
@@ -32,7 +32,7 @@ if ("skip" in database) {
         expect(yield* pg.query<{ one: number }>(ONE, [])).toEqual([{ one: 1 }])
       }))
 
-    it.scopedLive("a transaction past its deadline is rolled back: what it wrote is not kept, though its work would have ended", () =>
+    it.live("a transaction past its deadline is rolled back: what it wrote is not kept, though its work would have ended", () =>
       Effect.gen(function*() {
         const pg = yield* db(2)
         yield* pg.transaction((client) => client.query("CREATE TABLE kept (n int)"))
@@ -47,7 +47,7 @@ if ("skip" in database) {
         expect(rows).toEqual([{ n: 0 }])
       }))
 
-    it.scopedLive("a caller interrupted while its transaction runs: the transaction is rolled back", () =>
+    it.live("a caller interrupted while its transaction runs: the transaction is rolled back", () =>
       Effect.gen(function*() {
         const pg = yield* db(2)
         yield* pg.transaction((client) => client.query("CREATE TABLE abandoned (n int)"))

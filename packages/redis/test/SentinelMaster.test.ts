@@ -34,7 +34,7 @@ describe.skipIf(!canRun)("the limiter behind Redis Sentinel", () => {
     })
   const admit = Effect.flatMap(RateLimiter.RateLimiter, (l) => l.admit(subject))
 
-  it.scoped("an instance started while no sentinel answers finds the master once one does", () =>
+  it.effect("an instance started while no sentinel answers finds the master once one does", () =>
     Effect.gen(function*() {
       sentinel.pauseSentinels(true)
       const context = yield* Layer.build(limiter())
@@ -50,7 +50,7 @@ describe.skipIf(!canRun)("the limiter behind Redis Sentinel", () => {
       expect(decided).toBe(true)
     }), 20_000)
 
-  it.scoped("decisions go on while every sentinel is stopped (the master answers)", () =>
+  it.effect("decisions go on while every sentinel is stopped (the master answers)", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(limiter())
       const decide = Effect.provide(admit, context)

@@ -4,11 +4,12 @@
  * snapshot is imported into an empty PostgreSQL database, every store port of PostgreSQL answers
  * exactly what the same port of SQLite answers, and page cursors signed by one verify on the other.
  */
+import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 import { AccountStore, DailyQuota, LimiterStateStore, MessageStore, PageCursor, Pet, PetRepository } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as Sqlite from "@petstore/sqlite"
-import { Context, Effect, Result, FastCheck as fc, Layer, Option, Schema } from "effect"
+import None{ Context, Effect, Result, Layer, Option, Schema } from "effect"
 import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
 
 const database = await TestDatabase.make()
@@ -93,6 +94,6 @@ if ("skip" in database) {
         expect(after).toStrictEqual(before)
         expect(before.pets.map((p) => p.name)).toStrictEqual(petDrafts.map((p) => p.name))
         expect(Context.get(reopened, PageCursor.CursorSigner).decode(cursor)).toStrictEqual(Result.succeed({ afterId: 7, status: Option.some("sold") }))
-      }).pipe(Effect.scoped), { fastCheck: { numRuns: 5 }, timeout: 60_000 })
+      }).pipe(Effect.scoped), { arbitrary: { numRuns: 5 }, timeout: 60_000 })
   })
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Scope } from "effect"
+import None{ Effect, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { WebhookDelivery } from "@petstore/core"
@@ -80,7 +80,7 @@ describe("WebhookAddress", () => {
 })
 
 describe("WebhookClient", () => {
-  it.scopedLive("refuses loopback literals and names resolving to loopback, sending nothing; http is refused too", () =>
+  it.live("refuses loopback literals and names resolving to loopback, sending nothing; http is refused too", () =>
     Effect.gen(function*() {
       const r = yield* receiver(ok)
       const sender = yield* client({ allowPrivate: false })
@@ -92,7 +92,7 @@ describe("WebhookClient", () => {
       expect(r.requests).toEqual([])
     }))
 
-  it.scopedLive("with private addresses allowed: POSTs the body and headers, reports the status, keeps the connection alive", () =>
+  it.live("with private addresses allowed: POSTs the body and headers, reports the status, keeps the connection alive", () =>
     Effect.gen(function*() {
       const r = yield* receiver(ok)
       const sender = yield* client({ allowPrivate: true })
@@ -108,7 +108,7 @@ describe("WebhookClient", () => {
       expect(r.connections).toBeLessThanOrEqual(2)
     }))
 
-  it.scopedLive("does not follow redirects: a 3xx is the answer", () =>
+  it.live("does not follow redirects: a 3xx is the answer", () =>
     Effect.gen(function*() {
       const r = yield* receiver((req, res) => req.url === "/hook" ? res.writeHead(307, { location: "/elsewhere" }).end() : res.writeHead(200).end())
       const sender = yield* client({ allowPrivate: true })
@@ -116,7 +116,7 @@ describe("WebhookClient", () => {
       expect(r.requests.map((q) => q.url)).toEqual(["/hook"])
     }))
 
-  it.scopedLive("reads Retry-After in seconds or as a date", () =>
+  it.live("reads Retry-After in seconds or as a date", () =>
     Effect.gen(function*() {
       const r = yield* receiver((req, res) =>
         res.writeHead(req.url === "/s" ? 429 : 503, { "retry-after": req.url === "/s" ? "7" : new Date(Date.now() + 60_000).toUTCString() }).end()
@@ -129,7 +129,7 @@ describe("WebhookClient", () => {
       expect((dated as { retryAfterMillis: number }).retryAfterMillis).toBeLessThanOrEqual(60_000)
     }))
 
-  it.scopedLive("a huge answer body is not read to its end: the status comes back and the client goes on", () =>
+  it.live("a huge answer body is not read to its end: the status comes back and the client goes on", () =>
     Effect.gen(function*() {
       const chunk = Buffer.alloc(64 * 1024, 97)
       const r = yield* receiver((_, res) => {
@@ -146,7 +146,7 @@ describe("WebhookClient", () => {
       expect(yield* sender.send(request(`http://127.0.0.1:${r.port}/`))).toMatchObject({ _tag: "Answered", status: 200 })
     }))
 
-  it.scopedLive("no answer within the timeout, or nobody listening: no answer, with the reason", () =>
+  it.live("no answer within the timeout, or nobody listening: no answer, with the reason", () =>
     Effect.gen(function*() {
       const r = yield* receiver(() => undefined)
       const sender = yield* client({ allowPrivate: true, timeoutMillis: 100 })
@@ -163,7 +163,7 @@ describe("WebhookClient", () => {
       expect(yield* sender.send(request(`http://127.0.0.1:${port}/`))).toEqual({ _tag: "NoAnswer", error: expect.stringMatching(/ECONNREFUSED/) })
     }))
 
-  it.scopedLive("the attempt's deadline bounds the exchange, whatever the client's own timeouts: no answer within it", () =>
+  it.live("the attempt's deadline bounds the exchange, whatever the client's own timeouts: no answer within it", () =>
     Effect.gen(function*() {
       const silent = yield* receiver(() => undefined)
       const late = yield* receiver((_, res) => {

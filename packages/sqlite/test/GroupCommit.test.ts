@@ -1,5 +1,6 @@
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Option, Redacted, TestClock } from "effect"
+import None{ Context, Effect, Fiber, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -165,7 +166,7 @@ describe("AccountStore on SQLite with another process on the same file", () => {
       )
     ).pipe(Effect.map((context) => context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Service"]))
 
-  it.scoped("a key revoked by another connection is refused once the poll interval (250 ms) has passed", () =>
+  it.effect("a key revoked by another connection is refused once the poll interval (250 ms) has passed", () =>
     Effect.gen(function*() {
       const filename = freshFile()
       const server = yield* accountsOn(filename)

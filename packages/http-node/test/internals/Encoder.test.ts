@@ -3,8 +3,9 @@
  * the schema: the success schemas of the API (structs, arrays, refinements, literals, nulls) and a
  * schema with a transformation, which it leaves to `Schema.encodeSync`.
  */
+import * as fc from "fast-check"
 import { Message, Pet } from "@petstore/core"
-import { Arbitrary, FastCheck as fc, Schema } from "effect"
+import None{ Arbitrary, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { IssuedKey, KeyMetadata } from "../../src/AdminApi.js"
 import * as Encoder from "../../src/internal/encoder.js"

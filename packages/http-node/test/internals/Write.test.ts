@@ -4,7 +4,7 @@
  * response, labelled with the route and the account for logs and metrics.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as fc from "effect/testing/FastCheck"
+import * as fc from "fast-check"
 import type { AppRequest } from "../../src/AppRequest.js"
 import * as ErrorResponse from "../../src/ErrorResponse.js"
 import { answer, refusal } from "../../src/internal/stages/answer.js"

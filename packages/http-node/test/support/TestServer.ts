@@ -6,8 +6,9 @@
  * The clock follows real time (so the message worker and keep-alive timers behave as in
  * production) plus an offset the test can move; it can also be frozen, which makes rate-limit
  * numbers exact. Use one server per file (`layer(TestServer.layer())`) and `TestServer.start` in
- * `it.scoped` for a test that needs its own options or moves the clock.
+ * `it.effect` for a test that needs its own options or moves the clock.
  */
+// FIXME v4: FiberRef removed
 import {
   AccountStore,
   MessageProcessor,
@@ -25,7 +26,7 @@ import {
   Usage,
   UsageStore
 } from "@petstore/core"
-import { Clock, Context, type Duration, Effect, FiberRef, HashSet, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
+import None{ Clock, Context, type Duration, Effect, HashSet, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
 import { App } from "../../src/App.js"
 import type * as Connections from "../../src/Connections.js"
 import type * as RequestObserver from "../../src/RequestObserver.js"

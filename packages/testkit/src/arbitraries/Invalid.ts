@@ -5,8 +5,9 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
 import { ApiKey, Pet } from "@petstore/core"
-import { FastCheck as fc } from "effect"
+
 import { newMessage, newPet } from "./Valid.js"
 
 /** The classes of invalid input. @category models */

@@ -4,8 +4,9 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
 import { Message, Pet, Pets } from "@petstore/core"
-import { Arbitrary, FastCheck as fc, Schema } from "effect"
+import None{ Arbitrary, Schema } from "effect"
 
 /** A NewPet body as JSON sends it (`status` left out or one of the enum). @category arbitraries */
 export const newPet: fc.Arbitrary<{ readonly name: string; readonly categoryId: number; readonly status?: Pet.PetStatus }> =

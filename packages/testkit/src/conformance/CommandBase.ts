@@ -4,7 +4,8 @@
  *
  * @since 1.0.0
  */
-import { FastCheck as fc } from "effect"
+
+import * as fc from "fast-check"
 import { now } from "./HttpExchange.js"
 import type { Model } from "./Model.js"
 import type { KeyModel } from "./ModelRecords.js"

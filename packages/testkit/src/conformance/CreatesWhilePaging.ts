@@ -6,7 +6,8 @@
  *
  * @since 1.0.0
  */
-import { FastCheck as fc } from "effect"
+
+import * as fc from "fast-check"
 import * as Valid from "../arbitraries/Valid.js"
 import { now } from "./HttpExchange.js"
 import type { Model } from "./Model.js"

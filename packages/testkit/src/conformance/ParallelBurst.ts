@@ -7,7 +7,8 @@
  *
  * @since 1.0.0
  */
-import { FastCheck as fc } from "effect"
+
+import * as fc from "fast-check"
 import { errorCode } from "./AnswerRules.js"
 import * as BanBounds from "./BanBounds.js"
 import { type HttpExchange, now } from "./HttpExchange.js"

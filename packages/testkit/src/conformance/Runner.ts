@@ -5,9 +5,10 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
 import * as OwnUsageCheck from "./OwnUsageCheck.js"
 import { checkUsage } from "./UsageCheck.js"
-import { FastCheck as fc } from "effect"
+
 import { commandArbitraries } from "./Commands.js"
 import { DEFAULT_EXPECTATIONS, type Expectations } from "./Expectations.js"
 import { makeClient, now, toCurl } from "./HttpExchange.js"

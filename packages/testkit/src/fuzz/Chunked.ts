@@ -6,7 +6,8 @@
  *
  * @since 1.0.0
  */
-import { FastCheck as fc } from "effect"
+
+import * as fc from "fast-check"
 import type { Framing } from "./RawRequest.js"
 
 /** How to encode: chunk sizes, hex style, extensions, trailers and at most one defect. @category models */

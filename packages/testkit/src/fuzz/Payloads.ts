@@ -4,7 +4,8 @@
  *
  * @since 1.0.0
  */
-import { FastCheck as fc } from "effect"
+
+import * as fc from "fast-check"
 import * as Invalid from "../arbitraries/Invalid.js"
 import * as Valid from "../arbitraries/Valid.js"
 import { latin1, utf8 } from "./RawRequest.js"

@@ -6,7 +6,8 @@
  *
  * @since 1.0.0
  */
-import { FastCheck as fc } from "effect"
+
+import * as fc from "fast-check"
 import { latin1, type RawRequest } from "./RawRequest.js"
 import { build, type FuzzTarget, withKey } from "./Requests.js"
 

@@ -5,7 +5,8 @@
  *
  * @since 1.0.0
  */
-import { FastCheck as fc } from "effect"
+
+import * as fc from "fast-check"
 import * as Oracle from "./Oracle.js"
 import * as RawClient from "./RawClient.js"
 import type { ConnectionScript } from "./RawRequest.js"

@@ -5,7 +5,8 @@
  *
  * @since 1.0.0
  */
-import { FastCheck as fc } from "effect"
+
+import * as fc from "fast-check"
 import type { Framing } from "./RawRequest.js"
 
 /** A request target, as text whose characters are the bytes sent. @category models */

@@ -4,8 +4,10 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Clock, Effect, FastCheck as fc, Layer, Option, Redacted, TestClock } from "effect"
+import None{ Arbitrary, Clock, Effect, Layer, Option, Redacted } from "effect"
 import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, numRuns, property, stringsIn } from "./internal/support.js"

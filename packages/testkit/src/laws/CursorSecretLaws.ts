@@ -6,8 +6,9 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Effect, Result, FastCheck as fc, Layer, Option, type Scope } from "effect"
+import None{ Effect, Result, Layer, Option, type Scope } from "effect"
 import { PageCursor, Pet } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"

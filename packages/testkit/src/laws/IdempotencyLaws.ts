@@ -6,8 +6,10 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
+import { TestClock } from "effect/testing"
 import { describe, expect } from "@effect/vitest"
-import { Cause, Clock, Effect, Result, Exit, FastCheck as fc, Layer, Option, TestClock } from "effect"
+import None{ Cause, Clock, Effect, Result, Exit, Layer, Option } from "effect"
 import {
   Idempotency,
   type IdempotencyKey,

@@ -8,8 +8,10 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
+import { TestClock } from "effect/testing"
 import { describe, expect } from "@effect/vitest"
-import { Clock, Context, Effect, FastCheck as fc, Layer, type Scope, TestClock } from "effect"
+import None{ Clock, Context, Effect, Layer, type Scope } from "effect"
 import { DailyQuota, LimiterPersistence, LimiterStateStore, RateLimiter } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, property } from "./internal/support.js"

@@ -6,8 +6,9 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Effect, FastCheck as fc, type Layer } from "effect"
+import None{ Effect, type Layer } from "effect"
 import { type BanPolicy, DailyQuota, LimiterStateStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, property } from "./internal/support.js"

@@ -3,8 +3,11 @@
  *
  * @since 1.0.0
  */
+// FIXME v4: ExecutionStrategy removed
+import * as fc from "fast-check"
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Context, Duration, Effect, ExecutionStrategy, Exit, FastCheck as fc, Fiber, Layer, Option, Scope, TestClock } from "effect"
+import None{ Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { MessageProcessor, MessageQueue, MessageStore, SecureRandom } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { advanceUntil, isStrictlyIncreasing, numRuns, property, realPause } from "./internal/support.js"
@@ -87,7 +90,7 @@ export const messageQueueServiceLaws = <E>(
   const runs = numRuns(options, 5)
 
   describe(`MessageQueue service laws: ${name}`, () => {
-    it.scoped("a submitted message is answered queued, then delivered by the worker", () =>
+    it.effect("a submitted message is answered queued, then delivered by the worker", () =>
       Effect.gen(function*() {
         const processor = recordingProcessor(0)
         const { queue, store } = yield* startQueue(layer, processor.process)
@@ -122,7 +125,7 @@ export const messageQueueServiceLaws = <E>(
       runs
     )
 
-    it.scoped("a processor that always fails leaves the message failed after exactly maxAttempts attempts", () =>
+    it.effect("a processor that always fails leaves the message failed after exactly maxAttempts attempts", () =>
       Effect.gen(function*() {
         const processor = recordingProcessor(Infinity)
         const { queue, store } = yield* startQueue(layer, processor.process)
@@ -138,7 +141,7 @@ export const messageQueueServiceLaws = <E>(
         })
       }))
 
-    it.scoped("an attempt that outlives its lease is cut at the lease and retried, and every worker carries on", () =>
+    it.effect("an attempt that outlives its lease is cut at the lease and retried, and every worker carries on", () =>
       Effect.gen(function*() {
         // Every first attempt hangs: both workers are cut twice (two messages each time) before a retry succeeds.
         const attempts: Array<Attempt> = []
@@ -170,7 +173,7 @@ export const messageQueueServiceLaws = <E>(
         for (const a of attempts.filter((a) => a.attempt === 2)) expect(a.at - START).toBeGreaterThanOrEqual(2 * cut)
       }))
 
-    it.scoped("only the submitting account can read a message; another account gets MessageNotFound", () =>
+    it.effect("only the submitting account can read a message; another account gets MessageNotFound", () =>
       Effect.gen(function*() {
         const { queue } = yield* startQueue(layer, recordingProcessor(0).process)
         const message = yield* queue.submit("acc_owner", "private")

@@ -3,8 +3,9 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Arbitrary, Effect, FastCheck as fc, type Layer, Option } from "effect"
+import None{ Arbitrary, Effect, type Layer, Option } from "effect"
 import { Message, MessageStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, plain, property, text } from "./internal/support.js"

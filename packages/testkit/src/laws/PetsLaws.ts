@@ -3,8 +3,9 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Arbitrary, Effect, FastCheck as fc, Layer, Option } from "effect"
+import None{ Arbitrary, Effect, Layer, Option } from "effect"
 import { PageCursor, Pet, PetRepository, Pets } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { isStrictlyIncreasing, petName, numRuns, plain, property } from "./internal/support.js"

@@ -8,8 +8,10 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
+import { TestClock } from "effect/testing"
 import { describe, expect } from "@effect/vitest"
-import { Effect, FastCheck as fc, type Scope, TestClock } from "effect"
+import None{ Effect, type Scope } from "effect"
 import { BanPolicy, LimitDecision, type Plan, type RateLimiter, TokenBucket } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"

@@ -8,8 +8,9 @@
  *
  * @since 1.0.0
  */
+import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Context, Duration, Effect, FastCheck as fc, Layer, Logger, LogLevel, type Scope } from "effect"
+import None{ Context, Duration, Effect, Layer, Logger, LogLevel, type Scope } from "effect"
 import { Readiness } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"

@@ -3,8 +3,11 @@
  *
  * @internal
  */
+// FIXME v4: TestServices removed
+import * as fc from "fast-check"
+import { TestClock } from "effect/testing"
 import { it } from "@effect/vitest"
-import { Arbitrary, Duration, Effect, FastCheck as fc, Runtime, Schema, type Scope, TestClock, type TestServices } from "effect"
+import None{ Arbitrary, Duration, Effect, Runtime, Schema, type Scope } from "effect"
 import { Pet } from "@petstore/core"
 import type { LawSuiteOptions } from "../LawSuite.js"
 
