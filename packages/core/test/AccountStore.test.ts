@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Result, Option } from "effect"
+import { Effect, Result, Option } from "effect"
 import { type Account, AccountStore, type KeyRecord, makeMemory } from "../src/AccountStore.js"
 
 const account: Account = { id: "acc_1", plan: "free", limits: { perMinute: 60, perDay: 1000 }, createdAt: 1 }

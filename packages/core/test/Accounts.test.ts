@@ -1,6 +1,6 @@
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Result, Layer, Option, Redacted } from "effect"
+import { Effect, Result, Layer, Option, Redacted } from "effect"
 import { Accounts, keyState } from "../src/Accounts.js"
 import { AccountStore, type KeyRecord, makeMemory } from "../src/AccountStore.js"
 import { SecureRandom } from "../src/SecureRandom.js"

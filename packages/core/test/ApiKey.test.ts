@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { createHash } from "node:crypto"
 import * as ApiKey from "../src/ApiKey.js"
 import { SecureRandom } from "../src/SecureRandom.js"

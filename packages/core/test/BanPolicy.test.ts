@@ -1,3 +1,4 @@
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 
@@ -198,7 +199,7 @@ describe("BanPolicy", () => {
     graceMillis: fc.integer({ min: 0, max: 2_000 })
   })
 
-  it.prop(
+  prop(
     "a key that never arrives before it was told to is never banned",
     [arbOptions, fc.array(fc.tuple(fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 1, max: 100_000 })))],
     ([options, schedule]) => {
@@ -214,7 +215,7 @@ describe("BanPolicy", () => {
     }
   )
 
-  it.prop(
+  prop(
     "a ban within memoryMillis of the last one's end lasts twice as long (capped at maxMillis), any other lasts baseMillis",
     [arbOptions, fc.array(fc.integer({ min: 0, max: 60 * HOUR }), { minLength: 1, maxLength: 40 })],
     ([options, pauses]) => {
@@ -234,7 +235,7 @@ describe("BanPolicy", () => {
     }
   )
 
-  it.prop(
+  prop(
     "any number of rejections within the grace after a wait's first rejection are no strikes and never ban",
     [arbOptions, fc.integer({ min: 1, max: 100_000 }), fc.array(fc.nat(), { maxLength: 60 })],
     ([options, wait, offsets]) => {
@@ -246,7 +247,7 @@ describe("BanPolicy", () => {
     }
   )
 
-  it.prop(
+  prop(
     "threshold + 1 rejections after the grace and before the instant to wait for ban the key, whatever came within the grace",
     [arbOptions, fc.integer({ min: 1, max: 100_000 }), fc.array(fc.nat(), { maxLength: 20 }), fc.array(fc.nat(), { minLength: 21, maxLength: 21 })],
     ([options, extra, inGraceOffsets, earlyOffsets]) => {
@@ -259,7 +260,7 @@ describe("BanPolicy", () => {
     }
   )
 
-  it.prop(
+  prop(
     "an admitted request ends whatever part of a wait is left (its instant, grace or strikes) and keeps the ban history",
     [
       fc.record({

@@ -1,3 +1,4 @@
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 
@@ -38,7 +39,7 @@ const apply = (cache: BoundedCache.BoundedCache<number, number>, op: Op): number
 }
 
 describe("BoundedCache", () => {
-  it.prop("never holds more than capacity entries, whatever the operations", [arbCapacity, arbOps], ([capacity, ops]) => {
+  prop("never holds more than capacity entries, whatever the operations", [arbCapacity, arbOps], ([capacity, ops]) => {
     const cache = BoundedCache.make<number, number>(capacity)
     for (const op of ops) {
       apply(cache, op)
@@ -46,7 +47,7 @@ describe("BoundedCache", () => {
     }
   })
 
-  it.prop("with a weight budget: never weighs more than the budget, its weight is the sum of its entries', and a value that fits is kept", [
+  prop("with a weight budget: never weighs more than the budget, its weight is the sum of its entries', and a value that fits is kept", [
     arbCapacity,
     fc.integer({ min: 1, max: 50 }),
     arbOps
@@ -73,7 +74,7 @@ describe("BoundedCache", () => {
     }
   })
 
-  it.prop("a get after a set returns the value until the key is set again, deleted, or the cache starts over", [
+  prop("a get after a set returns the value until the key is set again, deleted, or the cache starts over", [
     arbCapacity,
     arbOps,
     arbKey,
@@ -92,7 +93,7 @@ describe("BoundedCache", () => {
     }
   })
 
-  it.prop("agrees with its rule: a Map emptied when a new key arrives while it holds capacity entries", [
+  prop("agrees with its rule: a Map emptied when a new key arrives while it holds capacity entries", [
     arbCapacity,
     arbOps
   ], ([capacity, ops]) => {
@@ -119,7 +120,7 @@ describe("BoundedCache", () => {
     for (const [key, value] of model) expect(cache.get(key)).toBe(value)
   })
 
-  it.prop("a get changes nothing, and setting a kept key again never drops another", [arbCapacity, arbOps], ([capacity, ops]) => {
+  prop("a get changes nothing, and setting a kept key again never drops another", [arbCapacity, arbOps], ([capacity, ops]) => {
     const cache = BoundedCache.make<number, number>(capacity)
     for (const op of ops) apply(cache, op)
     const size = cache.size

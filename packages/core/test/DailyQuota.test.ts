@@ -1,3 +1,4 @@
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 
@@ -64,7 +65,7 @@ describe("DailyQuota", () => {
 
   const arbInstant = fc.integer({ min: 0, max: 4_000_000_000_000 })
 
-  it.prop(
+  prop(
     "roll starts from zero exactly when the UTC date changes",
     [arbInstant, fc.integer({ min: 0, max: 3 * DAY_MS }), fc.integer({ min: 1, max: 100_000 })],
     ([start, elapsed, used]) => {
@@ -75,7 +76,7 @@ describe("DailyQuota", () => {
     }
   )
 
-  it.prop("resetAt is the first instant of the next UTC day", [arbInstant], ([now]) => {
+  prop("resetAt is the first instant of the next UTC day", [arbInstant], ([now]) => {
     const reset = DailyQuota.resetAt(DailyQuota.empty(now))
     expect(reset).toBeGreaterThan(now)
     expect(reset - now).toBeLessThanOrEqual(DAY_MS)

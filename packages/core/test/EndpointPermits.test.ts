@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Fiber } from "effect"
+import { Effect, Fiber } from "effect"
 import * as EndpointPermits from "../src/internal/endpointPermits.js"
 
 /** Lets forked fibers run up to their next wait. */

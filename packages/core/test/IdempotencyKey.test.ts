@@ -1,7 +1,7 @@
 import * as fc from "fast-check"
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Result } from "effect"
+import { Result } from "effect"
 import { IdempotencyFingerprint, IdempotencyKey } from "@petstore/core"
 
 const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 255 })

@@ -1,3 +1,4 @@
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 
@@ -82,7 +83,7 @@ const expectSameSequence = (actual: ReadonlyArray<unknown>, expected: ReadonlyAr
 
 // Plans: the published ones and custom ones, biased towards limits a short schedule reaches.
 const arbLimits: fc.Arbitrary<PlanLimits> = fc.oneof(
-  { arbitrary: fc.constantFrom(...Object.values(STANDARD_LIMITS)), weight: 1 },
+  { fastCheck: fc.constantFrom(...Object.values(STANDARD_LIMITS)), weight: 1 },
   {
     arbitrary: fc.record({
       perMinute: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 2000 })),
@@ -104,10 +105,10 @@ const arbStart = fc.oneof(
 )
 
 const arbGap = fc.oneof(
-  { arbitrary: fc.constant(0), weight: 3 },
-  { arbitrary: fc.integer({ min: 1, max: 5_000 }), weight: 3 },
-  { arbitrary: fc.integer({ min: 1, max: 2 * MINUTE }), weight: 2 },
-  { arbitrary: fc.integer({ min: 1, max: DAY_MS }), weight: 1 }
+  { fastCheck: fc.constant(0), weight: 3 },
+  { fastCheck: fc.integer({ min: 1, max: 5_000 }), weight: 3 },
+  { fastCheck: fc.integer({ min: 1, max: 2 * MINUTE }), weight: 2 },
+  { fastCheck: fc.integer({ min: 1, max: DAY_MS }), weight: 1 }
 )
 
 /**
@@ -197,7 +198,7 @@ const brokenHeaderLaws = (limits: PlanLimits, { decision, now, usage }: Step): A
   return laws.filter(([, kept]) => !kept).map(([law]) => law)
 }
 
-const numRuns = { arbitrary: { numRuns: 100 } }
+const numRuns = { fastCheck: { numRuns: 100 } }
 
 describe("LimitDecision", () => {
   describe("decide, exact cases (3/min, 4/day, starting one minute before a UTC midnight)", () => {
@@ -303,7 +304,7 @@ describe("LimitDecision", () => {
     })
   }
 
-  it.prop(
+  prop(
     "never admits more than capacity + rate·t in any window of length t",
     [arbScenario(2_000)],
     ([{ ban, limits, start, times }]) => {
@@ -313,7 +314,7 @@ describe("LimitDecision", () => {
     numRuns
   )
 
-  it.prop(
+  prop(
     "never admits more than the daily quota in a UTC day",
     [arbScenario(2_000)],
     ([{ ban, limits, start, times }]) => {
@@ -326,7 +327,7 @@ describe("LimitDecision", () => {
     numRuns
   )
 
-  it.prop(
+  prop(
     "a rejected request consumes nothing: later decisions equal those of a world where it never happened",
     [arbScenario(300), fc.array(fc.nat(), { maxLength: 4 })],
     ([{ ban, limits, start, times }, picks]) => {
@@ -353,7 +354,7 @@ describe("LimitDecision", () => {
     numRuns
   )
 
-  it.prop(
+  prop(
     "a client that honours Retry-After is never banned and its retry succeeds (absent other traffic)",
     [arbScenario(1_000)],
     ([{ ban, limits, start, times }]) => {
@@ -387,7 +388,7 @@ describe("LimitDecision", () => {
     numRuns
   )
 
-  it.prop(
+  prop(
     "a client that keeps sending while told to wait is banned after more than threshold early requests after the grace",
     [arbLimits, arbStart, fc.integer({ min: 0, max: 15 }), fc.array(fc.nat(), { minLength: 16, maxLength: 16 }), fc.nat()],
     ([limits, start, threshold, offsets, grace]) => {
@@ -430,7 +431,7 @@ describe("LimitDecision", () => {
     numRuns
   )
 
-  it.prop(
+  prop(
     "headers come from the same decision: binding has the fewest remaining, remaining ≥ 0, fullAt ≥ now, retryAfterMillis > 0 iff rejected",
     [arbScenario(400)],
     ([{ ban, limits, start, times }]) => {
@@ -442,7 +443,7 @@ describe("LimitDecision", () => {
     numRuns
   )
 
-  it.prop(
+  prop(
     "the address bucket admits at most capacity + rate·t failed authentications in any window of length t",
     [
       fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 2000 })).chain((perMinute) =>
@@ -472,7 +473,7 @@ describe("LimitDecision", () => {
     numRuns
   )
 
-  it.prop(
+  prop(
     "describe reads a verdict back as the same Decision decide made, from the usage and ban after it",
     [arbScenario(300)],
     ([{ ban, limits, start, times }]) => {
@@ -499,7 +500,7 @@ describe("LimitDecision", () => {
     })
   )
 
-  it.prop(
+  prop(
     "a decision depends on the stored usage only as of now: the same usage refilled and rolled to now decides the same",
     [arbStoredUsage, arbBanOptions],
     ([{ bannedFor, daysAgo, limits, now, sinceRefill, units, used }, ban]) => {

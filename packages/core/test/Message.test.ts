@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Result, JsonSchema, Schema } from "effect"
+import { Result, JsonSchema, Schema } from "effect"
 import * as ErrorBody from "../src/ErrorBody.js"
 import * as Errors from "../src/Errors.js"
 import * as Message from "../src/Message.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Result, Layer, Option } from "effect"
+import { Effect, Result, Layer, Option } from "effect"
 import { ProcessingFailed, MessageProcessor, type ProcessableMessage } from "../src/MessageProcessor.js"
 import { backoffMillis, DEFAULT_OPTIONS, MessageQueue, toMessage } from "../src/MessageQueue.js"
 import { MessageStore } from "../src/MessageStore.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Context, Deferred, Effect, Exit, Layer, Option, Schedule, Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Option, Schedule, Scope } from "effect"
 import { MessageProcessor } from "../src/MessageProcessor.js"
 import { MessageQueue } from "../src/MessageQueue.js"
 import { MessageStore, makeMemory } from "../src/MessageStore.js"

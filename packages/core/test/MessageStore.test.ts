@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { isClaimable, makeMemory, MessageStore, type StoredMessage } from "../src/MessageStore.js"
 
 const message = (id: string, over: Partial<StoredMessage> = {}): StoredMessage => ({

@@ -1,6 +1,7 @@
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Result, Option } from "effect"
+import { Effect, Result, Option } from "effect"
 import { createHmac } from "node:crypto"
 import * as PageCursor from "../src/PageCursor.js"
 import { MAX_ID, type PetStatus } from "../src/Pet.js"
@@ -21,7 +22,7 @@ const signed = (payload: string) => {
 const arbStatus = fc.option(fc.constantFrom<PetStatus>("available", "pending", "sold"), { nil: undefined })
 
 describe("PageCursor", () => {
-  it.prop("decode(encode(position)) is the position, for every id and status filter", [
+  prop("decode(encode(position)) is the position, for every id and status filter", [
     fc.integer({ min: 0, max: MAX_ID }),
     arbStatus
   ], ([afterId, status]) => {
@@ -46,7 +47,7 @@ describe("PageCursor", () => {
     expect(reason(other.encode({ afterId: 5, status: Option.none() }))).toBe("cursor was not issued by this service or was altered")
   })
 
-  it.prop("any altered character is refused", [fc.integer({ min: 0, max: 10_000 }), fc.nat(), arbStatus], ([afterId, at, status]) => {
+  prop("any altered character is refused", [fc.integer({ min: 0, max: 10_000 }), fc.nat(), arbStatus], ([afterId, at, status]) => {
     const token = signer().encode({ afterId, status: Option.fromNullishOr(status) })
     const i = at % token.length
     const altered = token.slice(0, i) + (token[i] === "A" ? "B" : "A") + token.slice(i + 1)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Result, JsonSchema, Schema } from "effect"
+import { Result, JsonSchema, Schema } from "effect"
 import * as Pet from "../src/Pet.js"
 
 const decode = <A, I>(schema: Schema.Schema<A, I>) => (input: unknown) => Schema.decodeUnknownResult(schema)(input)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { CategoryId, PetId, PetStatus } from "../src/Pet.js"
 import { makeMemory, PetRepository } from "../src/PetRepository.js"
 

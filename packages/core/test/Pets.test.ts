@@ -1,6 +1,7 @@
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Result, Layer, Option } from "effect"
+import { Effect, Result, Layer, Option } from "effect"
 import { CursorSigner } from "../src/PageCursor.js"
 import type { CategoryId, Pet, PetId } from "../src/Pet.js"
 import { changeListeners, makeMemory, PetRepository } from "../src/PetRepository.js"
@@ -128,7 +129,7 @@ describe("Pets", () => {
       expect(yield* pets.list(request)).toBe(after)
     }))
 
-  it.prop(
+  prop(
     "pageBytes counts at least the page's JSON text and grows with each pet, each character of a name and of the cursor",
     [arbPage, arbPet, fc.integer({ min: 1, max: 20 })],
     ([page, pet, more]) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
+import { Effect, Exit, Layer, Option, Redacted, Schedule } from "effect"
 import { Accounts } from "../src/Accounts.js"
 import { MessageProcessor } from "../src/MessageProcessor.js"
 import { MessageQueue } from "../src/MessageQueue.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Result, Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as Plan from "../src/Plan.js"
 
 describe("Plan", () => {

@@ -1,8 +1,9 @@
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import * as BanPolicy from "../src/BanPolicy.js"
 import * as DailyQuota from "../src/DailyQuota.js"
 import * as LimitDecision from "../src/LimitDecision.js"
@@ -211,7 +212,7 @@ describe("RateLimiter", () => {
   const arbRequest = fc.record({
     account: fc.constantFrom<"A" | "B">("A", "B"),
     key: fc.constantFrom(1, 2),
-    failedAuth: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 })
+    failedAuth: fc.oneof({ fastCheck: fc.constant(false), weight: 3 }, { fastCheck: fc.constant(true), weight: 1 })
   })
   /**
    * Ticks of requests arriving at the same instant, in runs of one key or address; gaps of seconds,
@@ -285,7 +286,7 @@ describe("RateLimiter", () => {
   }
 
   // Plain properties run synchronously: the Clock is `play`'s, so the test services are not needed.
-  it.prop(
+  prop(
     "one account's traffic never changes another's decisions",
     [arbTraffic],
     ([traffic]) => {
@@ -295,10 +296,10 @@ describe("RateLimiter", () => {
       const requests = arrivals(traffic).map(({ request }) => request)
       expect(together.filter((_, i) => ofA(requests[i]))).toEqual(alone)
     },
-    { arbitrary: { numRuns: 100 } }
+    { fastCheck: { numRuns: 100 } }
   )
 
-  it.prop(
+  prop(
     "decides as the pure decision over each account's, key's and address's own history",
     [arbTraffic],
     ([traffic]) => {
@@ -329,6 +330,6 @@ describe("RateLimiter", () => {
       })
       expect(Effect.runSync(play(traffic))).toEqual(expected)
     },
-    { arbitrary: { numRuns: 100 } }
+    { fastCheck: { numRuns: 100 } }
   )
 })

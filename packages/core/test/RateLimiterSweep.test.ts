@@ -1,6 +1,6 @@
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, JsonSchema } from "effect"
+import { Effect, JsonSchema } from "effect"
 import * as BanPolicy from "../src/BanPolicy.js"
 import * as LimitDecision from "../src/LimitDecision.js"
 import { PlanLimits } from "../src/Plan.js"

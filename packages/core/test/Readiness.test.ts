@@ -6,7 +6,7 @@
 // FIXME v4: FiberStatus removed
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Deferred, Effect, Fiber, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
 import * as Readiness from "../src/Readiness.js"
 
 /** Waits until every fiber of `fibers` is suspended (waiting for the probe). */

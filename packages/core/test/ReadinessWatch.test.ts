@@ -6,7 +6,7 @@
  */
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Fiber, Layer, Logger } from "effect"
+import { Effect, Fiber, Layer, Logger } from "effect"
 import * as Readiness from "../src/Readiness.js"
 
 interface Line {

@@ -1,6 +1,6 @@
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Option } from "effect"
+import { Option } from "effect"
 
 import { DEFAULT_DELAYS_SECONDS, JITTER, nextDelayMillis, parseDelays } from "../src/RetrySchedule.js"
 

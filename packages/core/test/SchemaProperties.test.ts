@@ -4,9 +4,10 @@
  * refused; an API key is well-formed exactly when it is a prefix and 32 base62 characters, and its
  * hash and display prefix depend on it alone.
  */
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Arbitrary, Result, Schema } from "effect"
+import { Arbitrary, Result, Schema } from "effect"
 import * as ApiKey from "../src/ApiKey.js"
 import * as Pet from "../src/Pet.js"
 import * as Plan from "../src/Plan.js"
@@ -35,17 +36,17 @@ const badName = fc.oneof(
 const badStatus = fc.string().filter((s) => !["available", "pending", "sold"].includes(s))
 
 describe("schema properties", () => {
-  it.prop("a Pet comes back unchanged from encode → JSON → decode", [validPet], ([pet]) => {
+  prop("a Pet comes back unchanged from encode → JSON → decode", [validPet], ([pet]) => {
     expect(roundTrip(Pet.Pet, pet)).toStrictEqual(Result.succeed(pet))
   })
 
-  it.prop("a NewPet comes back unchanged from encode → JSON → decode", [Arbitrary.make(Pet.NewPet)], ([pet]) => {
+  prop("a NewPet comes back unchanged from encode → JSON → decode", [Arbitrary.make(Pet.NewPet)], ([pet]) => {
     // An optional field given as undefined is absent once in JSON, as a client would send it.
     const sent = Object.fromEntries(Object.entries(pet).filter(([, v]) => v !== undefined))
     expect(roundTrip(Pet.NewPet, pet)).toStrictEqual(Result.succeed(sent))
   })
 
-  it.prop("a Pet with any one field invalid is refused", [
+  prop("a Pet with any one field invalid is refused", [
     validPet,
     fc.oneof(
       badId.map((id) => ({ id })),
@@ -60,7 +61,7 @@ describe("schema properties", () => {
     }
   })
 
-  it.prop("a lone surrogate anywhere in a name is refused; the same name with a whole pair is not", [
+  prop("a lone surrogate anywhere in a name is refused; the same name with a whole pair is not", [
     fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 20 }).filter((s) => s.trim().length > 0),
     fc.nat(),
     fc.integer({ min: 0xd800, max: 0xdbff })
@@ -72,7 +73,7 @@ describe("schema properties", () => {
     expect(refused(Pet.PetName, pair)).toBe(false)
   })
 
-  it.prop("Plan and PlanLimits come back unchanged; anything else is refused", [
+  prop("Plan and PlanLimits come back unchanged; anything else is refused", [
     Arbitrary.make(Plan.Plan),
     Arbitrary.make(Plan.PlanLimits),
     fc.string().filter((s) => !["free", "pro", "business", "enterprise"].includes(s)),
@@ -93,7 +94,7 @@ const secret = fc.string({ unit: fc.constantFrom(...BASE62), minLength: 32, maxL
 const prefix = fc.constantFrom(ApiKey.KEY_PREFIX.production, ApiKey.KEY_PREFIX.staging)
 
 describe("API key properties", () => {
-  it.prop("a prefix and 32 base62 characters is well-formed; its hash is 64 hex digits of it alone, its display prefix the first 13", [
+  prop("a prefix and 32 base62 characters is well-formed; its hash is 64 hex digits of it alone, its display prefix the first 13", [
     prefix,
     secret
   ], ([p, s]) => {
@@ -105,7 +106,7 @@ describe("API key properties", () => {
     expect(ApiKey.displayPrefix(key)).not.toContain(s.slice(4))
   })
 
-  it.prop("a key with one character changed to one outside base62, one dropped or one added is not well-formed", [
+  prop("a key with one character changed to one outside base62, one dropped or one added is not well-formed", [
     prefix,
     secret,
     fc.nat(),
@@ -122,7 +123,7 @@ describe("API key properties", () => {
     expect(ApiKey.isWellFormed(broken)).toBe(false)
   })
 
-  it.prop("two different keys never share a hash", [prefix, secret, secret], ([p, a, b]) => {
+  prop("two different keys never share a hash", [prefix, secret, secret], ([p, a, b]) => {
     fc.pre(a !== b)
     expect(ApiKey.hash(p + a)).not.toBe(ApiKey.hash(p + b))
   })

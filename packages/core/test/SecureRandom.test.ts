@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { base62, randomId, SecureRandom } from "../src/SecureRandom.js"
 
 const fixed = (bytes: ReadonlyArray<number>) =>

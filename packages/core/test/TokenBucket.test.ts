@@ -1,3 +1,4 @@
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 
@@ -102,7 +103,7 @@ describe("TokenBucket", () => {
     expect(TokenBucket.take({ units: 180_000, at: 5 }, 3)).toEqual({ units: 0, at: 5 })
   })
 
-  it.prop(
+  prop(
     "waiting waitMillis makes the cost available, one ms less does not",
     [arbBucket, fc.integer({ min: 1, max: 2000 })],
     ([{ at, capacity, units }, rawCost]) => {
@@ -115,7 +116,7 @@ describe("TokenBucket", () => {
     }
   )
 
-  it.prop(
+  prop(
     "after millisUntilFull the bucket is full, one ms earlier it is not",
     [arbBucket],
     ([{ at, capacity, units }]) => {
@@ -128,7 +129,7 @@ describe("TokenBucket", () => {
     }
   )
 
-  it.prop(
+  prop(
     "refilling in steps equals refilling once, and units stay within [0, capacity·60000]",
     [arbBucket, fc.array(fc.integer({ min: 0, max: 90_000 }), { maxLength: 20 })],
     ([{ at, capacity, units }, gaps]) => {

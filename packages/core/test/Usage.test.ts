@@ -1,7 +1,7 @@
 import * as fc from "fast-check"
 import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Context, Effect, Result, Exit, Layer, Scope } from "effect"
+import { Context, Effect, Result, Exit, Layer, Scope } from "effect"
 import { Errors, type LimitDecision, SecureRandom, Usage, UsageRange, UsageStore } from "@petstore/core"
 import * as MovableClock from "./support/MovableClock.js"
 

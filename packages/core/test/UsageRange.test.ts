@@ -1,6 +1,6 @@
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Result } from "effect"
+import { Result } from "effect"
 import { UsageRange, UsageStore } from "@petstore/core"
 
 const granularity = fc.constantFrom<UsageStore.Granularity>("hour", "day")

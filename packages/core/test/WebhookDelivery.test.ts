@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ type Duration, Effect, Layer, Option } from "effect"
+import { type Duration, Effect, Layer, Option } from "effect"
 import { Webhook } from "standardwebhooks"
 import { MessageQueue } from "../src/MessageQueue.js"
 import { MessageStore } from "../src/MessageStore.js"

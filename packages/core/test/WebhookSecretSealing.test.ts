@@ -1,6 +1,6 @@
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { makeMemory, type WebhookEndpoint } from "../src/WebhookEndpoint.js"
 import { KEY_BYTES, open, parseKey, PREFIX, SealedSecretUnreadable, seal, sealedStore } from "../src/WebhookSecretSealing.js"
 import { secretFromBytes } from "../src/WebhookSignature.js"

@@ -6,7 +6,7 @@
  * page running in a browser is packages/server/test/ApiReferenceBrowser.test.ts.
  */
 import { describe, expect, it, layer } from "@effect/vitest"
-import None{ Clock, Effect, Logger } from "effect"
+import { Clock, Effect, Logger } from "effect"
 import * as Zlib from "node:zlib"
 import { Api, PUBLIC_PREFIX } from "../src/Api.js"
 import * as ApiReference from "../src/internal/openapi/apiReference.js"

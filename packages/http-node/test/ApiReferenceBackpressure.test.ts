@@ -8,7 +8,7 @@
  * in chunks it was about 2.8 MB: the whole script, less what the kernel took).
  */
 import { expect, it } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import * as DiagnosticsChannel from "node:diagnostics_channel"
 import type * as Http from "node:http"
 import * as Net from "node:net"

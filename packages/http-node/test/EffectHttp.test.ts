@@ -6,7 +6,7 @@
  */
 import { HttpApi, HttpApiBuilder, HttpServer, HttpServerRequest, OpenApi } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import None{ Context, Effect, Exit, Fiber, Layer, Logger, Scope } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Logger, Scope } from "effect"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HostApi, HttpLive as HttpApiLive } from "../examples/hosts/effect-httpapi.js"

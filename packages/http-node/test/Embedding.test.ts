@@ -4,7 +4,7 @@
  * web `Request`s. Everything goes through real sockets or real `Request`/`Response` objects.
  */
 import { Accounts } from "@petstore/core"
-import None{ Effect, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { type EmbeddedServer, start } from "../examples/embed-node-http/server.js"

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Readiness } from "@petstore/core"
-import None{ Effect, Exit, Fiber, Scope } from "effect"
+import { Effect, Exit, Fiber, Scope } from "effect"
 import { start as startExpress } from "../examples/hosts/express.js"
 import { start as startFastify } from "../examples/hosts/fastify.js"
 import { hostedBy, listening, send } from "./support/Hosts.js"

@@ -6,7 +6,7 @@
 import { MessageProcessor, Petstore } from "@petstore/core"
 import * as PetstoreExpress from "@petstore/http-node/express"
 import * as PetstoreFastify from "@petstore/http-node/fastify"
-import None{ Layer, Logger, ManagedRuntime, Option } from "effect"
+import { Layer, Logger, ManagedRuntime, Option } from "effect"
 import express from "express"
 import Fastify from "fastify"
 import type { Server } from "node:http"

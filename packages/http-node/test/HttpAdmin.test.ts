@@ -1,6 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
 import * as OpenApi from "effect/http-api/OpenApi"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { AdminApi } from "../src/AdminApi.js"
 import { ERROR_CODES } from "../src/ErrorCodes.js"
 import { expectError, expectInvalid, expectRateLimitHeaders, expectStatus, expectUnauthorized } from "./support/Expectations.js"

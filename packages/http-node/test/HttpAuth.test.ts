@@ -1,5 +1,5 @@
 import { expect, it, layer } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { expectError, expectRateLimitHeaders, expectStatus, expectTooManyRequests, expectUnauthorized } from "./support/Expectations.js"
 import { ADMIN_TOKEN, TestServer } from "./support/TestServer.js"
 

@@ -6,7 +6,7 @@
  * one gets a 503 Error body.
  */
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Exit, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import * as Net from "node:net"
 import * as RawHttp from "./support/RawHttp.js"
 import * as ServerSockets from "./support/ServerSockets.js"

@@ -7,7 +7,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import * as RawHttp from "./support/RawHttp.js"
 import { TestServer } from "./support/TestServer.js"
 

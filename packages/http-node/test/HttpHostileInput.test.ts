@@ -3,7 +3,7 @@
  * values far larger than any answer should repeat. Each gets a short 400 Error body; none a 500.
  */
 import { expect, layer } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { TestServer } from "./support/TestServer.js"
 
 const deep = (levels: number) => "[".repeat(levels) + "]".repeat(levels)

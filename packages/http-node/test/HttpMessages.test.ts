@@ -1,6 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
 import { MessageProcessor } from "@petstore/core"
-import None{ Deferred, Effect } from "effect"
+import { Deferred, Effect } from "effect"
 import { expectError, expectInvalid, expectRateLimitHeaders, expectStatus, expectUnauthorized } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
 

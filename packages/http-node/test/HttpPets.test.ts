@@ -1,6 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
 import { Lifecycle, PetRepository } from "@petstore/core"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { expectError, expectInvalid, expectRateLimitHeaders, expectStatus } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
 

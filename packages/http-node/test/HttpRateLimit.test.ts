@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import {
   expectError,
   expectRateLimitHeaders,

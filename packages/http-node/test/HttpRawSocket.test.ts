@@ -3,7 +3,7 @@
  * socket: each gets an Error body with `Content-Type: application/json`.
  */
 import { expect, layer } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import * as Net from "node:net"
 import { AdminApi } from "../src/AdminApi.js"
 import { Api } from "../src/Api.js"

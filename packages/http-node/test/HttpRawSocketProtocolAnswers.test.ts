@@ -7,7 +7,7 @@
  * key's limits.
  */
 import { expect, layer } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { answers, exchange, type RawAnswer } from "./support/RawHttp.js"
 import { TestServer } from "./support/TestServer.js"
 

@@ -1,6 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
 import { Errors, Lifecycle, type PetRepository } from "@petstore/core"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import * as Net from "node:net"
 import {
   expectError,

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { expectError, expectRateLimitHeaders, expectStatus } from "./support/Expectations.js"
 import { TestServer } from "./support/TestServer.js"
 

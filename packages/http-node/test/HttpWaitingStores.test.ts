@@ -6,7 +6,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { AccountStore, PetRepository } from "@petstore/core"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { expectError, expectRateLimitHeaders, expectStatus, expectTooManyRequests, expectUnauthorized } from "./support/Expectations.js"
 import { TestServer } from "./support/TestServer.js"
 

@@ -4,7 +4,7 @@
  * labelled with the route, never the host's bare 500.
  */
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { ADMIN_TOKEN, TestServer } from "./support/TestServer.js"
 
 const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

@@ -7,7 +7,7 @@ import * as Http from "node:http"
 import { describe, expect, it } from "vitest"
 import { start } from "../examples/hosts/node-http.js"
 import * as NodeHandler from "../src/NodeHandler.js"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { checkHost, createKey, hostedBy, listening, send } from "./support/Hosts.js"
 import { answers, exchange } from "./support/RawHttp.js"
 

@@ -4,7 +4,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { OpenApi } from "@effect/platform"
-import None{ Context, Effect } from "effect"
+import { Context, Effect } from "effect"
 import { OPERATIONS } from "../src/Api.js"
 import { expectStatus } from "./support/Expectations.js"
 import { TestServer } from "./support/TestServer.js"

@@ -1,7 +1,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Validator } from "@seriousme/openapi-schema-validator"
-import None{ Schema } from "effect"
+import { Schema } from "effect"
 import { Api, makeApi } from "../src/Api.js"
 import { ERROR_CODES } from "../src/ErrorCodes.js"
 import * as OpenApiDocument from "../src/OpenApiDocument.js"

@@ -1,3 +1,4 @@
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 import { BanPolicy, LimitDecision, TokenBucket } from "@petstore/core"
@@ -37,7 +38,7 @@ describe("RateLimitHeaders", () => {
     }
   })
 
-  it.prop("RateLimit-Policy is the text of the decision's own limits, whatever plans came before", [
+  prop("RateLimit-Policy is the text of the decision's own limits, whatever plans came before", [
     fc.array(fc.tuple(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 1, max: 1_000_000_000 })), {
       minLength: 1,
       maxLength: 500
@@ -45,5 +46,5 @@ describe("RateLimitHeaders", () => {
   ], ([plans]) => {
     for (const [perMinute, perDay] of plans) expect(policyOf(perMinute, perDay)).toBe(expected(perMinute, perDay))
     for (const [perMinute, perDay] of plans.slice(0, 50)) expect(policyOf(perMinute, perDay)).toBe(expected(perMinute, perDay))
-  }, { arbitrary: { numRuns: 20 } })
+  }, { fastCheck: { numRuns: 20 } })
 })

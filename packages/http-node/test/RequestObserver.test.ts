@@ -5,7 +5,7 @@
  */
 import { expect, it, layer } from "@effect/vitest"
 import type { PetRepository } from "@petstore/core"
-import None{ Effect, Logger } from "effect"
+import { Effect, Logger } from "effect"
 import { answers, exchange } from "./support/RawHttp.js"
 import { expectError, expectStatus } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"

@@ -11,7 +11,7 @@
 // FIXME v4: FiberStatus removed
 import { it } from "@effect/vitest"
 import { Accounts, MessageProcessor, Petstore } from "@petstore/core"
-import None{ Context, Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Scope } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import * as Http from "node:http"

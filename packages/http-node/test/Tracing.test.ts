@@ -17,7 +17,7 @@ import {
   SecureRandom,
   IdempotencyStore
 } from "@petstore/core"
-import None{ Effect, Layer, Logger, LogLevel, ManagedRuntime, Option } from "effect"
+import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option } from "effect"
 import { readFileSync } from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"

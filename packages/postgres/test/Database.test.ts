@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Context, Effect, Exit, Fiber, Layer } from "effect"
+import { Context, Effect, Exit, Fiber, Layer } from "effect"
 import { Database, PostgresPetstore } from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
 

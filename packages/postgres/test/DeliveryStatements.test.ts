@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Context, Duration, Effect, Fiber, Layer, Option } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { MessageQueue, MessageStore, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
 import { Database, MessageStorePg, PostgresPetstore, WebhookStoresPg } from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"

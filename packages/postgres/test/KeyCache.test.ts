@@ -7,7 +7,7 @@
  */
 import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { AccountStore } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as MovableClock from "../../core/test/support/MovableClock.js"

@@ -4,7 +4,7 @@
  * working on a database a newer one has migrated (rolling deploys).
  */
 import { describe, expect, it } from "@effect/vitest"
-import None{ Cause, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { PetRepository } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"

@@ -1,5 +1,5 @@
 import { describe, it } from "@effect/vitest"
-import None{ Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
   cursorSecretStoreLaws,

@@ -6,7 +6,7 @@
  * per call.
  */
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Result, Layer, Redacted } from "effect"
+import { Effect, Result, Layer, Redacted } from "effect"
 import { Accounts, SecureRandom } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"

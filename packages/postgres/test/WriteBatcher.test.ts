@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { WriteBatcher } from "@petstore/postgres"
 
 // A batcher whose statements wait for `gate`; `sent` holds each batch as it is sent.

@@ -5,7 +5,7 @@
  * and restore it. Failing open, the instance serves meanwhile (degraded); failing closed, it is down.
  */
 import { describe, it } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import * as Redis from "@petstore/redis"
 import { readinessLaws } from "@petstore/testkit/laws"
 import * as TcpProxy from "../../server/test/support/TcpProxy.js"

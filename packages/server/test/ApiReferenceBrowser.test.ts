@@ -10,7 +10,7 @@
  */
 import { Accounts, MessageProcessor, Petstore } from "@petstore/core"
 import { App, NodeHandler } from "@petstore/http-node"
-import None{ Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"

@@ -17,7 +17,7 @@ import {
   SecureRandom,
   IdempotencyStore
 } from "@petstore/core"
-import None{ Console, Effect, Exit, Layer, Option } from "effect"
+import { Console, Effect, Exit, Layer, Option } from "effect"
 import { execFile } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"

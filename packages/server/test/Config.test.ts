@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ ConfigProvider, Effect } from "effect"
+import { ConfigProvider, Effect } from "effect"
 import { describeError, ServerConfig } from "../src/Config.js"
 
 const read = (env: Record<string, string>) =>

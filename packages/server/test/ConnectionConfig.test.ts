@@ -3,7 +3,7 @@
  * the real server process.
  */
 import { describe, expect, it } from "@effect/vitest"
-import None{ ConfigProvider, Effect } from "effect"
+import { ConfigProvider, Effect } from "effect"
 import * as Net from "node:net"
 import { ServerConfig } from "../src/Config.js"
 import { start, stop } from "./support/ServerProcess.js"

@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { AccountStore, DailyQuota, LimiterStateStore, MessageStore, PageCursor, Pet, PetRepository } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as Sqlite from "@petstore/sqlite"
-import None{ Context, Effect, Result, Layer, Option, Schema } from "effect"
+import { Context, Effect, Result, Layer, Option, Schema } from "effect"
 import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
 
 const database = await TestDatabase.make()

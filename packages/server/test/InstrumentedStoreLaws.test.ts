@@ -18,7 +18,7 @@ import {
   messageStoreLaws,
   petRepositoryLaws
 } from "@petstore/testkit/laws"
-import None{ Effect, Layer, type Scope } from "effect"
+import { Effect, Layer, type Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"

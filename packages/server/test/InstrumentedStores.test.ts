@@ -6,7 +6,7 @@
 import { Resource, Tracer } from "@effect/opentelemetry"
 import { AccountStore, Errors, PetRepository } from "@petstore/core"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import None{ Cause, Effect, Exit, Layer, Option, type Scope } from "effect"
+import { Cause, Effect, Exit, Layer, Option, type Scope } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { instrument } from "../src/InstrumentedStores.js"
 import { Metrics } from "../src/Metrics.js"

@@ -6,10 +6,11 @@
 // FIXME v4: FiberId removed
 // FIXME v4: FiberRefs removed
 // FIXME v4: List removed
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 import * as AccessLine from "@petstore/http-node/AccessLine"
-import None{ Cause, Effect, HashMap, LogLevel } from "effect"
+import { Cause, Effect, HashMap, LogLevel } from "effect"
 import * as Os from "node:os"
 import { prettyFactory } from "pino-pretty"
 import * as Logging from "../src/Logging.js"
@@ -267,7 +268,7 @@ describe("the line formats", () => {
     durationMs: fc.oneof(fc.double(), fc.constantFrom(0, 0.001, Number.NaN, Number.POSITIVE_INFINITY)),
     accountId: fc.option(text, { nil: undefined })
   })
-  it.prop("JSON: an access line written from its facts is the line of Effect's log call with them as annotations", [
+  prop("JSON: an access line written from its facts is the line of Effect's log call with them as annotations", [
     facts,
     fc.integer({ min: 0, max: 4_102_444_800_000 })
   ], ([facts, millis]) => {

@@ -4,7 +4,7 @@
  * errors, group-commit batches), and that no key or token appears in it.
  */
 import { AccountStore, Errors, IdempotencyStore, MessageProcessor, MessageStore, PageCursor, Petstore, PetRepository, SecureRandom } from "@petstore/core"
-import None{ Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { createServer } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import * as ServerMetrics from "../src/ServerMetrics.js"

@@ -3,7 +3,7 @@
  * process, not from the first scrape (prom-client's own counters start when they are registered).
  */
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { Metrics } from "../src/Metrics.js"
 import * as PrometheusExporter from "../src/PrometheusExporter.js"
 

@@ -7,7 +7,7 @@
 import { describe, it } from "@effect/vitest"
 import type { Readiness } from "@petstore/core"
 import { readinessLaws } from "@petstore/testkit/laws"
-import None{ ConfigProvider, Effect, type Layer } from "effect"
+import { ConfigProvider, Effect, type Layer } from "effect"
 import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
 import * as RedisProcess from "../../redis/test/support/RedisProcess.js"
 import { ServerConfig } from "../src/Config.js"

@@ -6,7 +6,7 @@
  */
 // FIXME v4: ConfigProviderPathPatch removed
 import { describe, expect, it } from "@effect/vitest"
-import None{ ConfigError, ConfigProvider, Effect, Result, HashSet } from "effect"
+import { ConfigError, ConfigProvider, Effect, Result, HashSet } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Scope } from "effect"
+import { Effect, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { WebhookDelivery } from "@petstore/core"

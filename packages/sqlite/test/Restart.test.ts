@@ -1,6 +1,6 @@
 import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"

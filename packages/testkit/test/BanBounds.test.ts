@@ -1,3 +1,4 @@
+import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 
@@ -29,7 +30,7 @@ describe("BanBounds", () => {
     expect(BanBounds.strikesIfRefused(standing, 2_002, 2_010)).toEqual({ min: 0, max: 0 })
   })
 
-  it.prop(
+  prop(
     "the bounds always hold the server's standing, wherever in [sent, answered] it decided: a correct server never fails",
     [
       fc.integer({ min: 0, max: 5 }),

@@ -1,6 +1,6 @@
 import * as Clock from "effect/Clock"
 import { AccountStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness, UsageStore, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
-import None{ Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
   idempotencyLaws,

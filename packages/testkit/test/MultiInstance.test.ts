@@ -5,7 +5,7 @@
  * own, or one that reads stale pets, fail.
  */
 import { RateLimiter } from "@petstore/core"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { formatReport, runConformance } from "../src/index.js"
 import { ADMIN_TOKEN, type ServerVariant, startInstances } from "./support/InProcessServer.js"

@@ -5,7 +5,7 @@
  * (on 201, 401 or getPet's 404) is caught.
  */
 import { Errors, RateLimiter } from "@petstore/core"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { HttpExchange, OpenApiChecker } from "../src/conformance/index.js"
 import { ADMIN_TOKEN, type RunningServer, type ServerVariant, startServer } from "./support/InProcessServer.js"

@@ -4,7 +4,7 @@
  * the same change shows at once.
  */
 import { describe, expect, it } from "@effect/vitest"
-import None{ Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { PageCursor, type Pet, PetRepository, Pets } from "@petstore/core"
 import { renaming } from "../src/laws/PetsLaws.js"
 

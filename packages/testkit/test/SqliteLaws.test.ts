@@ -1,4 +1,4 @@
-import None{ Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"

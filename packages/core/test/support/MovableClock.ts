@@ -3,7 +3,7 @@
  * the live clock moved on by `advance` (so real I/O and timers keep working), or stopped at an
  * instant `set` gives. Build the service under it with `Effect.provideService(Clock.Clock, clock)`.
  */
-import None{ Clock, Effect } from "effect"
+import { Clock, Effect } from "effect"
 
 export interface MovableClock {
   readonly clock: Clock.Clock

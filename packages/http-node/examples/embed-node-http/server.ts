@@ -9,7 +9,7 @@
  */
 import { Accounts, MessageProcessor, Petstore } from "@petstore/core"
 import { App, NodeHandler } from "@petstore/http-node"
-import None{ Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { pathToFileURL } from "node:url"

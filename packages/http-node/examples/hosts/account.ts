@@ -1,5 +1,5 @@
 import { Accounts } from "@petstore/core"
-import None{ Effect, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import type { PetstoreRuntime } from "./petstore.js"
 
 // An account for one of the host's users, and its first API key: the key is shown once, here.

@@ -1,7 +1,7 @@
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Api, EffectHttp } from "@petstore/http-node"
-import None{ Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { createServer } from "node:http"
 
 // The host's own API, with the pet store's operations added to it (and so to its OpenAPI document).

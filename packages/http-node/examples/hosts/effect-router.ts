@@ -1,7 +1,7 @@
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { EffectHttp } from "@petstore/http-node"
-import None{ Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 
 export const HttpLive = (port = 0) =>

@@ -1,6 +1,6 @@
 import { MessageProcessor, Petstore } from "@petstore/core"
 import { App } from "@petstore/http-node"
-import None{ Layer, ManagedRuntime, Option } from "effect"
+import { Layer, ManagedRuntime, Option } from "effect"
 
 // The pet store over in-memory stores, as every host below mounts it.
 export const PetstoreLive = App.App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [] }).pipe(

@@ -2,7 +2,7 @@ import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { MessageProcessor, Petstore } from "@petstore/core"
 import { App } from "@petstore/http-node"
-import None{ Layer, ManagedRuntime, Option } from "effect"
+import { Layer, ManagedRuntime, Option } from "effect"
 
 // Spans are kept in memory here, to be read back; in production, an OTLP exporter in a BatchSpanProcessor.
 export const exporter = new InMemorySpanExporter()

@@ -2,7 +2,7 @@
  * The admin API's first stage, the gate (refusal, or "go on" with `Cache-Control: no-store` on every
  * answer after it), and `/metrics`' last, the scrape (the exporter's text, labelled with its route).
  */
-import None{ Clock, Effect, Option, Redacted } from "effect"
+import { Clock, Effect, Option, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import * as AdminGate from "../../src/internal/adminGate.js"
 import * as AdminGateStage from "../../src/internal/stages/adminGate.js"

@@ -6,7 +6,7 @@
 import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
 import { RateLimiter } from "@petstore/core"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import * as Admit from "../../src/internal/stages/admit.js"
 import { exchange, outcomeAtOnce } from "./support/Stages.js"
 

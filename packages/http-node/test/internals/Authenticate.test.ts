@@ -1,7 +1,7 @@
 /** Stage authenticate: the principal of an active key, none for anything else; it never answers. */
 import { describe, expect, it } from "@effect/vitest"
 import { Accounts, AccountStore, SecureRandom } from "@petstore/core"
-import None{ Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import * as Authenticate from "../../src/internal/stages/authenticate.js"
 import { exchange, outcomeAtOnce } from "./support/Stages.js"
 

@@ -5,7 +5,7 @@
  */
 import * as fc from "fast-check"
 import { Message, Pet } from "@petstore/core"
-import None{ Arbitrary, Schema } from "effect"
+import { Arbitrary, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { IssuedKey, KeyMetadata } from "../../src/AdminApi.js"
 import * as Encoder from "../../src/internal/encoder.js"

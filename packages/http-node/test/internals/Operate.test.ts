@@ -1,6 +1,6 @@
 /** Stage operate: the handler's reply encoded by the endpoint's schema with the success status, or its failure as an Error answer. */
 import { Errors } from "@petstore/core"
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { Api, OPERATIONS } from "../../src/Api.js"
 import * as Operate from "../../src/internal/stages/operate.js"

@@ -1,6 +1,6 @@
 /** The pipeline: stages run in order until one answers; the rest do not run; a list that never answers is a defect. */
 
-import None{ Effect, Exit } from "effect"
+import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { answer } from "../../src/internal/stages/answer.js"
 import * as Pipeline from "../../src/internal/stages/pipeline.js"

@@ -2,7 +2,7 @@
  * A bare node:http server on 127.0.0.1 (port 0) for the tests of the connection machinery, without
  * the application: each test gives the listener and what it installs, and talks raw HTTP to it.
  */
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Net from "node:net"

@@ -1,6 +1,6 @@
 /** The one recovery: what escapes the stages (a failure, a defect thrown at once or later) is answered 503 or 500; an answer stays as it is. */
 
-import None{ Effect, Exit } from "effect"
+import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { answer } from "../../src/internal/stages/answer.js"
 import { recover } from "../../src/internal/stages/recover.js"

@@ -2,7 +2,7 @@
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
-import None{ Schema } from "effect"
+import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { AdminApi } from "../../src/AdminApi.js"
 import { Api } from "../../src/Api.js"

@@ -6,7 +6,7 @@
  * leave from chosen loopback addresses (127.0.0.2, .3 ...), so two clients really have two addresses.
  */
 import { Accounts } from "@petstore/core"
-import None{ Effect, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Zlib from "node:zlib"

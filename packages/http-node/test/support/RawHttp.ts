@@ -2,7 +2,7 @@
  * HTTP/1.1 over a raw socket, for tests that send what a well-behaved client never would: bytes as
  * they are, pipelined requests, bodies the server refuses, connections that never read.
  */
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import * as Net from "node:net"
 
 /** One answer read off the wire: status, headers (lower-case names), the body as text and as JSON. */

@@ -3,7 +3,7 @@
  * channel (published for every connection a server of this process accepts), so that a test waits
  * for what the server did to a connection (stopped reading it, closed it) instead of sleeping.
  */
-import None{ Effect } from "effect"
+import { Effect } from "effect"
 import * as DiagnosticsChannel from "node:diagnostics_channel"
 import type * as Net from "node:net"
 

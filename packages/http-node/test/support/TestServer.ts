@@ -26,7 +26,7 @@ import {
   Usage,
   UsageStore
 } from "@petstore/core"
-import None{ Clock, Context, type Duration, Effect, HashSet, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
+import { Clock, Context, type Duration, Effect, HashSet, Layer, Logger, LogLevel, Option, Redacted, type Scope } from "effect"
 import { App } from "../../src/App.js"
 import type * as Connections from "../../src/Connections.js"
 import type * as RequestObserver from "../../src/RequestObserver.js"

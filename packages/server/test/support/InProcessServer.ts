@@ -3,7 +3,7 @@
  * composition root as `petstore serve` runs it, with services that a test may replace.
  */
 import { Server } from "@petstore/http-node"
-import None{ ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
+import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
 import { type ServerConfig as Config, ServerConfig } from "../../src/Config.js"
 import * as Main from "../../src/Main.js"
 

@@ -4,7 +4,7 @@
  */
 import { Accounts, SecureRandom } from "@petstore/core"
 import * as Sqlite from "@petstore/sqlite"
-import None{ Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 
 export const createAccount = (filename: string): Promise<string> =>
   Effect.runPromise(

@@ -6,7 +6,7 @@
  */
 import * as fc from "fast-check"
 import { Message, Pet, Pets } from "@petstore/core"
-import None{ Arbitrary, Schema } from "effect"
+import { Arbitrary, Schema } from "effect"
 
 /** A NewPet body as JSON sends it (`status` left out or one of the enum). @category arbitraries */
 export const newPet: fc.Arbitrary<{ readonly name: string; readonly categoryId: number; readonly status?: Pet.PetStatus }> =

@@ -5,7 +5,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import None{ Arbitrary, Effect, Result, Layer, Option, Redacted } from "effect"
+import { Arbitrary, Effect, Result, Layer, Option, Redacted } from "effect"
 import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, byId, instant, numRuns, plain, property, stringsIn } from "./internal/support.js"

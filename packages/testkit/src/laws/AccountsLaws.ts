@@ -7,7 +7,7 @@
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Arbitrary, Clock, Effect, Layer, Option, Redacted } from "effect"
+import { Arbitrary, Clock, Effect, Layer, Option, Redacted } from "effect"
 import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, numRuns, property, stringsIn } from "./internal/support.js"

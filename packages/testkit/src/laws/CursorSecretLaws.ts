@@ -8,7 +8,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import None{ Effect, Result, Layer, Option, type Scope } from "effect"
+import { Effect, Result, Layer, Option, type Scope } from "effect"
 import { PageCursor, Pet } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"

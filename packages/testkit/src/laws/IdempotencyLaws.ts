@@ -9,7 +9,7 @@
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { describe, expect } from "@effect/vitest"
-import None{ Cause, Clock, Effect, Result, Exit, Layer, Option } from "effect"
+import { Cause, Clock, Effect, Result, Exit, Layer, Option } from "effect"
 import {
   Idempotency,
   type IdempotencyKey,

@@ -11,7 +11,7 @@
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { describe, expect } from "@effect/vitest"
-import None{ Clock, Context, Effect, Layer, type Scope } from "effect"
+import { Clock, Context, Effect, Layer, type Scope } from "effect"
 import { DailyQuota, LimiterPersistence, LimiterStateStore, RateLimiter } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, property } from "./internal/support.js"

@@ -8,7 +8,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import None{ Effect, type Layer } from "effect"
+import { Effect, type Layer } from "effect"
 import { type BanPolicy, DailyQuota, LimiterStateStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, property } from "./internal/support.js"

@@ -7,7 +7,7 @@
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import None{ Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { MessageProcessor, MessageQueue, MessageStore, SecureRandom } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { advanceUntil, isStrictlyIncreasing, numRuns, property, realPause } from "./internal/support.js"

@@ -5,7 +5,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import None{ Arbitrary, Effect, type Layer, Option } from "effect"
+import { Arbitrary, Effect, type Layer, Option } from "effect"
 import { Message, MessageStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, plain, property, text } from "./internal/support.js"

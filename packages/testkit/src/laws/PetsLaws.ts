@@ -5,7 +5,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import None{ Arbitrary, Effect, Layer, Option } from "effect"
+import { Arbitrary, Effect, Layer, Option } from "effect"
 import { PageCursor, Pet, PetRepository, Pets } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { isStrictlyIncreasing, petName, numRuns, plain, property } from "./internal/support.js"

@@ -11,7 +11,7 @@
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { describe, expect } from "@effect/vitest"
-import None{ Effect, type Scope } from "effect"
+import { Effect, type Scope } from "effect"
 import { BanPolicy, LimitDecision, type Plan, type RateLimiter, TokenBucket } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"

@@ -10,7 +10,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import None{ Context, Duration, Effect, Layer, Logger, LogLevel, type Scope } from "effect"
+import { Context, Duration, Effect, Layer, Logger, LogLevel, type Scope } from "effect"
 import { Readiness } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"

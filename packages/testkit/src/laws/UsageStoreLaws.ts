@@ -8,7 +8,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import None{ Effect, Result, type Layer } from "effect"
+import { Effect, Result, type Layer } from "effect"
 import { UsageRange, UsageStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"

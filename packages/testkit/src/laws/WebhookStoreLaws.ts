@@ -5,7 +5,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import None{ Effect, type Layer, Option } from "effect"
+import { Effect, type Layer, Option } from "effect"
 import { WebhookAttempt, WebhookEndpoint } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, plain, property, text } from "./internal/support.js"

@@ -16,7 +16,7 @@ import {
   Webhooks
 } from "@petstore/core"
 import { App, type AppResponse, Server } from "@petstore/http-node"
-import None{ Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 
 export const ADMIN_TOKEN = "conformance-admin-token-0123"
 

@@ -4,7 +4,7 @@
  * report must say. test/FaultInjection.test.ts requires the default run to catch every one.
  */
 import { BanPolicy, LimitDecision, RateLimiter, TokenBucket } from "@petstore/core"
-import None{ Clock, Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { AppResponse } from "@petstore/http-node"
 import type { ServerVariant } from "./InProcessServer.js"
 

@@ -3,7 +3,7 @@
  * outcome taken as the request's runner takes it (at once, or the test fails).
  */
 
-import None{ Effect, Exit } from "effect"
+import { Effect, Exit } from "effect"
 import { Api, OPERATIONS } from "../../../src/Api.js"
 import type { AppRequest, BodyResult } from "../../../src/AppRequest.js"
 import * as Routes from "../../../src/internal/routes.js"

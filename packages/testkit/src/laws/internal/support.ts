@@ -7,7 +7,7 @@
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { it } from "@effect/vitest"
-import None{ Arbitrary, Duration, Effect, Runtime, Schema, type Scope } from "effect"
+import { Arbitrary, Duration, Effect, Runtime, Schema, type Scope } from "effect"
 import { Pet } from "@petstore/core"
 import type { LawSuiteOptions } from "../LawSuite.js"
 
