@@ -8,7 +8,8 @@ import * as Schema from "effect/Schema"
 /** The largest identifier JSON numbers can carry exactly (2^53 − 1). */
 export const MAX_ID = Number.MAX_SAFE_INTEGER
 
-const integerId = Schema.Number.check(
+// `message` on the number itself: what a value of another type is told (the identifier otherwise).
+const integerId = Schema.Number.annotate({ format: "int64", message: "Expected number" }).check(
   Schema.isInt({ message: "must be an integer" }),
   Schema.isBetween({ minimum: 1, maximum: MAX_ID }, { message: `must be between 1 and ${MAX_ID}` })
 )
@@ -16,16 +17,14 @@ const integerId = Schema.Number.check(
 /** @category schemas */
 export const PetId = integerId.pipe(Schema.brand("PetId")).annotate({
   identifier: "PetId",
-  description: "Unique identifier of an animal, assigned by the service.",
-  format: "int64"
+  description: "Unique identifier of an animal, assigned by the service."
 })
 export type PetId = typeof PetId.Type
 
 /** @category schemas */
 export const CategoryId = integerId.pipe(Schema.brand("CategoryId")).annotate({
   identifier: "CategoryId",
-  description: "Identifier of the category the animal belongs to.",
-  format: "int64"
+  description: "Identifier of the category the animal belongs to."
 })
 export type CategoryId = typeof CategoryId.Type
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Result, JsonSchema, Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as ErrorBody from "../src/ErrorBody.js"
 import * as Errors from "../src/Errors.js"
 import * as Message from "../src/Message.js"
+import { jsonSchemaOf } from "./support/JsonSchema.js"
 
 describe("Message", () => {
   it("NewMessage needs a string message; Message has id, message, status and createdAt", () => {
@@ -16,10 +17,10 @@ describe("Message", () => {
   })
 
   it("the schemas carry their OpenAPI names and createdAt is a date-time", () => {
-    const json = JSONSchema.make(Message.Message) as unknown as { $defs: Record<string, { properties?: Record<string, unknown> }> }
+    const json = jsonSchemaOf(Message.Message) as unknown as { $defs: Record<string, { properties?: Record<string, unknown> }> }
     expect(Object.keys(json.$defs)).toEqual(expect.arrayContaining(["Message", "MessageId", "MessageStatus"]))
     expect(json.$defs.Message!.properties!.createdAt).toMatchObject({ type: "string", format: "date-time" })
-    expect(Object.keys((JSONSchema.make(Message.NewMessage) as unknown as { $defs: object }).$defs)).toContain("NewMessage")
+    expect(Object.keys((jsonSchemaOf(Message.NewMessage) as unknown as { $defs: object }).$defs)).toContain("NewMessage")
   })
 
   it("ErrorBody is {code, message, status: integer}, named Error", () => {
@@ -29,7 +30,7 @@ describe("Message", () => {
       status: 400
     })
     expect(Result.isFailure(Schema.decodeUnknownResult(ErrorBody.ErrorBody)({ code: "x", message: "y", status: 4.5 }))).toBe(true)
-    expect(Object.keys((JSONSchema.make(ErrorBody.ErrorBody) as unknown as { $defs: object }).$defs)).toContain("Error")
+    expect(Object.keys((jsonSchemaOf(ErrorBody.ErrorBody) as unknown as { $defs: object }).$defs)).toContain("Error")
   })
 
   it("domain errors are tagged and carry what a caller needs", () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Result, JsonSchema, Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as Pet from "../src/Pet.js"
+import { jsonSchemaOf } from "./support/JsonSchema.js"
 
-const decode = <A, I>(schema: Schema.Schema<A, I>) => (input: unknown) => Schema.decodeUnknownResult(schema)(input)
+const decode = <S extends Schema.Top>(schema: S) => (input: unknown) => Schema.decodeUnknownResult(schema)(input)
 const message = (result: Result.Result<unknown, { readonly message: string }>) =>
   Result.isFailure(result) ? result.failure.message : "decoded"
 
@@ -27,7 +28,7 @@ describe("Pet", () => {
         it(`refuses ${JSON.stringify(bad)}: ${why}`, () => expect(message(decode(schema)(bad))).toContain(why))
       }
       it("is described in JSON Schema as an int64 integer in 1 .. 2^53 − 1", () => {
-        const json = JSONSchema.make(schema) as unknown as { $defs: Record<string, Record<string, unknown>> }
+        const json = jsonSchemaOf(schema) as unknown as { $defs: Record<string, Record<string, unknown>> }
         expect(json.$defs[name]).toMatchObject({ type: "integer", format: "int64", minimum: 1, maximum: Pet.MAX_ID })
         expect(String(json.$defs[name]!.description)).toMatch(/category|animal/)
       })
@@ -51,7 +52,7 @@ describe("Pet", () => {
     })
     it("refuses non-strings", () => expect(Result.isFailure(decode(Pet.PetName)(7))).toBe(true))
     it("is described in JSON Schema by length and a non-blank pattern", () => {
-      const json = JSONSchema.make(Pet.PetName) as unknown as { $defs: Record<string, Record<string, unknown>> }
+      const json = jsonSchemaOf(Pet.PetName) as unknown as { $defs: Record<string, Record<string, unknown>> }
       expect(json.$defs.PetName).toMatchObject({ type: "string", minLength: 1, maxLength: 256, pattern: "\\S" })
     })
   })
@@ -80,15 +81,15 @@ describe("Pet", () => {
     const pet = { id: 1, name: "Rex", categoryId: 2, status: "pending" }
     expect(Schema.decodeUnknownSync(Pet.Pets)([pet])).toEqual([pet])
     expect(Result.isFailure(decode(Pet.Pet)({ id: 1, name: "Rex", categoryId: 2 }))).toBe(true)
-    const names = (s: Schema.Schema.Any) => Object.keys((JSONSchema.make(s) as unknown as { $defs?: object }).$defs ?? {})
+    const names = (s: Schema.Top) => Object.keys((jsonSchemaOf(s) as unknown as { $defs?: object }).$defs ?? {})
     expect(names(Pet.Pet)).toEqual(expect.arrayContaining(["Pet", "PetId", "PetName", "CategoryId", "PetStatus"]))
     expect(names(Pet.NewPet)).toContain("NewPet")
     expect(names(Pet.Pets)).toContain("Pets")
-    const described = JSONSchema.make(Pet.Pets) as unknown as { $defs: Record<string, { description?: string }> }
+    const described = jsonSchemaOf(Pet.Pets) as unknown as { $defs: Record<string, { description?: string }> }
     expect(described.$defs.Pets!.description).toContain("ordered by id")
     expect(described.$defs.Pet!.description).toContain("animal")
     expect(described.$defs.NewPet ?? described.$defs.Pet).toBeDefined()
-    expect((JSONSchema.make(Pet.NewPet) as unknown as { $defs: Record<string, { description?: string }> }).$defs.NewPet!.description)
+    expect((jsonSchemaOf(Pet.NewPet) as unknown as { $defs: Record<string, { description?: string }> }).$defs.NewPet!.description)
       .toContain("assigns its id")
     expect(described.$defs.PetStatus!.description).toContain("Availability")
   })

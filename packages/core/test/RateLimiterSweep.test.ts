@@ -1,12 +1,13 @@
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, JsonSchema } from "effect"
+import { Effect } from "effect"
 import * as BanPolicy from "../src/BanPolicy.js"
 import * as LimitDecision from "../src/LimitDecision.js"
 import { PlanLimits } from "../src/Plan.js"
 import * as Plan from "../src/Plan.js"
 import { RateLimiter, type Subject } from "../src/RateLimiter.js"
 import * as TokenBucket from "../src/TokenBucket.js"
+import { jsonSchemaOf } from "./support/JsonSchema.js"
 
 // The limiter forgets, once a minute, what equals the default state; these tests pin that it never
 // forgets anything that still matters (a ban, a ban not yet persisted) and that only real changes
@@ -141,7 +142,7 @@ describe("LimitDecision edge cases", () => {
 
 describe("Plan schemas", () => {
   it("carry their OpenAPI names", () => {
-    expect(JSONSchema.make(Plan.Plan)).toMatchObject({ $ref: "#/$defs/Plan" })
-    expect(JSONSchema.make(PlanLimits)).toMatchObject({ $ref: "#/$defs/PlanLimits" })
+    expect(jsonSchemaOf(Plan.Plan)).toMatchObject({ $ref: "#/$defs/Plan" })
+    expect(jsonSchemaOf(PlanLimits)).toMatchObject({ $ref: "#/$defs/PlanLimits" })
   })
 })

@@ -37,7 +37,7 @@ export const prop = <const Inputs extends ReadonlyArray<Input> | Readonly<Record
 ): void => {
   const timeout = typeof options === "number" ? options : options?.timeout
   const parameters = typeof options === "object" ? options.fastCheck : undefined
-  it(name, { timeout }, () => {
+  it(name, timeout === undefined ? {} : { timeout }, () => {
     fc.assert(fc.property(arbitraryOfInputs(inputs), (values) => body(values) !== false), parameters ?? {})
   })
 }

@@ -19,11 +19,12 @@ export const make = (): MovableClock => {
   let stopped: number | undefined
   const millis = () => stopped ?? live.currentTimeMillisUnsafe() + offset
   const clock: Clock.Clock = {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
     currentTimeMillisUnsafe: millis,
     currentTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
     currentTimeMillis: Effect.sync(millis),
     currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
+    monotonicTimeNanosUnsafe: () => BigInt(millis()) * 1_000_000n,
+    monotonicTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n),
     sleep: (duration) => live.sleep(duration)
   }
   return {
