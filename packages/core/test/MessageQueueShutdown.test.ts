@@ -31,7 +31,7 @@ describe("MessageQueue shutdown", () => {
       // after 10 s, a bound on a hang, not a speed).
       yield* Deferred.await(started)
       yield* Scope.close(scope, Exit.void).pipe(
-        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("closing waited for the blocked processor") })
+        Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.fail(new Error("closing waited for the blocked processor")) })
       )
       yield* Deferred.succeed(release, undefined)
 

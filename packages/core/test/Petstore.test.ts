@@ -50,7 +50,7 @@ describe("Petstore", () => {
       const delivered = yield* queue.get("acc_rec", id).pipe(
         Effect.filterOrFail((m) => m.status === "delivered", () => "not yet" as const),
         Effect.retry(Schedule.spaced("10 millis")),
-        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the message was never delivered") })
+        Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.fail(new Error("the message was never delivered")) })
       )
       expect(delivered).toMatchObject({ id, status: "delivered" })
     }).pipe(Effect.provide(memory()), Effect.scoped))

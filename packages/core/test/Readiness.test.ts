@@ -3,18 +3,20 @@
  * callers, its answer reused for `reuse` (by the Clock) and asked again after; a caller that goes
  * away does not cancel the probe for the others; a check that hangs or throws is down.
  */
-// FIXME v4: FiberStatus removed
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import * as Readiness from "../src/Readiness.js"
 
-/** Waits until every fiber of `fibers` is suspended (waiting for the probe). */
+/**
+ * Lets every fiber of `fibers` run until it waits (for the probe): each forked fiber runs its first
+ * steps on the scheduler's next turns, and none of them may be done yet.
+ */
 const allWaiting = (fibers: ReadonlyArray<Fiber.Fiber<unknown>>) =>
-  Effect.forEach(fibers, (fiber) =>
-    Effect.gen(function*() {
-      while (!FiberStatus.isSuspended(yield* fiber.status)) yield* Effect.yieldNow()
-    }), { discard: true })
+  Effect.gen(function*() {
+    yield* Effect.repeat(Effect.yieldNow, { times: fibers.length + 10 })
+    expect(fibers.every((fiber) => fiber.pollUnsafe() === undefined)).toBe(true)
+  })
 
 const DEGRADED: Readiness.Check = { state: "degraded", reason: "limits per instance" }
 

@@ -18,9 +18,9 @@ interface Line {
 const capture = () => {
   const lines: Array<Line> = []
   const logger = Logger.make<unknown, void>(({ cause, logLevel, message }) => {
-    lines.push({ level: logLevel.label, message: [message].flat().map(String).join(" "), withCause: cause._tag !== "Empty" })
+    lines.push({ level: logLevel.toUpperCase(), message: [message].flat().map(String).join(" "), withCause: cause.reasons.length > 0 })
   })
-  return { lines, layer: Logger.replace(Logger.defaultLogger, logger) }
+  return { lines, layer: Logger.layer([logger]) }
 }
 
 /** A store whose answer the test sets. */
@@ -33,7 +33,7 @@ const switchableStore = () => {
 }
 
 /** Lets the forked watcher run until it waits for the clock again. */
-const settle = Effect.repeatN(Effect.yieldNow(), 50)
+const settle = Effect.repeat(Effect.yieldNow, { times: 50 })
 
 describe("Readiness.watch", () => {
   it.effect("an outage with many refusals: one warning, one line when back with its length and count, found without traffic", () => {

@@ -124,7 +124,7 @@ describe("the request id on log lines, under an Effect host", () => {
       Effect.provideService(HttpServerRequest.HttpServerRequest, request),
       Effect.onInterrupt(() => Effect.logInfo("host finalizer")),
       Effect.annotateLogs("host", "h"),
-      Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+      Effect.provide(Logger.layer([logger]))
     )
     await Effect.runPromise(Effect.gen(function*() {
       const fiber = yield* Effect.forkChild(host)

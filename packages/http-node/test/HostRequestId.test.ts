@@ -23,7 +23,7 @@ const capturing = () => {
     App.App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [], observe: { accessLog: true } }).pipe(
       Layer.provideMerge(Petstore.layerMemory()),
       Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly),
-      Layer.provide(Logger.replace(Logger.defaultLogger, logger))
+      Layer.provide(Logger.layer([logger]))
     )
   )
   const access = () => lines.filter((line) => line.message === "request").map((line) => line.annotations)

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { expectError, expectRateLimitHeaders, expectStatus, expectTooManyRequests, expectUnauthorized } from "./support/Expectations.js"
 import { TestServer } from "./support/TestServer.js"
 
-const later = <A, E>(effect: Effect.Effect<A, E>) => Effect.andThen(Effect.yieldNow(), effect)
+const later = <A, E>(effect: Effect.Effect<A, E>) => Effect.andThen(Effect.yieldNow, effect)
 
 const waitingAccountStore = (): AccountStore.AccountStore["Service"] => {
   const store = AccountStore.makeMemory()

@@ -278,7 +278,7 @@ it.effect("run inside a host's fiber (an Effect host), a request that waits anno
     const handle = (request: AppRequest) =>
       observe(request, () =>
         Effect.andThen(
-          Effect.andThen(Effect.yieldNow(), Effect.logInfo("inside")),
+          Effect.andThen(Effect.yieldNow, Effect.logInfo("inside")),
           Effect.succeed<AppResponse>({ status: 200, headers: {}, body: undefined })
         ))
     const request: AppRequest = {
@@ -292,7 +292,7 @@ it.effect("run inside a host's fiber (an Effect host), a request that waits anno
       Effect.zipLeft(handle(request), Effect.logInfo("after")),
       "host",
       "h"
-    ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, log.logger)))
+    ).pipe(Effect.provide(Logger.layer([log.logger])))
     expect(served.headers["X-Request-Id"]).toBe("host-1")
     expect(log.lines.map((line) => [line.message, line.annotations])).toEqual([
       [["inside"], { host: "h", requestId: "host-1" }],

@@ -29,7 +29,7 @@ describe("WriteBatcher", () => {
       yield* Deferred.await(inFlight)
       // "b" waits behind the statement in flight (one at a time), then its waiter goes away.
       const second = yield* Effect.forkChild(batcher.write("b"))
-      yield* Effect.yieldNow()
+      yield* Effect.yieldNow
       yield* Fiber.interrupt(second)
       yield* Deferred.succeed(gate, undefined)
       expect(yield* Fiber.join(first)).toBe("done a")

@@ -103,7 +103,7 @@ describe("GroupCommit", () => {
         const repo = Context.get(context, PetRepository.PetRepository)
         // Queued, never awaited: the layer closes in this same turn.
         for (let i = 0; i < 5; i++) yield* Effect.forkChild(repo.insert(draft(i)))
-        yield* Effect.yieldNow()
+        yield* Effect.yieldNow
       }))
       const pets = yield* Effect.scoped(Effect.flatMap(
         Layer.build(stores(filename)),
@@ -149,7 +149,7 @@ describe("GroupCommit", () => {
           visited.push(...page.map((p) => p.id))
           if (page.length > 0) afterId = page[page.length - 1]!.id
           if (page.length < 7 && finished) return visited
-          yield* Effect.yieldNow()
+          yield* Effect.yieldNow
         }
       })
       const [, visited] = yield* Effect.all([writers, reader], { concurrency: "unbounded" })
@@ -197,7 +197,7 @@ describe("AccountStore on SQLite with another process on the same file", () => {
       expect(Option.isSome(yield* accounts.verify(token))).toBe(true)
       // The revocation is queued, then its caller is interrupted before the batch commits.
       const revoking = yield* Effect.forkChild(accounts.revoke(key.id))
-      yield* Effect.yieldNow()
+      yield* Effect.yieldNow
       yield* Fiber.interrupt(revoking)
       // A lookup before the commit may still see (and cache) the key as it was ...
       yield* accounts.verify(token)

@@ -11,7 +11,7 @@ describe("pipeline", () => {
     const ran: Array<string> = []
     const goOn = (name: string): Pipeline.Stage => () => Effect.sync(() => void ran.push(name))
     const answers = (name: string): Pipeline.Stage => () => Effect.sync(() => (ran.push(name), answer(204, undefined)))
-    const waits: Pipeline.Stage = () => Effect.as(Effect.yieldNow(), undefined)
+    const waits: Pipeline.Stage = () => Effect.as(Effect.yieldNow, undefined)
     const first = Pipeline.run([goOn("a"), goOn("b"), answers("c"), goOn("d")], exchange())
     expect(first).toStrictEqual(Exit.succeed(answer(204, undefined)))
     expect(ran).toStrictEqual(["a", "b", "c"])

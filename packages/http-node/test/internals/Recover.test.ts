@@ -25,7 +25,7 @@ describe("recover", () => {
     expect(await status(() => Effect.sync(() => {
       throw new Error("in a step")
     }))).toBe(500)
-    expect(await status(() => Effect.flatMap(Effect.yieldNow(), () => Effect.die("later")))).toBe(500)
+    expect(await status(() => Effect.flatMap(Effect.yieldNow, () => Effect.die("later")))).toBe(500)
   })
 
   it("an interruption stays one (the client left: no answer)", async () => {

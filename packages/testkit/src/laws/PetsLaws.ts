@@ -252,8 +252,8 @@ export const petsServiceLaws = <E>(
           Effect.gen(function*() {
             const before = yield* createAll(pets, initial)
             const [pages, during] = yield* Effect.all([
-              pageAll(pets, { limit: size, status: filter }, () => Effect.yieldNow()),
-              Effect.forEach(concurrent, (p) => Effect.zipLeft(pets.create(p), Effect.yieldNow()))
+              pageAll(pets, { limit: size, status: filter }, () => Effect.yieldNow),
+              Effect.forEach(concurrent, (p) => Effect.zipLeft(pets.create(p), Effect.yieldNow))
             ], { concurrency: "unbounded" })
             const visited = pages.flatMap((page) => page.pets.map((p) => p.id))
             expect(isStrictlyIncreasing(visited)).toBe(true)
