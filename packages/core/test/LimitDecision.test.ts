@@ -83,7 +83,7 @@ const expectSameSequence = (actual: ReadonlyArray<unknown>, expected: ReadonlyAr
 
 // Plans: the published ones and custom ones, biased towards limits a short schedule reaches.
 const arbLimits: fc.Arbitrary<PlanLimits> = fc.oneof(
-  { fastCheck: fc.constantFrom(...Object.values(STANDARD_LIMITS)), weight: 1 },
+  { arbitrary: fc.constantFrom(...Object.values(STANDARD_LIMITS)), weight: 1 },
   {
     arbitrary: fc.record({
       perMinute: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 2000 })),
@@ -105,10 +105,10 @@ const arbStart = fc.oneof(
 )
 
 const arbGap = fc.oneof(
-  { fastCheck: fc.constant(0), weight: 3 },
-  { fastCheck: fc.integer({ min: 1, max: 5_000 }), weight: 3 },
-  { fastCheck: fc.integer({ min: 1, max: 2 * MINUTE }), weight: 2 },
-  { fastCheck: fc.integer({ min: 1, max: DAY_MS }), weight: 1 }
+  { arbitrary: fc.constant(0), weight: 3 },
+  { arbitrary: fc.integer({ min: 1, max: 5_000 }), weight: 3 },
+  { arbitrary: fc.integer({ min: 1, max: 2 * MINUTE }), weight: 2 },
+  { arbitrary: fc.integer({ min: 1, max: DAY_MS }), weight: 1 }
 )
 
 /**

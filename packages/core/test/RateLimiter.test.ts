@@ -212,7 +212,7 @@ describe("RateLimiter", () => {
   const arbRequest = fc.record({
     account: fc.constantFrom<"A" | "B">("A", "B"),
     key: fc.constantFrom(1, 2),
-    failedAuth: fc.oneof({ fastCheck: fc.constant(false), weight: 3 }, { fastCheck: fc.constant(true), weight: 1 })
+    failedAuth: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 })
   })
   /**
    * Ticks of requests arriving at the same instant, in runs of one key or address; gaps of seconds,

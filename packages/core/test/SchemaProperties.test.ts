@@ -4,20 +4,21 @@
  * refused; an API key is well-formed exactly when it is a prefix and 32 base62 characters, and its
  * hash and display prefix depend on it alone.
  */
+import { fromSchema } from "@petstore/testkit/arbitraries"
 import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Result, Schema } from "effect"
+import { Result, Schema } from "effect"
 import * as ApiKey from "../src/ApiKey.js"
 import * as Pet from "../src/Pet.js"
 import * as Plan from "../src/Plan.js"
 
 /** `decode(JSON(encode(x)))` as the interface sends and reads it. */
-const roundTrip = <A, I>(schema: Schema.Schema<A, I>, value: A) =>
+const roundTrip = <S extends Schema.Codec<any, any>>(schema: S, value: S["Type"]) =>
   Schema.decodeUnknownResult(schema)(JSON.parse(JSON.stringify(Schema.encodeSync(schema)(value))))
-const refused = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => Result.isFailure(Schema.decodeUnknownResult(schema)(input))
+const refused = <S extends Schema.Codec<any, any>>(schema: S, input: unknown) => Result.isFailure(Schema.decodeUnknownResult(schema)(input))
 
-const validPet = Arbitrary.make(Pet.Pet)
+const validPet = fromSchema(Pet.Pet)
 const badId = fc.oneof(
   fc.integer({ max: 0 }),
   fc.double({ noInteger: true, noNaN: true }),
@@ -40,7 +41,7 @@ describe("schema properties", () => {
     expect(roundTrip(Pet.Pet, pet)).toStrictEqual(Result.succeed(pet))
   })
 
-  prop("a NewPet comes back unchanged from encode → JSON → decode", [Arbitrary.make(Pet.NewPet)], ([pet]) => {
+  prop("a NewPet comes back unchanged from encode → JSON → decode", [fromSchema(Pet.NewPet)], ([pet]) => {
     // An optional field given as undefined is absent once in JSON, as a client would send it.
     const sent = Object.fromEntries(Object.entries(pet).filter(([, v]) => v !== undefined))
     expect(roundTrip(Pet.NewPet, pet)).toStrictEqual(Result.succeed(sent))
@@ -74,8 +75,8 @@ describe("schema properties", () => {
   })
 
   prop("Plan and PlanLimits come back unchanged; anything else is refused", [
-    Arbitrary.make(Plan.Plan),
-    Arbitrary.make(Plan.PlanLimits),
+    fromSchema(Plan.Plan),
+    fromSchema(Plan.PlanLimits),
     fc.string().filter((s) => !["free", "pro", "business", "enterprise"].includes(s)),
     fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 1_000_000_001 }), fc.double({ noInteger: true, noNaN: true }))
   ], ([plan, limits, notPlan, badCount]) => {

@@ -94,6 +94,6 @@ if ("skip" in database) {
         expect(after).toStrictEqual(before)
         expect(before.pets.map((p) => p.name)).toStrictEqual(petDrafts.map((p) => p.name))
         expect(Context.get(reopened, PageCursor.CursorSigner).decode(cursor)).toStrictEqual(Result.succeed({ afterId: 7, status: Option.some("sold") }))
-      }).pipe(Effect.scoped), { arbitrary: { numRuns: 5 }, timeout: 60_000 })
+      }).pipe(Effect.scoped), { fastCheck: { numRuns: 5 }, timeout: 60_000 })
   })
 }

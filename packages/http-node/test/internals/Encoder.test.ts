@@ -3,15 +3,16 @@
  * the schema: the success schemas of the API (structs, arrays, refinements, literals, nulls) and a
  * schema with a transformation, which it leaves to `Schema.encodeSync`.
  */
+import { fromSchema } from "@petstore/testkit/arbitraries"
 import * as fc from "fast-check"
 import { Message, Pet } from "@petstore/core"
-import { Arbitrary, Schema } from "effect"
+import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { IssuedKey, KeyMetadata } from "../../src/AdminApi.js"
 import * as Encoder from "../../src/internal/encoder.js"
 
 const same = <A, I>(schema: Schema.Schema<A, I>) =>
-  fc.assert(fc.property(Arbitrary.make(schema), (value) => {
+  fc.assert(fc.property(fromSchema(schema), (value) => {
     expect(Encoder.compile(schema.ast)(value)).toBe(JSON.stringify(Schema.encodeSync(schema)(value)))
   }), { numRuns: 200 })
 

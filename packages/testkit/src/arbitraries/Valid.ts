@@ -4,16 +4,17 @@
  *
  * @since 1.0.0
  */
+import { fromSchema } from "./FromSchema.js"
 import * as fc from "fast-check"
 import { Message, Pet, Pets } from "@petstore/core"
-import { Arbitrary, Schema } from "effect"
+import { Schema } from "effect"
 
 /** A NewPet body as JSON sends it (`status` left out or one of the enum). @category arbitraries */
 export const newPet: fc.Arbitrary<{ readonly name: string; readonly categoryId: number; readonly status?: Pet.PetStatus }> =
-  Arbitrary.make(Pet.NewPet).map((pet) => JSON.parse(JSON.stringify(Schema.encodeSync(Pet.NewPet)(pet))))
+  fromSchema(Pet.NewPet).map((pet) => JSON.parse(JSON.stringify(Schema.encodeSync(Pet.NewPet)(pet))))
 
 /** A pet status. @category arbitraries */
-export const petStatus: fc.Arbitrary<Pet.PetStatus> = Arbitrary.make(Pet.PetStatus)
+export const petStatus: fc.Arbitrary<Pet.PetStatus> = fromSchema(Pet.PetStatus)
 
 /** A `limit` of `GET /pets`: 1..100. @category arbitraries */
 export const pageLimit: fc.Arbitrary<number> = fc.integer({ min: Pets.PAGE_LIMIT.min, max: Pets.PAGE_LIMIT.max })
@@ -25,7 +26,7 @@ export const listQuery: fc.Arbitrary<{ readonly limit?: number; readonly status?
 )
 
 /** A NewMessage body. @category arbitraries */
-export const newMessage: fc.Arbitrary<{ readonly message: string }> = Arbitrary.make(Message.NewMessage).map((m) =>
+export const newMessage: fc.Arbitrary<{ readonly message: string }> = fromSchema(Message.NewMessage).map((m) =>
   Schema.encodeSync(Message.NewMessage)(m)
 )
 

@@ -6,3 +6,4 @@
  */
 export * as Invalid from "./Invalid.js"
 export * as Valid from "./Valid.js"
+export { fromSchema } from "./FromSchema.js"

@@ -3,9 +3,10 @@
  *
  * @since 1.0.0
  */
+import { fromSchema } from "../arbitraries/FromSchema.js"
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Arbitrary, Effect, Result, Layer, Option, Redacted } from "effect"
+import { Effect, Result, Layer, Option, Redacted } from "effect"
 import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, byId, instant, numRuns, plain, property, stringsIn } from "./internal/support.js"
@@ -20,8 +21,8 @@ const nullableInstant = fc.option(instant, { nil: null })
 const account = (id: string): fc.Arbitrary<Account> =>
   fc.record({
     id: fc.constant(id),
-    plan: Arbitrary.make(Plan.Plan),
-    limits: Arbitrary.make(Plan.PlanLimits),
+    plan: fromSchema(Plan.Plan),
+    limits: fromSchema(Plan.PlanLimits),
     createdAt: instant
   })
 

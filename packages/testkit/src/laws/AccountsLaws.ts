@@ -4,10 +4,11 @@
  *
  * @since 1.0.0
  */
+import { fromSchema } from "../arbitraries/FromSchema.js"
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "@effect/vitest"
-import { Arbitrary, Clock, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, numRuns, property, stringsIn } from "./internal/support.js"
@@ -20,7 +21,7 @@ const environment = fc.constantFrom<ApiKey.KeyEnvironment>("production", "stagin
 
 const planInput: fc.Arbitrary<{ readonly plan: Plan.Plan; readonly limits?: Plan.PlanLimits }> = fc.oneof(
   fc.record({ plan: fc.constantFrom<Plan.Plan>("free", "pro", "business") }),
-  fc.record({ plan: fc.constant<Plan.Plan>("enterprise"), limits: Arbitrary.make(Plan.PlanLimits) })
+  fc.record({ plan: fc.constant<Plan.Plan>("enterprise"), limits: fromSchema(Plan.PlanLimits) })
 )
 
 interface NearMiss {

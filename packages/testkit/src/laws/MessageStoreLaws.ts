@@ -3,9 +3,10 @@
  *
  * @since 1.0.0
  */
+import { fromSchema } from "../arbitraries/FromSchema.js"
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Arbitrary, Effect, type Layer, Option } from "effect"
+import { Effect, type Layer, Option } from "effect"
 import { Message, MessageStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, instant, numRuns, plain, property, text } from "./internal/support.js"
@@ -58,7 +59,7 @@ const anyMessage: fc.Arbitrary<StoredMessage> = fc.record({
   id: base62(22).map((s) => `msg_${s}`),
   accountId: base62(22).map((s) => `acc_${s}`),
   message: text({ maxLength: 500 }),
-  status: Arbitrary.make(Message.MessageStatus),
+  status: fromSchema(Message.MessageStatus),
   createdAt: instant,
   updatedAt: instant,
   attempts: fc.integer({ min: 0, max: 100 }),

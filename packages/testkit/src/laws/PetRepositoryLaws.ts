@@ -3,9 +3,10 @@
  *
  * @since 1.0.0
  */
+import { fromSchema } from "../arbitraries/FromSchema.js"
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Arbitrary, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { Pet, PetRepository } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { isStrictlyIncreasing, petName, numRuns, plain, property } from "./internal/support.js"
@@ -14,11 +15,11 @@ type Repository = PetRepository.PetRepository["Service"]
 
 const draft: fc.Arbitrary<PetRepository.PetDraft> = fc.record({
   name: petName,
-  categoryId: Arbitrary.make(Pet.CategoryId),
-  status: Arbitrary.make(Pet.PetStatus)
+  categoryId: fromSchema(Pet.CategoryId),
+  status: fromSchema(Pet.PetStatus)
 })
 const drafts = (maxLength: number) => fc.array(draft, { maxLength })
-const statusFilter = fc.option(Arbitrary.make(Pet.PetStatus), { nil: undefined }).map(Option.fromNullishOr)
+const statusFilter = fc.option(fromSchema(Pet.PetStatus), { nil: undefined }).map(Option.fromNullishOr)
 
 const insertAll = (repo: Repository, ds: ReadonlyArray<PetRepository.PetDraft>) =>
   Effect.forEach(ds, (d) => repo.insert(d))
@@ -72,7 +73,7 @@ export const petRepositoryLaws = <E>(
 
     property(
       "findById of an id never assigned is None",
-      [drafts(10), Arbitrary.make(Pet.PetId), fc.integer({ min: 1, max: 1_000 })],
+      [drafts(10), fromSchema(Pet.PetId), fc.integer({ min: 1, max: 1_000 })],
       ([ds, candidate, beyond]) =>
         withRepo((repo) =>
           Effect.gen(function*() {

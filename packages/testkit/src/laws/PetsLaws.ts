@@ -3,9 +3,10 @@
  *
  * @since 1.0.0
  */
+import { fromSchema } from "../arbitraries/FromSchema.js"
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Arbitrary, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { PageCursor, Pet, PetRepository, Pets } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { isStrictlyIncreasing, petName, numRuns, plain, property } from "./internal/support.js"
@@ -14,9 +15,9 @@ type Service = Pets.Pets["Service"]
 
 const SECRET = new Uint8Array(32).map((_, i) => i + 1)
 
-const newPet: fc.Arbitrary<Pet.NewPet> = fc.tuple(Arbitrary.make(Pet.NewPet), petName).map(([p, name]) => ({ ...p, name }))
+const newPet: fc.Arbitrary<Pet.NewPet> = fc.tuple(fromSchema(Pet.NewPet), petName).map(([p, name]) => ({ ...p, name }))
 const newPets = (maxLength: number) => fc.array(newPet, { maxLength })
-const status = Arbitrary.make(Pet.PetStatus)
+const status = fromSchema(Pet.PetStatus)
 const statusFilter = fc.option(status, { nil: undefined }).map(Option.fromNullishOr)
 const limit = fc.integer({ min: 1, max: 6 })
 
@@ -196,7 +197,7 @@ export const petsServiceLaws = <E>(
         })
       ), runs)
 
-    property("get of an unknown id fails with PetNotFound", [newPets(5), Arbitrary.make(Pet.PetId)], ([ps, id]) =>
+    property("get of an unknown id fails with PetNotFound", [newPets(5), fromSchema(Pet.PetId)], ([ps, id]) =>
       withPets((pets) =>
         Effect.gen(function*() {
           const created = yield* createAll(pets, ps)

@@ -4,10 +4,11 @@
  * @internal
  */
 // FIXME v4: TestServices removed
+import { fromSchema } from "../../arbitraries/FromSchema.js"
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { it } from "@effect/vitest"
-import { Arbitrary, Duration, Effect, Runtime, Schema, type Scope } from "effect"
+import { Duration, Effect, Runtime, Schema, type Scope } from "effect"
 import { Pet } from "@petstore/core"
 import type { LawSuiteOptions } from "../LawSuite.js"
 
@@ -62,7 +63,7 @@ export const text = (constraints: { readonly minLength?: number; readonly maxLen
 
 /** Pet names, from the core schema and from Unicode text that the schema accepts. */
 export const petName: fc.Arbitrary<string> = fc.oneof(
-  Arbitrary.make(Pet.PetName),
+  fromSchema(Pet.PetName),
   text({ minLength: 1 }).filter(Schema.is(Pet.PetName))
 )
 
