@@ -210,7 +210,8 @@ export const make = (options: WebhookDeliveryOptions) =>
             Effect.gen(function*() {
               if (!permit.tryTake()) {
                 const waitedFrom = yield* Clock.currentTimeMillis
-                yield* restore(permit.take)
+                // Interruptible while it waits; once it answers, the permit is held here (uninterruptible).
+                yield* permit.take
                 if ((yield* Clock.currentTimeMillis) - waitedFrom > options.attemptTimeoutMillis) {
                   permit.release()
                   return Option.none()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
+import { Effect, Exit, Fiber } from "effect"
 import * as EndpointPermits from "../src/internal/endpointPermits.js"
 
 /** Lets forked fibers run up to their next wait. */
@@ -29,16 +29,20 @@ describe("EndpointPermits", () => {
       expect(permits.tryTake()).toBe(true)
     }))
 
-  it.live("an interrupted waiter takes no permit: one handed to it passes to the next", () =>
+  it.live("a permit handed to a waiter is its own in the same step; an interrupted waiter takes no permit", () =>
     Effect.gen(function*() {
       const permits = EndpointPermits.make(1)
       expect(permits.tryTake()).toBe(true)
       const first = yield* Effect.forkChild(permits.take)
       const second = yield* Effect.forkChild(permits.take)
       yield* settle
-      // Handed to the first, which is interrupted before it runs again: the permit goes on to the second.
+      // Handed to the first: its wait ends in the release itself, so no interruption can come between
+      // the permit handed over and the waiter holding it (nothing is stranded there).
       permits.release()
+      expect(first.pollUnsafe()).toStrictEqual(Exit.void)
       yield* Fiber.interrupt(first)
+      // The first gives it back: it goes on to the second.
+      permits.release()
       yield* Fiber.join(second)
       // A waiter interrupted while still waiting leaves the line.
       const third = yield* Effect.forkChild(permits.take)

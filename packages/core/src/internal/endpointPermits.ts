@@ -9,7 +9,7 @@
 import * as Effect from "effect/Effect"
 
 interface Waiter {
-  readonly resume: (effect: Effect.Effect<void>) => void
+  resume: (effect: Effect.Effect<void>) => void
   /** The permit was handed to it. */
   granted: boolean
 }
@@ -43,15 +43,23 @@ export const make = (permits: number): EndpointPermits => {
   }
   return {
     tryTake,
-    take: Effect.callback<void>((resume) => {
-      if (tryTake()) return resume(Effect.void)
-      const waiter: Waiter = { resume, granted: false }
-      waiters.push(waiter)
-      return Effect.sync(() => {
+    // The wait alone is interruptible. A waiter interrupted while it waits leaves the line; one
+    // interrupted after a permit was handed to it but before it went on passes the permit to the
+    // next. Once `take` has answered, the permit is the caller's (run it where nothing interrupts
+    // between the permit taken and its release made sure).
+    take: Effect.suspend(() => {
+      if (tryTake()) return Effect.void
+      const waiter: Waiter = { resume: () => {}, granted: false }
+      const leave = Effect.sync(() => {
         const at = waiters.indexOf(waiter)
         if (at >= 0) waiters.splice(at, 1)
         else if (waiter.granted) release()
       })
+      const wait = Effect.callback<void>((resume) => {
+        waiter.resume = resume
+        waiters.push(waiter)
+      })
+      return Effect.uninterruptible(Effect.onInterrupt(Effect.interruptible(wait), () => leave))
     }),
     release
   }
