@@ -212,8 +212,9 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Service"
     // The deadline is one timer beside the call, as the Redis connection's: racing each statement
     // against `Effect.timeout` forks two fibers per statement. At the deadline, or when the caller is
     // interrupted, `signal` aborts (a transaction then drops its connection, so PostgreSQL rolls back).
-    const bounded = <A>(run: (signal: AbortSignal) => Promise<A>, within: Duration.Input) =>
+    const bounded = <A>(run: (signal: AbortSignal) => Promise<A>, input: Duration.Input) =>
       Effect.callback<A, Errors.StoreUnavailable>((resume) => {
+        const within = Duration.fromInputUnsafe(input)
         const controller = new AbortController()
         const deadline = setTimeout(() => {
           controller.abort()

@@ -4,7 +4,7 @@
  * @since 1.0.0
  */
 import * as Layer from "effect/Layer"
-import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore } from "@petstore/core"
+import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore, Layers } from "@petstore/core"
 import * as AccountStorePg from "./AccountStorePg.js"
 import * as CursorSecretPg from "./CursorSecretPg.js"
 import * as IdempotencyStorePg from "./IdempotencyStorePg.js"
@@ -65,7 +65,7 @@ export const layer = (
     UsageStorePg.layer,
     CursorSecretPg.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
   ).pipe(
-    Layer.mapError(openError(redact(options.url))),
+    Layers.mapError(openError(redact(options.url))),
     Layer.provideMerge(options.serving === true ? Layer.provideMerge(Serving.layer, layerDatabase(options)) : layerDatabase(options))
   )
 
@@ -83,7 +83,7 @@ export const layerPetstore = (
   MessageProcessor.MessageProcessor
 > =>
   LimiterPersistence.layer(options.limiter).pipe(
-    Layer.mapError(openError(redact(options.url))),
+    Layers.mapError(openError(redact(options.url))),
     Layer.provideMerge(Petstore.layer(options.petstore).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
     Layer.provideMerge(layer(options))
   )

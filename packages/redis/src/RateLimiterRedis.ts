@@ -120,9 +120,9 @@ export const make = (
         ? fallback()
         : Effect.catchCause(shared$, (cause) => {
           // A defect passes as it is; a failure to reach Redis is what the setting makes of it.
-          const failure = Cause.failureOrCause(cause)
-          if (Result.isSuccess(failure)) return Exit.failCause(failure.success)
-          const error = failure.failure
+          const found = Cause.findError(cause)
+          if (Result.isFailure(found)) return Exit.failCause(found.failure)
+          const error = found.success
           if (!failOpen) return Effect.fail(new Errors.StoreUnavailable({ cause: new Error(error.message) }))
           if (!shared) return fallback()
           shared = false

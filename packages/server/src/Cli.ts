@@ -6,7 +6,7 @@
  * @since 1.0.0
  */
 import { Args, CliConfig, Command, Options, ValidationError } from "@effect/cli"
-import { Accounts, type Errors, type Plan, Usage, UsageRange, Webhooks } from "@petstore/core"
+import { Accounts, type Errors, type Plan, Usage, UsageRange, Webhooks, Layers } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
@@ -80,7 +80,7 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
 export const make = (options: CliOptions) => {
   /** The services for one command, opened for its duration; opening failures are one line. */
   const open = (conf: ServerConfig): Layer.Layer<Accounts.Accounts, CliFailure> =>
-    Layer.mapError(
+    Layers.mapError(
       options.accounts === undefined ? options.services(conf) : options.accounts(conf),
       (error) => new CliFailure({ message: `cannot open the store: ${describe(error)}` })
     )
@@ -216,7 +216,7 @@ export const make = (options: CliOptions) => {
   const withWebhooks = <A, E>(f: (webhooks: Webhooks.Webhooks["Service"]) => Effect.Effect<A, E>) =>
     Effect.flatMap(configuration, (conf) =>
       Effect.flatMap(Webhooks.Webhooks, f).pipe(
-        Effect.provide(Layer.mapError(
+        Effect.provide(Layers.mapError(
           (options.webhooks ?? Main.webhookServices)(conf),
           (error) => new CliFailure({ message: `cannot open the store: ${describe(error)}` })
         ))
@@ -354,7 +354,7 @@ export const make = (options: CliOptions) => {
         }
         return yield* f(usage.value, yield* Accounts.Accounts)
       }).pipe(
-        Effect.provide(Layer.mapError(options.services(conf), (error) => new CliFailure({ message: `cannot open the store: ${describe(error)}` })))
+        Effect.provide(Layers.mapError(options.services(conf), (error) => new CliFailure({ message: `cannot open the store: ${describe(error)}` })))
       ))
 
   const usage = Command.make(

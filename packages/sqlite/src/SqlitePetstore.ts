@@ -4,7 +4,7 @@
  * @since 1.0.0
  */
 import * as Layer from "effect/Layer"
-import { type Errors, LimiterPersistence, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore } from "@petstore/core"
+import { type Errors, LimiterPersistence, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore, Layers } from "@petstore/core"
 import * as AccountStoreSqlite from "./AccountStoreSqlite.js"
 import * as CursorSecretSqlite from "./CursorSecretSqlite.js"
 import * as IdempotencyStoreSqlite from "./IdempotencyStoreSqlite.js"
@@ -62,7 +62,7 @@ export const layer = (
     UsageStoreSqlite.layer,
     IdempotencyStoreSqlite.layer,
     CursorSecretSqlite.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
-  ).pipe(Layer.mapError(openError(options.filename)), Layer.provideMerge(layerDatabase(options)))
+  ).pipe(Layers.mapError(openError(options.filename)), Layer.provideMerge(layerDatabase(options)))
 
 /**
  * The pet store's services on SQLite, with the rate limiter's daily counts and bans written behind.
@@ -79,7 +79,7 @@ export const layerPetstore = (
 > =>
   LimiterPersistence.layer(options.limiter).pipe(
     Layer.provide(LimiterStateStoreSqlite.layer),
-    Layer.mapError(openError(options.filename)),
+    Layers.mapError(openError(options.filename)),
     Layer.provideMerge(Petstore.layer(options.petstore).pipe(Layer.provide(SecureRandom.SecureRandom.Live))),
     Layer.provideMerge(layer(options))
   )
