@@ -7,7 +7,7 @@
  */
 import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Context } from "effect"
 import { AccountStore } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as MovableClock from "../../core/test/support/MovableClock.js"
@@ -25,7 +25,7 @@ const time = MovableClock.make()
 const instance = (url: string) =>
   Effect.map(
     Effect.provideService(Layer.build(Postgres.layer({ url, poolSize: 2 })), Clock.Clock, time.clock),
-    (context) => context.unsafeMap.get(AccountStore.AccountStore.key) as AccountStore.AccountStore["Service"]
+    (context) => Context.getUnsafe(context, AccountStore.AccountStore)
   )
 
 /** The key with `hash` as `store` finds it at `now`. */

@@ -6,7 +6,7 @@
  * per call.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Result, Layer, Redacted } from "effect"
+import { Effect, Result, Layer, Redacted, Context } from "effect"
 import { Accounts, SecureRandom } from "@petstore/core"
 import * as Postgres from "@petstore/postgres"
 import * as TestDatabase from "./support/TestDatabase.js"
@@ -22,7 +22,7 @@ const instance = (url: string) =>
         Layer.provide(SecureRandom.SecureRandom.Live)
       )
     ),
-    (context) => context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Service"]
+    (context) => Context.getUnsafe(context, Accounts.Accounts)
   )
 
 const ROUNDS = 4

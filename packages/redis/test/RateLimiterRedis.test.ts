@@ -5,12 +5,11 @@
  * hash tag per account, one round trip per decision, a script reloaded after a Redis restart, and
  * what an outage does (fail open by default, closed when asked).
  */
-// FIXME v4: TestContext removed
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import * as Clock from "effect/Clock"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Exit, Layer, Context } from "effect"
 import { RateLimiter } from "@petstore/core"
 import * as Redis from "@petstore/redis"
 import { rateLimiterLaws } from "@petstore/testkit/laws"
@@ -26,7 +25,7 @@ const OPTIONS: RateLimiter.RateLimiterOptions = { ban: BAN, failedAuthPerMinute:
 const onRedis = (url: string, prefix: string, extra: Partial<Redis.RateLimiterRedis.RateLimiterRedisOptions> = {}) =>
   Effect.flatMap(
     Layer.build(Redis.layer({ url, prefix, clock: "caller", limiter: OPTIONS, commandTimeoutMillis: 1_000, ...extra })),
-    (context) => Effect.succeed(context.unsafeMap.get(RateLimiter.RateLimiter.key) as RateLimiter.RateLimiter["Service"])
+    (context) => Effect.succeed(Context.getUnsafe(context, RateLimiter.RateLimiter))
   )
 
 type Event =
@@ -77,7 +76,7 @@ if ("skip" in redis) {
                 }
                 // The decisions were Redis's (not a fallback to memory): its keys are there.
                 expect((yield* Effect.promise(() => redis.keysUnder(prefix))).length).toBeGreaterThan(0)
-              })).pipe(Effect.provide(TestContext.TestContext)))
+              })).pipe(Effect.provide(TestClock.layer())))
           ),
           { numRuns: 40 }
         )

@@ -78,7 +78,7 @@ describe("GroupCommit", () => {
       const writer = yield* Effect.forkChild(repo.insert(draft(1)))
       // The write is queued for the end of this turn of the event loop: a read now sees nothing.
       expect(yield* list).toStrictEqual([])
-      const pet = yield* writer.await.pipe(Effect.flatten)
+      const pet = yield* Fiber.await(writer).pipe(Effect.flatten)
       expect(yield* list).toStrictEqual([pet])
     }).pipe(Effect.provide(stores(freshFile()))))
 
@@ -164,7 +164,7 @@ describe("AccountStore on SQLite with another process on the same file", () => {
         Layer.provideMerge(Sqlite.layer({ filename })),
         Layer.provide(SecureRandom.SecureRandom.Live)
       )
-    ).pipe(Effect.map((context) => context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Service"]))
+    ).pipe(Effect.map((context) => Context.getUnsafe(context, Accounts.Accounts)))
 
   it.effect("a key revoked by another connection is refused once the poll interval (250 ms) has passed", () =>
     Effect.gen(function*() {

@@ -4,7 +4,7 @@
  */
 import { Accounts, SecureRandom } from "@petstore/core"
 import * as Sqlite from "@petstore/sqlite"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, Context } from "effect"
 
 export const createAccount = (filename: string): Promise<string> =>
   Effect.runPromise(
@@ -15,7 +15,7 @@ export const createAccount = (filename: string): Promise<string> =>
           Layer.provide(SecureRandom.SecureRandom.Live)
         )
       )
-      const accounts = context.unsafeMap.get(Accounts.Accounts.key) as Accounts.Accounts["Service"]
+      const accounts = Context.getUnsafe(context, Accounts.Accounts)
       const { key } = yield* accounts.create({ plan: "enterprise", limits: { perMinute: 1_000_000, perDay: 100_000_000 } })
       return Redacted.value(key.key)
     }))

@@ -8,7 +8,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Effect, Result, Layer, Option, type Scope } from "effect"
+import { Effect, Result, Layer, Option, type Scope, Context } from "effect"
 import { PageCursor, Pet } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"
@@ -42,7 +42,7 @@ export const cursorSecretStoreLaws = <D, E1, E2>(
   options?: LawSuiteOptions
 ): void => {
   const open = (database: D) =>
-    Effect.map(Layer.build(store.signer(database)), (context) => context.unsafeMap.get(PageCursor.CursorSigner.key) as PageCursor.CursorSigner["Service"])
+    Effect.map(Layer.build(store.signer(database)), (context) => Context.getUnsafe(context, PageCursor.CursorSigner))
   const runs = numRuns(options, 10)
 
   describe(`cursor secret laws: ${name}`, () => {
