@@ -120,10 +120,10 @@ const makeRegistry = (prom: typeof PromClient, metrics: Metrics): PromClient.Reg
     if (metrics.queueDepth === undefined) return []
     const counts = await Effect.runPromise(Effect.result(metrics.queueDepth))
     // A store that cannot be reached has no depth to report; its errors are counted on their own.
-    if (counts._tag === "Left") return []
+    if (counts._tag === "Failure") return []
     return [
-      { labels: { state: "queued" }, value: counts.right.queued },
-      { labels: { state: "processing" }, value: counts.right.processing }
+      { labels: { state: "queued" }, value: counts.success.queued },
+      { labels: { state: "processing" }, value: counts.success.processing }
     ]
   }))
   register(collector("petstore_message_deliveries_total", "Message processing attempts, by outcome.", "counter", () =>

@@ -65,9 +65,9 @@ describe("GroupCommit", () => {
         }),
         db.write(() => insert.run("last", "pending"))
       ].map(Effect.result), { concurrency: "unbounded" })
-      expect(results.map((r) => r._tag)).toStrictEqual(["Right", "Left", "Left", "Right"])
-      expect(results[1]).toMatchObject({ left: { _tag: "StoreUnavailable" } })
-      expect(results[2]).toMatchObject({ left: { _tag: "StoreUnavailable", cause: new Error("changed my mind") } })
+      expect(results.map((r) => r._tag)).toStrictEqual(["Success", "Failure", "Failure", "Success"])
+      expect(results[1]).toMatchObject({ failure: { _tag: "StoreUnavailable" } })
+      expect(results[2]).toMatchObject({ failure: { _tag: "StoreUnavailable", cause: new Error("changed my mind") } })
       expect(yield* db.read(() => names.all())).toStrictEqual(["first", "last"])
     }).pipe(Effect.provide(stores(freshFile()))))
 
