@@ -85,11 +85,12 @@ export const idempotencyLaws = <E>(
         ([idempotency, repo, store, messages, base]) => {
           let offset = 0
           const clock: Clock.Clock = {
-            [Clock.ClockTypeId]: Clock.ClockTypeId,
             currentTimeMillisUnsafe: () => base.currentTimeMillisUnsafe() + offset,
             currentTimeMillis: Effect.sync(() => base.currentTimeMillisUnsafe() + offset),
             currentTimeNanosUnsafe: () => base.currentTimeNanosUnsafe() + BigInt(offset) * 1_000_000n,
             currentTimeNanos: Effect.sync(() => base.currentTimeNanosUnsafe() + BigInt(offset) * 1_000_000n),
+            monotonicTimeNanosUnsafe: () => base.monotonicTimeNanosUnsafe(),
+            monotonicTimeNanos: base.monotonicTimeNanos,
             sleep: (duration) => base.sleep(duration)
           }
           const advance = (millis: number) => Effect.sync(() => void (offset += millis))

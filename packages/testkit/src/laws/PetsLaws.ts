@@ -254,7 +254,7 @@ export const petsServiceLaws = <E>(
             const before = yield* createAll(pets, initial)
             const [pages, during] = yield* Effect.all([
               pageAll(pets, { limit: size, status: filter }, () => Effect.yieldNow),
-              Effect.forEach(concurrent, (p) => Effect.zipLeft(pets.create(p), Effect.yieldNow))
+              Effect.forEach(concurrent, (p) => Effect.tap(pets.create(p), () => Effect.yieldNow))
             ], { concurrency: "unbounded" })
             const visited = pages.flatMap((page) => page.pets.map((p) => p.id))
             expect(isStrictlyIncreasing(visited)).toBe(true)

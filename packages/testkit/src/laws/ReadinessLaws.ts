@@ -10,7 +10,7 @@
  */
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
-import { Context, Duration, Effect, Layer, Logger, LogLevel, type Scope } from "effect"
+import { Context, Duration, Effect, Layer, References, type Scope } from "effect"
 import { Readiness } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { numRuns, property } from "./internal/support.js"
@@ -88,7 +88,7 @@ export const readinessLaws = <E1, E2>(
     })
 
   // What the dependency and the probe log on the way (outages said and over) is not under test here.
-  const quietly = <A, E, R>(effect: Effect.Effect<A, E, R>) => Logger.withMinimumLogLevel(effect, LogLevel.None)
+  const quietly = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, References.MinimumLogLevel, "None")
 
   const expectUp = (report: Readiness.Report) =>
     expect(report).toStrictEqual({ ready: true, checks: { store: "up", rateLimiter: "up" }, reasons: [] })

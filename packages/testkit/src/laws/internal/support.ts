@@ -3,12 +3,11 @@
  *
  * @internal
  */
-// FIXME v4: TestServices removed
 import { fromSchema } from "../../arbitraries/FromSchema.js"
 import * as fc from "fast-check"
 import { TestClock } from "effect/testing"
 import { it } from "@effect/vitest"
-import { Duration, Effect, Runtime, Schema, type Scope } from "effect"
+import { Duration, Effect, Schema, type Scope } from "effect"
 import { Pet } from "@petstore/core"
 import type { LawSuiteOptions } from "../LawSuite.js"
 
@@ -28,22 +27,22 @@ type Values<Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>> = {
 export const property = <const Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>, E>(
   name: string,
   arbitraries: Arbs,
-  body: (values: Values<Arbs>) => Effect.Effect<void, E, TestServices.TestServices | Scope.Scope>,
+  body: (values: Values<Arbs>) => Effect.Effect<void, E, TestClock.TestClock | Scope.Scope>,
   runs: number,
   live = false
 ): void => {
   const test = () =>
-    Effect.flatMap(Effect.runtime<TestServices.TestServices>(), (runtime) =>
+    Effect.flatMap(Effect.context<TestClock.TestClock>(), (context) =>
       Effect.promise(() =>
         fc.assert(
           fc.asyncProperty(fc.tuple(...arbitraries), (values) =>
-            Runtime.runPromise(runtime, Effect.scoped(body(values as Values<Arbs>)))),
+            Effect.runPromiseWith(context)(Effect.scoped(body(values as Values<Arbs>)))),
           { numRuns: runs }
         )
       ))
   // A live body provides no test services: it must not use them (TestClock ...).
   if (live) it.live(name, test as () => Effect.Effect<void>)
-  else it.effect(name, test)
+  else it.effect(name, test as () => Effect.Effect<void>)
 }
 
 const BASE62 = [..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"]
@@ -118,5 +117,5 @@ export const advanceUntil = <E, R>(
       yield* settle
     }
     if (yield* done) return
-    return yield* Effect.dieMessage(`condition not reached after ${maxSteps} steps of ${Duration.format(step)}`)
+    return yield* Effect.die(new Error(`condition not reached after ${maxSteps} steps of ${Duration.format(Duration.fromInputUnsafe(step))}`))
   })
