@@ -71,9 +71,11 @@ export const make = <I, O>(
         onExit: (exit) => {
           inFlight--
           if (Exit.isSuccess(exit)) {
-            const abandoned: Array<O> = []
-            batch.forEach((p, i) => p.gone ? abandoned.push(exit.value[i]!) : p.resume(Exit.succeed(exit.value[i]!)))
+            // The abandoned results are handed on before any waiter resumes: a resumed waiter runs on
+            // at once, and what it goes on to do may count on them being handed on already.
+            const abandoned = batch.flatMap((p, i) => p.gone ? [exit.value[i]!] : [])
             if (abandoned.length > 0) onAbandoned?.(abandoned)
+            batch.forEach((p, i) => p.gone || p.resume(Exit.succeed(exit.value[i]!)))
           } else batch.forEach((p) => p.resume(exit as Exit.Exit<never, Errors.StoreUnavailable>))
           if (queue.length > 0 && !scheduled) schedule()
         }

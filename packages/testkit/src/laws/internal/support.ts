@@ -87,35 +87,36 @@ export const byId = <A extends { readonly id: string | number }>(a: A, b: A): nu
 /** Whether the numbers are strictly increasing. */
 export const isStrictlyIncreasing = (ns: ReadonlyArray<number>): boolean => ns.every((n, i) => i === 0 || ns[i - 1]! < n)
 
-/** One turn of the event loop with I/O. */
-const nextTurn: Effect.Effect<void> = Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
-
 /**
- * Real time for a store across a network after each step (`advanceUntil`'s `settle`): where a law
- * times what a worker does right after a step, its round trips (several, on a busy machine more than
- * one turn of the event loop) must be done before the next step moves the clock on.
+ * Real time for the stores after each step (`advanceUntil`'s `settle`): what a step woke runs on, and
+ * a store across a network answers meanwhile. Effect 4's `TestClock` runs the fibers a step wakes
+ * until they wait again, but not a round trip to a server: where a law times what a worker does right
+ * after a step, its round trips (several, on a busy machine more than one turn of the event loop) must
+ * be done before the next step moves the clock on.
  */
 export const realPause = (millis: number): Effect.Effect<void> => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
 
 /**
  * Moves the `TestClock` forward by `step` until `done` holds; dies if it does not within `maxSteps`.
- * Virtual time only: nothing here depends on how fast the machine is. After each step the event loop
- * gets a turn with I/O (a store across a network answers then), so a worker woken by the step does
- * its work at that step's time rather than several steps later; `settle` replaces that turn (see
- * `realPause`).
+ * Virtual time only: nothing here depends on how fast the machine is. Before the first step and
+ * after each one the stores get a millisecond of real time (a store across a network answers then),
+ * so a worker woken by a step does its work at that step's time rather than several steps later;
+ * `settle` replaces that pause (see `realPause`).
  */
 export const advanceUntil = <E, R>(
   done: Effect.Effect<boolean, E, R>,
   step: Duration.Input,
   maxSteps: number,
-  settle: Effect.Effect<void> = nextTurn
+  settle: Effect.Effect<void> = realPause(1)
 ): Effect.Effect<void, E, R> =>
   Effect.gen(function*() {
     for (let i = 0; i < maxSteps; i++) {
+      // What is due at this step's time happens at that time, before the clock moves on.
+      yield* settle
       if (yield* done) return
       yield* TestClock.adjust(step)
-      yield* settle
     }
+    yield* settle
     if (yield* done) return
     return yield* Effect.die(new Error(`condition not reached after ${maxSteps} steps of ${Duration.format(Duration.fromInputUnsafe(step))}`))
   })
