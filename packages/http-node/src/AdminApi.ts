@@ -87,110 +87,114 @@ const error = (status: number) => ErrorBody.ErrorBody.annotate(HttpApiSchema.ann
 
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
-    HttpApiEndpoint.post("createAccount", "/accounts")
-      .setPayload(CreateAccount)
-      .addSuccess(CreatedAccount, { status: 201 })
-      .addError(error(400))
+    HttpApiEndpoint.post("createAccount", "/accounts", {
+    payload: CreateAccount,
+    success: CreatedAccount.pipe(HttpApiSchema.status(201)),
+    error: [error(400)]
+  })
   )
   .add(
-    HttpApiEndpoint.post("createKey", "/accounts/:accountId/keys")
-      .setPath(Schema.Struct({ accountId: Id }))
-      .setPayload(Schema.Struct({ expiresAt: Schema.optionalKey(Iso8601) }))
-      .addSuccess(IssuedKey, { status: 201 })
-      .addError(error(400))
-      .addError(error(404))
+    HttpApiEndpoint.post("createKey", "/accounts/:accountId/keys", {
+    params: Schema.Struct({ accountId: Id }),
+    payload: Schema.Struct({ expiresAt: Schema.optionalKey(Iso8601) }),
+    success: IssuedKey.pipe(HttpApiSchema.status(201)),
+    error: [error(400), error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.get("listKeys", "/accounts/:accountId/keys")
-      .setPath(Schema.Struct({ accountId: Id }))
-      .addSuccess(Schema.Array(KeyMetadata))
-      .addError(error(404))
+    HttpApiEndpoint.get("listKeys", "/accounts/:accountId/keys", {
+    params: Schema.Struct({ accountId: Id }),
+    success: Schema.Array(KeyMetadata),
+    error: [error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.post("rotateKey", "/keys/:keyId/rotate")
-      .setPath(Schema.Struct({ keyId: Id }))
-      .setPayload(Schema.Struct({
+    HttpApiEndpoint.post("rotateKey", "/keys/:keyId/rotate", {
+    params: Schema.Struct({ keyId: Id }),
+    payload: Schema.Struct({
         graceSeconds: Schema.optionalKey(Schema.Int.pipe(Schema.between(0, 30 * 86_400, { message: () => "must be an integer between 0 and 2592000" })))
-      }))
-      .addSuccess(IssuedKey, { status: 201 })
-      .addError(error(400))
-      .addError(error(404))
-      .addError(
-        error(409).annotate({
+      }),
+    success: IssuedKey.pipe(HttpApiSchema.status(201)),
+    error: [error(400), error(404), error(409).annotate({
           description: "`key_already_rotated`: the key was rotated already; the message names its successor, the key to rotate."
-        })
-      )
+        })]
+  })
   )
   .add(
-    HttpApiEndpoint.del("revokeKey", "/keys/:keyId")
-      .setPath(Schema.Struct({ keyId: Id }))
-      .addSuccess(Schema.Void, { status: 204 })
-      .addError(error(404))
+    HttpApiEndpoint.delete("revokeKey", "/keys/:keyId", {
+    params: Schema.Struct({ keyId: Id }),
+    success: Schema.Void.pipe(HttpApiSchema.status(204)),
+    error: [error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.put("setWebhook", "/accounts/:accountId/webhook")
-      .setPath(Schema.Struct({ accountId: Id }))
-      .setPayload(WebhookUrl)
-      .addSuccess(IssuedWebhook)
-      .addError(error(400))
-      .addError(error(404))
+    HttpApiEndpoint.put("setWebhook", "/accounts/:accountId/webhook", {
+    params: Schema.Struct({ accountId: Id }),
+    payload: WebhookUrl,
+    success: IssuedWebhook,
+    error: [error(400), error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.get("getWebhook", "/accounts/:accountId/webhook")
-      .setPath(Schema.Struct({ accountId: Id }))
-      .addSuccess(WebhookEndpoint)
-      .addError(error(404))
+    HttpApiEndpoint.get("getWebhook", "/accounts/:accountId/webhook", {
+    params: Schema.Struct({ accountId: Id }),
+    success: WebhookEndpoint,
+    error: [error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.del("deleteWebhook", "/accounts/:accountId/webhook")
-      .setPath(Schema.Struct({ accountId: Id }))
-      .addSuccess(Schema.Void, { status: 204 })
-      .addError(error(404))
+    HttpApiEndpoint.delete("deleteWebhook", "/accounts/:accountId/webhook", {
+    params: Schema.Struct({ accountId: Id }),
+    success: Schema.Void.pipe(HttpApiSchema.status(204)),
+    error: [error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.post("rotateWebhookSecret", "/accounts/:accountId/webhook/rotate-secret")
-      .setPath(Schema.Struct({ accountId: Id }))
-      .setPayload(Schema.Struct({
+    HttpApiEndpoint.post("rotateWebhookSecret", "/accounts/:accountId/webhook/rotate-secret", {
+    params: Schema.Struct({ accountId: Id }),
+    payload: Schema.Struct({
         graceSeconds: Schema.optionalKey(Schema.Int.pipe(Schema.between(0, 7 * 86_400, { message: () => "must be an integer between 0 and 604800" })))
-      }))
-      .addSuccess(IssuedWebhook, { status: 201 })
-      .addError(error(400))
-      .addError(error(404))
+      }),
+    success: IssuedWebhook.pipe(HttpApiSchema.status(201)),
+    error: [error(400), error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.post("replayFailedMessages", "/accounts/:accountId/webhook/replay")
-      .setPath(Schema.Struct({ accountId: Id }))
-      .setPayload(Schema.Struct({ since: Iso8601 }))
-      .addSuccess(Schema.Struct({ replayed: Schema.Array(Schema.String) }), { status: 202 })
-      .addError(error(400))
-      .addError(error(404))
+    HttpApiEndpoint.post("replayFailedMessages", "/accounts/:accountId/webhook/replay", {
+    params: Schema.Struct({ accountId: Id }),
+    payload: Schema.Struct({ since: Iso8601 }),
+    success: Schema.Struct({ replayed: Schema.Array(Schema.String) }).pipe(HttpApiSchema.status(202)),
+    error: [error(400), error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.get("listMessageAttempts", "/messages/:messageId/attempts")
-      .setPath(MessageIdPath)
-      .addSuccess(Schema.Array(WebhookAttempt))
-      .addError(error(404))
+    HttpApiEndpoint.get("listMessageAttempts", "/messages/:messageId/attempts", {
+    params: MessageIdPath,
+    success: Schema.Array(WebhookAttempt),
+    error: [error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.post("replayMessage", "/messages/:messageId/replay")
-      .setPath(MessageIdPath)
-      .addSuccess(Message.Message, { status: 202 })
-      .addError(error(404))
+    HttpApiEndpoint.post("replayMessage", "/messages/:messageId/replay", {
+    params: MessageIdPath,
+    success: Message.Message.pipe(HttpApiSchema.status(202)),
+    error: [error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.get("accountUsage", "/accounts/:accountId/usage")
-      .setPath(Schema.Struct({ accountId: Id }))
-      .setUrlParams(UsageReport.UsageParams)
-      .addSuccess(UsageReport.AdminUsageReport)
-      .addError(error(400))
-      .addError(error(404))
+    HttpApiEndpoint.get("accountUsage", "/accounts/:accountId/usage", {
+    params: Schema.Struct({ accountId: Id }),
+    query: UsageReport.UsageParams,
+    success: UsageReport.AdminUsageReport,
+    error: [error(400), error(404)]
+  })
   )
   .add(
-    HttpApiEndpoint.get("topUsage", "/usage/top")
-      .setUrlParams(UsageReport.TopParams)
-      .addSuccess(UsageReport.TopUsage)
-      .addError(error(400))
-      .addError(error(404))
+    HttpApiEndpoint.get("topUsage", "/usage/top", {
+    query: UsageReport.TopParams,
+    success: UsageReport.TopUsage,
+    error: [error(400), error(404)]
+  })
   )
   .addError(error(401))
   .addError(error(503))

@@ -38,23 +38,20 @@ export interface RouteContext {
   readonly header: (name: string) => string | undefined
 }
 
-type Input<E extends HttpApiEndpoint.HttpApiEndpoint.Any> =
-  & ([HttpApiEndpoint.HttpApiEndpoint.PathParsed<E>] extends [never] ? {}
-    : { readonly path: HttpApiEndpoint.HttpApiEndpoint.PathParsed<E> })
-  & ([HttpApiEndpoint.HttpApiEndpoint.UrlParams<E>] extends [never] ? {}
-    : { readonly urlParams: HttpApiEndpoint.HttpApiEndpoint.UrlParams<E> })
-  & ([HttpApiEndpoint.HttpApiEndpoint.Payload<E>] extends [never] ? {}
-    : { readonly payload: HttpApiEndpoint.HttpApiEndpoint.Payload<E> })
+type Input<E extends HttpApiEndpoint.ConstraintRequest> =
+  & ([HttpApiEndpoint.Params<E>] extends [never] ? {} : { readonly path: HttpApiEndpoint.Params<E>["Type"] })
+  & ([HttpApiEndpoint.Query<E>] extends [never] ? {} : { readonly urlParams: HttpApiEndpoint.Query<E>["Type"] })
+  & ([HttpApiEndpoint.Payload<E>] extends [never] ? {} : { readonly payload: HttpApiEndpoint.Payload<E>["Type"] })
 
 /** A handler of one endpoint, typed from its schemas. */
-export type Handler<E extends HttpApiEndpoint.HttpApiEndpoint.Any, Ctx, Err> = (
+export type Handler<E extends HttpApiEndpoint.ConstraintRequest, Ctx, Err> = (
   input: Input<E>,
   context: Ctx
-) => Effect.Effect<Reply<HttpApiEndpoint.HttpApiEndpoint.Success<E>>, Err>
+) => Effect.Effect<Reply<HttpApiEndpoint.Success<E>["Type"]>, Err>
 
 /** One handler per endpoint of the group, by endpoint name. */
-export type GroupHandlers<G extends HttpApiGroup.HttpApiGroup.Any, Ctx = RouteContext, Err = OperationError> = {
-  readonly [E in HttpApiGroup.HttpApiGroup.Endpoints<G> as HttpApiEndpoint.HttpApiEndpoint.Name<E>]: Handler<E, Ctx, Err>
+export type GroupHandlers<G extends HttpApiGroup.Constraint, Ctx = RouteContext, Err = OperationError> = {
+  readonly [E in HttpApiGroup.Endpoints<G> as HttpApiEndpoint.Identifier<E>]: Handler<E, Ctx, Err>
 }
 
 /** Input the endpoint's schema refuses, described for the 400 answer. */

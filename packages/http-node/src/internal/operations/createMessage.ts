@@ -5,10 +5,11 @@
  * @since 1.0.0
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Idempotency, Message, MessageQueue } from "@petstore/core"
 import * as Effect from "effect/Effect"
-import { invalid, ResponseHeaders, tooLarge, withCommonErrors } from "./endpoint.js"
+import { invalid, ResponseHeaders, tooLarge, commonErrors } from "./endpoint.js"
 import * as IdempotencyKeyHeader from "./idempotencyKey.js"
 import * as Operation from "./operation.js"
 
@@ -17,15 +18,12 @@ const DESCRIPTION = "**Experimental.** Queues a message: it is stored before the
   "5 attempts with exponential backoff. The base path of the message operations is configurable " +
   "(default `/v1`)."
 
-export const endpoint = HttpApiEndpoint.post("createMessage", "/messages")
-  .setPayload(Message.NewMessage)
-  .setHeaders(IdempotencyKeyHeader.headers)
-  .addSuccess(Message.Message.annotate({ description: "Accepted and queued (or the replay of an earlier request's answer)." }), { status: 202 })
-  .addError(invalid)
-  .addError(IdempotencyKeyHeader.inUse)
-  .addError(tooLarge)
-  .addError(IdempotencyKeyHeader.reused)
-  .pipe(withCommonErrors)
+export const endpoint = HttpApiEndpoint.post("createMessage", "/messages", {
+    headers: IdempotencyKeyHeader.headers,
+    payload: Message.NewMessage,
+    success: Message.Message.annotate({ description: "Accepted and queued (or the replay of an earlier request's answer)." }).pipe(HttpApiSchema.status(202)),
+    error: [invalid, IdempotencyKeyHeader.inUse, tooLarge, IdempotencyKeyHeader.reused, ...commonErrors]
+  })
   .annotate(OpenApi.Identifier, "createMessage")
   .annotate(OpenApi.Summary, "Submit a message")
   .annotate(OpenApi.Description, DESCRIPTION)

@@ -4,12 +4,13 @@
  * @since 1.0.0
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Idempotency, Pet, Pets } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { BODY_LIMIT_TEXT } from "../limits.js"
-import { invalid, ResponseHeaders, tooLarge, withCommonErrors } from "./endpoint.js"
+import { invalid, ResponseHeaders, tooLarge, commonErrors } from "./endpoint.js"
 import * as IdempotencyKeyHeader from "./idempotencyKey.js"
 import * as Operation from "./operation.js"
 
@@ -25,15 +26,12 @@ const DESCRIPTION = "Adds an animal and answers `201` with it and its `Location`
   "`available` when omitted. Unknown fields, and `id`, are ignored: the service assigns the id. The body " +
   `is JSON (\`Content-Type: application/json\`) of at most ${BODY_LIMIT_TEXT}.`
 
-export const endpoint = HttpApiEndpoint.post("createPet", "/pets")
-  .setPayload(NewPetBody)
-  .setHeaders(IdempotencyKeyHeader.headers)
-  .addSuccess(Pet.Pet.annotate({ description: "The animal, with its assigned id (or the replay of an earlier request's answer)." }), { status: 201 })
-  .addError(invalid)
-  .addError(IdempotencyKeyHeader.inUse)
-  .addError(tooLarge)
-  .addError(IdempotencyKeyHeader.reused)
-  .pipe(withCommonErrors)
+export const endpoint = HttpApiEndpoint.post("createPet", "/pets", {
+    headers: IdempotencyKeyHeader.headers,
+    payload: NewPetBody,
+    success: Pet.Pet.annotate({ description: "The animal, with its assigned id (or the replay of an earlier request's answer)." }).pipe(HttpApiSchema.status(201)),
+    error: [invalid, IdempotencyKeyHeader.inUse, tooLarge, IdempotencyKeyHeader.reused, ...commonErrors]
+  })
   .annotate(OpenApi.Identifier, "createPet")
   .annotate(OpenApi.Summary, "Add an animal")
   .annotate(OpenApi.Description, DESCRIPTION)

@@ -5,7 +5,6 @@
  *
  * @since 1.0.0
  */
-import type * as Endpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
@@ -20,7 +19,7 @@ import { STORE_UNAVAILABLE } from "../../ErrorResponse.js"
 export const PUBLIC_PREFIX = "/v1"
 
 /** Bearer authentication with an API key, on every public operation. */
-export class ApiKeyAuth extends HttpApiMiddleware.Tag<ApiKeyAuth>()("ApiKeyAuth", {
+export class ApiKeyAuth extends HttpApiMiddleware.Service<ApiKeyAuth>()("ApiKeyAuth", {
   security: { bearerAuth: HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(OpenApi.Format, "API key")) }
 }) {}
 
@@ -31,22 +30,21 @@ export class ResponseHeaders extends Context.Service<
 >()("@petstore/http-node/ResponseHeaders") {}
 
 /** Decimal digits of an integer, as a path or query parameter is written. */
-export const digits = Schema.String.pipe(Schema.pattern(/^[0-9]{1,20}$/, { message: () => "must be an integer" }))
+export const digits = Schema.String.check(Schema.isPattern(/^[0-9]{1,20}$/, { message: "must be an integer" }))
 
 /** An Error response with `status`, described. */
 export const error = (status: number, description: string) =>
-  ErrorBody.ErrorBody.annotate(HttpApiSchema.annotate({ status, description }))
+  ErrorBody.ErrorBody.pipe(HttpApiSchema.status(status)).annotate({ description })
 
 /** The Error responses every operation can give, whatever its own. */
-// Every endpoint already declares an Error body, so adding more statuses leaves its type unchanged.
-export const withCommonErrors = <E extends Endpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
-  (endpoint as unknown as Endpoint.HttpApiEndpoint.AnyWithProps)
-    .addError(error(401, "The API key is missing or invalid."))
-    .addError(error(429, "Rate limit or daily quota exceeded, or the key is temporarily banned."))
-    .addError(error(500, "Internal error."))
-    .addError(error(503, STORE_UNAVAILABLE)) as unknown as E
+/** The Error answers every operation can give, whatever it does: each endpoint lists them after its own. */
+export const commonErrors = [
+  error(401, "The API key is missing or invalid."),
+  error(429, "Rate limit or daily quota exceeded, or the key is temporarily banned."),
+  error(500, "Internal error."),
+  error(503, STORE_UNAVAILABLE)
+] as const
 
-/** 400: the query, path or body is invalid. */
 export const invalid = error(400, "The request is invalid (query, path or body).")
 /** 413: the body is over the limit. */
 export const tooLarge = error(413, ERROR_CODES.payload_too_large.description)

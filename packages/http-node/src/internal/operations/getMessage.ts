@@ -8,17 +8,17 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import { Message, MessageQueue } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { notFound, withCommonErrors } from "./endpoint.js"
+import { notFound, commonErrors } from "./endpoint.js"
 import * as Operation from "./operation.js"
 
 const DESCRIPTION = "**Experimental.** The message's current state. Only the account that submitted it can read " +
   "it: another account's message id is `404 not_found`."
 
-export const endpoint = HttpApiEndpoint.get("getMessage", "/messages/:id")
-  .setPath(Schema.Struct({ id: Schema.String.annotate({ description: "Identifier of the message (its `id`)." }) }))
-  .addSuccess(Message.Message)
-  .addError(notFound("message"))
-  .pipe(withCommonErrors)
+export const endpoint = HttpApiEndpoint.get("getMessage", "/messages/:id", {
+    params: Schema.Struct({ id: Schema.String.annotate({ description: "Identifier of the message (its `id`)." }) }),
+    success: Message.Message,
+    error: [notFound("message"), ...commonErrors]
+  })
   .annotate(OpenApi.Identifier, "getMessage")
   .annotate(OpenApi.Summary, "Read a message's current state")
   .annotate(OpenApi.Description, DESCRIPTION)

@@ -12,13 +12,13 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Gone } from "../../ErrorResponse.js"
 import * as GetPetLifecycle from "../getPetLifecycle.js"
-import { digits, error, invalid, notFound, PUBLIC_PREFIX, ResponseHeaders, withCommonErrors } from "./endpoint.js"
+import { digits, error, invalid, notFound, PUBLIC_PREFIX, ResponseHeaders, commonErrors } from "./endpoint.js"
 import * as Operation from "./operation.js"
 
 /** A pet id in a path: decimal digits of an integer in 1 .. 2^53 − 1. */
 export const PetIdParam = Schema.Struct({
-  petId: Schema.compose(Schema.compose(digits, Schema.NumberFromString), Pet.PetId).annotate({
-    jsonSchema: { type: "integer", format: "int64", minimum: 1, maximum: Pet.MAX_ID, description: "Identifier of the animal." }
+  petId: digits.pipe(Schema.decodeTo(Schema.NumberFromString), Schema.decodeTo(Pet.PetId)).annotate({
+    description: "Identifier of the animal."
   })
 })
 
@@ -41,13 +41,11 @@ export const lifecycleHeaders = (
   Link: `<${basePath}${PUBLIC_PREFIX}/pets>; rel="successor-version", <${basePath}/docs>; rel="deprecation"; type="text/html"`
 })
 
-export const endpoint = HttpApiEndpoint.get("getPet", "/pets/:petId")
-  .setPath(PetIdParam)
-  .addSuccess(Pet.Pet)
-  .addError(invalid)
-  .addError(notFound("animal"))
-  .addError(error(410, `The operation reached its sunset (${GetPetLifecycle.SUNSET}) and was removed.`))
-  .pipe(withCommonErrors)
+export const endpoint = HttpApiEndpoint.get("getPet", "/pets/:petId", {
+    params: PetIdParam,
+    success: Pet.Pet,
+    error: [invalid, notFound("animal"), error(410, `The operation reached its sunset (${GetPetLifecycle.SUNSET}) and was removed.`), ...commonErrors]
+  })
   .annotate(OpenApi.Identifier, "getPet")
   .annotate(OpenApi.Summary, "Get an animal (deprecated: use GET /pets with the status filter)")
   .annotate(OpenApi.Description, DESCRIPTION)

@@ -13,7 +13,7 @@ import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import { UsageNotCounted } from "../../ErrorResponse.js"
 import * as UsageReport from "../usageReport.js"
-import { invalid, notFound, withCommonErrors } from "./endpoint.js"
+import { invalid, notFound, commonErrors } from "./endpoint.js"
 import * as Operation from "./operation.js"
 
 const DESCRIPTION = "**Beta.** The calling account's requests per `hour` or `day` (UTC) from `from` (inclusive) to `to` " +
@@ -24,12 +24,11 @@ const DESCRIPTION = "**Beta.** The calling account's requests per `hour` or `day
   "`limits` are the account's limits as they stand after this request, which counts like any other. " +
   "`404` when the server counts no usage."
 
-export const endpoint = HttpApiEndpoint.get("getUsage", "/usage")
-  .setUrlParams(UsageReport.UsageParams)
-  .addSuccess(UsageReport.UsageReport)
-  .addError(invalid)
-  .addError(notFound("usage"))
-  .pipe(withCommonErrors)
+export const endpoint = HttpApiEndpoint.get("getUsage", "/usage", {
+    query: UsageReport.UsageParams,
+    success: UsageReport.UsageReport,
+    error: [invalid, notFound("usage"), ...commonErrors]
+  })
   .annotate(OpenApi.Identifier, "getUsage")
   .annotate(OpenApi.Summary, "Read the account's usage")
   .annotate(OpenApi.Description, DESCRIPTION)

@@ -6,9 +6,8 @@
  *
  * @since 1.0.0
  */
-import * as Effect from "effect/Effect"
 import { type Errors, Idempotency, IdempotencyKey } from "@petstore/core"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { ResponseHeaders } from "../../AppResponse.js"
@@ -24,7 +23,7 @@ const RETENTION_HOURS = Idempotency.MIN_TTL_MILLIS / 3_600_000
 /** The header as the OpenAPI document declares it on each create. */
 export const headers = Schema.Struct({
   "Idempotency-Key": Schema.optional(
-    Schema.String.pipe(Schema.minLength(1), Schema.maxLength(257)).annotate({
+    Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(257)).annotate({
       description: "Makes the create safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 " +
         "printable ASCII characters, bare (`abc-123`) or as a quoted string (`\"abc-123\"`), chosen by the client " +
         "(a UUID is a good key) and scoped to the account. The first request with a key is carried out; a later " +

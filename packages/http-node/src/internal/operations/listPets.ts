@@ -12,15 +12,13 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Encoder from "../encoder.js"
 import type { Reply } from "../routes.js"
-import { digits, invalid, ResponseHeaders, withCommonErrors } from "./endpoint.js"
+import { digits, invalid, ResponseHeaders, commonErrors } from "./endpoint.js"
 import * as Operation from "./operation.js"
 
 /** `limit` of `GET /pets`: an integer 1..100 written in decimal digits. */
-export const Limit = Schema.compose(digits, Schema.NumberFromString).pipe(
-  Schema.between(1, 100, { message: () => "must be an integer between 1 and 100" })
-).annotate({
-  jsonSchema: { type: "integer", minimum: 1, maximum: 100, default: 20, description: "Maximum number of animals returned (1..100, default 20)." }
-})
+export const Limit = digits.pipe(Schema.decodeTo(Schema.NumberFromString)).check(
+  Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" })
+).annotate({ description: "Maximum number of animals returned (1..100, default 20)." })
 
 /** Query of `GET /pets`. Unknown parameters are ignored; a repeated one is refused before decoding. */
 export const ListPetsParams = Schema.Struct({
@@ -41,11 +39,11 @@ export const nextLink = (path: string, limit: number, status: string | undefined
 /** A page as the endpoint's success schema encodes it (for the replies kept). */
 const encodePage = Encoder.compile(Pet.Pets.ast)
 
-export const endpoint = HttpApiEndpoint.get("listPets", "/pets")
-  .setUrlParams(ListPetsParams)
-  .addSuccess(Pet.Pets)
-  .addError(invalid)
-  .pipe(withCommonErrors)
+export const endpoint = HttpApiEndpoint.get("listPets", "/pets", {
+    query: ListPetsParams,
+    success: Pet.Pets,
+    error: [invalid, ...commonErrors]
+  })
   .annotate(OpenApi.Identifier, "listPets")
   .annotate(OpenApi.Summary, "List all animals")
   .annotate(OpenApi.Description, DESCRIPTION)

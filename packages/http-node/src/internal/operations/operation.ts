@@ -13,9 +13,9 @@ import type { OperationError } from "../../ErrorResponse.js"
 import type { Handler, RouteContext } from "../routes.js"
 
 /** The handler of endpoint `E`: its decoded input and the request's context in, its reply out. */
-export type HandlerOf<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = Handler<E, RouteContext, OperationError>
+export type HandlerOf<E extends HttpApiEndpoint.ConstraintRequest> = Handler<E, RouteContext, OperationError>
 
-export interface Operation<E extends HttpApiEndpoint.HttpApiEndpoint.Any, R> {
+export interface Operation<E extends HttpApiEndpoint.ConstraintRequest, R> {
   readonly endpoint: E
   /** The handler, built once when the application is (from the services it yields). */
   readonly handler: Effect.Effect<HandlerOf<E>, never, R>
@@ -30,5 +30,5 @@ export type Any = Operation<any, any>
 export type Services<Ops extends ReadonlyArray<Any>> = Ops[number] extends Operation<any, infer R> ? R : never
 
 /** An operation (typed against its own endpoint). */
-export const make = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>(operation: Operation<E, R>): Operation<E, R> =>
+export const make = <E extends HttpApiEndpoint.ConstraintRequest, R>(operation: Operation<E, R>): Operation<E, R> =>
   operation
