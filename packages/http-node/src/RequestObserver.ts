@@ -15,7 +15,6 @@
 
 import * as Clock from "effect/Clock"
 import * as Cause from "effect/Cause"
-import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

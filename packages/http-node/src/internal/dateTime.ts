@@ -17,7 +17,7 @@ const isRealDateTime = (s: string): boolean => {
 }
 
 /** An ISO-8601 date-time with its offset, naming a real instant. */
-export const Iso8601 = Schema.String.pipe(
-  Schema.pattern(ISO_8601, { message: () => "must be an ISO-8601 date-time such as 2030-01-31T12:00:00Z" }),
-  Schema.filter((s) => isRealDateTime(s) || "must be a real date and time (no 30 February, no 24:00)")
+export const Iso8601 = Schema.String.check(
+  Schema.isPattern(ISO_8601, { message: "must be an ISO-8601 date-time such as 2030-01-31T12:00:00Z" }),
+  Schema.makeFilter((s: string) => isRealDateTime(s) || "must be a real date and time (no 30 February, no 24:00)")
 )

@@ -11,7 +11,7 @@ import * as Schema from "effect/Schema"
 import { Iso8601 } from "./dateTime.js"
 import { InvalidInput } from "../ErrorResponse.js"
 
-const Count = Schema.Int.pipe(Schema.nonNegative())
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 export const UsageBucket = Schema.Struct({
   start: Schema.String.annotate({ description: "Start of the bucket (UTC, ISO 8601); it lasts an hour or a day." }),
@@ -113,7 +113,7 @@ export const AdminUsageReport = Schema.Struct({
 export const TopParams = Schema.Struct({
   ...UsageParams.fields,
   by: Schema.optionalKey(Schema.Literals(["total", "refused"]).annotate({ description: "Rank by every decided request (default) or by those refused (rate limit, quota, ban)." })),
-  limit: Schema.optionalKey(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100, { message: () => "must be an integer between 1 and 100" })))
+  limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" })))
 })
 
 export const TopUsage = Schema.Struct({

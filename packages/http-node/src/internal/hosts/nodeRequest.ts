@@ -6,7 +6,6 @@
  */
 import * as Effect from "effect/Effect"
 
-import type * as Effect from "effect/Effect"
 import type { IncomingMessage } from "node:http"
 import type { AppRequest, BodyResult } from "../../AppRequest.js"
 import type { AppResponse } from "../../AppResponse.js"

@@ -1,16 +1,14 @@
 /**
- * Running the application for a server that answers through a callback. `Sync.run` makes the one
- * decision of the fast path: a request none of whose stages waits is answered at once, without a
- * fiber; any other runs in one fiber. What the application cannot answer (a defect of the runner
- * itself) is the one 500 body, `ErrorResponse.STATIC.internal`.
+ * Running the application for a server that answers through a callback: each request runs in a
+ * fiber of its own, and its answer is handed on when the fiber ends (a request none of whose stages
+ * waits ends within the call). What the application cannot answer (a defect of the runner itself) is
+ * the one 500 body, `ErrorResponse.STATIC.internal`.
  *
  * @internal
  */
 
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Runtime from "effect/Runtime"
-import * as RuntimeFlags from "effect/RuntimeFlags"
 import { App } from "../../App.js"
 import type { AppRequest } from "../../AppRequest.js"
 import { type AppResponse, JSON_CONTENT_TYPE } from "../../AppResponse.js"
@@ -30,9 +28,8 @@ const internalError = (): AppResponse => ({
 
 export const make: Effect.Effect<Runner, never, App> = Effect.gen(function*() {
   const app = yield* App
-  // Fiber metrics are never read by this server; counting them costs every request.
-  const runtime = Runtime.disableRuntimeFlag(yield* Effect.runtime<never>(), RuntimeFlags.RuntimeMetrics)
-  const fork = Runtime.runFork(runtime)
+  // Each request runs in a fiber of its own with the services the application was built with.
+  const fork = Effect.runForkWith(yield* Effect.context<never>())
   return (request, target, answer) =>
-    Sync.run(app.handle(request), fork, (exit) => answer(target, Exit.isSuccess(exit) ? exit.value : internalError()))
+    void fork(app.handle(request)).addObserver((exit) => answer(target, Exit.isSuccess(exit) ? exit.value : internalError()))
 })

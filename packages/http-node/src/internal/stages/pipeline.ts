@@ -24,13 +24,17 @@ export const GO_ON: Effect.Effect<Outcome> = Effect.succeed(undefined)
 /** The answer of `answer`, from a stage. */
 export const answerWith = (answer: Answer): Effect.Effect<Outcome> => Effect.succeed(answer)
 
-const NO_ANSWER = Effect.dieMessage("the last stage of a request went on: every list ends with a stage that answers")
+const NO_ANSWER = Effect.die(new Error("the last stage of a request went on: every list ends with a stage that answers"))
 
 /** `run` of `stages`, made once: a function of the exchange. */
 export const runner = (stages: ReadonlyArray<Stage>) => (exchange: Exchange): Effect.Effect<Answer, unknown> => run(stages, exchange)
 
 /** Runs `stages` in order on `exchange` until one answers. Call it where the request is being run. */
-export const run = (stages: ReadonlyArray<Stage>, exchange: Exchange): Effect.Effect<Answer, unknown> =>
-  Effect.flatMap(Sync.firstDefined(stages, exchange), answered)
+export const run = (stages: ReadonlyArray<Stage>, exchange: Exchange): Effect.Effect<Answer, unknown> => from(stages, exchange, 0)
 
-const answered = (answer: Answer | undefined): Effect.Effect<Answer> => (answer === undefined ? NO_ANSWER : Effect.succeed(answer))
+/** The answer of the first stage from `index` on that answers. */
+const from = (stages: ReadonlyArray<Stage>, exchange: Exchange, index: number): Effect.Effect<Answer, unknown> =>
+  index === stages.length
+    ? NO_ANSWER
+    : Effect.flatMap(stages[index]!(exchange), (outcome) =>
+      outcome === undefined ? from(stages, exchange, index + 1) : Effect.succeed(outcome))

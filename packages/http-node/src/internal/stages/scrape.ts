@@ -6,7 +6,6 @@
  */
 import * as Effect from "effect/Effect"
 
-import type * as Effect from "effect/Effect"
 import type { AnsweringRoute } from "./answer.js"
 import type { Stage } from "./pipeline.js"
 
