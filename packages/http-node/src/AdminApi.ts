@@ -15,7 +15,7 @@ import * as UsageReport from "./internal/usageReport.js"
 
 export const ADMIN_PREFIX = "/admin/v1"
 
-const Id = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,64}$/, { message: () => "must be an id" }))
+const Id = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_]{1,64}$/, { message: "must be an id" }))
 
 export const CreateAccount = Schema.Struct({
   plan: Plan.Plan,
@@ -81,16 +81,19 @@ export const WebhookAttempt = Schema.Struct({
   error: Schema.NullOr(Schema.String)
 })
 
-const MessageIdPath = Schema.Struct({ messageId: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_]{1,64}$/, { message: () => "must be a message id" })) })
+const MessageIdPath = Schema.Struct({ messageId: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_]{1,64}$/, { message: "must be a message id" })) })
 
-const error = (status: number) => ErrorBody.ErrorBody.annotate(HttpApiSchema.annotate({ status }))
+const error = (status: number) => ErrorBody.ErrorBody.pipe(HttpApiSchema.status(status))
+
+/** What every admin operation can answer besides its own errors. */
+const adminErrors = [error(401), error(503)] as const
 
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createAccount", "/accounts", {
     payload: CreateAccount,
     success: CreatedAccount.pipe(HttpApiSchema.status(201)),
-    error: [error(400)]
+    error: [error(400), ...adminErrors]
   })
   )
   .add(
@@ -98,33 +101,33 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     params: Schema.Struct({ accountId: Id }),
     payload: Schema.Struct({ expiresAt: Schema.optionalKey(Iso8601) }),
     success: IssuedKey.pipe(HttpApiSchema.status(201)),
-    error: [error(400), error(404)]
+    error: [error(400), error(404), ...adminErrors]
   })
   )
   .add(
     HttpApiEndpoint.get("listKeys", "/accounts/:accountId/keys", {
     params: Schema.Struct({ accountId: Id }),
     success: Schema.Array(KeyMetadata),
-    error: [error(404)]
+    error: [error(404), ...adminErrors]
   })
   )
   .add(
     HttpApiEndpoint.post("rotateKey", "/keys/:keyId/rotate", {
     params: Schema.Struct({ keyId: Id }),
     payload: Schema.Struct({
-        graceSeconds: Schema.optionalKey(Schema.Int.pipe(Schema.between(0, 30 * 86_400, { message: () => "must be an integer between 0 and 2592000" })))
+        graceSeconds: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 30 * 86_400 }, { message: "must be an integer between 0 and 2592000" })))
       }),
     success: IssuedKey.pipe(HttpApiSchema.status(201)),
     error: [error(400), error(404), error(409).annotate({
           description: "`key_already_rotated`: the key was rotated already; the message names its successor, the key to rotate."
-        })]
+        }), ...adminErrors]
   })
   )
   .add(
     HttpApiEndpoint.delete("revokeKey", "/keys/:keyId", {
     params: Schema.Struct({ keyId: Id }),
     success: Schema.Void.pipe(HttpApiSchema.status(204)),
-    error: [error(404)]
+    error: [error(404), ...adminErrors]
   })
   )
   .add(
@@ -132,31 +135,31 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     params: Schema.Struct({ accountId: Id }),
     payload: WebhookUrl,
     success: IssuedWebhook,
-    error: [error(400), error(404)]
+    error: [error(400), error(404), ...adminErrors]
   })
   )
   .add(
     HttpApiEndpoint.get("getWebhook", "/accounts/:accountId/webhook", {
     params: Schema.Struct({ accountId: Id }),
     success: WebhookEndpoint,
-    error: [error(404)]
+    error: [error(404), ...adminErrors]
   })
   )
   .add(
     HttpApiEndpoint.delete("deleteWebhook", "/accounts/:accountId/webhook", {
     params: Schema.Struct({ accountId: Id }),
     success: Schema.Void.pipe(HttpApiSchema.status(204)),
-    error: [error(404)]
+    error: [error(404), ...adminErrors]
   })
   )
   .add(
     HttpApiEndpoint.post("rotateWebhookSecret", "/accounts/:accountId/webhook/rotate-secret", {
     params: Schema.Struct({ accountId: Id }),
     payload: Schema.Struct({
-        graceSeconds: Schema.optionalKey(Schema.Int.pipe(Schema.between(0, 7 * 86_400, { message: () => "must be an integer between 0 and 604800" })))
+        graceSeconds: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 7 * 86_400 }, { message: "must be an integer between 0 and 604800" })))
       }),
     success: IssuedWebhook.pipe(HttpApiSchema.status(201)),
-    error: [error(400), error(404)]
+    error: [error(400), error(404), ...adminErrors]
   })
   )
   .add(
@@ -164,21 +167,21 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     params: Schema.Struct({ accountId: Id }),
     payload: Schema.Struct({ since: Iso8601 }),
     success: Schema.Struct({ replayed: Schema.Array(Schema.String) }).pipe(HttpApiSchema.status(202)),
-    error: [error(400), error(404)]
+    error: [error(400), error(404), ...adminErrors]
   })
   )
   .add(
     HttpApiEndpoint.get("listMessageAttempts", "/messages/:messageId/attempts", {
     params: MessageIdPath,
     success: Schema.Array(WebhookAttempt),
-    error: [error(404)]
+    error: [error(404), ...adminErrors]
   })
   )
   .add(
     HttpApiEndpoint.post("replayMessage", "/messages/:messageId/replay", {
     params: MessageIdPath,
     success: Message.Message.pipe(HttpApiSchema.status(202)),
-    error: [error(404)]
+    error: [error(404), ...adminErrors]
   })
   )
   .add(
@@ -186,18 +189,16 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     params: Schema.Struct({ accountId: Id }),
     query: UsageReport.UsageParams,
     success: UsageReport.AdminUsageReport,
-    error: [error(400), error(404)]
+    error: [error(400), error(404), ...adminErrors]
   })
   )
   .add(
     HttpApiEndpoint.get("topUsage", "/usage/top", {
     query: UsageReport.TopParams,
     success: UsageReport.TopUsage,
-    error: [error(400), error(404)]
+    error: [error(400), error(404), ...adminErrors]
   })
   )
-  .addError(error(401))
-  .addError(error(503))
   .prefix(ADMIN_PREFIX)
 {}
 
