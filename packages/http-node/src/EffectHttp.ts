@@ -117,7 +117,7 @@ const keepHostAnnotations = <A>(effect: Effect.Effect<A>): Effect.Effect<A> =>
  * application before the host's router sees them, so authentication, limits, validation and
  * error bodies are the pet store's own; the groups' handlers answer the same way.
  */
-export const layerHttpApi = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+export const layerHttpApi = <Id extends string, Groups extends HttpApiGroup.Top, E, R>(
   api: HttpApi.HttpApi<Id, Groups, E, R>,
   options: HttpAppOptions = {}
 ): Layer.Layer<HttpApiGroup.ApiGroup<Id, "animals"> | HttpApiGroup.ApiGroup<Id, "messages">, never, App> => {

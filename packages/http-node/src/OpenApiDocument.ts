@@ -137,7 +137,7 @@ const CONTACT = { name: "Pet Store Service", url: "https://github.com/petstore-s
  * @category constructors
  * @since 1.0.0
  */
-export const make = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(options: {
+export const make = <Id extends string, Groups extends HttpApiGroup.Top, E, R>(options: {
   readonly api: HttpApi.HttpApi<Id, Groups, E, R>
   readonly servers: ReadonlyArray<Server>
 }): OpenApiDocument => {

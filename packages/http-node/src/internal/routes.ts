@@ -7,18 +7,18 @@
  */
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { type Accounts, BoundedCache, type LimitDecision } from "@petstore/core"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import * as ParseResult from "effect/ParseResult"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as FindMyWay from "find-my-way-ts"
 import type { ResponseHeaders } from "../AppResponse.js"
 import type { OperationError } from "../ErrorResponse.js"
-import * as Encoder from "./encoder.js"
 
 /** What a handler answers: the success value (encoded with the endpoint's schema) and extra headers. */
 export interface Reply<A> {
@@ -51,7 +51,7 @@ export type Handler<E extends HttpApiEndpoint.ConstraintRequest, Ctx, Err> = (
 
 /** One handler per endpoint of the group, by endpoint name. */
 export type GroupHandlers<G extends HttpApiGroup.Constraint, Ctx = RouteContext, Err = OperationError> = {
-  readonly [E in HttpApiGroup.Endpoints<G> as HttpApiEndpoint.Identifier<E>]: Handler<E, Ctx, Err>
+  readonly [E in HttpApiGroup.Endpoints<G> as HttpApiEndpoint.Identifier<E>]: E extends HttpApiEndpoint.ConstraintRequest ? Handler<E, Ctx, Err> : never
 }
 
 /** Input the endpoint's schema refuses, described for the 400 answer. */
@@ -82,24 +82,23 @@ const MESSAGE_MAX = 1_000
 
 const clip = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
 
-const describeIssues = (location: string, error: ParseResult.ParseError): string =>
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const describeIssues = (location: string, error: Schema.SchemaError): string =>
   clip(
-    ParseResult.ArrayFormatter.formatErrorSync(error)
+    formatIssues(error.issue).issues
       .map((issue) => {
-        const where = issue.path.length === 0 ? location : `${location} ${issue.path.join(".")}`
+        const where = issue.path === undefined || issue.path.length === 0 ? location : `${location} ${issue.path.join(".")}`
         return `${where}: ${clip(issue.message, ISSUE_MAX)}`
       })
       .join("; "),
     MESSAGE_MAX
   )
 
-type AnySchema = { readonly ast: SchemaAST.AST }
+type AnySchema = Schema.Codec<unknown, unknown, never, never>
 
 const decoder = (schema: AnySchema, location: string): Decoder => {
-  const decode = Schema.decodeUnknownResult(Schema.make<unknown, unknown, never>(schema.ast), {
-    errors: "all",
-    onExcessProperty: "ignore"
-  })
+  const decode = Schema.decodeUnknownResult(schema, { errors: "all", onExcessProperty: "ignore" })
   return (input) => Result.mapError(decode(input), (e) => new DecodeFailure({ message: describeIssues(location, e) }))
 }
 
@@ -115,7 +114,8 @@ const QUERIES_KEPT = 1024
  * them: the usual queries (`limit=20`, a status filter) are decoded once.
  */
 const queryDecoder = (schema: AnySchema): Decoder => {
-  const declared = SchemaAST.getPropertySignatures(schema.ast).map((p) => String(p.name))
+  const ast = SchemaAST.toType(schema.ast)
+  const declared = SchemaAST.isObjects(ast) ? ast.propertySignatures.map((p) => String(p.name)) : []
   const decode = decoder(schema, "query parameter")
   // Decoded queries (or their failures) by the declared parameters' values. Invalidation: none
   // needed. The schema is fixed at start-up and decoding depends on nothing else, so a kept result
@@ -152,33 +152,41 @@ const queryDecoder = (schema: AnySchema): Decoder => {
  * handler, so a route can never be declared and left unserved.
  */
 export const compile = <Ctx, Err>(
-  api: HttpApi.HttpApi.Any,
+  api: HttpApi.Top,
   handlers: Readonly<Record<string, (input: any, context: Ctx) => Effect.Effect<Reply<unknown>, Err>>>
 ): ReadonlyArray<CompiledRoute<Ctx, Err>> => {
   const routes: Array<CompiledRoute<Ctx, Err>> = []
-  HttpApi.reflect(api as HttpApi.HttpApi<string, HttpApiGroup.HttpApiGroup.AnyWithProps, unknown, unknown>, {
+  HttpApi.reflect(api as HttpApi.HttpApi<string, HttpApiGroup.Top>, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, successes }) => {
-      const handler = handlers[endpoint.name]
-      if (handler === undefined) throw new Error(`no handler for endpoint ${endpoint.name}`)
+      const handler = handlers[endpoint.identifier]
+      if (handler === undefined) throw new Error(`no handler for endpoint ${endpoint.identifier}`)
       const status = successes.keys().next()
-      const success = status.done ? undefined : successes.get(status.value)!.ast
+      const success = status.done ? undefined : successes.get(status.value)![0]
+      const payload = endpoint.payload.values().next()
+      const payloadSchema = payload.done ? undefined : payload.value.schemas[0] as AnySchema
       routes.push({
-        name: endpoint.name,
+        name: endpoint.identifier,
         method: endpoint.method,
         path: endpoint.path,
         template: `${endpoint.method} ${endpoint.path.replace(/:(\w+)/g, "{$1}")}`,
         successStatus: status.done ? 200 : status.value,
-        hasPayload: endpoint.payloadSchema._tag === "Some",
-        decodePath: endpoint.pathSchema._tag === "Some" ? decoder(endpoint.pathSchema.value, "path parameter") : undefined,
-        decodeQuery: endpoint.urlParamsSchema._tag === "Some" ? queryDecoder(endpoint.urlParamsSchema.value) : undefined,
-        decodePayload: endpoint.payloadSchema._tag === "Some" ? decoder(endpoint.payloadSchema.value, "body") : undefined,
-        encode: success === undefined || success._tag === "None" ? NO_CONTENT : Encoder.compile(success.value),
+        hasPayload: payloadSchema !== undefined,
+        decodePath: endpoint.params !== undefined ? decoder(endpoint.params as AnySchema, "path parameter") : undefined,
+        decodeQuery: endpoint.query !== undefined ? queryDecoder(endpoint.query as AnySchema) : undefined,
+        decodePayload: payloadSchema !== undefined ? decoder(payloadSchema, "body") : undefined,
+        encode: success === undefined || HttpApiSchema.isNoContent(success.ast) ? NO_CONTENT : encoder(success as AnySchema),
         handler
       })
     }
   })
   return routes
+}
+
+/** The success value as `schema` encodes it, as JSON text. */
+export const encoder = (schema: AnySchema): (value: unknown) => string => {
+  const encode = Schema.encodeSync(schema)
+  return (value) => JSON.stringify(encode(value))
 }
 
 /** A route found for a request: the compiled route (`handler`), the path's parameters and the query's. */
@@ -231,10 +239,10 @@ const METHOD_ORDER: ReadonlyArray<string> = ["GET", "HEAD", "POST", "PUT", "PATC
  * The methods the endpoints of `apis` answer, HEAD wherever GET (as `table` routes them), in the
  * order of `METHOD_ORDER`: what a server serving them says it allows (the 405 to CONNECT).
  */
-export const methods = (apis: ReadonlyArray<HttpApi.HttpApi.Any>): ReadonlyArray<string> => {
+export const methods = (apis: ReadonlyArray<HttpApi.Top>): ReadonlyArray<string> => {
   const used = new Set<string>()
   for (const api of apis) {
-    HttpApi.reflect(api as HttpApi.HttpApi<string, HttpApiGroup.HttpApiGroup.AnyWithProps, unknown, unknown>, {
+    HttpApi.reflect(api as HttpApi.HttpApi<string, HttpApiGroup.Top>, {
       onGroup: () => {},
       onEndpoint: ({ endpoint }) => {
         used.add(endpoint.method)

@@ -130,7 +130,7 @@ export type DeclaredHeader = ResponseHeaders["Service"][number]
 export const routeKey = (method: string, path: string): string => `${method.toLowerCase()} ${path}`
 
 /** The `ResponseHeaders` annotation of every endpoint of `api`, by `routeKey`. */
-export const declaredByRoute = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+export const declaredByRoute = <Id extends string, Groups extends HttpApiGroup.Top, E, R>(
   api: HttpApi.HttpApi<Id, Groups, E, R>
 ): ReadonlyMap<string, ReadonlyArray<DeclaredHeader>> => {
   const byRoute = new Map<string, ReadonlyArray<DeclaredHeader>>()

@@ -10,8 +10,7 @@ import { Pet, Pets } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Encoder from "../encoder.js"
-import type { Reply } from "../routes.js"
+import { encoder, type Reply } from "../routes.js"
 import { digits, invalid, ResponseHeaders, commonErrors } from "./endpoint.js"
 import * as Operation from "./operation.js"
 
@@ -37,7 +36,7 @@ export const nextLink = (path: string, limit: number, status: string | undefined
   `<${path}?limit=${limit}${status === undefined ? "" : `&status=${status}`}&cursor=${encodeURIComponent(cursor)}>; rel="next"`
 
 /** A page as the endpoint's success schema encodes it (for the replies kept). */
-const encodePage = Encoder.compile(Pet.Pets.ast)
+const encodePage = encoder(Pet.Pets)
 
 export const endpoint = HttpApiEndpoint.get("listPets", "/pets", {
     query: ListPetsParams,
