@@ -14,17 +14,12 @@
  */
 
 import * as Clock from "effect/Clock"
-import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberRef from "effect/FiberRef"
-import * as FiberRefs from "effect/FiberRefs"
-import * as HashMap from "effect/HashMap"
-import * as List from "effect/List"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import * as References from "effect/References"
 import * as Tracer from "effect/Tracer"
 import * as AccessLine from "./AccessLine.js"
 import type { AppRequest } from "./AppRequest.js"
@@ -65,7 +60,8 @@ export type Observe = (request: AppRequest, serve: Handle) => Effect.Effect<AppR
 export const ACCESS_MESSAGE = AccessLine.MESSAGE
 
 /** Writes one access line. */
-type AccessLog = (request: AppRequest, response: AppResponse, requestId: string, durationMs: number) => void
+/** Writes the access line of an answer; what is left for loggers that take a log call, as an effect. */
+type AccessLog = (request: AppRequest, response: AppResponse, requestId: string, durationMs: number) => Effect.Effect<void> | undefined
 
 /** The path the client asked for, with the host's mount path. */
 const requestPath = (request: AppRequest): string => {
@@ -76,14 +72,14 @@ const requestPath = (request: AppRequest): string => {
 const peerAddress = (request: AppRequest): string => request.remoteAddress ?? "unknown"
 
 /** The facts as annotations over `base`, as `Effect.annotateLogs` would add them. */
-const annotationsOf = (base: HashMap.HashMap<string, unknown>, facts: AccessLine.Facts): HashMap.HashMap<string, unknown> => {
-  // One copy of the base annotations, filled in place (not a new map per fact).
-  const annotations = HashMap.beginMutation(base)
+/** The facts that have a value, as log annotations. */
+const annotationsOf = (facts: AccessLine.Facts): Record<string, unknown> => {
+  const annotations: Record<string, unknown> = {}
   for (const key of AccessLine.KEYS) {
     const value = facts[key]
-    if (value !== undefined) HashMap.set(annotations, key, value)
+    if (value !== undefined) annotations[key] = value
   }
-  return HashMap.endMutation(annotations)
+  return annotations
 }
 
 /**
@@ -98,24 +94,21 @@ const annotationsOf = (base: HashMap.HashMap<string, unknown>, facts: AccessLine
  * so that the line carries them, for all loggers alike.
  */
 const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.Effect<AccessLog | undefined> => Effect.gen(function*() {
-  const context = yield* Effect.getFiberRefs
-  const loggers = FiberRefs.getOrDefault(context, References.CurrentLoggers)
-  if (LogLevel.greaterThan(FiberRefs.getOrDefault(context, References.MinimumLogLevel), LogLevel.Info)) return undefined
-  const base = FiberRefs.getOrDefault(context, References.CurrentLogAnnotations)
-  const fiberId = yield* Effect.fiberId
+  const loggers = yield* References.CurrentLoggers
+  if (LogLevel.isGreaterThan(yield* References.MinimumLogLevel, "Info")) return undefined
+  const annotated = Object.keys(yield* References.CurrentLogAnnotations).length > 0
   const clock = yield* Clock.Clock
-  const spans = List.empty<never>()
-  const annotated = !HashMap.isEmpty(base)
-  const span = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan)
+  const span = yield* Effect.serviceOption(Tracer.ParentSpan)
   const inSpan = Option.isSome(span) && span.value._tag === "Span"
   const writers: Array<AccessLine.Writer> = []
-  const others: Array<Logger.Logger<unknown, unknown>> = []
+  const loggersOf: Array<Logger.Logger<unknown, unknown>> = []
   for (const logger of loggers) {
     const writer = annotated ? undefined : AccessLine.writerOf(logger)
     if (writer !== undefined) writers.push(writer)
-    else if (logger !== Logger.tracerLogger || inSpan) others.push(logger)
+    else if (logger !== Logger.tracerLogger || inSpan) loggersOf.push(logger)
   }
-  if (writers.length === 0 && others.length === 0) return undefined
+  if (writers.length === 0 && loggersOf.length === 0) return undefined
+  const others = loggersOf.length === 0 ? undefined : new Set(loggersOf)
   return (request, response, requestId, durationMs) => {
     const facts: AccessLine.Facts = {
       requestId,
@@ -131,12 +124,9 @@ const makeAccessLog = (clientAddress: (request: AppRequest) => string): Effect.E
     // Whole milliseconds, as a log call's `Date` holds them.
     const millis = Math.trunc(clock.currentTimeMillisUnsafe())
     for (let i = 0; i < writers.length; i++) writers[i]!(facts, millis)
-    if (others.length === 0) return
-    const annotations = annotationsOf(base, facts)
-    const date = new Date(millis)
-    for (let i = 0; i < others.length; i++) {
-      others[i]!.log({ fiberId, logLevel: LogLevel.Info, message: ACCESS_MESSAGE, cause: Cause.empty, context, spans, annotations, date })
-    }
+    if (others === undefined) return undefined
+    // The other loggers get a log call from the request's fiber (its annotations and span), the facts added.
+    return Effect.provideService(Effect.annotateLogs(Effect.logInfo(ACCESS_MESSAGE), annotationsOf(facts)), References.CurrentLoggers, others)
   }
 })
 
@@ -174,16 +164,7 @@ const endSpan = (span: Tracer.Span, clock: Clock.Clock, exit: Exit.Exit<AppRespo
  * host (`EffectHttp`), which runs it in the host's fiber, sets them back itself.
  */
 const withRequestId = (effect: Effect.Effect<AppResponse>, requestId: string, hostRequestId: string | undefined): Effect.Effect<AppResponse> =>
-  Effect.flatMap(
-    FiberRef.getAndUpdate(
-      References.CurrentLogAnnotations,
-      hostRequestId === undefined
-        ? HashMap.set<string, unknown>("requestId", requestId)
-        : (annotations) => HashMap.set(HashMap.set<string, unknown>(annotations, "requestId", requestId), "reqId", hostRequestId)
-    ),
-    (before) =>
-      Effect.flatMap(Effect.exit(effect), (exit) => Effect.andThen(FiberRef.set(References.CurrentLogAnnotations, before), exit))
-  )
+  Effect.annotateLogs(effect, hostRequestId === undefined ? { requestId } : { requestId, reqId: hostRequestId })
 
 /** @category constructors */
 export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
@@ -195,23 +176,23 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
     const timed = accessLog !== undefined || record !== undefined
 
     /** What follows every answer: the id on the response, the access line, the record. */
-    const answered = (request: AppRequest, response: AppResponse, requestId: string, start: bigint): AppResponse => {
+    const answered = (request: AppRequest, response: AppResponse, requestId: string, start: bigint): Effect.Effect<AppResponse> => {
       response.headers[RequestId.HEADER] = requestId
+      let logged: Effect.Effect<void> | undefined
       if (timed) {
         const seconds = Number(clock.currentTimeNanosUnsafe() - start) / NANOS_PER_SECOND
-        if (accessLog !== undefined) accessLog(request, response, requestId, Math.round(seconds * 1e6) / 1e3)
+        if (accessLog !== undefined) logged = accessLog(request, response, requestId, Math.round(seconds * 1e6) / 1e3)
         if (record !== undefined) record(response, seconds)
       }
       if (count !== undefined) count(response)
-      return response
+      return logged === undefined ? Effect.succeed(response) : Effect.as(logged, response)
     }
 
     if (options.tracing !== true) {
       return (request, serve) => {
         const requestId = RequestId.of(request.header("x-request-id"))
         const start = timed ? clock.currentTimeNanosUnsafe() : 0n
-        const response = ((waiting) => withRequestId(waiting, requestId, request.hostRequestId))(serve(request))
-        return Effect.tap(response, (value) => Effect.sync(() => ((response) => void answered(request, response, requestId, start))(value)))
+        return withRequestId(Effect.flatMap(serve(request), (response) => answered(request, response, requestId, start)), requestId, request.hostRequestId)
       }
     }
     // Traced: the whole request runs in its span, so the spans of store calls are its children.
@@ -229,7 +210,7 @@ export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
           })),
         (span) =>
           Effect.suspend(() => serve(request)).pipe(
-            Effect.map((response) => answered(request, response, requestId, start)),
+            Effect.flatMap((response) => answered(request, response, requestId, start)),
             Effect.withParentSpan(span),
             Effect.annotateLogs(request.hostRequestId === undefined ? { requestId } : { requestId, reqId: request.hostRequestId }),
             Effect.onExit((exit) => Effect.sync(() => endSpan(span, clock, exit)))
