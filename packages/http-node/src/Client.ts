@@ -95,9 +95,8 @@ const delayBefore = (policy: RetryPolicy, retryAfter: Option.Option<number>, n: 
  */
 export const withRetries = (policy: RetryPolicy) => <E, R>(client: HttpClient.HttpClient.With<E, R>): HttpClient.HttpClient.With<E, R> => {
   const maxRetryAfter = Duration.toMillis(policy.maxRetryAfter)
-  const schedule = Schedule.identity<E | RetryableAnswer>().pipe(
-    Schedule.intersect(Schedule.recurs(Math.max(0, policy.maxAttempts - 1))),
-    Schedule.modifyDelayEffect(([answer, n]) =>
+  const schedule = Schedule.recurs(Math.max(0, policy.maxAttempts - 1)).pipe(
+    Schedule.modifyDelay(({ input: answer, output: n }) =>
       answer instanceof RetryableAnswer
         // The answer is being replaced by a retry: read its body so the connection can be reused.
         ? Effect.andThen(Effect.ignore(answer.response.arrayBuffer), delayBefore(policy, answer.retryAfter, n))

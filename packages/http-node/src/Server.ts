@@ -136,7 +136,7 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
           const say = (effect: Effect.Effect<void>) => (options.logShutdown === true ? effect : Effect.void)
           return Effect.sync(() => app.startDraining?.()).pipe(
             Effect.andThen(say(Effect.log(
-              `draining: /readyz answers 503; ${drainMillis > 0 ? `still accepting for ${drainMillis} ms, then ` : ""}no new connections, and requests in flight have ${Duration.format(shutdownTimeout)} to finish`
+              `draining: /readyz answers 503; ${drainMillis > 0 ? `still accepting for ${drainMillis} ms, then ` : ""}no new connections, and requests in flight have ${Duration.format(Duration.fromInputUnsafe(shutdownTimeout))} to finish`
             ).pipe(Effect.annotateLogs("drainDelayMs", drainMillis)))),
             Effect.andThen(drainMillis > 0 ? Effect.sleep(drainMillis) : Effect.void),
             Effect.andThen(close(server, connections, shutdownTimeout)),

@@ -5,7 +5,6 @@
  * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
-import * as Runtime from "effect/Runtime"
 import { App } from "./App.js"
 import type { AppRequest, BodyResult } from "./AppRequest.js"
 import * as ErrorResponse from "./ErrorResponse.js"
@@ -51,7 +50,7 @@ export const makeWith = (options: WebHandlerOptions): Effect.Effect<WebHandler, 
   const basePath = Mount.normalizeBasePath(options.basePath)
   return Effect.gen(function*() {
     const app = yield* App
-    const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
+    const runPromise = Effect.runPromiseWith(yield* Effect.context<never>())
     return async (request, info) => {
       const url = Mount.routedUrl(request.url, basePath)
       if (url === undefined) return notMounted(request)

@@ -14,4 +14,4 @@ import type * as Tracer from "effect/Tracer"
 export const parse = (traceparent: string | undefined): Tracer.ExternalSpan | undefined =>
   traceparent === undefined
     ? undefined
-    : Option.getOrUndefined(HttpTraceContext.w3c(Headers.unsafeFromRecord({ traceparent })))
+    : Option.getOrUndefined(HttpTraceContext.w3c(Headers.fromRecordUnsafe({ traceparent })))
