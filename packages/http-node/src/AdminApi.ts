@@ -202,4 +202,5 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .prefix(ADMIN_PREFIX)
 {}
 
-export class AdminApi extends HttpApi.make("petstore-admin").add(AdminGroup) {}
+export const AdminApi = HttpApi.make("petstore-admin").add(AdminGroup)
+export type AdminApi = typeof AdminApi

@@ -16,6 +16,9 @@ import * as OpenApiOperation from "./internal/openapi/openApiOperation.js"
 import * as OpenApiSchema from "./internal/openapi/openApiSchema.js"
 import { DECLARED_TAGS, describe } from "./internal/openapi/openApiDescriptions.js"
 
+/** The keys of an OpenAPI path item that are operations (the others are its parameters, summary ...). */
+const HTTP_METHODS: ReadonlySet<string> = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"])
+
 // ---------------------------------------------------------------------------------------------
 // The document's shape: plain JSON, so it can be served with JSON.stringify as is.
 // ---------------------------------------------------------------------------------------------
@@ -137,11 +140,11 @@ const CONTACT = { name: "Pet Store Service", url: "https://github.com/petstore-s
  * @category constructors
  * @since 1.0.0
  */
-export const make = <Id extends string, Groups extends HttpApiGroup.Top, E, R>(options: {
-  readonly api: HttpApi.HttpApi<Id, Groups, E, R>
+export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(options: {
+  readonly api: HttpApi.HttpApi<Id, Groups>
   readonly servers: ReadonlyArray<Server>
 }): OpenApiDocument => {
-  const source = OpenApi.fromApi(options.api, { additionalPropertiesStrategy: "allow" })
+  const source = OpenApi.fromApi(options.api)
   const schemas = OpenApiSchema.components(source.components.schemas)
   const shared: OpenApiOperation.Shared = {
     declared: OpenApiHeaders.declaredByRoute(options.api),
@@ -154,7 +157,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Top, E, R>(o
       path,
       Object.fromEntries(
         Object.entries(item).flatMap(([method, op]) =>
-          op === undefined ? [] : [[method, OpenApiOperation.make(shared, path, method, op)]]
+          op === undefined || !HTTP_METHODS.has(method) ? [] : [[method, OpenApiOperation.make(shared, path, method, op as OpenApi.OpenAPISpecOperation)]]
         )
       )
     ])

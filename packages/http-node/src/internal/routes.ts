@@ -152,11 +152,11 @@ const queryDecoder = (schema: AnySchema): Decoder => {
  * handler, so a route can never be declared and left unserved.
  */
 export const compile = <Ctx, Err>(
-  api: HttpApi.Top,
+  api: HttpApi.HttpApi<string, any>,
   handlers: Readonly<Record<string, (input: any, context: Ctx) => Effect.Effect<Reply<unknown>, Err>>>
 ): ReadonlyArray<CompiledRoute<Ctx, Err>> => {
   const routes: Array<CompiledRoute<Ctx, Err>> = []
-  HttpApi.reflect(api as HttpApi.HttpApi<string, HttpApiGroup.Top>, {
+  HttpApi.reflect(api as unknown as HttpApi.HttpApi<string, HttpApiGroup.Top>, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, successes }) => {
       const handler = handlers[endpoint.identifier]
@@ -239,10 +239,10 @@ const METHOD_ORDER: ReadonlyArray<string> = ["GET", "HEAD", "POST", "PUT", "PATC
  * The methods the endpoints of `apis` answer, HEAD wherever GET (as `table` routes them), in the
  * order of `METHOD_ORDER`: what a server serving them says it allows (the 405 to CONNECT).
  */
-export const methods = (apis: ReadonlyArray<HttpApi.Top>): ReadonlyArray<string> => {
+export const methods = (apis: ReadonlyArray<HttpApi.HttpApi<string, any>>): ReadonlyArray<string> => {
   const used = new Set<string>()
   for (const api of apis) {
-    HttpApi.reflect(api as HttpApi.HttpApi<string, HttpApiGroup.Top>, {
+    HttpApi.reflect(api as unknown as HttpApi.HttpApi<string, HttpApiGroup.Top>, {
       onGroup: () => {},
       onEndpoint: ({ endpoint }) => {
         used.add(endpoint.method)

@@ -130,11 +130,11 @@ export type DeclaredHeader = ResponseHeaders["Service"][number]
 export const routeKey = (method: string, path: string): string => `${method.toLowerCase()} ${path}`
 
 /** The `ResponseHeaders` annotation of every endpoint of `api`, by `routeKey`. */
-export const declaredByRoute = <Id extends string, Groups extends HttpApiGroup.Top, E, R>(
-  api: HttpApi.HttpApi<Id, Groups, E, R>
+export const declaredByRoute = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
 ): ReadonlyMap<string, ReadonlyArray<DeclaredHeader>> => {
   const byRoute = new Map<string, ReadonlyArray<DeclaredHeader>>()
-  HttpApi.reflect(api, {
+  HttpApi.reflect(api as unknown as HttpApi.HttpApi<string, HttpApiGroup.Top>, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
       // The same path rewrite as `OpenApi.fromApi`.

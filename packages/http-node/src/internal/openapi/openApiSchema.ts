@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import * as OpenApiJsonSchema from "effect/JsonSchema"
+import * as Schema from "effect/Schema"
 import { ErrorBody } from "@petstore/core"
 import { ERROR_CODES } from "../../ErrorCodes.js"
 import type { Json, JsonObject, Reference } from "../../OpenApiDocument.js"
@@ -184,11 +184,12 @@ const withCodeEnum = (error: JsonObject): JsonObject => {
  */
 export const components = (source: { readonly [name: string]: unknown }): { readonly [name: string]: JsonObject } => {
   const errorDefs: Record<string, unknown> = {}
-  const errorSchema = toSchema30(asJson(OpenApiJsonSchema.makeWithDefs(ErrorBody.ErrorBody, {
-    defs: errorDefs,
-    topLevelReferenceStrategy: "skip",
-    additionalPropertiesStrategy: "allow"
-  })))
+  const document = Schema.toJsonSchemaDocument(ErrorBody.ErrorBody)
+  Object.assign(errorDefs, document.definitions)
+  const root = document.schema as { readonly $ref?: string }
+  const errorSchema = toSchema30(asJson(
+    typeof root.$ref === "string" ? document.definitions[root.$ref.slice("#/$defs/".length)] : root
+  ))
   return {
     ...mapValues({ ...source, ...errorDefs }, (s) => toSchema30(asJson(s))),
     Error: withCodeEnum(errorSchema)
