@@ -1,5 +1,5 @@
 /**
- * The application for hosts built on `@effect/platform`: an `HttpApp` to mount in the host's
+ * The application for hosts built on Effect's HTTP modules: an HTTP effect to mount in the host's
  * `HttpRouter`, and the layers that add the pet store's operations to the host's own `HttpApi`
  * (so they appear in the host's OpenAPI document) while the pet store still answers them.
  *
@@ -11,12 +11,10 @@
 import type * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
-import type * as HttpApp from "effect/http/HttpApp"
+import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
-import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -31,6 +29,9 @@ import * as Body from "./internal/hosts/body.js"
 import * as Chunks from "./internal/hosts/chunks.js"
 import * as Mount from "./internal/hosts/mount.js"
 import * as NodeRequest from "./internal/hosts/nodeRequest.js"
+
+/** An answer to the request in context: what a host's `HttpRouter` mounts. */
+export type HttpApp = Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
 
 export interface HttpAppOptions {
   /**
@@ -64,9 +65,9 @@ const toResponse = ({ body, bytes, headers, status }: AppResponse): HttpServerRe
 /** Bytes as a stream of one chunk per element: the platform waits for `drain` between its chunks. */
 const chunks = (bytes: Uint8Array): Stream.Stream<Uint8Array> =>
   Stream.unfold(0, (offset) => {
-    if (offset >= bytes.length) return Option.none()
+    if (offset >= bytes.length) return Effect.succeed(undefined)
     const chunk = Chunks.chunkAt(bytes, offset)
-    return Option.some([chunk, offset + chunk.length] as const)
+    return Effect.succeed([chunk, offset + chunk.length] as const)
   })
 
 const notMounted = (request: HttpServerRequest.HttpServerRequest) =>
@@ -89,25 +90,16 @@ const toAppRequest = (request: HttpServerRequest.HttpServerRequest, url: string,
  * The application as an `HttpApp`: `HttpRouter.all("/v1/*", app)`, `HttpRouter.get("/docs", app)`,
  * or `HttpRouter.mountApp("/petstore", app)` with `basePath: "/petstore"`.
  */
-export const httpApp = (options: HttpAppOptions = {}): Effect.Effect<HttpApp.Default, never, App> => {
+export const httpApp = (options: HttpAppOptions = {}): Effect.Effect<HttpApp, never, App> => {
   const basePath = Mount.normalizeBasePath(options.basePath)
   return Effect.map(App, (app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const url = Mount.routedUrl(request.originalUrl, basePath)
       return url === undefined
         ? Effect.succeed(notMounted(request))
-        : Effect.map(keepHostAnnotations(app.handle(toAppRequest(request, url, basePath))), toResponse)
+        : Effect.map(app.handle(toAppRequest(request, url, basePath)), toResponse)
     }))
 }
-
-/**
- * The application puts the request id among the log annotations of the fiber that runs it and sets
- * them back when the request ends, but not when it is interrupted (its own fiber then ends with
- * it). Here it runs in the host's fiber, which may log after an interruption (its finalizers): the
- * host's annotations are set back whatever the end.
- */
-const keepHostAnnotations = <A>(effect: Effect.Effect<A>): Effect.Effect<A> =>
-  Effect.locallyWith(effect, References.CurrentLogAnnotations, identity)
 
 /**
  * The pet store's groups for a host `HttpApi` that includes them
@@ -117,13 +109,13 @@ const keepHostAnnotations = <A>(effect: Effect.Effect<A>): Effect.Effect<A> =>
  * application before the host's router sees them, so authentication, limits, validation and
  * error bodies are the pet store's own; the groups' handlers answer the same way.
  */
-export const layerHttpApi = <Id extends string, Groups extends HttpApiGroup.Top, E, R>(
-  api: HttpApi.HttpApi<Id, Groups, E, R>,
+export const layerHttpApi = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
   options: HttpAppOptions = {}
-): Layer.Layer<HttpApiGroup.ApiGroup<Id, "animals"> | HttpApiGroup.ApiGroup<Id, "messages">, never, App> => {
+): Layer.Layer<HttpApiGroup.Service<Id, "animals"> | HttpApiGroup.Service<Id, "messages">, never, App | HttpRouter.HttpRouter> => {
   const basePath = Mount.normalizeBasePath(options.basePath)
   const serve = Effect.flatMap(httpApp(options), (app) => Effect.map(App, (service) => ({ app, paths: pathsOf(service) })))
-  const host = api as unknown as HttpApi.HttpApi.AnyWithProps
+  const host = api as unknown as HttpApi.HttpApi<string, HttpApiGroup.Top>
   const group = (name: "animals" | "messages") =>
     HttpApiBuilder.group(host, name, (handlers): any =>
       Effect.map(serve, ({ app }) =>
@@ -132,21 +124,21 @@ export const layerHttpApi = <Id extends string, Groups extends HttpApiGroup.Top,
           handlers
         )))
   // Answers the pet store's paths before the host's router decodes anything.
-  const front = HttpApiBuilder.middleware(Effect.map(serve, ({ app, paths }) => (next: HttpApp.Default) =>
-    Effect.flatMap(
-      HttpServerRequest.HttpServerRequest,
-      (request) => {
+  const front = HttpRouter.middleware(
+    Effect.map(serve, ({ app, paths }) => (next: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const url = Mount.routedUrl(request.originalUrl, basePath)
         return url !== undefined && Mount.owns(paths, url) ? app : next
-      }
-    )))
+      })),
+    { global: true }
+  )
   // The groups declare the API key middleware; the application checks keys itself.
-  const keys = Layer.succeed(ApiKeyAuth, { bearerAuth: () => Effect.void })
+  const keys = Layer.succeed(ApiKeyAuth, { bearerAuth: (httpEffect: unknown) => httpEffect } as never)
   // Typed by hand: the group layers are built against the host's API, whose type only says it
   // includes the pet store's groups.
-  return Layer.mergeAll(group("animals"), group("messages"), front).pipe(Layer.provide(keys)) as unknown as Layer.Layer<
-    HttpApiGroup.ApiGroup<Id, "animals"> | HttpApiGroup.ApiGroup<Id, "messages">,
+  return Layer.mergeAll(group("animals"), group("messages"), front as Layer.Layer<never, never, any>).pipe(Layer.provide(keys)) as unknown as Layer.Layer<
+    HttpApiGroup.Service<Id, "animals"> | HttpApiGroup.Service<Id, "messages">,
     never,
-    App
+    App | HttpRouter.HttpRouter
   >
 }
