@@ -289,7 +289,7 @@ it.effect("run inside a host's fiber (an Effect host), a request that waits anno
       readBody: () => Effect.succeed({ _tag: "Consumed" })
     }
     const served = yield* Effect.annotateLogs(
-      Effect.zipLeft(handle(request), Effect.logInfo("after")),
+      Effect.tap(handle(request), () => Effect.logInfo("after")),
       "host",
       "h"
     ).pipe(Effect.provide(Logger.layer([log.logger])))

@@ -17,7 +17,7 @@ import {
   SecureRandom,
   IdempotencyStore
 } from "@petstore/core"
-import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option } from "effect"
+import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, References } from "effect"
 import { readFileSync } from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -143,7 +143,7 @@ describe("store calls and failures in a traced request", () => {
     )),
     Layer.provideMerge(NodeSdk.layer(() => ({ resource: { serviceName: "petstore" }, spanProcessor: new SimpleSpanProcessor(spansOf) }))),
     // The 500's error log is expected here.
-    Layer.provide(Logger.minimumLogLevel(LogLevel.None))
+    Layer.provide(Layer.succeed(References.MinimumLogLevel, "None"))
   )
   const served = serving(() => ManagedRuntime.make(layer))
 

@@ -6,6 +6,7 @@
  *
  * @since 1.0.0
  */
+import * as References from "effect/References"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -22,11 +23,11 @@ import * as os from "node:os"
 import type { LogConfig } from "./Config.js"
 
 const LEVELS: Record<LogConfig["level"], LogLevel.LogLevel> = {
-  debug: LogLevel.Debug,
-  info: LogLevel.Info,
-  warning: LogLevel.Warning,
-  error: LogLevel.Error,
-  none: LogLevel.None
+  debug: "Debug",
+  info: "Info",
+  warning: "Warn",
+  error: "Error",
+  none: "None"
 }
 
 /** What a log call was given: the words of its message, and the error(s) it carried. */
@@ -146,7 +147,7 @@ const ACCESS_MESSAGE_JSON = JSON.stringify(AccessLine.MESSAGE)
  * on every request; the tests check the two agree.
  */
 export const jsonAccessLine = (facts: AccessLine.Facts, millis: number): string => {
-  let line = lineHead(millis, LogLevel.Info) + ACCESS_MESSAGE_JSON + ",\"requestId\":" + JSON.stringify(facts.requestId)
+  let line = lineHead(millis, "Info") + ACCESS_MESSAGE_JSON + ",\"requestId\":" + JSON.stringify(facts.requestId)
   if (facts.reqId !== undefined) line += ",\"reqId\":" + JSON.stringify(facts.reqId)
   line += ",\"method\":" + JSON.stringify(facts.method) + ",\"path\":" + JSON.stringify(facts.path)
   if (facts.route !== undefined) line += ",\"route\":" + JSON.stringify(facts.route)
@@ -270,7 +271,7 @@ export const layer = (
     // so a log inside a span is also an event of that span.
     return Layer.merge(
       Layer.locallyScoped(References.CurrentLoggers, HashSet.make(lines, Logger.tracerLogger)),
-      Logger.minimumLogLevel(LEVELS[config.level])
+      Layer.succeed(References.MinimumLogLevel, LEVELS[config.level])
     )
   }))
 

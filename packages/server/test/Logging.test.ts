@@ -213,7 +213,7 @@ describe("logs of the standalone server", () => {
 describe("the line formats", () => {
   const entry = (message: unknown, annotations: Record<string, unknown>, cause: Cause.Cause<unknown> = Cause.empty) => ({
     fiberId: FiberId.none,
-    logLevel: LogLevel.Error,
+    logLevel: "Error",
     message,
     cause,
     context: FiberRefs.empty(),
@@ -275,7 +275,7 @@ describe("the line formats", () => {
     const annotations = HashMap.fromIterable(AccessLine.KEYS.flatMap((key) => facts[key] === undefined ? [] : [[key, facts[key]] as const]))
     const logged = Logging.jsonLogger.log({
       fiberId: FiberId.none,
-      logLevel: LogLevel.Info,
+      logLevel: "Info",
       message: AccessLine.MESSAGE,
       cause: Cause.empty,
       context: FiberRefs.empty(),

@@ -11,12 +11,12 @@ import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 
-const platformDirectory = (): string =>
-  Path.dirname(createRequire(import.meta.url).resolve("@effect/platform/package.json"))
+const effectDirectory = (): string =>
+  Path.dirname(createRequire(import.meta.url).resolve("effect/package.json"))
 
-/** The version of `@effect/platform`, which fixes the bundle's content (read once, at start-up). */
+/** The version of `effect`, which fixes the bundle's content (read once, at start-up). */
 export const version = (): string =>
-  (JSON.parse(readFileSync(Path.join(platformDirectory(), "package.json"), "utf8")) as { readonly version: string }).version
+  (JSON.parse(readFileSync(Path.join(effectDirectory(), "package.json"), "utf8")) as { readonly version: string }).version
 
 const EXPORT = "export const javascript="
 // The bundle ends with a comment naming a source map this server does not have.
@@ -26,10 +26,10 @@ const SOURCE_MAP_COMMENT = /\n\/\/# sourceMappingURL=\S*\s*$/
 export const parse = (module: string): string => {
   const start = module.indexOf(EXPORT)
   const end = module.lastIndexOf("\";")
-  if (start === -1 || end < start) throw new Error("@effect/platform's Scalar bundle has an unexpected shape")
+  if (start === -1 || end < start) throw new Error("effect's Scalar bundle has an unexpected shape")
   return (JSON.parse(module.slice(start + EXPORT.length, end + 1)) as string).replace(SOURCE_MAP_COMMENT, "\n")
 }
 
-/** Reads and decodes the bundle; fails when `@effect/platform` no longer ships it there. */
+/** Reads and decodes the bundle; fails when `effect` no longer ships it there. */
 export const read = async (): Promise<string> =>
-  parse(await readFile(Path.join(platformDirectory(), "dist", "esm", "internal", "httpApiScalar.js"), "utf8"))
+  parse(await readFile(Path.join(effectDirectory(), "dist", "http-api", "internal", "httpApiScalar.js"), "utf8"))

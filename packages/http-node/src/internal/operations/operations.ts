@@ -12,11 +12,11 @@ import type * as Operation from "./operation.js"
 export const handlers = <const Ops extends ReadonlyArray<Operation.Any>>(operations: Ops) =>
   Effect.map(
     Effect.all(operations.map((operation) => operation.handler)) as Effect.Effect<ReadonlyArray<unknown>, never, Operation.Services<Ops>>,
-    (built) => Object.fromEntries(operations.map((operation, i) => [operation.endpoint.name, built[i]])) as Record<string, any>
+    (built) => Object.fromEntries(operations.map((operation, i) => [operation.endpoint.identifier, built[i]])) as Record<string, any>
   )
 
 /** The headers of each operation of `operations` that has its own, by endpoint name. */
 export const headers = (
   operations: ReadonlyArray<Operation.Any>
 ): Readonly<Record<string, (basePath: string) => ResponseHeaders>> =>
-  Object.fromEntries(operations.flatMap((operation) => (operation.headers === undefined ? [] : [[operation.endpoint.name, operation.headers]])))
+  Object.fromEntries(operations.flatMap((operation) => (operation.headers === undefined ? [] : [[operation.endpoint.identifier, operation.headers]])))
