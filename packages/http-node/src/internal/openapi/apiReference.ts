@@ -1,5 +1,5 @@
 /**
- * The API reference page at `/docs`: Scalar's API reference (the bundle `@effect/platform` ships,
+ * The API reference page at `/docs`: Scalar's API reference (the bundle `effect` ships,
  * served by this server: no CDN, fonts or other origin), showing this server's OpenAPI document, with
  * "try it" sending requests to the server the page was loaded from.
  *
@@ -29,7 +29,7 @@ import type { OpenApiDocument } from "../../OpenApiDocument.js"
 export interface ApiReference {
   /** The page (a few kilobytes, built at its first use, then kept). */
   readonly html: () => string
-  /** The query of the bundle's URL (`/docs?asset=scalar-<@effect/platform version>.js`). */
+  /** The query of the bundle's URL (`/docs?asset=scalar-<effect version>.js`). */
   readonly bundleQuery: string
   /**
    * The answer to `GET /docs` (the request's URL with its query): the page, the bundle (or 304), 404
@@ -121,7 +121,7 @@ const BUNDLE_HEADERS: ResponseHeaders = {
 
 /**
  * The reference of `document`, served at `/docs` next to the document at `openApiPath`. Reads nothing
- * but `@effect/platform`'s version: the bundle is read on its first request, then kept.
+ * but `effect`'s version: the bundle is read on its first request, then kept.
  *
  * @category constructors
  * @since 1.0.0
@@ -136,7 +136,7 @@ export const make = (options: {
   readonly assetsPerMinute?: number | undefined
   /** The clock the limit reads. */
   readonly clock: Clock.Clock
-  /** Reads the bundle (default: from `@effect/platform`); tests pass one that fails. */
+  /** Reads the bundle (default: from `effect`); tests pass one that fails. */
   readonly readBundle?: () => Promise<string>
 }): ApiReference => {
   const readBundle = options.readBundle ?? ScalarBundle.read
