@@ -6,7 +6,7 @@
  */
 import { HttpApi, HttpApiBuilder, HttpServer, HttpServerRequest, OpenApi } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Exit, Fiber, Layer, Logger, Scope } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Logger, Scope, References } from "effect"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HostApi, HttpLive as HttpApiLive } from "../examples/hosts/effect-httpapi.js"
@@ -110,8 +110,11 @@ describe("Effect HttpApi host with the pet store's API under a prefix", () => {
 describe("the request id on log lines, under an Effect host", () => {
   it("a request interrupted in the host's fiber leaves the host's log annotations as they were", async () => {
     const lines: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
-    const logger = Logger.make(({ annotations, message }) => {
-      lines.push({ message, annotations: Object.fromEntries(annotations) })
+    const logger = Logger.make(({ fiber, message }) => {
+      lines.push({
+        message: Array.isArray(message) && message.length === 1 ? message[0] : message,
+        annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
+      })
     })
     const observe = await Effect.runPromise(RequestObserver.make({}))
     // A request that waits, and waits for ever once it has logged.

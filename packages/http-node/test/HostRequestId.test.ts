@@ -6,7 +6,7 @@
 import { MessageProcessor, Petstore } from "@petstore/core"
 import * as PetstoreExpress from "@petstore/http-node/express"
 import * as PetstoreFastify from "@petstore/http-node/fastify"
-import { Layer, Logger, ManagedRuntime, Option } from "effect"
+import { Layer, Logger, ManagedRuntime, Option, References } from "effect"
 import express from "express"
 import Fastify from "fastify"
 import type { Server } from "node:http"
@@ -18,7 +18,11 @@ import { send } from "./support/Hosts.js"
 /** The pet store with its access log on, its lines kept (message and annotations). */
 const capturing = () => {
   const lines: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
-  const logger = Logger.make(({ annotations, message }) => void lines.push({ message, annotations: Object.fromEntries(annotations) }))
+  const logger = Logger.make(({ fiber, message }) =>
+    void lines.push({
+      message: Array.isArray(message) && message.length === 1 ? message[0] : message,
+      annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
+    }))
   const runtime = ManagedRuntime.make(
     App.App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [], observe: { accessLog: true } }).pipe(
       Layer.provideMerge(Petstore.layerMemory()),

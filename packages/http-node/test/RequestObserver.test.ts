@@ -5,7 +5,7 @@
  */
 import { expect, it, layer } from "@effect/vitest"
 import type { PetRepository } from "@petstore/core"
-import { Effect, Logger } from "effect"
+import { Effect, Logger, References } from "effect"
 import { answers, exchange } from "./support/RawHttp.js"
 import { expectError, expectStatus } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
@@ -22,11 +22,15 @@ interface Logged {
   readonly annotations: Record<string, unknown>
 }
 
+/** A log call's message: its one value, or the values it was given. */
+const single = (message: unknown) => (Array.isArray(message) && message.length === 1 ? message[0] : message)
+
 /** A logger that keeps every line it is given. */
 const capturing = () => {
   const lines: Array<Logged> = []
-  const logger = Logger.make(({ annotations, logLevel, message }) => {
-    lines.push({ level: logLevel._tag, message, annotations: Object.fromEntries(annotations) })
+  const logger = Logger.make(({ fiber, logLevel, message }) => {
+    const annotations = fiber.getRef(References.CurrentLogAnnotations)
+    lines.push({ level: logLevel.toUpperCase(), message: single(message), annotations: { ...annotations } })
   })
   return { lines, logger, access: () => lines.filter((line) => line.message === "request") }
 }

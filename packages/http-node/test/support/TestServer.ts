@@ -26,7 +26,7 @@ import {
   Usage,
   UsageStore
 } from "@petstore/core"
-import { Clock, Context, type Duration, Effect, HashSet, Layer, Logger, LogLevel, Option, Redacted, type Scope, References } from "effect"
+import { Clock, Context, type Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, type Scope, References } from "effect"
 import { App } from "../../src/App.js"
 import type * as Connections from "../../src/Connections.js"
 import type * as RequestObserver from "../../src/RequestObserver.js"
@@ -308,7 +308,7 @@ export class TestServer extends Context.Service<
       const context = yield* Layer.build(served).pipe(
         Effect.provideService(Clock.Clock, clock),
         options.quiet === true ? Effect.provideService(References.MinimumLogLevel, "None") : (self) => self,
-        options.logger === undefined ? (self) => self : Effect.locally(References.CurrentLoggers, HashSet.make(options.logger)),
+        options.logger === undefined ? (self) => self : Effect.provideService(References.CurrentLoggers, new Set([options.logger])),
         options.annotations === undefined ? (self) => self : Effect.annotateLogs(options.annotations),
         Effect.orDie
       )
