@@ -112,7 +112,7 @@ describe("the request id on log lines, under an Effect host", () => {
     const lines: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
     const logger = Logger.make(({ fiber, message }) => {
       lines.push({
-        message: Array.isArray(message) && message.length === 1 ? message[0] : message,
+        message,
         annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
       })
     })

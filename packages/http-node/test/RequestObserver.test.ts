@@ -30,7 +30,7 @@ const capturing = () => {
   const lines: Array<Logged> = []
   const logger = Logger.make(({ fiber, logLevel, message }) => {
     const annotations = fiber.getRef(References.CurrentLogAnnotations)
-    lines.push({ level: logLevel.toUpperCase(), message: single(message), annotations: { ...annotations } })
+    lines.push({ level: logLevel, message: single(message), annotations: { ...annotations } })
   })
   return { lines, logger, access: () => lines.filter((line) => line.message === "request") }
 }
@@ -299,7 +299,7 @@ it.effect("run inside a host's fiber (an Effect host), a request that waits anno
     ).pipe(Effect.provide(Logger.layer([log.logger])))
     expect(served.headers["X-Request-Id"]).toBe("host-1")
     expect(log.lines.map((line) => [line.message, line.annotations])).toEqual([
-      [["inside"], { host: "h", requestId: "host-1" }],
-      [["after"], { host: "h" }]
+      ["inside", { host: "h", requestId: "host-1" }],
+      ["after", { host: "h" }]
     ])
   }))

@@ -10,7 +10,7 @@ const run = (effect: Effect.Effect<unknown>) => Effect.runPromise(Effect.exit(ef
 describe("recover", () => {
   it("an answer is kept, at once", () => {
     const ok = answer(200, "[]")
-    expect(recover(() => Effect.succeed(ok), undefined)).toStrictEqual(Exit.succeed(ok))
+    expect(Effect.runSyncExit(recover(() => Effect.succeed(ok), undefined))).toStrictEqual(Exit.succeed(ok))
   })
 
   it("a failure is 503 unavailable, a defect (thrown at once, or in a fiber) 500 internal_error", async () => {
