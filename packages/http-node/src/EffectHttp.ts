@@ -112,11 +112,11 @@ export const httpApp = (options: HttpAppOptions = {}): Effect.Effect<HttpApp, ne
 export const layerHttpApi = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>,
   options: HttpAppOptions = {}
-): Layer.Layer<HttpApiGroup.Service<Id, "animals"> | HttpApiGroup.Service<Id, "messages">, never, App | HttpRouter.HttpRouter> => {
+): Layer.Layer<HttpApiGroup.Service<Id, "animals"> | HttpApiGroup.Service<Id, "messages"> | HttpApiGroup.Service<Id, "usage">, never, App | HttpRouter.HttpRouter> => {
   const basePath = Mount.normalizeBasePath(options.basePath)
   const serve = Effect.flatMap(httpApp(options), (app) => Effect.map(App, (service) => ({ app, paths: pathsOf(service) })))
   const host = api as unknown as HttpApi.HttpApi<string, HttpApiGroup.Top>
-  const group = (name: "animals" | "messages") =>
+  const group = (name: "animals" | "messages" | "usage") =>
     HttpApiBuilder.group(host, name, (handlers): any =>
       Effect.map(serve, ({ app }) =>
         Object.keys(host.groups[name]!.endpoints).reduce(
@@ -136,8 +136,8 @@ export const layerHttpApi = <Id extends string, Groups extends HttpApiGroup.Cons
   const keys = Layer.succeed(ApiKeyAuth, { bearerAuth: (httpEffect: unknown) => httpEffect } as never)
   // Typed by hand: the group layers are built against the host's API, whose type only says it
   // includes the pet store's groups.
-  return Layer.mergeAll(group("animals"), group("messages"), front as Layer.Layer<never, never, any>).pipe(Layer.provide(keys)) as unknown as Layer.Layer<
-    HttpApiGroup.Service<Id, "animals"> | HttpApiGroup.Service<Id, "messages">,
+  return Layer.mergeAll(group("animals"), group("messages"), group("usage"), front as Layer.Layer<never, never, any>).pipe(Layer.provide(keys)) as unknown as Layer.Layer<
+    HttpApiGroup.Service<Id, "animals"> | HttpApiGroup.Service<Id, "messages"> | HttpApiGroup.Service<Id, "usage">,
     never,
     App | HttpRouter.HttpRouter
   >

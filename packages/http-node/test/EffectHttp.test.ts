@@ -1,10 +1,11 @@
 /**
  * Effect hosts: an `HttpRouter` app (`examples/hosts/effect-router.ts`) mounting the pet store's
- * `HttpApp` at the root and under `/petstore`, and an `HttpApi` app
+ * HTTP effect at the root and under `/petstore`, and an `HttpApi` app
  * (`examples/hosts/effect-httpapi.ts`) whose own API includes the pet store's groups; both served
  * by `@effect/platform-node`'s `NodeHttpServer` over real HTTP.
  */
-import { HttpApi, HttpApiBuilder, HttpServer, HttpServerRequest, OpenApi } from "@effect/platform"
+import { HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
+import { HttpApi, HttpApiBuilder, OpenApi } from "effect/http-api"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Exit, Fiber, Layer, Logger, Scope, References } from "effect"
 import { createServer } from "node:http"
@@ -85,13 +86,13 @@ describe("Effect HttpApi host (examples/hosts/effect-httpapi.ts)", () => {
 })
 
 describe("Effect HttpApi host with the pet store's API under a prefix", () => {
-  class PrefixedApi extends HttpApi.make("prefixed").addHttpApi(Api.prefix("/petstore")) {}
+  const PrefixedApi = HttpApi.make("prefixed").addHttpApi(Api.prefix("/petstore"))
   let served: Served
   beforeAll(async () => {
-    served = await serve(HttpApiBuilder.serve().pipe(
-      Layer.provide(HttpApiBuilder.api(PrefixedApi).pipe(Layer.provide(EffectHttp.layerHttpApi(PrefixedApi, { basePath: "/petstore" })))),
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-    ))
+    served = await serve(HttpRouter.serve(
+      HttpApiBuilder.layer(PrefixedApi).pipe(Layer.provide(EffectHttp.layerHttpApi(PrefixedApi, { basePath: "/petstore" }))),
+      { disableListenLog: true }
+    ).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))))
   })
   afterAll(() => Effect.runPromise(Scope.close(served.scope, Exit.void)))
 
