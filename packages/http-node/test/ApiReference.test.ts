@@ -211,7 +211,7 @@ describe("ApiReference bundle", () => {
       expect(JSON.parse(failed.body!)).toMatchObject({ code: "internal_error", status: 500 })
       for (let i = 0; i < 2; i++) expect(Buffer.from((yield* reference.answer(bundle)).bytes!).toString()).toBe("bundle();")
       expect(reads).toBe(2)
-    }).pipe(Effect.provide(Logger.remove(Logger.defaultLogger))))
+    }).pipe(Effect.provide(Logger.layer([]))))
 })
 
 describe("ScalarBundle.parse", () => {

@@ -22,7 +22,7 @@ layer(TestServer.layer())("OpenApiDescriptions", (it) => {
       const operations = Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, any>))
       expect(operations.map((op) => op.operationId).sort()).toEqual(["createMessage", "createPet", "getMessage", "getPet", "getUsage", "listPets"])
       // Each operation's description is the one its module declares.
-      const declared = new Map(OPERATIONS.map((o) => [o.endpoint.name, Context.getUnsafe(o.endpoint.annotations, OpenApi.Description)]))
+      const declared = new Map(OPERATIONS.map((o) => [o.endpoint.identifier, Context.getUnsafe(o.endpoint.annotations, OpenApi.Description)]))
       for (const op of operations) {
         expect(op.description, op.operationId).toMatch(/\w/)
         expect(op.description, op.operationId).toBe(declared.get(op.operationId))

@@ -10,7 +10,7 @@ import { exchange, outcome, outcomeAtOnce } from "./support/Stages.js"
 const PET = { id: 3, name: "Rex", categoryId: 1, status: "available", secret: "never written" }
 const handlers: Record<string, (input: any, context: any) => Effect.Effect<Routes.Reply<unknown>, any>> = {
   // Any operation the API lists, the ones below aside.
-  ...Object.fromEntries(OPERATIONS.map((o) => [o.endpoint.name, () => Effect.die("unused")])),
+  ...Object.fromEntries(OPERATIONS.map((o) => [o.endpoint.identifier, () => Effect.die("unused")])),
   listPets: () => Effect.succeed({ value: [PET] }),
   createPet: (_, { path }) => Effect.succeed({ value: PET, headers: { Location: `${path}/3` } }),
   getPet: () => Effect.fail(new Errors.PetNotFound({ id: 9 as never })),

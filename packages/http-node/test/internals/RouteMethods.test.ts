@@ -14,11 +14,11 @@ const Id = Schema.Struct({ id: Schema.String })
 /** Endpoints declared in an order unlike the one `Allow` lists them in. */
 const Things = HttpApi.make("things").add(
   HttpApiGroup.make("things")
-    .add(HttpApiEndpoint.del("remove", "/things/:id").setPath(Id))
-    .add(HttpApiEndpoint.patch("change", "/things/:id").setPath(Id))
-    .add(HttpApiEndpoint.get("read", "/things/:id").setPath(Id))
+    .add(HttpApiEndpoint.delete("remove", "/things/:id", { params: Id }))
+    .add(HttpApiEndpoint.patch("change", "/things/:id", { params: Id }))
+    .add(HttpApiEndpoint.get("read", "/things/:id", { params: Id }))
     .add(HttpApiEndpoint.get("list", "/things"))
-    .add(HttpApiEndpoint.put("replace", "/things/:id").setPath(Id))
+    .add(HttpApiEndpoint.put("replace", "/things/:id", { params: Id }))
 )
 
 const Posts = HttpApi.make("posts").add(HttpApiGroup.make("posts").add(HttpApiEndpoint.post("make", "/posts")))
