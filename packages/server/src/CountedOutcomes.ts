@@ -37,8 +37,8 @@ export const countDeliveries = (store: MessageStore.MessageStore["Service"], met
   const failed = counted("failed")
   return {
     ...store,
-    markDelivered: (id, now) => Effect.tap(store.markDelivered(id, now), (value) => Effect.sync(() => (delivered)(value))),
-    markRetry: (id, now, availableAt, error) => Effect.tap(store.markRetry(id, now, availableAt, error), (value) => Effect.sync(() => (retried)(value))),
-    markFailed: (id, now, error) => Effect.tap(store.markFailed(id, now, error), (value) => Effect.sync(() => (failed)(value)))
+    markDelivered: (id, now) => Effect.tap(store.markDelivered(id, now), () => Effect.sync(delivered)),
+    markRetry: (id, now, availableAt, error) => Effect.tap(store.markRetry(id, now, availableAt, error), () => Effect.sync(retried)),
+    markFailed: (id, now, error) => Effect.tap(store.markFailed(id, now, error), () => Effect.sync(failed))
   }
 }

@@ -100,9 +100,9 @@ const PORTS = [
 export const instrumentContext = <A>(context: Context.Context<A>, options: InstrumentOptions): Context.Context<A> => {
   let result = context
   for (const [tag, name] of PORTS) {
-    const found = Context.getOption(context as Context.Context<unknown>, tag as Context.Tag<unknown, object>)
+    const found = Context.getOption(context as Context.Context<unknown>, tag as Context.Key<unknown, object>)
     if (Option.isSome(found)) {
-      result = Context.add(result, tag as Context.Tag<unknown, object>, instrument(name, found.value, options)) as Context.Context<A>
+      result = Context.add(result, tag as Context.Key<unknown, object>, instrument(name, found.value, options)) as Context.Context<A>
     }
   }
   return result

@@ -6,7 +6,7 @@
  */
 import { type MessageQueue, RetrySchedule, WebhookDelivery, WebhookSecretSealing } from "@petstore/core"
 import * as Config from "effect/Config"
-import * as ConfigError from "effect/ConfigError"
+import * as ConfigRules from "./ConfigRules.js"
 import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -53,27 +53,27 @@ export const queueOptions = (settings: WebhookSettings): Partial<MessageQueue.Me
 })
 
 const whole = (name: string, what: string, min: number, max: number, fallback: number) =>
-  Config.int(name).pipe(
-    Config.validate({ message: `${name} must be a whole number of ${what} from ${min} to ${max}`, validation: (n) => n >= min && n <= max }),
+  Config.Int(name).pipe(
+    ConfigRules.validate({ message: `${name} must be a whole number of ${what} from ${min} to ${max}`, validation: (n) => n >= min && n <= max }),
     Config.withDefault(fallback)
   )
 
 /** @category config */
 export const config: Config.Config<WebhookSettings> = Config.all({
-  retryDelaysMillis: Config.option(Config.string("PETSTORE_WEBHOOK_RETRY_DELAYS")).pipe(
-    Config.mapOrFail((text) =>
+  retryDelaysMillis: Config.option(Config.String("PETSTORE_WEBHOOK_RETRY_DELAYS")).pipe(
+    ConfigRules.mapOrFail((text) =>
       Option.match(text, {
         onNone: () => Result.succeed(DEFAULTS.retryDelaysMillis),
         onSome: (s) =>
           Option.match(RetrySchedule.parseDelays(s), {
             onNone: () =>
-              Result.fail(ConfigError.InvalidData([], `PETSTORE_WEBHOOK_RETRY_DELAYS must be 1 to 20 delays in seconds, comma-separated (such as 5,300,1800), each at most 604800, got ${JSON.stringify(s)}`)),
+              Result.fail(ConfigRules.invalid(`PETSTORE_WEBHOOK_RETRY_DELAYS must be 1 to 20 delays in seconds, comma-separated (such as 5,300,1800), each at most 604800, got ${JSON.stringify(s)}`)),
             onSome: (delays) => Result.succeed(delays)
           })
       })
     )
   ),
-  allowPrivate: Config.boolean("PETSTORE_WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false)),
+  allowPrivate: Config.Boolean("PETSTORE_WEBHOOK_ALLOW_PRIVATE").pipe(Config.withDefault(false)),
   timeoutMillis: whole("PETSTORE_WEBHOOK_TIMEOUT_MS", "milliseconds", 10, 120_000, DEFAULTS.timeoutMillis),
   disableAfterMillis: Config.map(
     whole("PETSTORE_WEBHOOK_DISABLE_AFTER", "seconds", 1, 90 * 86_400, DEFAULTS.disableAfterMillis / 1000),
@@ -81,13 +81,13 @@ export const config: Config.Config<WebhookSettings> = Config.all({
   ),
   workers: whole("PETSTORE_WEBHOOK_WORKERS", "workers", 1, 1_000, DEFAULTS.workers),
   maxInFlightPerEndpoint: whole("PETSTORE_WEBHOOK_ENDPOINT_CONCURRENCY", "requests", 1, 1_000, DEFAULTS.maxInFlightPerEndpoint),
-  secretKey: Config.option(Config.redacted("PETSTORE_WEBHOOK_SECRET_KEY")).pipe(
-    Config.mapOrFail(Option.match({
+  secretKey: Config.option(Config.Redacted("PETSTORE_WEBHOOK_SECRET_KEY")).pipe(
+    ConfigRules.mapOrFail(Option.match({
       onNone: () => Result.succeed(undefined),
       onSome: (text) => {
         const key = WebhookSecretSealing.parseKey(Redacted.value(text))
         return key === undefined
-          ? Result.fail(ConfigError.InvalidData([], "PETSTORE_WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (such as the output of openssl rand -base64 32)"))
+          ? Result.fail(ConfigRules.invalid("PETSTORE_WEBHOOK_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (such as the output of openssl rand -base64 32)"))
           : Result.succeed(Redacted.make<Uint8Array>(key))
       }
     }))
