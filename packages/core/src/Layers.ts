@@ -3,6 +3,7 @@
  *
  * @since 1.0.0
  */
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
@@ -17,4 +18,17 @@ export const mapError: {
   }
   const [self, f] = args as [Layer.Layer<unknown, unknown, unknown>, (error: unknown) => unknown]
   return Layer.fromBuild((memoMap, scope) => Effect.mapError(Layer.buildWithMemoMap(self, memoMap, scope), f))
+} as never
+
+/** `self` with the services it provides mapped by `f` (as `Effect.map` for an effect). */
+export const map: {
+  <A, B>(f: (context: Context.Context<A>) => Context.Context<B>): <E, R>(self: Layer.Layer<A, E, R>) => Layer.Layer<B, E, R>
+  <A, E, R, B>(self: Layer.Layer<A, E, R>, f: (context: Context.Context<A>) => Context.Context<B>): Layer.Layer<B, E, R>
+} = function(this: unknown, ...args: Array<unknown>) {
+  if (args.length === 1) {
+    const f = args[0] as (context: Context.Context<unknown>) => Context.Context<unknown>
+    return (self: Layer.Layer<unknown, unknown, unknown>) => map(self, f)
+  }
+  const [self, f] = args as [Layer.Layer<unknown, unknown, unknown>, (context: Context.Context<unknown>) => Context.Context<unknown>]
+  return Layer.flatMap(self, (context) => Layer.succeedContext(f(context)))
 } as never

@@ -5,7 +5,7 @@
  * @since 1.0.0
  */
 import * as Cause from "effect/Cause"
-import * as ConfigError from "effect/ConfigError"
+import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -17,7 +17,7 @@ export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly messag
 
 /** The one-line explanation of any error a command can meet. */
 export const describe = (error: unknown): string =>
-  ConfigError.isConfigError(error)
+  error instanceof Config.ConfigError
     ? `invalid configuration: ${describeError(error)}`
     : error instanceof Error
     ? error.message

@@ -122,7 +122,7 @@ export const webhookServices = (
 ): Layer.Layer<Webhooks.Webhooks, unknown> => {
   const { registration, store } = registry.of(config.store)
   if (registration.stores === undefined) {
-    return Layer.fail(`the ${registration.tag} store keeps nothing between commands: use the admin API of a running server`)
+    return Layer.unwrap(Effect.fail(`the ${registration.tag} store keeps nothing between commands: use the admin API of a running server`))
   }
   const allowPrivate = WebhookSettings.of(config).allowPrivate
   return Webhooks.Webhooks.layer({ urlProblem: (url) => urlProblem(url, allowPrivate) }).pipe(

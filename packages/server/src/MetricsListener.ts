@@ -8,7 +8,6 @@ import * as ErrorResponse from "@petstore/http-node/ErrorResponse"
 import * as Server from "@petstore/http-node/Server"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Runtime from "effect/Runtime"
 import * as Http from "node:http"
 
 /** Serves `GET /metrics` with `scrape`'s text on `host:port` for the life of the layer. */
@@ -18,7 +17,7 @@ export const layer = (
   contentType: string
 ): Layer.Layer<never, Server.ListenError> =>
   Layer.effectDiscard(Effect.gen(function*() {
-    const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
+    const runPromise = Effect.runPromiseWith(yield* Effect.context<never>())
     const server = Http.createServer((request, response) => {
       const path = (request.url ?? "/").split("?")[0]
       if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {

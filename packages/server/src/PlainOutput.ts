@@ -21,7 +21,6 @@ const stripping = <A extends object>(target: A): A =>
   new Proxy(target, {
     get: (object, property) => {
       const value = Reflect.get(object, property)
-      if (property === "unsafe" && typeof value === "object" && value !== null) return stripping(value)
       return typeof value === "function"
         ? (...args: Array<unknown>) => value.apply(object, args.map(strip))
         : value
@@ -30,4 +29,4 @@ const stripping = <A extends object>(target: A): A =>
 
 /** Runs `self` with a Console that drops ANSI escapes from every string it is given. */
 export const plain = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(Effect.console, (console) => Console.withConsole(self, stripping(console)))
+  Effect.flatMap(Console.Console, (console) => Effect.provideService(self, Console.Console, stripping(console)))

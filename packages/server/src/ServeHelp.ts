@@ -68,8 +68,9 @@ export const takeLogLevel = (
 export const withLogLevel = <A, E, R>(self: Effect.Effect<A, E, R>, level: string | undefined): Effect.Effect<A, E, R> =>
   level === undefined
     ? self
-    : Effect.flatMap(Effect.configProviderWith(Effect.succeed), (provider) =>
-      Effect.withConfigProvider(
+    : Effect.flatMap(ConfigProvider.ConfigProvider, (provider) =>
+      Effect.provideService(
         self,
-        ConfigProvider.orElse(ConfigProvider.fromMap(new Map([["PETSTORE_LOG_LEVEL", level]])), () => provider)
+        ConfigProvider.ConfigProvider,
+        ConfigProvider.orElse(ConfigProvider.fromUnknown({ PETSTORE_LOG_LEVEL: level }), provider)
       ))

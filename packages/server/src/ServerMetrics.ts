@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { MessageStore, RateLimiter } from "@petstore/core"
+import { MessageStore, RateLimiter, Layers } from "@petstore/core"
 import type * as App from "@petstore/http-node/App"
 import type * as Server from "@petstore/http-node/Server"
 import * as Context from "effect/Context"
@@ -41,7 +41,7 @@ export const observeStores = <A, E, R>(config: ServerConfig, stores: Layer.Layer
   const metrics = metricsOf(config)
   const tracing = config.tracing === "otlp"
   if (metrics === undefined && !tracing) return stores
-  return Layer.map(stores, (context) => {
+  return Layers.map(stores, (context) => {
     const instrumented = InstrumentedStores.instrumentContext(context, { metrics, tracing })
     if (metrics === undefined) return instrumented
     const messages = Context.getOption(instrumented as Context.Context<unknown>, MessageStore.MessageStore)
@@ -61,7 +61,7 @@ export const batchOptions = (config: ServerConfig): { readonly onBatch?: (writes
 export const observeServices = <A, E, R>(config: ServerConfig, services: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> => {
   const metrics = metricsOf(config)
   if (metrics === undefined) return services
-  return Layer.map(services, (context) => {
+  return Layers.map(services, (context) => {
     const limiter = Context.getOption(context as Context.Context<unknown>, RateLimiter.RateLimiter)
     return Option.isNone(limiter)
       ? context

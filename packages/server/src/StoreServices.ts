@@ -16,8 +16,7 @@ import {
   WebhookDelivery,
   WebhookEndpoint,
   Webhooks,
-  WebhookSecretSealing
-} from "@petstore/core"
+  WebhookSecretSealing, Layers } from "@petstore/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -107,7 +106,7 @@ const usage = (config: ServerConfig): Layer.Layer<never> => {
 const sealSecrets = <A, E, R>(config: ServerConfig, stores: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> => {
   const key = WebhookSettings.of(config).secretKey
   if (key === undefined) return stores
-  return Layer.map(stores, (context) =>
+  return Layers.map(stores, (context) =>
     Option.match(Context.getOption(context as Context.Context<unknown>, WebhookEndpoint.WebhookEndpointStore), {
       onNone: () => context,
       onSome: (store) =>
