@@ -10,9 +10,6 @@ import * as References from "effect/References"
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
-import * as HashMap from "effect/HashMap"
-import * as HashSet from "effect/HashSet"
 import * as Inspectable from "effect/Inspectable"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -45,10 +42,19 @@ interface ErrorFacts {
 
 const describeError = (error: Error): string => error.stack ?? `${error.name}: ${error.message}`
 
+/** A log call's message when it is one string (Effect 4 hands loggers the values of the call). */
+const oneString = (message: unknown): string | undefined =>
+  typeof message === "string"
+    ? message
+    : Array.isArray(message) && message.length === 1 && typeof message[0] === "string"
+    ? message[0]
+    : undefined
+
 // `Effect.logError("request failed", error)` gives an array: strings make the message, errors the error.
 const partsOf = (message: unknown, cause: Cause.Cause<unknown>): Parts => {
   // The access line and most others: one string, no cause.
-  if (typeof message === "string" && Cause.isEmpty(cause)) return { message, error: undefined }
+  const one = oneString(message)
+  if (one !== undefined && cause.reasons.length === 0) return { message: one, error: undefined }
   const words: Array<string> = []
   const errors: Array<Error> = []
   const stories: Array<string> = []
@@ -59,7 +65,7 @@ const partsOf = (message: unknown, cause: Cause.Cause<unknown>): Parts => {
       stories.push(describeError(part))
     } else words.push(Inspectable.toStringUnknown(part, 0))
   }
-  if (!Cause.isEmpty(cause)) stories.push(Cause.pretty(cause, { renderErrorCause: true }))
+  if (cause.reasons.length > 0) stories.push(Cause.pretty(cause))
   if (stories.length === 0) return { message: words.join(" "), error: undefined }
   const first = errors[0]
   const stack = stories.join("\n")
@@ -77,12 +83,12 @@ const partsOf = (message: unknown, cause: Cause.Cause<unknown>): Parts => {
  * pino's numbers for the levels (trace 10 … fatal 60), so the tools that read pino's lines (pino-pretty,
  * log collectors' Node parsers) read these.
  */
-export const PINO_LEVELS: Readonly<Record<LogLevel.LogLevel["_tag"], number>> = {
+export const PINO_LEVELS: Readonly<Record<LogLevel.LogLevel, number>> = {
   All: 10,
   Trace: 10,
   Debug: 20,
   Info: 30,
-  Warning: 40,
+  Warn: 40,
   Error: 50,
   Fatal: 60,
   None: 100
@@ -114,7 +120,7 @@ const lineHead = (millis: number, level: LogLevel.LogLevel): string => {
   if (millis !== headMillis || level !== headLevel) {
     headMillis = millis
     headLevel = level
-    head = `{"level":${PINO_LEVELS[level._tag]},"time":${millis}${BASE},"msg":`
+    head = `{"level":${PINO_LEVELS[level]},"time":${millis}${BASE},"msg":`
   }
   return head
 }
@@ -123,15 +129,17 @@ const lineHead = (millis: number, level: LogLevel.LogLevel): string => {
  * One JSON object per line in pino's shape: `level` (pino's number), `time` (milliseconds since the
  * epoch), `pid`, `hostname`, `msg`, then each annotation, then `err` when an error was logged.
  */
-export const jsonLogger: Logger.Logger<unknown, string> = Logger.make(({ annotations, cause, date, logLevel, message }) => {
+export const jsonLogger: Logger.Logger<unknown, string> = Logger.make(({ cause, date, fiber, logLevel, message }) => {
   // Written out rather than through an object and JSON.stringify: this runs for every access line.
-  const plain = typeof message === "string" && Cause.isEmpty(cause)
-  const parts = plain ? undefined : partsOf(message, cause)
-  let line = lineHead(date.getTime(), logLevel) + JSON.stringify(plain ? message : parts!.message)
-  HashMap.forEach(annotations, (value, key) => {
+  const one = cause.reasons.length === 0 ? oneString(message) : undefined
+  const parts = one !== undefined ? undefined : partsOf(message, cause)
+  let line = lineHead(date.getTime(), logLevel) + JSON.stringify(one ?? parts!.message)
+  const annotations = fiber.getRef(References.CurrentLogAnnotations)
+  for (const key in annotations) {
+    const value = annotations[key]
     const prefix = keyPrefix(key)
     if (prefix !== "") line += prefix + (typeof value === "number" ? jsonNumber(value) : JSON.stringify(structured(value)) ?? "null")
-  })
+  }
   if (parts?.error !== undefined) line += `,"err":${JSON.stringify(parts.error)}`
   return line + "}"
 })
@@ -164,7 +172,7 @@ const jsonNumber = (value: number): string => (Number.isFinite(value) ? String(v
 const structured = (value: unknown): unknown =>
   typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === null
     ? value
-    : Inspectable.toJSON(value)
+    : Inspectable.toJson(value)
 
 const textValue = (value: unknown): string => {
   const text = typeof value === "string" ? value : Inspectable.toStringUnknown(value, 0)
@@ -172,12 +180,11 @@ const textValue = (value: unknown): string => {
 }
 
 /** For a terminal: `time LEVEL message key=value …`, an error on the lines after. */
-export const textLogger: Logger.Logger<unknown, string> = Logger.make(({ annotations, cause, date, logLevel, message }) => {
+export const textLogger: Logger.Logger<unknown, string> = Logger.make(({ cause, date, fiber, logLevel, message }) => {
   const parts = partsOf(message, cause)
-  let line = `${date.toISOString()} ${logLevel.label.padEnd(5)} ${parts.message}`
-  HashMap.forEach(annotations, (value, key) => {
-    line += ` ${key}=${textValue(value)}`
-  })
+  let line = `${date.toISOString()} ${logLevel.toUpperCase().padEnd(5)} ${parts.message}`
+  const annotations = fiber.getRef(References.CurrentLogAnnotations)
+  for (const key in annotations) line += ` ${key}=${textValue(annotations[key])}`
   return parts.error === undefined ? line : `${line}\n${parts.error.stack.replace(/^/gm, "    ")}`
 })
 
@@ -243,7 +250,7 @@ export const drained = (stream: LineStream, within: Duration.Input = DRAIN_WITHI
     Effect.interruptible,
     Effect.timeout(within),
     Effect.ignore,
-    Effect.when(() => (stream.writableLength ?? 0) > 0),
+    Effect.when(Effect.sync(() => (stream.writableLength ?? 0) > 0)),
     Effect.asVoid
   )
 
@@ -270,7 +277,7 @@ export const layer = (
     // Every other logger goes (the command line's runtime adds a pretty one); the tracer's stays,
     // so a log inside a span is also an event of that span.
     return Layer.merge(
-      Layer.locallyScoped(References.CurrentLoggers, HashSet.make(lines, Logger.tracerLogger)),
+      Layer.succeed(References.CurrentLoggers, new Set([lines, Logger.tracerLogger])),
       Layer.succeed(References.MinimumLogLevel, LEVELS[config.level])
     )
   }))
