@@ -5,7 +5,11 @@
  *
  * @since 1.0.0
  */
-import { Args, CliConfig, Command, Options, ValidationError } from "@effect/cli"
+import * as Argument from "effect/cli/Argument"
+import * as CliConfig from "effect/cli/CliConfig"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
 import { Accounts, type Errors, type Plan, Usage, UsageRange, Webhooks, Layers } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -14,7 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import * as SchemaIssue from "effect/SchemaIssue"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as AdminApi from "@petstore/http-node/AdminApi"
@@ -99,14 +103,14 @@ export const make = (options: CliOptions) => {
   const createAccount = Command.make(
     "create",
     {
-      plan: Options.choice("plan", ["free", "pro", "business", "enterprise"]).pipe(
-        Options.withDescription("The account's plan; enterprise needs --per-minute and --per-day.")
+      plan: Flag.Literals("plan", ["free", "pro", "business", "enterprise"]).pipe(
+        Flag.withDescription("The account's plan; enterprise needs --per-minute and --per-day.")
       ),
-      perMinute: Options.integer("per-minute").pipe(
-        Options.withDescription("Enterprise only: requests per minute."),
-        Options.optional
+      perMinute: Flag.Int("per-minute").pipe(
+        Flag.withDescription("Enterprise only: requests per minute."),
+        Flag.optional
       ),
-      perDay: Options.integer("per-day").pipe(Options.withDescription("Enterprise only: requests per UTC day."), Options.optional)
+      perDay: Flag.Int("per-day").pipe(Flag.withDescription("Enterprise only: requests per UTC day."), Flag.optional)
     },
     ({ perDay, perMinute, plan }) =>
       Effect.gen(function*() {
@@ -134,16 +138,16 @@ export const make = (options: CliOptions) => {
       })
   ).pipe(Command.withDescription("Create an account; prints its id, plan and first key (shown only this once)."))
 
-  const accountId = Options.text("account").pipe(Options.withDescription("The account's id (acc_...)."))
-  const keyId = Args.text({ name: "KEY_ID" }).pipe(Args.withDescription("The key's id (key_...)."))
+  const accountId = Flag.String("account").pipe(Flag.withDescription("The account's id (acc_...)."))
+  const keyId = Argument.String("KEY_ID").pipe(Argument.withDescription("The key's id (key_...)."))
 
   const createKey = Command.make(
     "create",
     {
       account: accountId,
-      expiresAt: Options.text("expires-at").pipe(
-        Options.withDescription("When the key stops working, ISO 8601 (e.g. 2030-01-31T12:00:00Z); default never."),
-        Options.optional
+      expiresAt: Flag.String("expires-at").pipe(
+        Flag.withDescription("When the key stops working, ISO 8601 (e.g. 2030-01-31T12:00:00Z); default never."),
+        Flag.optional
       )
     },
     ({ account, expiresAt }) =>
@@ -190,9 +194,9 @@ export const make = (options: CliOptions) => {
     "rotate",
     {
       keyId,
-      graceSeconds: Options.integer("grace-seconds").pipe(
-        Options.withDescription("How long the old key keeps working, in seconds (default 0, at most 30 days)."),
-        Options.withDefault(0)
+      graceSeconds: Flag.Int("grace-seconds").pipe(
+        Flag.withDescription("How long the old key keeps working, in seconds (default 0, at most 30 days)."),
+        Flag.withDefault(0)
       )
     },
     ({ graceSeconds, keyId }) =>
@@ -252,11 +256,11 @@ export const make = (options: CliOptions) => {
       printLines([...endpointLines(endpoint), ["secret", secret]]),
       Console.error("Store the signing secret now: it is shown only this once.")
     )
-  const messageId = Args.text({ name: "MESSAGE_ID" }).pipe(Args.withDescription("The message's id (msg_...)."))
+  const messageId = Argument.String("MESSAGE_ID").pipe(Argument.withDescription("The message's id (msg_...)."))
 
   const setWebhook = Command.make(
     "set",
-    { account: accountId, url: Options.text("url").pipe(Options.withDescription("Where messages are POSTed (https).")) },
+    { account: accountId, url: Flag.String("url").pipe(Flag.withDescription("Where messages are POSTed (https).")) },
     ({ account, url }) =>
       Effect.flatMap(withWebhooks((w) => w.setEndpoint(account, url).pipe(Effect.mapError(webhookFailure))), printSecret)
   ).pipe(Command.withDescription("Set an account's webhook endpoint (enabling it again); prints its signing secret, shown only this once."))
@@ -276,9 +280,9 @@ export const make = (options: CliOptions) => {
     "rotate-secret",
     {
       account: accountId,
-      graceSeconds: Options.integer("grace-seconds").pipe(
-        Options.withDescription("How long the previous secret keeps signing, in seconds (default 86400, at most 7 days)."),
-        Options.optional
+      graceSeconds: Flag.Int("grace-seconds").pipe(
+        Flag.withDescription("How long the previous secret keeps signing, in seconds (default 86400, at most 7 days)."),
+        Flag.optional
       )
     },
     ({ account, graceSeconds }) =>
@@ -300,9 +304,9 @@ export const make = (options: CliOptions) => {
   ).pipe(Command.withDescription("List a message's delivery attempts."))
 
   const replayMessage = Command.make("replay", {
-    messageId: messageId.pipe(Args.optional),
-    account: accountId.pipe(Options.optional),
-    since: Options.text("since").pipe(Options.withDescription("With --account: replay every failed message with an attempt since this time (ISO 8601)."), Options.optional)
+    messageId: messageId.pipe(Argument.optional),
+    account: accountId.pipe(Flag.optional),
+    since: Flag.String("since").pipe(Flag.withDescription("With --account: replay every failed message with an attempt since this time (ISO 8601)."), Flag.optional)
   }, ({ account, messageId, since }) =>
     Effect.gen(function*() {
       if (Option.isSome(messageId) && Option.isNone(account) && Option.isNone(since)) {
@@ -331,7 +335,7 @@ export const make = (options: CliOptions) => {
 
   const importSqlite = Command.make(
     "import-sqlite",
-    { file: Args.file({ name: "SQLITE_FILE", exists: "yes" }).pipe(Args.withDescription("The SQLite file to copy from.")) },
+    { file: Argument.File("SQLITE_FILE", { mustExist: true }).pipe(Argument.withDescription("The SQLite file to copy from.")) },
     ({ file }) =>
       Effect.flatMap(configuration, (conf) =>
         StoreAdmin.importSqlite(conf, file).pipe(
@@ -360,14 +364,14 @@ export const make = (options: CliOptions) => {
   const usage = Command.make(
     "usage",
     {
-      account: Args.text({ name: "ACCOUNT" }).pipe(Args.withDescription("The account's id (acc_...); omit it with --top."), Args.optional),
-      since: Options.text("since").pipe(
-        Options.withDescription("How far back: 24h, 7d ... (hours: one row per hour; more than 2 days: one row per day). Default 24h."),
-        Options.withDefault("24h")
+      account: Argument.String("ACCOUNT").pipe(Argument.withDescription("The account's id (acc_...); omit it with --top."), Argument.optional),
+      since: Flag.String("since").pipe(
+        Flag.withDescription("How far back: 24h, 7d ... (hours: one row per hour; more than 2 days: one row per day). Default 24h."),
+        Flag.withDefault("24h")
       ),
-      byKey: Options.boolean("by-key").pipe(Options.withDescription("A table per key of the account, after the account's.")),
-      top: Options.boolean("top").pipe(Options.withDescription("The accounts with most traffic instead (with --refused: most refusals).")),
-      refused: Options.boolean("refused").pipe(Options.withDescription("With --top: rank by refused requests."))
+      byKey: Flag.Boolean("by-key").pipe(Flag.withDescription("A table per key of the account, after the account's.")),
+      top: Flag.Boolean("top").pipe(Flag.withDescription("The accounts with most traffic instead (with --refused: most refusals).")),
+      refused: Flag.Boolean("refused").pipe(Flag.withDescription("With --top: rank by refused requests."))
     },
     ({ account, byKey, refused, since, top }) =>
       Effect.gen(function*() {
@@ -417,7 +421,7 @@ export const make = (options: CliOptions) => {
     ])
   )
 
-  const run = Command.run(petstore, { name: "petstore", version: VERSION })
+  const run = Command.runWith(petstore, { version: VERSION })
 
   /**
    * Runs the command line with `argv` (as `process.argv`). Every failure has been explained on
@@ -427,13 +431,13 @@ export const make = (options: CliOptions) => {
     if (ServeHelp.asksHelp(argv)) return Console.log(ServeHelp.text())
     const flag = ServeHelp.takeLogLevel(argv)
     if (Result.isFailure(flag)) return explained(Effect.fail(new CliFailure({ message: flag.failure })))
-    return ServeHelp.withLogLevel(run(flag.success.argv), flag.success.level).pipe(
-      // The options every command has (--completions, --wizard, …) stay out of each command's help.
-      Effect.provide(CliConfig.layer({ showBuiltIns: false })),
-      Effect.catchCause((cause): Effect.Effect<never, CliFailure | ValidationError.ValidationError> => {
+    return ServeHelp.withLogLevel(run(flag.success.argv.slice(2)), flag.success.level).pipe(
+      // The flags every command has (--completions, --log-level, …) stay out of each command's help.
+      Effect.provide(CliConfig.layer({ builtIns: [] })),
+      Effect.catchCause((cause): Effect.Effect<never, CliFailure | CliError.CliError> => {
         const failure = Cause.findErrorOption(cause)
-        // @effect/cli has already printed its own validation messages.
-        if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return Effect.fail(failure.value)
+        // The command line has already printed its own messages for what it could not parse.
+        if (Option.isSome(failure) && CliError.isCliError(failure.value)) return Effect.fail(failure.value)
         return explained(Effect.failCause(cause))
       })
     )
@@ -479,18 +483,20 @@ const adminRule = <A>(
   field: string,
   flag: string
 ) => {
-  const decode = Schema.decodeUnknownResult(
-    Option.getOrThrow(AdminApi.AdminGroup.endpoints[endpoint].payloadSchema as unknown as Option.Option<Schema.Schema<unknown>>)
-  )
+  const payload = AdminApi.AdminGroup.endpoints[endpoint].payload.values().next()
+  if (payload.done) throw new Error(`the admin endpoint ${endpoint} declares no payload`)
+  const decode = Schema.decodeUnknownResult(payload.value.schemas[0] as Schema.Codec<unknown, unknown, never, never>)
   return (value: A): Effect.Effect<A, CliFailure> =>
     Result.match(decode({ [field]: value }), {
       onFailure: (error) => {
-        const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+        const issue = formatIssues(error.issue).issues[0]
         return Effect.fail(new CliFailure({ message: `${flag} ${issue?.message ?? "is invalid"}, got ${JSON.stringify(value)}` }))
       },
       onSuccess: () => Effect.succeed(value)
     })
 }
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const checkExpiresAt = adminRule<string>("createKey", "expiresAt", "--expires-at")
 const checkGraceSeconds = adminRule<number>("rotateKey", "graceSeconds", "--grace-seconds")
