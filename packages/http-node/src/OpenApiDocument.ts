@@ -195,7 +195,11 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
     components: {
       schemas: OpenApiSchema.reachable(schemas, [asJson(paths), OpenApiSchema.ERROR_REF]),
       headers: OpenApiHeaders.components(asJson(paths)),
-      securitySchemes: source.components.securitySchemes
+      // HTTP auth scheme names are case-insensitive (RFC 9110); written in lower case, as the registry lists them.
+      securitySchemes: Object.fromEntries(Object.entries(source.components.securitySchemes).map(([name, scheme]) => [
+        name,
+        "scheme" in scheme && typeof scheme.scheme === "string" ? { ...scheme, scheme: scheme.scheme.toLowerCase() } : scheme
+      ]))
     }
   }
 }

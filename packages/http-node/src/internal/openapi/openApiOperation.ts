@@ -52,13 +52,15 @@ const content = (source: OpenApi.OpenApiSpecContent, schemaOf: (schema: JsonObje
 
 const parameter = (p: OpenApi.OpenAPISpecParameter): Parameter => {
   const schema = toSchema30(asJson(p.schema))
+  // The description is the parameter's (the framework may write it on the schema alone).
+  const description = p.description ?? (typeof schema.description === "string" ? schema.description : undefined)
   return {
     name: p.name,
     in: p.in,
     required: p.required,
-    ...(p.description === undefined ? {} : { description: p.description }),
+    ...(description === undefined ? {} : { description }),
     // The framework copies the description into the schema; once is enough for generated docs.
-    schema: schema.description === p.description ? omit(schema, "description") : schema
+    schema: schema.description === description ? omit(schema, "description") : schema
   }
 }
 

@@ -42,10 +42,18 @@ const anyOfOrOne = (members: ReadonlyArray<JsonObject>): JsonObject =>
  * Converts one schema. Children are converted first, so a parent sees 3.0 children only
  * (a converted `{type:"null"}` branch is `{nullable:true, enum:[null]}`).
  */
+/** Effect's bounds of every integer (the safe integers): not written where a schema sets no bound of its own. */
+const SAFE_MAX = Number.MAX_SAFE_INTEGER
+
 export const toSchema30 = (input: Json | undefined): JsonObject => {
   if (input === false) return { not: {} }
   if (!isObject(input)) return {}
   const out: Record<string, Json> = {}
+  // Bodies are read with unknown fields ignored: the document does not forbid them.
+  if (input.additionalProperties === false) input = omit(input, "additionalProperties")
+  // An integer's implicit bounds (±2^53 − 1) are left out; an identifier's format says int64 and keeps its maximum.
+  if (input.type === "integer" && input.minimum === -SAFE_MAX) input = omit(input, "minimum")
+  if (input.type === "integer" && input.maximum === SAFE_MAX && input.format !== "int64") input = omit(input, "maximum")
   let nullable = input.nullable === true
   let typeUnion: ReadonlyArray<JsonObject> = []
   for (const [key, value] of Object.entries(input)) {
@@ -202,7 +210,12 @@ export const referencing = (
 ): (schema: JsonObject) => JsonObject => {
   const named = Object.entries(schemas)
   return (schema: JsonObject): JsonObject => {
-    const bare = omit(schema, "description")
+    // A reference to a component that only differs from an earlier one by its description (the
+    // framework makes one per description given to a success schema) is to that earlier one.
+    const target = typeof schema.$ref === "string" && schema.$ref.startsWith(SCHEMAS)
+      ? schemas[schema.$ref.slice(SCHEMAS.length)]
+      : undefined
+    const bare = omit(target ?? schema, "description")
     const match = named.find(([, component]) => jsonEqual(omit(component, "description"), bare))
     return match === undefined ? schema : { $ref: `${SCHEMAS}${match[0]}` }
   }
