@@ -3,7 +3,7 @@ import { Result, Schema } from "effect"
 import * as Pet from "../src/Pet.js"
 import { jsonSchemaOf } from "./support/JsonSchema.js"
 
-const decode = <S extends Schema.Top>(schema: S) => (input: unknown) => Schema.decodeUnknownResult(schema)(input)
+const decode = <S extends Schema.ConstraintDecoder<unknown>>(schema: S) => (input: unknown) => Schema.decodeUnknownResult(schema)(input)
 const message = (result: Result.Result<unknown, { readonly message: string }>) =>
   Result.isFailure(result) ? result.failure.message : "decoded"
 

@@ -116,7 +116,7 @@ export const make = (
         return found
       })
 
-    // Cached answers are answerable at once (see `Sync`): no fiber on a request's path.
+    // Cached answers are answered in the caller's step (`Effect.suspend`): no fiber is forked on a request's path.
     const keyByHash = (hash: string) =>
       Effect.suspend(() => {
         const now = clock.currentTimeMillisUnsafe()

@@ -186,8 +186,8 @@ export const make = (options: RedisOptions): Effect.Effect<Redis["Service"], nev
       new RedisUnavailable({ message: `Redis at ${where}: ${what}: ${cause instanceof Error ? cause.message : String(cause)}` })
     const deadlineMillis = Duration.toMillis(deadline)
     // The deadline is one timer beside the call (on every limited request: `Effect.timeout`'s race of
-    // fibers would cost more than the call itself). A request's runner waits for the reply without a
-    // fiber (`Sync.callback`).
+    // fibers would cost more than the call itself). The caller's fiber waits for the reply without
+    // forking another (`Effect.callback`).
     const bounded = <A>(what: string, call: () => Promise<A>) =>
       Effect.callback<A, RedisUnavailable>((resume) => {
         let done = false

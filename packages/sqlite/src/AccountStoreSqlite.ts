@@ -117,7 +117,7 @@ export const make = (
       if (Option.isSome(found)) accounts.set(id, found.value)
       return found
     }
-    // Lookups are synchronous reads: answerable at once (see `Sync`), so a request needs no fiber for them.
+    // Lookups are synchronous reads, answered in the caller's step (`Effect.try`): no fiber is forked for them.
     const atOnce = <A>(f: () => A): Effect.Effect<A, Errors.StoreUnavailable> =>
       Effect.try({ try: f, catch: (cause) => new Errors.StoreUnavailable({ cause }) })
 
