@@ -3,7 +3,7 @@ import { ConfigProvider, Effect } from "effect"
 import { describeError, ServerConfig } from "../src/Config.js"
 
 const read = (env: Record<string, string>) =>
-  Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))
+  Effect.provideService(ServerConfig, ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(env))
 
 describe("ServerConfig", () => {
   it.effect("the ban grace is 250 ms unless PETSTORE_BAN_GRACE_MS says otherwise (0 to 1000)", () =>

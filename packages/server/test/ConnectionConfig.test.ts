@@ -9,7 +9,7 @@ import { ServerConfig } from "../src/Config.js"
 import { start, stop } from "./support/ServerProcess.js"
 
 const read = (env: Record<string, string>) =>
-  Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))
+  Effect.provideService(ServerConfig, ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(env))
 
 describe("connection settings", () => {
   it.effect("unset, they keep the server's defaults; set, each is taken", () =>

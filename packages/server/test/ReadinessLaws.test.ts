@@ -20,7 +20,7 @@ const redisAvailable = RedisProcess.availableOrFail()
 /** The services of a server configured by `env`, with the readiness they carry. */
 const composed = <P>(env: Record<string, string>) =>
   Effect.map(
-    Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))),
+    Effect.provideService(ServerConfig, ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(env)),
     // `Main.services` promises the core services; the readiness ports come with them.
     (config) => Main.services(config) as unknown as Layer.Layer<P, unknown>
   )

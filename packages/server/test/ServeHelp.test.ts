@@ -26,12 +26,12 @@ const namesRead = (): Set<string> => {
     enumerateChildren: () => Effect.succeed(HashSet.empty()),
     patch: ConfigProviderPathPatch.empty
   }))
-  Effect.runSync(Effect.withConfigProvider(ServerConfig, recording))
+  Effect.runSync(Effect.provideService(ServerConfig, ConfigProvider.ConfigProvider, recording))
   return names
 }
 
 const configFrom = (env: Record<string, string>) =>
-  Effect.runSync(Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
+  Effect.runSync(Effect.provideService(ServerConfig, ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(env)))
 
 describe("the table of variables", () => {
   it("names every variable the configuration reads, and no other", () => {

@@ -17,7 +17,7 @@ import * as StoreServices from "../src/StoreServices.js"
 import * as MemoryStore from "../src/stores/memory.js"
 
 const read = (env: Record<string, string>, registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn) =>
-  Effect.withConfigProvider(storeConfig(registry), ConfigProvider.fromMap(new Map(Object.entries(env))))
+  Effect.provideService(storeConfig(registry), ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(env))
 
 const refusal = (env: Record<string, string>, registry?: StoreRegistry.StoreRegistry) =>
   Effect.map(Effect.flip(read(env, registry)), describeError)
@@ -53,7 +53,7 @@ const withFake = StoreRegistry.make([...StoreRegistry.builtIn.registrations, fak
 /** A whole server configuration (memory, metrics on) with `store` in place of its store. */
 const serverConfig = (store: ServerConfig["store"]) =>
   Effect.map(
-    Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map([["PETSTORE_STORE", "memory"]]))),
+    Effect.provideService(ServerConfig, ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({ PETSTORE_STORE: "memory" })),
     (config): ServerConfig => ({ ...config, store })
   )
 

@@ -16,7 +16,7 @@ export interface InProcessServer {
 /** Reads a configuration from `env` (the memory store unless given), on a free port. */
 export const config = (env: Record<string, string>, extra: Partial<Config> = {}): Promise<Config> =>
   Effect.runPromise(
-    Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries({ PORT: "1", PETSTORE_STORE: "memory", ...env }))))
+    Effect.provideService(ServerConfig, ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown({ PORT: "1", PETSTORE_STORE: "memory", ...env }))
   ).then((c) => ({ ...c, port: 0, ...extra }))
 
 /** Starts the server of `conf` (its stores as configured, or `services`), optionally under `wrap` (a tracer). */
