@@ -10,6 +10,7 @@ import * as CliConfig from "effect/cli/CliConfig"
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
 import { Accounts, type Errors, type Plan, Usage, UsageRange, Webhooks, Layers } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -432,8 +433,9 @@ export const make = (options: CliOptions) => {
     const flag = ServeHelp.takeLogLevel(argv)
     if (Result.isFailure(flag)) return explained(Effect.fail(new CliFailure({ message: flag.failure })))
     return ServeHelp.withLogLevel(run(flag.success.argv.slice(2)), flag.success.level).pipe(
-      // The flags every command has (--completions, --log-level, …) stay out of each command's help.
-      Effect.provide(CliConfig.layer({ builtIns: [] })),
+      // --help and --version only: the other flags Effect's command line gives every command
+      // (--completions, --wizard, its own --log-level) stay out of each command's help.
+      Effect.provide(CliConfig.layer({ builtIns: [GlobalFlag.Help, GlobalFlag.Version] })),
       Effect.catchCause((cause): Effect.Effect<never, CliFailure | CliError.CliError> => {
         const failure = Cause.findErrorOption(cause)
         // The command line has already printed its own messages for what it could not parse.
