@@ -4,7 +4,7 @@
  * a store that outlives one command, which the in-memory default is not, so it runs the same
  * commands in process over an account store shared between commands.
  */
-import { NodeContext } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import {
   Accounts,
@@ -221,7 +221,7 @@ const runCli = (cli: ReturnType<typeof Cli.make>, ...args: ReadonlyArray<string>
     }
     const exit = yield* Effect.exit(cli(["node", "petstore", ...args]).pipe(Effect.withConsole(capture)))
     return { ok: Exit.isSuccess(exit), stdout: stdout.join("\n"), stderr: stderr.join("\n") }
-  }).pipe(Effect.provide(NodeContext.layer))
+  }).pipe(Effect.provide(NodeServices.layer))
 
 /** Services whose account store outlives each command, as a durable store would. */
 const keepingServices = () => {
