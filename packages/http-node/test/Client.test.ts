@@ -5,7 +5,8 @@
  * is read from the clock, not measured.
  */
 import { TestClock } from "effect/testing"
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpClientResponse } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 import { describe, expect, it } from "@effect/vitest"
 import { BanPolicy, MessageProcessor, Pet, Petstore } from "@petstore/core"
 import { Chunk, Clock, Context, Effect, Fiber, Layer, Option, Redacted, type Scope } from "effect"
@@ -66,7 +67,7 @@ const recordingHttpClient = (attempts: Array<Attempt>) =>
 const withClockDriven = <A, E>(effect: Effect.Effect<A, E>, horizon = HOUR) =>
   Effect.gen(function*() {
     const fiber = yield* Effect.forkChild(effect)
-    while (Option.isNone(yield* Fiber.poll(fiber))) {
+    while (fiber.pollUnsafe() === undefined) {
       const now = yield* Clock.currentTimeMillis
       const due = Chunk.filter(yield* TestClock.sleeps(), (at) => at - now <= horizon)
       if (Chunk.isNonEmpty(due)) yield* TestClock.setTime(Math.min(...due))
@@ -87,10 +88,10 @@ describe("Client against a real server", () => {
       expect(Number.isSafeInteger(rex.id) && rex.id > 0).toBe(true)
       const tom = yield* client.animals.createPet({ headers: {}, payload: { name: "Tom", categoryId: Pet.CategoryId.make(4), status: "sold" } })
 
-      expect(yield* client.animals.getPet({ path: { petId: rex.id } })).toEqual(rex)
-      expect(yield* client.animals.listPets({ urlParams: {} })).toEqual([rex, tom])
-      expect(yield* client.animals.listPets({ urlParams: { status: "sold" } })).toEqual([tom])
-      const [page, response] = yield* client.animals.listPets({ urlParams: { limit: 1 }, withResponse: true })
+      expect(yield* client.animals.getPet({ params: { petId: rex.id } })).toEqual(rex)
+      expect(yield* client.animals.listPets({ query: {} })).toEqual([rex, tom])
+      expect(yield* client.animals.listPets({ query: { status: "sold" } })).toEqual([tom])
+      const [page, response] = yield* client.animals.listPets({ query: { limit: 1 }, responseMode: "decoded-and-response" })
       expect(page).toEqual([rex])
       expect(response.headers["link"]).toMatch(/rel="next"/)
     }))
@@ -102,10 +103,10 @@ describe("Client against a real server", () => {
       const make = (apiKey: string) =>
         Client.make({ baseUrl: url, apiKey: Redacted.make(apiKey) }).pipe(Effect.provide(FetchHttpClient.layer))
 
-      const missing = yield* Effect.flip((yield* make(key)).animals.getPet({ path: { petId: Pet.PetId.make(424242) } }))
+      const missing = yield* Effect.flip((yield* make(key)).animals.getPet({ params: { petId: Pet.PetId.make(424242) } }))
       expect(missing).toEqual({ code: "not_found", status: 404, message: expect.stringContaining("424242") })
 
-      const refused = yield* Effect.flip((yield* make("psk_live_notAKeyAtAll0000000000000")).animals.listPets({ urlParams: {} }))
+      const refused = yield* Effect.flip((yield* make("psk_live_notAKeyAtAll0000000000000")).animals.listPets({ query: {} }))
       expect(refused).toEqual({ code: "unauthorized", status: 401, message: expect.any(String) })
     }))
 
@@ -120,7 +121,7 @@ describe("Client against a real server", () => {
 
       const calls = 6
       const pages = yield* withClockDriven(
-        Effect.forEach(Array.from({ length: calls }), () => client.animals.listPets({ urlParams: {} }))
+        Effect.forEach(Array.from({ length: calls }), () => client.animals.listPets({ query: {} }))
       )
       expect(pages).toEqual(Array.from({ length: calls }, () => []))
 
@@ -166,7 +167,7 @@ describe("Client retry policy", () => {
       const client = yield* Client.make({ baseUrl: "http://stub", apiKey: Redacted.make("k"), retry: policy }).pipe(
         Effect.provide(server.layer)
       )
-      const error = yield* withClockDriven(Effect.flip(client.animals.listPets({ urlParams: {} })))
+      const error = yield* withClockDriven(Effect.flip(client.animals.listPets({ query: {} })))
       expect(error).toEqual(errorBody(503, "unavailable"))
       expect(server.times).toHaveLength(5)
       const ceilings = [1000, 2000, 3000, 3000]
@@ -184,7 +185,7 @@ describe("Client retry policy", () => {
         { status: 200, body: [] }
       ])
       const client = yield* Client.make({ baseUrl: "http://stub", apiKey: Redacted.make("k") }).pipe(Effect.provide(server.layer))
-      expect(yield* withClockDriven(client.animals.listPets({ urlParams: {} }))).toEqual([])
+      expect(yield* withClockDriven(client.animals.listPets({ query: {} }))).toEqual([])
       expect(server.times).toEqual([0, 7_000])
     }))
 
@@ -193,7 +194,7 @@ describe("Client retry policy", () => {
       const server = scripted([{ status: 429, headers: { "retry-after": "900" }, body: errorBody(429, "key_banned") }])
       const client = yield* Client.make({ baseUrl: "http://stub", apiKey: Redacted.make("k"), retry: { maxRetryAfter: "5 minutes" } })
         .pipe(Effect.provide(server.layer))
-      const error = yield* withClockDriven(Effect.flip(client.animals.listPets({ urlParams: {} })), Infinity)
+      const error = yield* withClockDriven(Effect.flip(client.animals.listPets({ query: {} })), Infinity)
       expect(error).toEqual(errorBody(429, "key_banned"))
       expect(server.times).toEqual([0])
     }))
@@ -223,7 +224,7 @@ describe("Client retry policy", () => {
           )
         ))
       )
-      yield* client.animals.listPets({ urlParams: {} })
+      yield* client.animals.listPets({ query: {} })
       expect(seen).toEqual(["Bearer psk_test_abc"])
     }))
 })
