@@ -3,7 +3,7 @@
  * its sections, the tags' descriptions, and a description for each of the five operations.
  */
 import { expect, layer } from "@effect/vitest"
-import { OpenApi } from "@effect/platform"
+import { OpenApi } from "effect/http-api"
 import { Context, Effect } from "effect"
 import { OPERATIONS } from "../src/Api.js"
 import { expectStatus } from "./support/Expectations.js"

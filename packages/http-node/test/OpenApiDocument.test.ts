@@ -1,4 +1,4 @@
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { describe, expect, it } from "@effect/vitest"
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { Schema } from "effect"
@@ -412,7 +412,7 @@ describe("OpenApiDocument", () => {
       nullableRef: Schema.NullOr(Inner),
       nullableUnion: Schema.Union([Schema.String, Schema.Number, Schema.Null]),
       literalOrNull: Schema.Literals(["x", null]),
-      bounded: Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThan(10)),
+      bounded: Schema.Number.check(Schema.isGreaterThan(0), Schema.isLessThan(10)),
       pair: Schema.Tuple([Schema.String, Schema.Number]),
       headAndRest: Schema.Tuple([Schema.String], Schema.Number),
       byName: Schema.Record({ key: Schema.String, value: Schema.Number }),
@@ -422,7 +422,7 @@ describe("OpenApiDocument", () => {
       allOptional: Schema.optional(Schema.Struct({ o: Schema.optional(Schema.String) }))
     }).annotate({ identifier: "Thing" })
     const api = HttpApi.make("sample").add(
-      HttpApiGroup.make("things").add(HttpApiEndpoint.post("put", "/things").setPayload(Thing).addSuccess(Thing))
+      HttpApiGroup.make("things").add(HttpApiEndpoint.post("put", "/things", { payload: Thing, success: Thing }))
     )
     const sample = OpenApiDocument.make({ api, servers: [] })
     const result = await validate(sample)
