@@ -12,6 +12,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { asJson } from "./internal/json.js"
 import * as OpenApiHeaders from "./internal/openapi/openApiHeaders.js"
+import * as OpenApiParameters from "./internal/openapi/openApiParameters.js"
 import * as OpenApiOperation from "./internal/openapi/openApiOperation.js"
 import * as OpenApiSchema from "./internal/openapi/openApiSchema.js"
 import { DECLARED_TAGS, describe } from "./internal/openapi/openApiDescriptions.js"
@@ -148,6 +149,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   const schemas = OpenApiSchema.components(source.components.schemas)
   const shared: OpenApiOperation.Shared = {
     declared: OpenApiHeaders.declaredByRoute(options.api),
+    parameters: OpenApiParameters.byRoute(options.api),
     successSchema: OpenApiSchema.referencing(schemas),
     apiSecurity: source.security.filter((requirement) => Object.keys(requirement).length > 0)
   }

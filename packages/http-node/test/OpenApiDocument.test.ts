@@ -410,13 +410,13 @@ describe("OpenApiDocument", () => {
     const Thing = Schema.Struct({
       nullable: Schema.NullOr(Schema.String),
       nullableRef: Schema.NullOr(Inner),
-      nullableUnion: Schema.Union([Schema.String, Schema.Number, Schema.Null]),
+      nullableUnion: Schema.Union([Schema.String, Schema.Finite, Schema.Null]),
       literalOrNull: Schema.Literals(["x", null]),
       bounded: Schema.Number.check(Schema.isGreaterThan(0), Schema.isLessThan(10)),
       pair: Schema.Tuple([Schema.String, Schema.Number]),
-      headAndRest: Schema.Tuple([Schema.String], Schema.Number),
-      byName: Schema.Record({ key: Schema.String, value: Schema.Number }),
-      byPattern: Schema.Record({ key: Schema.TemplateLiteral(["a", Schema.String]), value: Schema.Number }),
+      headAndRest: Schema.TupleWithRest(Schema.Tuple([Schema.String]), [Schema.Number]),
+      byName: Schema.Record(Schema.String, Schema.Number),
+      byPattern: Schema.Record(Schema.TemplateLiteral(["a", Schema.String]), Schema.Number),
       anything: Schema.Unknown,
       withExample: Schema.String.annotate({ examples: ["hello"] }),
       allOptional: Schema.optional(Schema.Struct({ o: Schema.optional(Schema.String) }))

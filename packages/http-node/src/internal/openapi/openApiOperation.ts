@@ -50,8 +50,8 @@ const content = (source: OpenApi.OpenApiSpecContent, schemaOf: (schema: JsonObje
     schema: schemaOf(toSchema30(asJson(media.schema)))
   }))
 
-const parameter = (p: OpenApi.OpenAPISpecParameter): Parameter => {
-  const schema = toSchema30(asJson(p.schema))
+const parameter = (decoded: ReadonlyMap<string, JsonObject> | undefined) => (p: OpenApi.OpenAPISpecParameter): Parameter => {
+  const schema = decoded?.get(p.name) ?? toSchema30(asJson(p.schema))
   // The description is the parameter's (the framework may write it on the schema alone).
   const description = p.description ?? (typeof schema.description === "string" ? schema.description : undefined)
   return {
@@ -70,6 +70,8 @@ export interface Shared {
   readonly declared: ReadonlyMap<string, ReadonlyArray<OpenApiHeaders.DeclaredHeader>>
   /** A success schema as the document writes it (a reference when it equals a component). */
   readonly successSchema: (schema: JsonObject) => JsonObject
+  /** What each path and query parameter decodes to, by `OpenApiHeaders.routeKey` then name (`openApiParameters`). */
+  readonly parameters: ReadonlyMap<string, ReadonlyMap<string, JsonObject>>
   /** The API-level security requirements, without empty ones. */
   readonly apiSecurity: ReadonlyArray<SecurityRequirement>
 }
@@ -97,7 +99,7 @@ export const make = (shared: Shared, path: string, method: string, op: OpenApi.O
     ...(op.summary === undefined ? {} : { summary: op.summary }),
     ...(op.description === undefined ? {} : { description: op.description }),
     ...(op.deprecated === undefined ? {} : { deprecated: op.deprecated }),
-    ...(op.parameters.length === 0 ? {} : { parameters: op.parameters.map(parameter) }),
+    ...(op.parameters.length === 0 ? {} : { parameters: op.parameters.map(parameter(shared.parameters.get(OpenApiHeaders.routeKey(method, path)))) }),
     ...(op.requestBody === undefined ? {} : {
       requestBody: { required: op.requestBody.required, content: content(op.requestBody.content, (s) => s) }
     }),

@@ -16,8 +16,9 @@ import * as Operation from "./operation.js"
 
 /** `limit` of `GET /pets`: an integer 1..100 written in decimal digits. */
 export const Limit = digits.pipe(Schema.decodeTo(Schema.NumberFromString)).check(
+  Schema.isInt(),
   Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" })
-).annotate({ description: "Maximum number of animals returned (1..100, default 20)." })
+).annotate({ description: "Maximum number of animals returned (1..100, default 20).", default: 20 })
 
 /** Query of `GET /pets`. Unknown parameters are ignored; a repeated one is refused before decoding. */
 export const ListPetsParams = Schema.Struct({
