@@ -33,7 +33,8 @@ const SCHEMA_KEYWORDS_30: ReadonlySet<string> = new Set([
 /** A schema that admits only `null` once converted (3.0 has no `null` type). */
 const isNullOnly = (s: JsonObject): boolean =>
   s.nullable === true && jsonEqual(s.enum, [null]) &&
-  Object.keys(s).every((k) => k === "nullable" || k === "enum" || k === "description" || k === "title")
+  // Effect 4 writes the null literal as `{type: "object", enum: [null]}`: its type says nothing more.
+  Object.keys(s).every((k) => k === "nullable" || k === "enum" || k === "description" || k === "title" || k === "type")
 
 const anyOfOrOne = (members: ReadonlyArray<JsonObject>): JsonObject =>
   members.length === 1 ? members[0]! : { anyOf: members }
