@@ -9,6 +9,7 @@ import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Idempotency, Message, MessageQueue } from "@petstore/core"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { invalid, ResponseHeaders, tooLarge, commonErrors } from "./endpoint.js"
 import * as IdempotencyKeyHeader from "./idempotencyKey.js"
 import * as Operation from "./operation.js"
@@ -21,7 +22,8 @@ const DESCRIPTION = "**Experimental.** Queues a message: it is stored before the
 export const endpoint = HttpApiEndpoint.post("createMessage", "/messages", {
     headers: IdempotencyKeyHeader.headers,
     payload: Message.NewMessage,
-    success: Message.Message.annotate({ description: "Accepted and queued (or the replay of an earlier request's answer)." }).pipe(HttpApiSchema.status(202)),
+    // The same fields, described as this answer (the document refers to the Message component).
+    success: Schema.Struct(Message.Message.fields).annotate({ description: "Accepted and queued (or the replay of an earlier request's answer)." }).pipe(HttpApiSchema.status(202)),
     error: [invalid, IdempotencyKeyHeader.inUse, tooLarge, IdempotencyKeyHeader.reused, ...commonErrors]
   })
   .annotate(OpenApi.Identifier, "createMessage")

@@ -29,7 +29,8 @@ const DESCRIPTION = "Adds an animal and answers `201` with it and its `Location`
 export const endpoint = HttpApiEndpoint.post("createPet", "/pets", {
     headers: IdempotencyKeyHeader.headers,
     payload: NewPetBody,
-    success: Pet.Pet.annotate({ description: "The animal, with its assigned id (or the replay of an earlier request's answer)." }).pipe(HttpApiSchema.status(201)),
+    // The same fields, described as this answer (the document refers to the Pet component).
+    success: Schema.Struct(Pet.Pet.fields).annotate({ description: "The animal, with its assigned id (or the replay of an earlier request's answer)." }).pipe(HttpApiSchema.status(201)),
     error: [invalid, IdempotencyKeyHeader.inUse, tooLarge, IdempotencyKeyHeader.reused, ...commonErrors]
   })
   .annotate(OpenApi.Identifier, "createPet")
