@@ -20,8 +20,11 @@ const TYPED_ELSEWHERE: Record<string, ReadonlyArray<string>> = { postgres: ["pg"
 const shipsTypes = (dir: string, module: string): boolean => {
   const root = Path.join(dir, "node_modules", module)
   const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8"))
+  // Declarations beside the entry's JavaScript (`./dist/index.js`, `./dist/index.d.ts`) count too.
+  const entry = typeof manifest.exports?.["."] === "string" ? manifest.exports["."] as string : undefined
   return manifest.types !== undefined || manifest.typings !== undefined || JSON.stringify(manifest.exports ?? {}).includes("\"types\"") ||
-    Fs.existsSync(Path.join(root, "index.d.ts"))
+    Fs.existsSync(Path.join(root, "index.d.ts")) ||
+    (entry !== undefined && Fs.existsSync(Path.join(root, entry.replace(/\.js$/, ".d.ts"))))
 }
 
 describe.each(PACKAGES)("@petstore/%s", (name) => {
@@ -32,7 +35,7 @@ describe.each(PACKAGES)("@petstore/%s", (name) => {
     expect(Fs.readFileSync(Path.join(packageDir(name), "LICENSE"), "utf8")).toMatch(/^MIT License/)
     expect(manifest.license).toBe("MIT")
     expect(manifest.repository).toEqual({ type: "git", url: expect.stringMatching(/^git\+https:/), directory: `packages/${name}` })
-    expect(manifest.engines.node).toMatch(/^>=20/)
+    expect(manifest.engines.node).toMatch(/^>=22\.19/)
     expect(manifest.files).toEqual(expect.arrayContaining(["dist", "README.md", "LICENSE"]))
     expect(manifest.keywords.length).toBeGreaterThan(0)
   })
@@ -76,10 +79,10 @@ describe.each(PACKAGES)("@petstore/%s", (name) => {
       .toEqual(TYPED_ELSEWHERE[name] ?? [])
   })
 
-  it("takes effect (and the @effect/platform packages) as peers, on the 3.x line", () => {
+  it("takes effect (and @effect/platform-node) as peers, on the 4.x line", () => {
     expect(manifest.dependencies?.effect).toBeUndefined()
-    expect(manifest.peerDependencies.effect).toMatch(/^\^3\.\d+/)
-    for (const shared of ["@effect/platform", "@effect/platform-node"]) {
+    expect(manifest.peerDependencies.effect).toMatch(/^\^4\.\d+/)
+    for (const shared of ["@effect/platform-node"]) {
       expect(manifest.dependencies?.[shared]).toBeUndefined()
     }
   })
