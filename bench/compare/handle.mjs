@@ -62,9 +62,18 @@ const request = (method, url, body, idempotencyKey) => {
   const bytes = new TextEncoder().encode(body === undefined ? "" : JSON.stringify(body))
   return { method, url, header: (name) => headers[name], remoteAddress: "127.0.0.1", readBody: () => Exit.succeed({ _tag: "Body", bytes }) }
 }
-// Run as the node:http server runs a request: `Sync.run` (answered at once, or in a fiber); a
-// checkout from before `Sync.run` handed back an Exit when it answered at once.
-const run = typeof Sync.run === "function"
+// Run as the node:http server runs a request. On Effect 4 (`Effect.runForkWith`, no `Sync` in the
+// core): a fiber of its own with the application's services (`internal/hosts/runner.js`), its exit
+// observed. A checkout on Effect 3 ran it with `Sync.run` (answered at once, or in a fiber); one
+// from before `Sync.run` handed back an Exit when it answered at once.
+const fork = typeof Effect.runForkWith === "function" ? Effect.runForkWith(await runtime.context()) : undefined
+const run = fork !== undefined
+  ? (r) => {
+    let answer
+    fork(handle(r)).addObserver((exit) => (answer = exit))
+    return answer
+  }
+  : typeof Sync.run === "function"
   ? (r) => {
     let answer
     Sync.run(handle(r), (rest) => runtime.runFork(rest), (exit) => (answer = exit))

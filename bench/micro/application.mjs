@@ -1,9 +1,10 @@
 // The whole application of `serve` on the in-memory store, under the settings `env` gives (metrics,
 // usage ...), with an enterprise key and 100 pets: its `handle`, a request of that key for a
-// method, URL and body, and `close`. Shared by the micro-benchmarks that compare whole requests.
+// method, URL and body, `fork` (runs an effect in a fiber of its own with the application's services,
+// as the server's request runner does) and `close`. Shared by the micro-benchmarks that compare whole requests.
 // `keys` accounts are made (one key each): a micro-benchmark that sends more than an account's 10⁶
 // requests a minute (the most a plan allows) spreads them over the keys (`request(…, n)`).
-import { Accounts, Pets, Sync } from "@petstore/core"
+import { Accounts, Pets } from "@petstore/core"
 import { App as AppModule } from "@petstore/http-node"
 import { Config, Main, ServerMetrics } from "@petstore/server"
 import { ConfigProvider, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
@@ -11,7 +12,9 @@ import { BENCH_LIMITS, draft } from "../fixture.mjs"
 
 export const application = async (settings, keys = 1) => {
   const env = new Map([["PETSTORE_STORE", "memory"], ...Object.entries(settings)])
-  const config = await Effect.runPromise(Effect.withConfigProvider(Config.ServerConfig, ConfigProvider.fromMap(env)))
+  const config = await Effect.runPromise(
+    Effect.provideService(Config.ServerConfig, ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(Object.fromEntries(env)))
+  )
   const appLayer = ServerMetrics.appLayer(config, (metrics) =>
     AppModule.App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [], metrics })
   ).pipe(Layer.provideMerge(ServerMetrics.observeServices(config, Main.services(config))))
@@ -33,7 +36,10 @@ export const application = async (settings, keys = 1) => {
     url,
     header: (name) => (name === "authorization" ? authorizations[n] : name === "content-type" && bytes.length > 0 ? "application/json" : undefined),
     remoteAddress: "127.0.0.1",
-    readBody: () => Sync.succeed({ _tag: "Body", bytes })
+    readBody: () => Effect.succeed({ _tag: "Body", bytes })
   })
-  return { handle, request, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  // As the server's request runner (http-node's internal/hosts/runner.js): each request in a fiber of
+  // its own, with the services the application was built with.
+  const fork = Effect.runForkWith(context)
+  return { handle, request, fork, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }

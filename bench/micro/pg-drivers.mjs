@@ -19,11 +19,11 @@
 // bench database (/proc, when the server is local), and how many cores other processes kept busy
 // meanwhile (noise; PostgreSQL's background processes count there). batch64 throughput and CPU are
 // per row.
-// Extra variants for --drivers: `pg-unnamed` (pg without statement names, what @effect/sql-pg
-// sends: separates the cost of Effect from that of unnamed statements) and `postgres-nopipe`
-// (postgres.js without pipelining, see makePostgresJs).
-import { PgClient } from "@effect/sql-pg"
-import { ManagedRuntime, Redacted } from "effect"
+// Extra variants for --drivers: `pg-unnamed` (pg without statement names: separates the cost of
+// unnamed statements; @effect/sql-pg 4 names and caches its statements per connection, as `pg`
+// does here) and `postgres-nopipe` (postgres.js without pipelining, see makePostgresJs).
+import { PgClient, PgTypes } from "@effect/sql-pg"
+import { ManagedRuntime, Redacted, Result } from "effect"
 import os from "node:os"
 import { parseArgs } from "node:util"
 import pg from "pg"
@@ -100,6 +100,17 @@ const SQL = {
 const pgTypes = {
   getTypeParser: (oid, format) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format))
 }
+// @effect/sql-pg 4 speaks PostgreSQL's binary format through codecs of its own (int8 as a bigint):
+// its client's registry reads int8 as a number instead (and still writes a bigint or a number).
+const effectTypes = PgTypes.makeRegistry()
+effectTypes.register(PgTypes.OID.int8, {
+  decode: (bytes) => Result.succeed(Number(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigInt64(0))),
+  encode: (value) => {
+    const bytes = new Uint8Array(8)
+    new DataView(bytes.buffer).setBigInt64(0, BigInt(value))
+    return Result.succeed(bytes)
+  }
+})
 
 // --- drivers: make(applicationName) resolves to { ops: { [workload]: () => Promise }, close } -----------
 // postgres.js pipelines queries onto busy connections when more than `max` are in flight (up to
@@ -163,7 +174,7 @@ const makePg = (named) => async (app) => {
 // the cost includes building the Statement, its span, Effect.scoped and the pool acquire/release.
 const makeEffect = async (app) => {
   const runtime = ManagedRuntime.make(
-    PgClient.layer({ url: Redacted.make(DB_URL), maxConnections: POOL, types: pgTypes, applicationName: app })
+    PgClient.layer({ url: Redacted.make(DB_URL), maxConnections: POOL, types: effectTypes, applicationName: app })
   )
   const sql = await runtime.runPromise(PgClient.PgClient)
   const run = (effect) => runtime.runPromise(effect)
@@ -201,7 +212,7 @@ const DRIVERS = {
   "postgres-nopipe": { label: "postgres.js 3.4 (max_pipeline 0)", make: makePostgresJs(false) },
   pg: { label: "pg 8 (named prepared)", make: makePg(true) },
   "pg-unnamed": { label: "pg 8 (unnamed)", make: makePg(false) },
-  effect: { label: "@effect/sql-pg 0.53", make: makeEffect }
+  effect: { label: "@effect/sql-pg 4.0", make: makeEffect }
 }
 
 // --- measurement ------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import * as Sqlite from "@petstore/sqlite"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 
 const program = Effect.flatMap(Config.ServerConfig, (config) => {
-  if (config.store === undefined || config.store._tag !== "sqlite") return Effect.dieMessage("PETSTORE_STORE must be sqlite")
+  if (config.store === undefined || config.store._tag !== "sqlite") return Effect.die(new Error("PETSTORE_STORE must be sqlite"))
   const services = Sqlite.layerPetstore({
     filename: config.store.filename,
     groupCommit: { maxBatch: 1 },

@@ -430,6 +430,8 @@ export const make = (options: CliOptions) => {
    */
   return (argv: ReadonlyArray<string>) => {
     if (ServeHelp.asksHelp(argv)) return Console.log(ServeHelp.text())
+    // The version alone, as scripts read it (Effect's command line would print `petstore v1.0.0`).
+    if (argv.length === 3 && argv[2] === "--version") return Console.log(VERSION)
     const flag = ServeHelp.takeLogLevel(argv)
     if (Result.isFailure(flag)) return explained(Effect.fail(new CliFailure({ message: flag.failure })))
     return ServeHelp.withLogLevel(run(flag.success.argv.slice(2)), flag.success.level).pipe(

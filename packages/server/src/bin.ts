@@ -5,7 +5,10 @@
  * @since 1.0.0
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import * as PlainOutput from "./PlainOutput.js"
 import * as ServeCommand from "./ServeCommand.js"
 
@@ -26,4 +29,7 @@ const program: Effect.Effect<unknown, unknown> = ServeCommand.isServeAlone(proce
 
 // The command line explains every failure itself (one line on stderr); only the exit code is left.
 const withOutput = PlainOutput.wanted(process.env, process.stdout) ? PlainOutput.plain(program) : program
-withOutput.pipe(NodeRuntime.runMain({ disableErrorReporting: true }))
+// A stop on SIGTERM or SIGINT (the main fiber interrupted, after draining) is the normal end: exit 0.
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+withOutput.pipe(NodeRuntime.runMain({ disableErrorReporting: true, teardown }))
