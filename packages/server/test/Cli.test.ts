@@ -213,13 +213,14 @@ const runCli = (cli: ReturnType<typeof Cli.make>, ...args: ReadonlyArray<string>
   Effect.gen(function*() {
     const stdout: Array<string> = []
     const stderr: Array<string> = []
-    const base = yield* Effect.console
+    const base = yield* Console.Console
+    // Effect 4's console methods are plain functions.
     const capture: Console.Console = {
       ...base,
-      log: (...a) => Effect.sync(() => void stdout.push(a.join(" "))),
-      error: (...a) => Effect.sync(() => void stderr.push(a.join(" ")))
+      log: (...a: ReadonlyArray<unknown>) => void stdout.push(a.join(" ")),
+      error: (...a: ReadonlyArray<unknown>) => void stderr.push(a.join(" "))
     }
-    const exit = yield* Effect.exit(cli(["node", "petstore", ...args]).pipe(Effect.withConsole(capture)))
+    const exit = yield* Effect.exit(Effect.provideService(cli(["node", "petstore", ...args]), Console.Console, capture))
     return { ok: Exit.isSuccess(exit), stdout: stdout.join("\n"), stderr: stderr.join("\n") }
   }).pipe(Effect.provide(NodeServices.layer))
 
