@@ -422,7 +422,7 @@ export const make = (options: CliOptions) => {
     ])
   )
 
-  const run = Command.runWith(petstore, { version: VERSION })
+  const run = Command.runWith(petstore, { version: VERSION, renderErrors: false })
 
   /**
    * Runs the command line with `argv` (as `process.argv`). Every failure has been explained on
@@ -440,8 +440,17 @@ export const make = (options: CliOptions) => {
       Effect.provide(CliConfig.layer({ builtIns: [GlobalFlag.Help, GlobalFlag.Version] })),
       Effect.catchCause((cause): Effect.Effect<never, CliFailure | CliError.CliError> => {
         const failure = Cause.findErrorOption(cause)
-        // The command line has already printed its own messages for what it could not parse.
-        if (Option.isSome(failure) && CliError.isCliError(failure.value)) return Effect.fail(failure.value)
+        // What the command line could not parse: one line on stderr, as every other failure.
+        if (Option.isSome(failure) && CliError.isCliError(failure.value)) {
+          const error = failure.value
+          // Help asked for (`--help`) was printed; help shown for an error comes with that error.
+          const reasons = error._tag === "ShowHelp" ? error.errors : [error]
+          if (reasons.length === 0) return Effect.fail(error)
+          return Effect.andThen(
+            Console.error(`petstore: ${reasons.map((reason) => reason.message.split("\n")[0]).join("; ")}`),
+            Effect.fail(error)
+          )
+        }
         return explained(Effect.failCause(cause))
       })
     )
