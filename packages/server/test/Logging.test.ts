@@ -3,14 +3,11 @@
  * the output is not a terminal) or text, the access line per request, the level, and that no key,
  * token or body ever reaches them.
  */
-// FIXME v4: FiberId removed
-// FIXME v4: FiberRefs removed
-// FIXME v4: List removed
 import { prop } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 import * as AccessLine from "@petstore/http-node/AccessLine"
-import { Cause, Effect, HashMap, LogLevel } from "effect"
+import { Cause, Effect, type Fiber, LogLevel, References } from "effect"
 import * as Os from "node:os"
 import { prettyFactory } from "pino-pretty"
 import * as Logging from "../src/Logging.js"
@@ -210,15 +207,19 @@ describe("logs of the standalone server", () => {
   }
 })
 
+/** A fiber whose log annotations are `annotations` (what a logger reads of it), the rest as by default. */
+const fiberWith = (annotations: Record<string, unknown>): Fiber.Fiber<unknown, unknown> =>
+  ({
+    getRef: (reference: { readonly defaultValue: () => unknown }) =>
+      reference === (References.CurrentLogAnnotations as unknown) ? annotations : reference.defaultValue()
+  }) as unknown as Fiber.Fiber<unknown, unknown>
+
 describe("the line formats", () => {
   const entry = (message: unknown, annotations: Record<string, unknown>, cause: Cause.Cause<unknown> = Cause.empty) => ({
-    fiberId: FiberId.none,
-    logLevel: "Error",
+    logLevel: "Error" as const,
     message,
     cause,
-    context: FiberRefs.empty(),
-    spans: List.empty(),
-    annotations: HashMap.fromIterable(Object.entries(annotations)),
+    fiber: fiberWith(annotations),
     date: new Date(Date.UTC(2026, 10, 24, 12, 0, 0, 5))
   })
 
@@ -272,15 +273,12 @@ describe("the line formats", () => {
     facts,
     fc.integer({ min: 0, max: 4_102_444_800_000 })
   ], ([facts, millis]) => {
-    const annotations = HashMap.fromIterable(AccessLine.KEYS.flatMap((key) => facts[key] === undefined ? [] : [[key, facts[key]] as const]))
+    const annotations = Object.fromEntries(AccessLine.KEYS.flatMap((key) => facts[key] === undefined ? [] : [[key, facts[key]] as const]))
     const logged = Logging.jsonLogger.log({
-      fiberId: FiberId.none,
       logLevel: "Info",
-      message: AccessLine.MESSAGE,
+      message: [AccessLine.MESSAGE],
       cause: Cause.empty,
-      context: FiberRefs.empty(),
-      spans: List.empty(),
-      annotations,
+      fiber: fiberWith(annotations),
       date: new Date(millis)
     })
     const line = Logging.jsonAccessLine(facts, millis)
