@@ -370,9 +370,9 @@ export const make = (options: CliOptions) => {
         Flag.withDescription("How far back: 24h, 7d ... (hours: one row per hour; more than 2 days: one row per day). Default 24h."),
         Flag.withDefault("24h")
       ),
-      byKey: Flag.Boolean("by-key").pipe(Flag.withDescription("A table per key of the account, after the account's.")),
-      top: Flag.Boolean("top").pipe(Flag.withDescription("The accounts with most traffic instead (with --refused: most refusals).")),
-      refused: Flag.Boolean("refused").pipe(Flag.withDescription("With --top: rank by refused requests."))
+      byKey: Flag.Boolean("by-key").pipe(Flag.withDescription("A table per key of the account, after the account's."), Flag.withDefault(false)),
+      top: Flag.Boolean("top").pipe(Flag.withDescription("The accounts with most traffic instead (with --refused: most refusals)."), Flag.withDefault(false)),
+      refused: Flag.Boolean("refused").pipe(Flag.withDescription("With --top: rank by refused requests."), Flag.withDefault(false))
     },
     ({ account, byKey, refused, since, top }) =>
       Effect.gen(function*() {
