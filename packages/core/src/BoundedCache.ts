@@ -13,7 +13,7 @@
  * Effect's `Cache` does not fit these uses: its `get` is an effect (a hit run with `runSync`
  * measured 3.8 µs), each hit allocates an `Option` and records the access for its LRU and
  * statistics, and each lookup is an effect with its own `Deferred`. The caches here sit on
- * synchronous paths (`Sync`: a kept page is answered without a fiber) and memoise pure functions
+ * synchronous paths (a kept page is answered in the same step, no store read) and memoise pure functions
  * or plain reads, which need none of that.
  *
  * What makes an entry wrong is each use's business: every use states, where it is declared, what

@@ -86,7 +86,7 @@ export const makeMemory = (): PetRepository["Service"] => {
   const changes = changeListeners()
   return {
     onChange: changes.onChange,
-    // Each completes at once: a request's steps run it without a fiber (see `Sync.now`).
+    // Each completes at once, in one synchronous step (`Effect.sync`).
     insert: (draft) =>
       Effect.sync(() => {
         const pet: Pet = { id: nextId++ as PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }

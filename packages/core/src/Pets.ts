@@ -100,7 +100,7 @@ export class Pets extends Context.Service<
           const kept = fullPages.get(key)
           if (kept !== undefined) return Effect.succeed(kept)
           // One extra row tells whether a next page exists, so a page with a next link is always full.
-          // `Sync.map`: over a repository whose read completes at once, the page does too (see `Sync.now`).
+          // The page is built in a step after the repository's read (`Effect.map`).
           const before = generation
           return Effect.map(repo.listAfter({ afterId, status, limit: limit + 1 }), (rows): Page => {
             if (rows.length <= limit) return { pets: rows, next: Option.none() }

@@ -47,7 +47,7 @@ export class RateLimiter extends Context.Service<
     /**
      * Decides (and, when allowed, consumes) one request of an authenticated key, at the time of the
      * Clock the limiter was built with. An adapter that decides in this process builds its answer
-     * with `Sync` (answerable at once, no fiber); one that must ask a server (Redis) answers later,
+     * in one synchronous step (`Effect.sync`); one that must ask a server (Redis) answers later,
      * and may decide at that server's clock instead. Fails only when the limiter's state cannot be
      * reached and the adapter is set to refuse rather than guess (HTTP 503).
      */
@@ -176,7 +176,7 @@ export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clo
   }
 
   return RateLimiter.of({
-    // One synchronous step each: answerable at once (see `Sync`).
+    // One synchronous step each (`Effect.sync`): answerable at once.
     admit: (subject) => Effect.sync(() => decideAccount(subject, clock.currentTimeMillisUnsafe())),
     admitFailedAuth: (address) => Effect.sync(() => decideAddress(address, clock.currentTimeMillisUnsafe())),
     takeChanges: Effect.sync(() => {

@@ -4,9 +4,8 @@
  * configuration reads is in it, and each default it states is the one the configuration applies.
  * `--log-level` takes the levels `PETSTORE_LOG_LEVEL` takes (its effect on `serve`: Logging.test.ts).
  */
-// FIXME v4: ConfigProviderPathPatch removed
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigError, ConfigProvider, Effect, Result, HashSet } from "effect"
+import { ConfigProvider, Effect, Result } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -18,14 +17,11 @@ import { cli } from "./support/ServerProcess.js"
 /** The names of every variable the configuration reads from an empty environment. */
 const namesRead = (): Set<string> => {
   const names = new Set<string>()
-  const recording = ConfigProvider.fromFlat(ConfigProvider.makeFlat({
-    load: (path) => {
-      names.add(path.join("_"))
-      return Effect.fail(ConfigError.MissingData([...path], "unset"))
-    },
-    enumerateChildren: () => Effect.succeed(HashSet.empty()),
-    patch: ConfigProviderPathPatch.empty
-  }))
+  // Every path asked for is noted, and none is set.
+  const recording = ConfigProvider.make((path) => {
+    names.add(path.join("_"))
+    return Effect.succeed(undefined)
+  })
   Effect.runSync(Effect.provideService(ServerConfig, ConfigProvider.ConfigProvider, recording))
   return names
 }
