@@ -43,9 +43,8 @@ export class AccountStore extends Context.Service<
     readonly findKey: (id: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
     /**
      * The key with this hash. On every request's path: a store that can answer without waiting
-     * (from memory, a cache, or a synchronous read) builds its answer with `Sync` (see its
-     * convention), so the request needs no fiber for it. A store whose cache entries age reads the
-     * Clock it was built with.
+     * (from memory, a cache, or a synchronous read) answers in one synchronous step
+     * (`Effect.sync`). A store whose cache entries age reads the Clock it was built with.
      */
     readonly findKeyByHash: (hash: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyRecord>, StoreUnavailable>
@@ -98,7 +97,7 @@ export const makeMemory = (): AccountStore["Service"] => {
         accounts.set(account.id, account)
         put(firstKey)
       }),
-    // Lookups are on every request's path: answerable at once (see `Sync`).
+    // Lookups are on every request's path: answerable at once, in one synchronous step.
     findAccount: (id) => Effect.sync(() => Option.fromNullishOr(accounts.get(id))),
     countAccounts: Effect.sync(() => accounts.size),
     insertKey: (key) =>

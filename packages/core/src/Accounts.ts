@@ -79,8 +79,8 @@ export class Accounts extends Context.Service<
     ) => Effect.Effect<IssuedKey, AccountNotFound | InvalidExpiry | StoreUnavailable>
     /**
      * The principal of an active key at the Clock's time; `None` for anything else (unknown,
-     * malformed, revoked, expired). On every request's path: answerable at once when the store's
-     * lookups are (see `Sync`).
+     * malformed, revoked, expired). On every request's path: plain steps after the store's lookups
+     * (no generator).
      */
     readonly verify: (token: string) => Effect.Effect<Option.Option<Principal>, StoreUnavailable>
     readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<KeyMetadata>, AccountNotFound | StoreUnavailable>
@@ -150,8 +150,8 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
       limits: account.limits
     })
 
-    // `Sync` steps rather than a generator: this runs on every request, and when the store answers
-    // at once so does this (no fiber).
+    // Plain steps (`Effect.suspend`, `flatMap`, `map`) rather than a generator: this runs on every
+    // request.
     const clock = yield* Clock.Clock
     const NONE = Effect.succeed(Option.none<Principal>())
     const verify = (token: string): Effect.Effect<Option.Option<Principal>, StoreUnavailable> =>

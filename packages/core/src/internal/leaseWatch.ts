@@ -5,7 +5,7 @@
  * interrupted fiber cannot go on), so the number of workers never falls.
  *
  * Racing each attempt against a timer (`Effect.timeout`) forks two fibers per attempt and joins
- * their FiberRefs back; at hundreds of attempts a second that is a fifth of the worker's CPU.
+ * their fiber-local state back; at hundreds of attempts a second that is a fifth of the worker's CPU.
  *
  * @internal
  */
