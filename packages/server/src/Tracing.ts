@@ -27,7 +27,8 @@ export const layer = (tracing: ServerConfig["tracing"]): Layer.Layer<never, Erro
           resource: { serviceName: SERVICE_NAME },
           spanProcessor: new TraceBase.BatchSpanProcessor(new Exporter.OTLPTraceExporter())
         }))
-        return Layer.provide(Layer.empty, sdk)
+        // The SDK's tracer is a service of the layer's output (Effect 4): provided to the server with it.
+        return sdk as Layer.Layer<never>
       },
       catch: (error) => new Error(`PETSTORE_TRACING=otlp: the OpenTelemetry modules could not be loaded: ${String(error)}`)
     })

@@ -1,6 +1,7 @@
 /**
- * Valid inputs of the pet store interface, derived from the core's schemas with `Arbitrary.make`
- * and encoded with the same schemas, so they are exactly what a conforming server must accept.
+ * Valid inputs of the pet store interface, derived from the core's schemas with Effect's
+ * `Arbitrary.schema` (through `fromSchema`) and encoded with the same schemas, so they are exactly
+ * what a conforming server must accept.
  *
  * @since 1.0.0
  */

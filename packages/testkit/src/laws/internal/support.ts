@@ -27,12 +27,13 @@ type Values<Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>> = {
 export const property = <const Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>, E>(
   name: string,
   arbitraries: Arbs,
-  body: (values: Values<Arbs>) => Effect.Effect<void, E, TestClock.TestClock | Scope.Scope>,
+  body: (values: Values<Arbs>) => Effect.Effect<void, E, Scope.Scope>,
   runs: number,
   live = false
 ): void => {
   const test = () =>
-    Effect.flatMap(Effect.context<TestClock.TestClock>(), (context) =>
+    // The test's services (its TestClock among them) are captured once and given to every run.
+    Effect.flatMap(Effect.context<never>(), (context) =>
       Effect.promise(() =>
         fc.assert(
           fc.asyncProperty(fc.tuple(...arbitraries), (values) =>
@@ -41,8 +42,8 @@ export const property = <const Arbs extends ReadonlyArray<fc.Arbitrary<unknown>>
         )
       ))
   // A live body provides no test services: it must not use them (TestClock ...).
-  if (live) it.live(name, test as () => Effect.Effect<void>)
-  else it.effect(name, test as () => Effect.Effect<void>)
+  if (live) it.live(name, test)
+  else it.effect(name, test)
 }
 
 const BASE62 = [..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"]
