@@ -4,6 +4,7 @@
  * snapshot is imported into an empty PostgreSQL database, every store port of PostgreSQL answers
  * exactly what the same port of SQLite answers, and page cursors signed by one verify on the other.
  */
+import { propEffect } from "@petstore/testkit/Property"
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 import { AccountStore, DailyQuota, LimiterStateStore, MessageStore, PageCursor, Pet, PetRepository } from "@petstore/core"
@@ -52,7 +53,7 @@ if ("skip" in database) {
   describe.skip(`import round trip (${database.skip})`, () => it("skipped", () => {}))
 } else {
   describe("SQLite → PostgreSQL import", () => {
-    it.live.prop("every port of PostgreSQL answers what SQLite answered, for any content", [pets, accounts], ([petDrafts, accountSpecs]) =>
+    propEffect("every port of PostgreSQL answers what SQLite answered, for any content", [pets, accounts], ([petDrafts, accountSpecs]) =>
       Effect.gen(function*() {
         const sqlite = yield* Layer.build(Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provideMerge(Sqlite.layer({ filename: ":memory:" }))))
         const keys: Array<AccountStore.KeyRecord> = []

@@ -1,10 +1,13 @@
 /**
  * Property tests in vitest with fast-check: `prop(name, arbitraries, body)` checks `body` for every
- * generated tuple (an array of arbitraries) or record (an object of arbitraries); a schema in place
- * of an arbitrary stands for the values of that schema (`fromSchema`).
+ * generated tuple (an array of arbitraries) or record (an object of arbitraries), `propEffect` the
+ * effect `body` makes of it; a schema in place of an arbitrary stands for the values of that schema
+ * (`fromSchema`).
  *
  * @since 1.0.0
  */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import * as fc from "fast-check"
 import { it } from "vitest"
 import { fromSchema } from "./arbitraries/FromSchema.js"
@@ -40,4 +43,23 @@ export const prop = <const Inputs extends ReadonlyArray<Input> | Readonly<Record
   it(name, timeout === undefined ? {} : { timeout }, () => {
     fc.assert(fc.property(arbitraryOfInputs(inputs), (values) => body(values) !== false), parameters ?? {})
   })
+}
+
+/**
+ * A vitest test of the effect `body` makes of every generated value of `inputs`, each run in a scope
+ * of its own with the live clock; the property holds when every effect succeeds.
+ */
+export const propEffect = <const Inputs extends ReadonlyArray<Input> | Readonly<Record<string, Input>>, E>(
+  name: string,
+  inputs: Inputs,
+  body: (values: Values<Inputs>) => Effect.Effect<unknown, E, Scope.Scope>,
+  options?: PropOptions
+): void => {
+  const timeout = typeof options === "number" ? options : options?.timeout
+  const parameters = typeof options === "object" ? options.fastCheck : undefined
+  it(name, timeout === undefined ? {} : { timeout }, () =>
+    fc.assert(
+      fc.asyncProperty(arbitraryOfInputs(inputs), (values) => Effect.runPromise(Effect.scoped(Effect.asVoid(body(values))))),
+      parameters ?? {}
+    ))
 }
