@@ -26,7 +26,7 @@ const serve = async (http: Layer.Layer<HttpServer.HttpServer, unknown, any>): Pr
   const scope = Effect.runSync(Scope.make())
   const built = Layer.buildWithScope(http.pipe(Layer.provideMerge(PetstoreLive)), scope)
   const context = await Effect.runPromise(built as Effect.Effect<Context.Context<any>, unknown>)
-  const address = Context.get(context, HttpServer.HttpServer).address as HttpServer.TcpAddress
+  const address = Context.get(context, HttpServer.HttpServer).address as { readonly port: number }
   return { url: `http://127.0.0.1:${address.port}`, context, scope }
 }
 

@@ -392,10 +392,10 @@ describe("OpenApiDocument", () => {
   })
 
   it("is pure: equal documents for equal input, and the cached fromApi output is left untouched", () => {
-    const before = JSON.stringify(OpenApi.fromApi(Api, { additionalPropertiesStrategy: "allow" }))
+    const before = JSON.stringify(OpenApi.fromApi(Api))
     expect(OpenApiDocument.make({ api: Api, servers })).toEqual(doc)
-    expect(JSON.stringify(OpenApi.fromApi(Api, { additionalPropertiesStrategy: "allow" }))).toBe(before)
-    expect(OpenApi.fromApi(Api, { additionalPropertiesStrategy: "allow" }).openapi).toBe("3.1.0")
+    expect(JSON.stringify(OpenApi.fromApi(Api))).toBe(before)
+    expect(OpenApi.fromApi(Api).openapi).toBe("3.1.0")
   })
 
   it("follows the quickstart base path of the message operations", async () => {
@@ -411,7 +411,7 @@ describe("OpenApiDocument", () => {
       nullable: Schema.NullOr(Schema.String),
       nullableRef: Schema.NullOr(Inner),
       nullableUnion: Schema.Union([Schema.String, Schema.Finite, Schema.Null]),
-      literalOrNull: Schema.Literals(["x", null]),
+      literalOrNull: Schema.Union([Schema.Literal("x"), Schema.Null]),
       bounded: Schema.Finite.check(Schema.isGreaterThan(0), Schema.isLessThan(10)),
       pair: Schema.Tuple([Schema.String, Schema.Finite]),
       headAndRest: Schema.TupleWithRest(Schema.Tuple([Schema.String]), [Schema.Finite]),

@@ -6,8 +6,8 @@
  * `store.<Store>.<operation>`. Applied by the composition root to the stores it builds, so the
  * core and the adapters know nothing of it.
  *
- * With tracing off a call answerable at once (see `Sync`: memory, a cache, a synchronous read)
- * stays so, timed when it runs; with tracing on, every call runs in its span (and so in a fiber).
+ * A call answerable at once (memory, a cache, a synchronous read) stays so, timed when it runs,
+ * with tracing off or on (a span does not make Effect 4 wait); with tracing on it runs in its span.
  *
  * @since 1.0.0
  */

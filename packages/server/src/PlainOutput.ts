@@ -1,7 +1,8 @@
 /**
  * The command line's output without colours or styles: when standard output is not a terminal, or
- * `NO_COLOR` is set to anything but the empty string (https://no-color.org). @effect/cli styles its
- * help with ANSI escapes unconditionally, so they are taken out of what reaches the Console.
+ * `NO_COLOR` is set to anything but the empty string (https://no-color.org). Effect's command line
+ * decides on styles by its own rules (`FORCE_COLOR` styles piped help, say), so ANSI escapes are
+ * taken out of what reaches the Console.
  *
  * @since 1.0.0
  */

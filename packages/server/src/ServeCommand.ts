@@ -1,7 +1,7 @@
 /**
  * `petstore serve`: the configuration from the environment, then the server on the services it
  * chooses, until interrupted. The command line's `serve` runs this; `bin` runs it directly when
- * `serve` is the whole command, without loading the command line (@effect/cli and its printer).
+ * `serve` is the whole command, without loading the command line (effect/cli and its platform services).
  *
  * @since 1.0.0
  */

@@ -16,6 +16,8 @@ const RECORDER = `--import ${new URL("./support/record-modules.mjs", import.meta
 
 /** Packages a server on `memory` with defaults (metrics on, tracing off) has no use for. */
 const NEVER_ON_MEMORY = [
+  // The command line: Effect 4's is a part of `effect` (its modules under `effect/dist/cli/`).
+  "effect/cli",
   "@effect/cli",
   "@effect/printer",
   "@petstore/testkit",
@@ -32,6 +34,8 @@ const loadedPackages = (record: string): Set<string> => {
   for (const url of Fs.readFileSync(record, "utf8").split("\n")) {
     const dependency = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*\/node_modules\/)/.exec(url)
     if (dependency !== null) packages.add(dependency[1]!)
+    // Effect's command line, a part of the `effect` package in Effect 4, named as a package of its own.
+    if (dependency?.[1] === "effect" && /\/node_modules\/effect\/dist\/cli\//.test(url)) packages.add("effect/cli")
     const workspace = /\/packages\/([^/]+)\/(?:dist|src)\//.exec(url)
     if (workspace !== null && dependency === null) packages.add(`@petstore/${workspace[1]}`)
   }
@@ -84,7 +88,7 @@ describe("the modules petstore serve loads", () => {
           expect((await request(`${url}/v1/pets`, { key: account.key })).status).toBe(200)
           const packages = loaded()
           expect(packages.has("better-sqlite3")).toBe(true)
-          expect(["pg", "@redis/client", "@effect/cli", "@petstore/testkit"].flatMap((name) => matching(packages, name))).toEqual([])
+          expect(["pg", "@redis/client", "effect/cli", "@effect/cli", "@petstore/testkit"].flatMap((name) => matching(packages, name))).toEqual([])
         }
       )
     } finally {
@@ -100,7 +104,7 @@ describe("the modules petstore serve loads", () => {
       expect((await request(`${url}/v1/pets`, { key: account.key })).status).toBe(200)
       const packages = loaded()
       expect(packages.has("pg")).toBe(true)
-      expect(["better-sqlite3", "@redis/client", "@effect/cli", "@petstore/testkit"].flatMap((name) => matching(packages, name))).toEqual([])
+      expect(["better-sqlite3", "@redis/client", "effect/cli", "@effect/cli", "@petstore/testkit"].flatMap((name) => matching(packages, name))).toEqual([])
     })
   })
 })

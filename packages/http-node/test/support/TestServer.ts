@@ -84,7 +84,6 @@ export interface TestServerOptions {
  * "now" moves.
  */
 export class ControlledClock implements Clock.Clock {
-  readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
   private readonly live = Clock.Clock.defaultValue()
   private offset = 0
   private frozen: number | undefined = undefined
@@ -95,8 +94,12 @@ export class ControlledClock implements Clock.Clock {
   currentTimeNanosUnsafe(): bigint {
     return BigInt(this.currentTimeMillisUnsafe()) * 1_000_000n
   }
+  monotonicTimeNanosUnsafe(): bigint {
+    return this.currentTimeNanosUnsafe()
+  }
   readonly currentTimeMillis = Effect.sync(() => this.currentTimeMillisUnsafe())
   readonly currentTimeNanos = Effect.sync(() => this.currentTimeNanosUnsafe())
+  readonly monotonicTimeNanos = Effect.sync(() => this.monotonicTimeNanosUnsafe())
   sleep(duration: Duration.Duration): Effect.Effect<void> {
     return this.live.sleep(duration)
   }
