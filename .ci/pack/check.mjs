@@ -37,7 +37,7 @@ Assert.equal(process.getActiveResourcesInfo().filter((kind) => kind === "Timeout
 Assert.equal(process.exitCode, undefined)
 console.log(`imported ${entries.length} entries, no side effects`)
 
-// 2. Each package resolves effect 3.x, and all of them the same copy (Effect's services are keyed by
+// 2. Each package resolves effect 4.x, and all of them the same copy (Effect's services are keyed by
 //    module identity: two copies would not see each other's layers).
 const resolveFrom = (dir, name) => {
   for (let at = dir; ; at = Path.dirname(at)) {
@@ -51,7 +51,7 @@ for (const p of packages) {
   const dir = Path.dirname(resolveFrom(here, `@petstore/${p}`))
   const effect = resolveFrom(dir, "effect")
   const { version } = JSON.parse(Fs.readFileSync(effect, "utf8"))
-  Assert.match(version, /^3\./, `@petstore/${p} resolves effect ${version}`)
+  Assert.match(version, /^4\./, `@petstore/${p} resolves effect ${version}`)
   effects.add(effect)
 }
 Assert.equal(effects.size, 1, `the packages resolve several copies of effect: ${[...effects].join(", ")}`)

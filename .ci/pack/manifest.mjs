@@ -16,9 +16,8 @@ const manifest = {
   type: "module",
   dependencies: {
     ...byName,
-    effect: "^3.22.4",
-    "@effect/platform": "~0.97.1",
-    "@effect/platform-node": "~0.108.2"
+    effect: "^4.1.0",
+    "@effect/platform-node": "^4.1.0"
   },
   ...(manager === "npm"
     ? { overrides: Object.fromEntries(Object.keys(byName).map((name) => [name, `$${name}`])) }

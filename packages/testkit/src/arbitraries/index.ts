@@ -7,3 +7,5 @@
 export * as Invalid from "./Invalid.js"
 export * as Valid from "./Valid.js"
 export { fromSchema } from "./FromSchema.js"
+/** The fast-check these arbitraries are made with (sample, assert and combine them with it). */
+export * as fc from "fast-check"
