@@ -183,9 +183,13 @@ export const compile = <Ctx, Err>(
   return routes
 }
 
-/** The success value as `schema` encodes it, as JSON text. */
+/**
+ * The success value as `schema` encodes it, as JSON text. A reply is made by the services from
+ * values they already hold as decoded (stored, or just decoded from the request): its checks are
+ * not run again (`disableChecks`), only its encoding.
+ */
 export const encoder = (schema: AnySchema): (value: unknown) => string => {
-  const encode = Schema.encodeSync(schema)
+  const encode = Schema.encodeSync(schema, { disableChecks: true })
   return (value) => JSON.stringify(encode(value))
 }
 
