@@ -101,8 +101,8 @@ export class App extends Context.Service<
   {
     /**
      * The answer to `request`, as an effect that does nothing until it runs (and all of it each time
-     * it does). Hosts run it with `Sync.run`, which answers a request none of whose stages waits
-     * without a fiber.
+     * it does). The servers run each request in a fiber of its own, with the services the
+     * application was built with (`internal/hosts/runner.ts`); the Effect host runs it in the host's fiber.
      */
     readonly handle: (request: AppRequest) => Effect.Effect<AppResponse>
     /**

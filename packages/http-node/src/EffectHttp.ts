@@ -3,7 +3,7 @@
  * `HttpRouter`, and the layers that add the pet store's operations to the host's own `HttpApi`
  * (so they appear in the host's OpenAPI document) while the pet store still answers them.
  *
- * Result way each request is answered by the same application as on node:http, with the client
+ * Either way each request is answered by the same application as on node:http, with the client
  * address taken from the platform request's `remoteAddress`.
  *
  * @since 1.0.0

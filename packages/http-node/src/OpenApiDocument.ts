@@ -149,7 +149,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   const schemas = OpenApiSchema.components(source.components.schemas)
   const shared: OpenApiOperation.Shared = {
     declared: OpenApiHeaders.declaredByRoute(options.api),
-    parameters: OpenApiParameters.byRoute(options.api),
+    parameters: OpenApiParameters.byRoute(options.api, schemas),
     successSchema: OpenApiSchema.referencing(schemas),
     apiSecurity: source.security.filter((requirement) => Object.keys(requirement).length > 0)
   }

@@ -5,10 +5,9 @@
  * after the answer, the answer's record for metrics (`record`), its count as the account's usage
  * (`count`), and a span when tracing is on.
  *
- * A request answered at once (most requests: see `Sync`) stays so: no fiber and no span work when
- * tracing is off; the request id goes among the log annotations only of a request that waits. The
- * access line goes straight to the loggers the application was built with, as `Effect.log` would
- * hand it to them.
+ * With tracing off no span work is done; the request id goes among the log annotations of the
+ * request's fiber. The access line goes straight to the loggers the application was built with, as
+ * `Effect.log` would hand it to them.
  *
  * @since 1.0.0
  */
@@ -154,15 +153,7 @@ const endSpan = (span: Tracer.Span, clock: Clock.Clock, exit: Exit.Exit<AppRespo
   span.end(clock.currentTimeNanosUnsafe(), response.status >= 500 ? Exit.fail(`HTTP ${response.status}`) : Exit.void)
 }
 
-/**
- * `effect` with `requestId` among the log annotations of the fiber that runs it, put back as they
- * were when it ends. As `Effect.annotateLogs` would, for every
- * line logged meanwhile, at a fraction of its cost on this path, which every request that waits
- * takes (measured: about 7 µs of CPU per durable POST): the fiber's annotations are set and set
- * back, without the uninterruptible region of `Effect.locally`. An interrupted request does not set
- * them back: the servers run each request in a fiber of its own, which ends with it; the Effect
- * host (`EffectHttp`), which runs it in the host's fiber, sets them back itself.
- */
+/** `effect` with `requestId` (and the host's id, when it has one) among the annotations of every line it logs. */
 const withRequestId = (effect: Effect.Effect<AppResponse>, requestId: string, hostRequestId: string | undefined): Effect.Effect<AppResponse> =>
   Effect.annotateLogs(effect, hostRequestId === undefined ? { requestId } : { requestId, reqId: hostRequestId })
 

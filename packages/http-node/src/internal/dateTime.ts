@@ -5,7 +5,9 @@
  */
 import * as Schema from "effect/Schema"
 
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/
+// The `u` flag lets Schema write the pattern into JSON Schema (and so the OpenAPI document); it
+// matches the same strings (the pattern is ASCII only).
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/u
 
 /** Whether the fields name a real instant: `Date.parse` would roll 30 February over to March. */
 const isRealDateTime = (s: string): boolean => {
@@ -16,8 +18,15 @@ const isRealDateTime = (s: string): boolean => {
     Number(offsetMinutes) <= 59
 }
 
-/** An ISO-8601 date-time with its offset, naming a real instant. */
+/**
+ * An ISO-8601 date-time with its offset, naming a real instant. In JSON Schema it is the pattern
+ * with the description the document has always given it (the last check, which JSON Schema cannot
+ * express, carries no description of its own into the document).
+ */
 export const Iso8601 = Schema.String.check(
-  Schema.isPattern(ISO_8601, { message: "must be an ISO-8601 date-time such as 2030-01-31T12:00:00Z" }),
+  Schema.isPattern(ISO_8601, {
+    message: "must be an ISO-8601 date-time such as 2030-01-31T12:00:00Z",
+    description: `a string matching the pattern ${ISO_8601.source}`
+  }),
   Schema.makeFilter((s: string) => isRealDateTime(s) || "must be a real date and time (no 30 February, no 24:00)")
 )

@@ -1,6 +1,6 @@
 /**
  * The caller's span from a W3C `traceparent` header (Trace Context, level 1), through
- * `@effect/platform`'s parser, so that a request's span continues the trace a proxy or a client
+ * Effect's parser (`effect/http/HttpTraceContext`), so that a request's span continues the trace a proxy or a client
  * started. A header that is absent or malformed starts no trace of its own: the span is a root.
  *
  * @since 1.0.0

@@ -104,7 +104,7 @@ export const readBody = (request: HostedRequest, limit: number, done: (result: B
   collectBody(request, limit, done)
 }
 
-// The body is known before the request is handed in: answered at once (see `Sync`).
+// The body is known before the request is handed in: a succeeded effect (one shared for the empty body).
 const EMPTY_BODY: Effect.Effect<BodyResult> = Effect.succeed(Body.EMPTY)
 const bodyEffect = (body: BodyResult): Effect.Effect<BodyResult> => body === Body.EMPTY ? EMPTY_BODY : Effect.succeed(body)
 

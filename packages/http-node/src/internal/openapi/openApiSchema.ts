@@ -151,6 +151,7 @@ export const toSchema30 = (input: Json | undefined): JsonObject => {
     else Object.assign(out, { ...rest[0]!, ...out })
   }
   if (nullable) out.nullable = true
+  if (isNonNegativeInt(out)) return nonNegativeInt(out.description)
   // In 3.0 the siblings of `$ref` are ignored; wrapping the reference keeps their meaning.
   if (typeof out.$ref === "string" && Object.keys(out).length > 1) {
     const { $ref, ...siblings } = out
@@ -158,6 +159,25 @@ export const toSchema30 = (input: Json | undefined): JsonObject => {
   }
   return out
 }
+
+/** The `Int` component: an integer, referred to by the non-negative integers (`nonNegativeInt`). */
+export const INT_COMPONENT: JsonObject = { type: "integer", description: "an integer" }
+
+/** A non-negative integer with no other constraint (a count), as Schema 4 writes `Int.check(isGreaterThanOrEqualTo(0))`. */
+const isNonNegativeInt = (s: JsonObject): boolean =>
+  s.type === "integer" && s.minimum === 0 &&
+  Object.keys(s).every((k) => k === "type" || k === "minimum" || k === "description")
+
+/**
+ * A non-negative integer as the document has always written it (Effect 3's `Schema.Int.pipe(Schema.nonNegative())`):
+ * a reference to the `Int` component with the bound beside it, described by its own description or
+ * "a non-negative number". Kept so that the served document did not change with Effect 4.
+ */
+const nonNegativeInt = (description: Json | undefined): JsonObject => ({
+  allOf: [{ $ref: `${SCHEMAS}Int` }],
+  description: typeof description === "string" ? description : "a non-negative number",
+  minimum: 0
+})
 
 /** 3.1's numeric `exclusiveMinimum: n` is 3.0's `minimum: n, exclusiveMinimum: true`; the stricter bound wins. */
 const foldExclusiveBound = (
@@ -189,7 +209,7 @@ const withCodeEnum = (error: JsonObject): JsonObject => {
 
 /**
  * Every component schema: the framework's (`source`, by name) converted, the schemas the core's
- * Error body refers to, and `Error` itself.
+ * Error body refers to, `Int` (kept where a non-negative integer refers to it) and `Error` itself.
  */
 export const components = (source: { readonly [name: string]: unknown }): { readonly [name: string]: JsonObject } => {
   const errorDefs: Record<string, unknown> = {}
@@ -201,6 +221,7 @@ export const components = (source: { readonly [name: string]: unknown }): { read
   ))
   return {
     ...mapValues({ ...source, ...errorDefs }, (s) => toSchema30(asJson(s))),
+    Int: INT_COMPONENT,
     Error: withCodeEnum(errorSchema)
   }
 }

@@ -2,8 +2,7 @@
  * The stages of a request, run in the order they are listed. Each stage is a named function of the
  * exchange that answers "go on" (`GO_ON`) or "answer with this" (an `Answer`); the first answer
  * ends the list. A stage that has to wait (a query, a Redis round trip) returns an effect that
- * does; `Sync` takes the others' answers at once, so a request none of whose stages waits is
- * answered without a fiber.
+ * does; the others answer with a succeeded effect.
  *
  * @since 1.0.0
  */
