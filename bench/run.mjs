@@ -551,7 +551,7 @@ const runWebhooks = async () => {
 }
 
 // --- micro-benchmarks ---------------------------------------------------------------------------------
-const MICRO = ["limiter.mjs", "limiter-memory.mjs", "keys.mjs", "encode.mjs", "metrics.mjs", "log-line.mjs", "usage.mjs"]
+const MICRO = ["limiter.mjs", "limiter-memory.mjs", "keys.mjs", "encode.mjs", "metrics.mjs", "log-line.mjs", "usage.mjs", "attempt-guards.mjs"]
 const runMicro = async () => {
   const groups = []
   for (const file of MICRO) {
