@@ -2,7 +2,11 @@
  * Where webhook deliveries may go: only public addresses, unless private ones are allowed
  * (`PETSTORE_WEBHOOK_ALLOW_PRIVATE`). The ranges are those Svix blocks: private, loopback, link-local,
  * shared (CGNAT), documentation, benchmarking, multicast, reserved, and their IPv6 counterparts;
- * IPv4-mapped and NAT64 IPv6 addresses are refused as a whole rather than decoded.
+ * the IPv6 forms that carry an IPv4 address (IPv4-compatible `::a.b.c.d`, IPv4-mapped
+ * `::ffff:a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`,
+ * 6to4 `2002::/16`, Teredo `2001::/32`) are refused as a whole rather than decoded. Names that are
+ * local by definition (`localhost` and `*.localhost`, RFC 6761; `*.local`, RFC 6762) are refused
+ * with them.
  *
  * @since 1.0.0
  */
@@ -37,9 +41,11 @@ const BLOCKED_V6 = (() => {
   const list = new net.BlockList()
   for (
     const [address, prefix] of [
-      ["::", 128],
-      ["::1", 128],
+      // IPv4-compatible (deprecated), with the unspecified and loopback addresses in it.
+      ["::", 96],
       ["::ffff:0:0", 96],
+      // IPv4-translated (RFC 2765).
+      ["::ffff:0:0:0", 96],
       ["64:ff9b::", 96],
       ["64:ff9b:1::", 48],
       ["100::", 64],
@@ -68,10 +74,17 @@ export const literalAddress = (hostname: string): string | undefined => {
   return net.isIP(bare) === 0 ? undefined : bare
 }
 
+/** Whether `hostname` is local by definition: `localhost`, a name under `.localhost` or `.local` (a trailing dot or not). */
+export const isLocalName = (hostname: string): boolean => {
+  const name = hostname.toLowerCase().replace(/\.$/, "")
+  return name === "localhost" || name.endsWith(".localhost") || name === "local" || name.endsWith(".local")
+}
+
 /**
  * Why `url` cannot be a webhook endpoint, or undefined when it can: an absolute https URL (http too when
- * private addresses are allowed) without user or password, and not a non-public IP literal. A name is
- * checked again at each connection, against the addresses it resolves to then.
+ * private addresses are allowed) without user or password, and neither a non-public IP literal nor a
+ * name local by definition. Any other name is checked at each connection, against the addresses it
+ * resolves to then.
  */
 export const urlProblem = (url: string, allowPrivate: boolean): string | undefined => {
   let parsed: URL
@@ -86,7 +99,7 @@ export const urlProblem = (url: string, allowPrivate: boolean): string | undefin
   if (parsed.username !== "" || parsed.password !== "") return "url must not contain a user or password"
   if (url.length > 2048) return "url must be at most 2048 characters"
   const literal = literalAddress(parsed.hostname)
-  if (!allowPrivate && literal !== undefined && !isPublicAddress(literal)) {
+  if (!allowPrivate && (literal !== undefined ? !isPublicAddress(literal) : isLocalName(parsed.hostname))) {
     return "url must not point to a private, loopback or otherwise non-public address"
   }
   return undefined

@@ -3,6 +3,8 @@ import { Effect, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { WebhookDelivery } from "@petstore/core"
+import { prop } from "@petstore/testkit/Property"
+import * as fc from "fast-check"
 import { isPublicAddress, urlProblem } from "../src/WebhookAddress.js"
 import * as WebhookClient from "../src/WebhookClient.js"
 
@@ -56,7 +58,8 @@ describe("WebhookAddress", () => {
         "127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
         "100.64.0.1", "0.0.0.0", "192.0.2.5", "198.51.100.1", "203.0.113.9", "198.18.0.1", "224.0.0.1", "255.255.255.255",
         "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::7f00:1",
-        "2001:db8::1", "ff02::1", "not-an-ip"
+        "2001:db8::1", "ff02::1", "::127.0.0.1", "::7f00:1", "::ffff:0:127.0.0.1", "::ffff:0:7f00:1", "2002:7f00:1::",
+        "2001:0:4136:e378:8000:63bf:3fff:fdd2", "not-an-ip"
       ]
     ) expect([address, isPublicAddress(address)]).toEqual([address, false])
     for (const address of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "2a00:1450::1"]) {
@@ -76,6 +79,69 @@ describe("WebhookAddress", () => {
       expect([url, urlProblem(url, true)]).toEqual([url, undefined])
     }
     expect(urlProblem("http://127.0.0.1:9/", true)).toBeUndefined()
+  })
+
+  it("names local by definition are refused like loopback literals (localhost, *.localhost, *.local, any case, a trailing dot)", () => {
+    for (const url of ["https://localhost/in", "https://LocalHost./in", "https://api.localhost/in", "https://a.b.localhost./", "https://printer.local/"]) {
+      expect([url, urlProblem(url, false)]).toEqual([url, expect.stringMatching(/non-public/)])
+      expect([url, urlProblem(url, true)]).toEqual([url, undefined])
+    }
+    for (const url of ["https://localhost.example.com/in", "https://notlocalhost/in", "https://local.example.com/"]) {
+      expect([url, urlProblem(url, false)]).toEqual([url, undefined])
+    }
+  })
+
+  /** A non-public IPv4 address: one of the refused ranges, any address in it. */
+  const privateV4 = fc.constantFrom(
+    [127, 0, 0, 0, 8], [10, 0, 0, 0, 8], [172, 16, 0, 0, 12], [192, 168, 0, 0, 16], [169, 254, 0, 0, 16],
+    [100, 64, 0, 0, 10], [0, 0, 0, 0, 8], [198, 18, 0, 0, 15]
+  ).chain(([a, b, c, d, prefix]) =>
+    fc.integer({ min: 0, max: 2 ** (32 - prefix!) - 1 }).map((offset) => {
+      const n = (((a! << 24) | (b! << 16) | (c! << 8) | d!) >>> 0) + offset
+      return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255] as const
+    })
+  )
+  const hex16 = (hi: number, lo: number) => ((hi << 8) | lo).toString(16)
+  /** The ways a URL can spell an IPv4 address: the URL parser's IPv4 forms and the IPv6 forms that carry one. */
+  const spellings: ReadonlyArray<(v: readonly [number, number, number, number]) => string> = [
+    ([a, b, c, d]) => `${a}.${b}.${c}.${d}`,
+    ([a, b, c, d]) => String(((a << 24) | (b << 16) | (c << 8) | d) >>> 0),
+    ([a, b, c, d]) => `0x${(((a << 24) | (b << 16) | (c << 8) | d) >>> 0).toString(16)}`,
+    ([a, b, c, d]) => `0${a.toString(8)}.0x${b.toString(16)}.${c}.${d}`,
+    ([a, b, c, d]) => `${a}.${(b << 16) | (c << 8) | d}`,
+    ([a, b, c, d]) => `[::ffff:${a}.${b}.${c}.${d}]`,
+    ([a, b, c, d]) => `[::FFFF:${hex16(a, b)}:${hex16(c, d)}]`,
+    ([a, b, c, d]) => `[0:0:0:0:0:ffff:${a}.${b}.${c}.${d}]`,
+    ([a, b, c, d]) => `[::${a}.${b}.${c}.${d}]`,
+    ([a, b, c, d]) => `[::${hex16(a, b)}:${hex16(c, d)}]`,
+    ([a, b, c, d]) => `[::ffff:0:${a}.${b}.${c}.${d}]`,
+    ([a, b, c, d]) => `[64:ff9b::${a}.${b}.${c}.${d}]`,
+    ([a, b, c, d]) => `[64:ff9b:1::${hex16(a, b)}:${hex16(c, d)}]`,
+    ([a, b, c, d]) => `[2002:${hex16(a, b)}:${hex16(c, d)}::1]`
+  ]
+
+  prop("every spelling of a non-public IPv4 address in an endpoint URL is refused, unless private addresses are allowed", [
+    privateV4,
+    fc.integer({ min: 0, max: spellings.length - 1 }),
+    fc.constantFrom("", ":8443"),
+    fc.constantFrom("/", "/hooks?x=1")
+  ], ([address, spelling, port, path]) => {
+    const url = `https://${spellings[spelling]!(address)}${port}${path}`
+    expect([url, urlProblem(url, false)]).toEqual([url, expect.stringMatching(/non-public/)])
+    expect([url, urlProblem(url, true)]).toEqual([url, undefined])
+  })
+
+  prop("every spelling of a non-public IPv6 address (loopback, unspecified, unique local, link-local) is refused", [
+    fc.constantFrom("0000:0000:0000:0000:0000:0000:0000:0001", "0::1", "::", "0:0:0:0:0:0:0:0"),
+    fc.constantFrom("fc", "fd", "fe8", "fe9", "fea", "feb"),
+    fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 4, maxLength: 4 }),
+    fc.boolean()
+  ], ([loopback, prefix, groups, upper]) => {
+    const local = `${prefix}${prefix.length === 2 ? "00" : "0"}:${groups.map((g) => g.toString(16)).join(":")}::1`
+    for (const address of [loopback, local]) {
+      const url = `https://[${upper ? address.toUpperCase() : address}]/in`
+      expect([url, urlProblem(url, false)]).toEqual([url, expect.stringMatching(/non-public/)])
+    }
   })
 })
 

@@ -4,6 +4,7 @@
  * Every wait is a bounded poll for the event it needs.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Dns from "node:dns/promises"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -171,6 +172,14 @@ describe("webhook delivery (server process, SQLite)", () => {
         ["https://127.0.0.1/in", /non-public/],
         ["https://[::1]:8443/in", /non-public/],
         ["https://169.254.169.254/latest", /non-public/],
+        ["https://[::127.0.0.1]/in", /non-public/],
+        ["https://[::ffff:0:127.0.0.1]/in", /non-public/],
+        ["https://[64:ff9b::10.0.0.1]/in", /non-public/],
+        ["https://[2002:7f00:1::1]/in", /non-public/],
+        ["https://localhost/in", /non-public/],
+        ["https://hooks.localhost./in", /non-public/],
+        ["https://LOCALHOST./in", /non-public/],
+        ["https://printer.local/in", /non-public/],
         ["not a url", /absolute/]
       ] as const
     ) {
@@ -186,14 +195,18 @@ describe("webhook delivery (server process, SQLite)", () => {
   })
 
   it("by default a name resolving to loopback is refused at connect time: nothing reaches the receiver", async () => {
+    // The machine's own name: not local by definition (so accepted when the endpoint is set), and
+    // resolving to a loopback address here (/etc/hosts).
+    const name = Os.hostname()
+    expect((await Dns.lookup(name, { all: true })).some(({ address }) => address.startsWith("127.") || address === "::1")).toBe(true)
     const server = await serve({ PETSTORE_WEBHOOK_ALLOW_PRIVATE: "false" })
     const receiver = await WebhookReceiver.start()
     const account = await createAccount(server.url)
-    const set = await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, { url: `https://localhost:${receiver.port}/hooks` })
+    const set = await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, { url: `https://${name}:${receiver.port}/hooks` })
     expect(set.status).toBe(200)
-    const m = await post(server.url, "/v1/messages", account.key, { message: "to localhost" })
+    const m = await post(server.url, "/v1/messages", account.key, { message: "to the machine's own name" })
     const failed = await awaitStatus(server, account.key, m.body.id, "failed")
-    expect(failed.lastError).toMatch(/^refused: localhost resolves to no public address/)
+    expect(failed.lastError).toMatch(new RegExp(`^refused: ${name} resolves to no public address`))
     expect(receiver.deliveries).toEqual([])
     await receiver.stop()
   })
