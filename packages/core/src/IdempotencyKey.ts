@@ -1,7 +1,10 @@
 /**
  * The `Idempotency-Key` request header (draft-ietf-httpapi-idempotency-key-header): 1 to 255
  * printable ASCII characters, sent either as the draft's quoted sf-string (`"abc"`, with `\"` and
- * `\\` escapes) or bare (`abc`), as most clients send it. Both forms name the same key.
+ * `\\` escapes) or bare (`abc`), as most clients send it. Both forms name the same key. A bare key
+ * has no comma: HTTP joins two fields of one name with one (`a, b`), so a request that carries two
+ * `Idempotency-Key` fields is refused rather than read as a key of its own; a key with a comma is
+ * sent quoted.
  *
  * @since 1.0.0
  */
@@ -54,6 +57,9 @@ export const parse = (header: string): Result.Result<IdempotencyKey, InvalidIdem
   }
   const quoted = value.length >= 2 && value.startsWith("\"") && value.endsWith("\"")
   if (!quoted && value.includes("\"")) return invalid("a key is either bare or a whole quoted string")
+  if (!quoted && value.includes(",")) {
+    return invalid("one Idempotency-Key field only, and a bare key has no comma (quote a key that has one)")
+  }
   const key = quoted ? unquote(value) : Result.succeed(value)
   if (Result.isFailure(key)) return Result.fail(key.failure)
   if (key.success.length === 0) return invalid("a key has 1 to 255 characters; it is empty")

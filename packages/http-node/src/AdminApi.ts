@@ -187,7 +187,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.get("accountUsage", "/accounts/:accountId/usage", {
     params: Schema.Struct({ accountId: Id }),
-    query: UsageReport.UsageParams,
+    query: UsageReport.AdminUsageParams,
     success: UsageReport.AdminUsageReport,
     error: [error(400), error(404), ...adminErrors]
   })

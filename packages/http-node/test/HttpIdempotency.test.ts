@@ -1,5 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import * as Http from "node:http"
 import { expectError, expectRateLimitHeaders, expectStatus, remainingOf } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
 
@@ -32,6 +33,29 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP Idempotency-Key",
       // The rate-limit headers are this request's own, not the first's.
       expectRateLimitHeaders(again)
       expect(remainingOf(again, "minute")).toBeLessThan(remainingOf(first, "minute"))
+      expect(yield* petCount(server, key)).toBe(before)
+    }))
+
+  it.effect("a request with two Idempotency-Key fields is 400 invalid_idempotency_key and creates nothing", () =>
+    Effect.gen(function*() {
+      const { key, server } = yield* account()
+      const before = yield* petCount(server, key)
+      const reply = yield* Effect.promise(() =>
+        new Promise<{ status: number; body: any }>((resolve, reject) => {
+          // node:http sends each pair of a header array as a field of its own.
+          const req = Http.request(`${server.url}/v1/pets`, {
+            method: "POST",
+            headers: ["Host", new URL(server.url).host, "Authorization", `Bearer ${key}`, "Content-Type", "application/json", "Idempotency-Key", newKey(), "Idempotency-Key", newKey()]
+          }, (res) => {
+            let text = ""
+            res.on("data", (chunk) => (text += chunk))
+            res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }))
+          })
+          req.on("error", reject)
+          req.end(JSON.stringify({ name: "Twice", categoryId: 1 }))
+        })
+      )
+      expect(reply).toStrictEqual({ status: 400, body: { code: "invalid_idempotency_key", message: expect.stringMatching(/one Idempotency-Key field/), status: 400 } })
       expect(yield* petCount(server, key)).toBe(before)
     }))
 

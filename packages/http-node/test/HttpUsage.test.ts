@@ -101,6 +101,10 @@ layer(TestServer.layer({ frozenAt: T, usage: { flushMillis: 3_600_000 } }), { ex
       }
       const hour = Date.UTC(2029, 2, 14, 10)
       expect(expectStatus(yield* server.get(`/v1/usage?from=${iso(hour - 7 * DAY)}&to=${iso(hour)}`, key), 200).body.buckets.length).toBe(168)
+      // ISO 8601's calendar: year 0 is a leap year (1900 is not).
+      const leap = expectStatus(yield* server.get("/v1/usage?granularity=day&from=0000-02-29T00:00:00Z&to=0000-03-01T00:00:00Z", key), 200)
+      expect(leap.body.buckets).toStrictEqual([{ start: "0000-02-29T00:00:00.000Z", ...ZERO }])
+      expectError(yield* server.get("/v1/usage?granularity=day&from=1900-02-29T00:00:00Z&to=1900-03-01T00:00:00Z", key), 400, "invalid_request")
       expectError(yield* server.get("/v1/usage"), 401, "unauthorized")
     }))
 })
@@ -141,6 +145,14 @@ layer(TestServer.layer({ frozenAt: T, usage: { flushMillis: 3_600_000 } }), { ex
       expect((byKey.get(busy.keyId) as any).buckets[0]).toMatchObject({ total: 5, allowed: 3, rateLimited: 2 })
       expect((byKey.get(second.id) as any).prefix).toBe(second.prefix)
       expect((byKey.get(second.id) as any).buckets[0]).toMatchObject({ total: 1, allowed: 0, rateLimited: 1 })
+      // byKey is bounded: the busiest keys first, at most `keys` of them (default 10); keysTotal counts them all.
+      expect(reply.body.byKey.map((k: any) => k.keyId)).toStrictEqual([busy.keyId, second.id])
+      expect(reply.body.keysTotal).toBe(2)
+      const first = expectStatus(yield* server.admin.request("GET", `/accounts/${busy.id}/usage?keys=1&${range}`), 200).body
+      expect([first.byKey.map((k: any) => k.keyId), first.keysTotal]).toStrictEqual([[busy.keyId], 2])
+      for (const keys of ["0", "101", "1e1", "-1", "two"]) {
+        expectError(yield* server.admin.request("GET", `/accounts/${busy.id}/usage?keys=${keys}`), 400, "invalid_request")
+      }
 
       const byTotal = expectStatus(yield* server.admin.request("GET", `/usage/top?${range}`), 200).body
       expect(byTotal.accounts).toStrictEqual([
@@ -153,6 +165,10 @@ layer(TestServer.layer({ frozenAt: T, usage: { flushMillis: 3_600_000 } }), { ex
 
       expectError(yield* server.admin.request("GET", "/accounts/acc_nobody/usage"), 404, "not_found")
       expectError(yield* server.admin.request("GET", "/usage/top?by=loudest"), 400, "invalid_request")
+      // An integer in decimal digits, nothing else that JavaScript would read as a number.
+      for (const limit of ["1e2", "0x10", "%20100", "100.0", "+5", "0", "101"]) {
+        expectError(yield* server.admin.request("GET", `/usage/top?limit=${limit}`), 400, "invalid_request")
+      }
       expectError(yield* server.admin.request("GET", `/usage/top?from=${iso(T - 30 * DAY)}`), 400, "invalid_request")
       expectError(yield* server.request("GET", `/admin/v1/usage/top`), 401, "unauthorized")
     }))

@@ -130,6 +130,7 @@ export const handlers = Effect.gen(function*() {
         const todays = yield* usage.value.read(path.accountId, { granularity: "day", from: today, to: today + DailyQuota.DAY_MS })
         const used = UsageReport.usedToday(todays, today)
         const prefixes = new Map(keys.map((k) => [k.id, k.prefix]))
+        const keyIds = [...new Set([...prefixes.keys(), ...stored.map((b) => b.keyId)])]
         return {
           value: {
             accountId: account.id,
@@ -144,12 +145,14 @@ export const handlers = Effect.gen(function*() {
                 reset: UsageReport.iso(today + DailyQuota.DAY_MS)
               }
             },
-            // Every key of the account, those without traffic zero-filled, by id.
-            byKey: [...new Set([...prefixes.keys(), ...stored.map((b) => b.keyId)])].sort().map((keyId) => ({
+            // The account's keys and those with traffic, busiest first, at most `keys` of them;
+            // those without traffic zero-filled.
+            byKey: UsageReport.busiest(keyIds, stored, urlParams.keys ?? UsageReport.DEFAULT_KEYS).map((keyId) => ({
               keyId,
               prefix: prefixes.get(keyId) ?? "",
               buckets: UsageRange.fill(range.success, stored.filter((b) => b.keyId === keyId)).map(UsageReport.bucketOf)
-            }))
+            })),
+            keysTotal: keyIds.length
           }
         }
       }),

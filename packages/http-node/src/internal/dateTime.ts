@@ -9,11 +9,15 @@ import * as Schema from "effect/Schema"
 // matches the same strings (the pattern is ASCII only).
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/u
 
+/** Days in `month` (1..12) of `year`, in the proleptic Gregorian calendar of ISO 8601 (year 0 is a leap year). */
+const daysIn = (year: number, month: number): number =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+
 /** Whether the fields name a real instant: `Date.parse` would roll 30 February over to March. */
 const isRealDateTime = (s: string): boolean => {
   const [, year, month, day, hour, minute, second = "0", offsetHours = "0", offsetMinutes = "0"] = ISO_8601.exec(s) ?? []
   const m = Number(month)
-  return m >= 1 && m <= 12 && Number(day) >= 1 && Number(day) <= new Date(Date.UTC(Number(year), m, 0)).getUTCDate() &&
+  return m >= 1 && m <= 12 && Number(day) >= 1 && Number(day) <= daysIn(Number(year), m) &&
     Number(hour) <= 23 && Number(minute) <= 59 && Number(second) <= 59 && Number(offsetHours) <= 23 &&
     Number(offsetMinutes) <= 59
 }

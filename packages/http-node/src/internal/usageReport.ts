@@ -9,6 +9,7 @@ import { DailyQuota, type LimitDecision, type Plan, UsageRange, UsageStore } fro
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { Iso8601 } from "./dateTime.js"
+import { digits } from "./operations/endpoint.js"
 import { InvalidInput } from "../ErrorResponse.js"
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
@@ -106,14 +107,42 @@ export const AdminUsageReport = Schema.Struct({
     keyId: Schema.String,
     prefix: Schema.String.annotate({ description: "The key's display prefix." }),
     buckets: Schema.Array(UsageBucket)
-  }))
+  })).annotate({
+    description: "At most `keys` of the account's keys (default 10), the busiest in the range first (then by id); " +
+      "keys without traffic are zero-filled."
+  }),
+  keysTotal: Count.annotate({ description: "The account's keys and the keys with traffic in the range: `byKey` lists the first `keys` of them." })
 })
+
+/** The query of an account's usage (admin): the range, and how many keys `byKey` lists. */
+export const AdminUsageParams = Schema.Struct({
+  ...UsageParams.fields,
+  keys: Schema.optionalKey(
+    digits.pipe(Schema.decodeTo(Schema.NumberFromString)).check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" }))
+      .annotate({ description: "How many keys `byKey` lists at most (1..100, default 10), the busiest first." })
+  )
+})
+
+/** The keys `byKey` lists when the query does not say. */
+export const DEFAULT_KEYS = 10
+
+/** The first `limit` of `keyIds`, the busiest in `stored` first (most decided requests), ties by id. */
+export const busiest = (keyIds: ReadonlyArray<string>, stored: ReadonlyArray<UsageStore.StoredBucket>, limit: number): Array<string> => {
+  const totals = new Map<string, number>()
+  for (const b of stored) totals.set(b.keyId, (totals.get(b.keyId) ?? 0) + UsageStore.total(b.counts))
+  return [...keyIds]
+    .sort((a, b) => (totals.get(b) ?? 0) - (totals.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, limit)
+}
 
 /** The query of the busiest accounts. */
 export const TopParams = Schema.Struct({
   ...UsageParams.fields,
   by: Schema.optionalKey(Schema.Literals(["total", "refused"]).annotate({ description: "Rank by every decided request (default) or by those refused (rate limit, quota, ban)." })),
-  limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" })))
+  // Decimal digits only: `1e2`, `0x10`, ` 100` and `100.0` are refused, as `limit` of `GET /v1/pets` refuses them.
+  limit: Schema.optionalKey(
+    digits.pipe(Schema.decodeTo(Schema.NumberFromString)).check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" }))
+  )
 })
 
 export const TopUsage = Schema.Struct({

@@ -26,6 +26,7 @@ export const headers = Schema.Struct({
     Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(257)).annotate({
       description: "Makes the create safe to retry (draft-ietf-httpapi-idempotency-key-header): 1 to 255 " +
         "printable ASCII characters, bare (`abc-123`) or as a quoted string (`\"abc-123\"`), chosen by the client " +
+        "(a bare key has no comma: a request with two `Idempotency-Key` fields, which HTTP joins with one, is `400`) " +
         "(a UUID is a good key) and scoped to the account. The first request with a key is carried out; a later " +
         "request with the same key and the same body gets the same answer again (status, body and `Location`, " +
         "with `Idempotent-Replayed: true` and fresh rate-limit headers) and creates nothing. While the first is " +
