@@ -32,24 +32,36 @@ export interface WebhookEndpoint {
   readonly disabledReason: string | null
 }
 
-/** The secrets that sign at `now`: the current one and those still in their grace. */
-export const liveSecrets = (endpoint: WebhookEndpoint, now: number): ReadonlyArray<string> =>
-  endpoint.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => s.secret)
+/** At most this many secrets sign a delivery: the current one and the one in its grace. */
+export const MAX_SIGNING_SECRETS = 2
 
 /**
- * The endpoint after a rotation at `now`: `secret` is current, the old current one keeps signing until
- * `now + graceMillis`, and secrets already past their grace are dropped.
+ * The secrets that sign at `now`: the current one and, during a rotation, the one in its grace; never
+ * more than {@link MAX_SIGNING_SECRETS} (an endpoint stored with more, before rotations were bounded,
+ * signs with the newest two).
  */
-export const rotated = (endpoint: WebhookEndpoint, secret: string, now: number, graceMillis: number): WebhookEndpoint => ({
-  ...endpoint,
-  updatedAt: now,
-  secrets: [
-    { secret, expiresAt: null },
-    ...endpoint.secrets
-      .map((s) => s.expiresAt === null ? { secret: s.secret, expiresAt: now + graceMillis } : s)
-      .filter((s) => s.expiresAt! > now)
-  ]
-})
+export const signingSecrets = (endpoint: WebhookEndpoint, now: number): ReadonlyArray<WebhookSecret> =>
+  endpoint.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).slice(0, MAX_SIGNING_SECRETS)
+
+/** The text of the {@link signingSecrets}. */
+export const liveSecrets = (endpoint: WebhookEndpoint, now: number): ReadonlyArray<string> =>
+  signingSecrets(endpoint, now).map((s) => s.secret)
+
+/**
+ * The endpoint after a rotation at `now`: `secret` is current, and the old current one keeps signing until
+ * `now + graceMillis`. Every earlier secret is retired, whatever grace it had left, so at most two secrets
+ * sign at any time; with a grace of 0 only the new secret signs.
+ */
+export const rotated = (endpoint: WebhookEndpoint, secret: string, now: number, graceMillis: number): WebhookEndpoint => {
+  const current = endpoint.secrets.find((s) => s.expiresAt === null)
+  return {
+    ...endpoint,
+    updatedAt: now,
+    secrets: current !== undefined && graceMillis > 0
+      ? [{ secret, expiresAt: null }, { secret: current.secret, expiresAt: now + graceMillis }]
+      : [{ secret, expiresAt: null }]
+  }
+}
 
 /** What an attempt's outcome did to the endpoint's failing streak. */
 export type StreakChange = "cleared" | "failing" | "disabled"

@@ -20,7 +20,7 @@ import { MessageStore } from "./MessageStore.js"
 import { AccountStore } from "./AccountStore.js"
 import { SecureRandom } from "./SecureRandom.js"
 import { type WebhookAttempt, WebhookAttemptStore } from "./WebhookAttempt.js"
-import { rotated, type WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
+import { rotated, signingSecrets, type WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
 import { SECRET_BYTES, secretFromBytes } from "./WebhookSignature.js"
 
 export interface WebhooksOptions {
@@ -65,10 +65,7 @@ export const view = (e: WebhookEndpoint, now: number): EndpointView => ({
   failingSince: e.failingSince,
   disabledAt: e.disabledAt,
   disabledReason: e.disabledReason,
-  previousSecretExpiresAt: e.secrets.reduce<number | null>(
-    (latest, s) => s.expiresAt !== null && s.expiresAt > now && (latest === null || s.expiresAt > latest) ? s.expiresAt : latest,
-    null
-  )
+  previousSecretExpiresAt: signingSecrets(e, now).find((s) => s.expiresAt !== null)?.expiresAt ?? null
 })
 
 /** An endpoint with the secret just issued: the only time a secret is answered. */

@@ -138,7 +138,7 @@ describe("webhook delivery (server process, SQLite)", () => {
     await receiver.stop()
   })
 
-  it("secret rotation: both secrets sign meanwhile; the endpoint can be removed, then messages are recorded only", async () => {
+  it("secret rotation: both secrets sign meanwhile, never more than two, none but the new one after grace 0; the endpoint can be removed, then messages are recorded only", async () => {
     const server = await serve()
     const receiver = await WebhookReceiver.start()
     const account = await createAccount(server.url)
@@ -154,11 +154,32 @@ describe("webhook delivery (server process, SQLite)", () => {
     for (const secret of [first.body.secret, rotated.body.secret]) {
       expect(new Webhook(secret).verify(d.body, d.headers as Record<string, string>)).toBeTruthy()
     }
+    // Rotations are bounded: at most the newest secret and the one in its grace sign; grace 0 retires all.
+    const secrets: Array<string> = [first.body.secret, rotated.body.secret]
+    for (let i = 0; i < 3; i++) {
+      secrets.push((await admin(server, "POST", `/accounts/${account.accountId}/webhook/rotate-secret`, { graceSeconds: 604800 })).body.secret)
+    }
+    const m2 = await post(server.url, "/v1/messages", account.key, { message: "after three more rotations" })
+    await awaitStatus(server, account.key, m2.body.id, "delivered")
+    const d2 = receiver.deliveries.at(-1)!
+    expect(String(d2.headers["webhook-signature"]).split(" ")).toHaveLength(2)
+    for (const secret of secrets.slice(-2)) expect(new Webhook(secret).verify(d2.body, d2.headers as Record<string, string>)).toBeTruthy()
+    for (const secret of secrets.slice(0, -2)) expect(() => new Webhook(secret).verify(d2.body, d2.headers as Record<string, string>)).toThrow()
+    const cut = await admin(server, "POST", `/accounts/${account.accountId}/webhook/rotate-secret`, { graceSeconds: 0 })
+    expect(cut.body).toMatchObject({ previousSecretExpiresAt: null })
+    const m3 = await post(server.url, "/v1/messages", account.key, { message: "after a rotation without grace" })
+    await awaitStatus(server, account.key, m3.body.id, "delivered")
+    const d3 = receiver.deliveries.at(-1)!
+    expect(String(d3.headers["webhook-signature"]).split(" ")).toHaveLength(1)
+    expect(new Webhook(cut.body.secret).verify(d3.body, d3.headers as Record<string, string>)).toBeTruthy()
+    for (const secret of secrets) expect(() => new Webhook(secret).verify(d3.body, d3.headers as Record<string, string>)).toThrow()
+    const deliveredBefore = receiver.deliveries.length
+
     expect((await admin(server, "DELETE", `/accounts/${account.accountId}/webhook`)).status).toBe(204)
     expect((await admin(server, "GET", `/accounts/${account.accountId}/webhook`)).body).toMatchObject({ code: "not_found", status: 404 })
     const after = await post(server.url, "/v1/messages", account.key, { message: "nowhere" })
     expect(await awaitStatus(server, account.key, after.body.id, "delivered")).toMatchObject({ attempts: 1 })
-    expect(receiver.deliveries).toHaveLength(1)
+    expect(receiver.deliveries).toHaveLength(deliveredBefore)
     expect((await admin(server, "GET", `/messages/${after.body.id}/attempts`)).body).toEqual([])
     await receiver.stop()
   })
