@@ -27,6 +27,12 @@ import { randomId, SecureRandom } from "./SecureRandom.js"
 export interface MessageQueueOptions {
   /** Worker fibers processing at once. */
   readonly concurrency: number
+  /**
+   * Workers one account's messages take at most at once (none: no bound). Messages of an account at
+   * its bound wait in the queue, not in a worker, so that one account's slow processing (a webhook
+   * endpoint that hangs) leaves the other workers to every other account.
+   */
+  readonly maxInFlightPerAccount?: number | undefined
   /** Attempts before a message is marked failed. */
   readonly maxAttempts: number
   readonly backoffBaseMillis: number
@@ -160,29 +166,57 @@ export const make = (options: MessageQueueOptions) =>
         yield* store.markRetry(m.id, now, now + delay.value, failure.reason)
       })
 
-    const idle = Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const next = yield* store.nextClaimAt
-      const wait = Option.match(next, {
-        onNone: () => options.pollMillis,
-        onSome: (at) => Math.max(1, Math.min(options.pollMillis, at - now))
+    // The messages each account has in workers now, and those of the accounts at their bound.
+    const inFlight = new Map<string, number>()
+    const saturated = new Set<string>()
+    const perAccount = options.maxInFlightPerAccount ?? Infinity
+    const skipped = (): ReadonlyArray<string> => saturated.size === 0 ? [] : [...saturated]
+    const enter = (accountId: string) => {
+      const n = (inFlight.get(accountId) ?? 0) + 1
+      inFlight.set(accountId, n)
+      if (n >= perAccount) saturated.add(accountId)
+    }
+    const leave = (accountId: string) => {
+      const n = inFlight.get(accountId)! - 1
+      if (n === 0) inFlight.delete(accountId)
+      else inFlight.set(accountId, n)
+      // A worker idle because every claimable message was of a saturated account looks again.
+      if (saturated.delete(accountId)) Queue.offerUnsafe(wake, undefined)
+    }
+
+    /** Waits for a wake or the next message due; with accounts skipped, the store's next due may be theirs. */
+    const idle = (skipping: boolean) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const next = skipping ? Option.none() : yield* store.nextClaimAt
+        const wait = Option.match(next, {
+          onNone: () => options.pollMillis,
+          onSome: (at) => Math.max(1, Math.min(options.pollMillis, at - now))
+        })
+        yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(Duration.millis(wait)))
       })
-      yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(Duration.millis(wait)))
-    })
 
     // One worker: claim and process until shutdown; when draining, stop as soon as nothing is due.
     const worker = (slot: LeaseWatch.Slot) =>
       Effect.gen(function*() {
         while (true) {
           const now = yield* Clock.currentTimeMillis
-          const claimed = yield* store.claim(now, options.leaseMillis)
+          const skip = skipped()
+          const claimed = yield* store.claim(now, options.leaseMillis, skip)
           if (Option.isSome(claimed)) {
+            const m = claimed.value
+            // Claimed together with other workers' claims while its account reached its bound: handed back.
+            if (saturated.has(m.accountId)) {
+              yield* store.release(m.id, m.leaseUntil)
+              continue
+            }
+            enter(m.accountId)
             // An attempt runs to its end once started, so shutdown never leaves a half-recorded outcome.
-            yield* Effect.uninterruptible(attempt(claimed.value, slot))
+            yield* Effect.uninterruptible(attempt(m, slot).pipe(Effect.ensuring(Effect.sync(() => leave(m.accountId)))))
           } else if (draining) {
             return
           } else {
-            yield* idle
+            yield* idle(skip.length > 0)
           }
         }
       }).pipe(

@@ -43,9 +43,19 @@ export class MessageStore extends Context.Service<
     readonly find: (id: string) => Effect.Effect<Option.Option<StoredMessage>, StoreUnavailable>
     /**
      * Atomically takes the oldest message that is queued and available, or processing with an expired
-     * lease: marks it processing, counts the attempt and leases it until `now + leaseMillis`.
+     * lease, of an account not in `skipAccounts`: marks it processing, counts the attempt and leases it
+     * until `now + leaseMillis`.
      */
-    readonly claim: (now: number, leaseMillis: number) => Effect.Effect<Option.Option<StoredMessage>, StoreUnavailable>
+    readonly claim: (
+      now: number,
+      leaseMillis: number,
+      skipAccounts?: ReadonlyArray<string>
+    ) => Effect.Effect<Option.Option<StoredMessage>, StoreUnavailable>
+    /**
+     * A claimed message handed back untried: queued again, claimable at once and in its place, its
+     * attempt not counted. Only while the claim that leased it until `leaseUntil` still holds it.
+     */
+    readonly release: (id: string, leaseUntil: number) => Effect.Effect<void, StoreUnavailable>
     readonly markDelivered: (id: string, now: number) => Effect.Effect<void, StoreUnavailable>
     /** Back to queued, not claimable before `availableAt`. */
     readonly markRetry: (id: string, now: number, availableAt: number, error: string) => Effect.Effect<void, StoreUnavailable>
@@ -85,11 +95,11 @@ export const makeMemory = (): MessageStore["Service"] => {
         pending.add(message.id)
       }),
     find: (id) => Effect.sync(() => Option.fromNullishOr(messages.get(id))),
-    claim: (now, leaseMillis) =>
+    claim: (now, leaseMillis, skipAccounts = []) =>
       Effect.sync(() => {
         for (const id of pending) {
           const m = messages.get(id)!
-          if (!isClaimable(m, now)) continue
+          if (!isClaimable(m, now) || skipAccounts.includes(m.accountId)) continue
           const claimed: StoredMessage = {
             ...m,
             status: "processing",
@@ -101,6 +111,13 @@ export const makeMemory = (): MessageStore["Service"] => {
           return Option.some(claimed)
         }
         return Option.none()
+      }),
+    release: (id, leaseUntil) =>
+      Effect.suspend(() => {
+        const m = messages.get(id)
+        return m?.status === "processing" && m.leaseUntil === leaseUntil
+          ? update(id, { status: "queued", attempts: m.attempts - 1, leaseUntil: 0 })
+          : Effect.void
       }),
     markDelivered: (id, now) => update(id, { status: "delivered", updatedAt: now, leaseUntil: 0, lastError: null }),
     markRetry: (id, now, availableAt, error) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Result, Layer, Option } from "effect"
+import { Deferred, Effect, Result, Layer, Option } from "effect"
 import { ProcessingFailed, MessageProcessor, type ProcessableMessage } from "../src/MessageProcessor.js"
 import { backoffMillis, DEFAULT_OPTIONS, MessageQueue, toMessage } from "../src/MessageQueue.js"
 import { MessageStore } from "../src/MessageStore.js"
@@ -170,4 +170,34 @@ describe("MessageQueue", () => {
       expect(ids).toHaveLength(3)
     }).pipe(Effect.provide(MessageStore.layerMemory))
   })
+
+  for (const [concurrency, cap, slow, fast] of [[4, 2, 6, 3], [3, 1, 5, 4], [8, 3, 12, 6]] as const) {
+    it.live(`${concurrency} workers, at most ${cap} per account: an account whose messages hang holds ${cap}, the others' ${fast} are processed meanwhile`, () =>
+      Effect.gen(function*() {
+        const gate = yield* Deferred.make<void>()
+        let inFlight = 0
+        let most = 0
+        const done: Array<string> = []
+        const processor = Layer.succeed(MessageProcessor, {
+          process: (m) =>
+            m.accountId !== "slow"
+              ? Effect.sync(() => void done.push(m.id))
+              : Effect.suspend(() => {
+                most = Math.max(most, ++inFlight)
+                return Deferred.await(gate)
+              }).pipe(Effect.ensuring(Effect.sync(() => inFlight--)))
+        })
+        yield* Effect.gen(function*() {
+          const queue = yield* MessageQueue
+          for (let i = 0; i < slow; i++) yield* queue.submit("slow", `s${i}`)
+          const others: Array<string> = []
+          for (let i = 0; i < fast; i++) others.push((yield* queue.submit(`fast${i % 2}`, `f${i}`)).id)
+          yield* eventually(Effect.sync(() => others.every((id) => done.includes(id))))
+          expect(inFlight).toBe(cap)
+          yield* Deferred.succeed(gate, undefined)
+          yield* eventually(Effect.sync(() => inFlight === 0 && most === cap))
+        }).pipe(Effect.provide(queueLayer(processor, { concurrency, maxInFlightPerAccount: cap, pollMillis: 20 })))
+        expect(most).toBe(cap)
+      }))
+  }
 })

@@ -27,13 +27,14 @@ const INSERT_BATCH = statement(
    ORDER BY n`
 )
 const BY_ID = statement(`SELECT ${COLUMNS} FROM messages WHERE id = $1`)
-// $1 now, $2 lease end, $3 how many: the claims of the workers asking at once, in one statement. The rows
+// $1 now, $2 lease end, $3 how many, $4 accounts skipped: the claims of the workers asking at once, in one statement. The rows
 // are picked once (a MATERIALIZED CTE; a subquery under IN may be evaluated again), so at most $3 of them.
 const CLAIM = statement(
   `WITH picked AS MATERIALIZED (
      SELECT seq FROM messages
      WHERE status IN ('queued', 'processing')
        AND ((status = 'queued' AND available_at <= $1) OR (status = 'processing' AND lease_until <= $1))
+       AND NOT (account_id = ANY($4::text[]))
      ORDER BY seq LIMIT $3
      FOR UPDATE SKIP LOCKED)
    UPDATE messages m SET status = 'processing', attempts = m.attempts + 1, lease_until = $2, updated_at = $1
@@ -99,13 +100,18 @@ export const make = (
     // Claims asked for at once are one statement taking as many rows; each claim gets one of them, the
     // oldest to the first asked, or none when fewer were claimable. The rows are taken at the latest of
     // the claims' instants and leased to the latest of their lease ends (the same lease, a few ms apart).
-    const claims = WriteBatcher.make<{ readonly now: number; readonly leaseUntil: number }, Option.Option<MessageStore.StoredMessage>>(
+    // The accounts skipped are those any of the claims skips.
+    const claims = WriteBatcher.make<
+      { readonly now: number; readonly leaseUntil: number; readonly skip: ReadonlyArray<string> },
+      Option.Option<MessageStore.StoredMessage>
+    >(
       (cs) =>
         Effect.map(
           db.query<StoreRows.MessageRow & { seq: string | number }>(CLAIM, [
             Math.max(...cs.map((c) => c.now)),
             Math.max(...cs.map((c) => c.leaseUntil)),
-            cs.length
+            cs.length,
+            [...new Set(cs.flatMap((c) => c.skip))]
           ]),
           (rows) => {
             const oldest = [...rows].sort((a, b) => Number(a.seq) - Number(b.seq))
@@ -123,7 +129,8 @@ export const make = (
       insert: inserts.write,
       // An id with a NUL character cannot be stored, so it names no message (PostgreSQL would refuse the query).
       find: (id) => id.includes("\u0000") ? Effect.succeed(Option.none()) : Effect.map(db.query<StoreRows.MessageRow>(BY_ID, [id]), stored),
-      claim: (now, leaseMillis) => claims.write({ now, leaseUntil: now + leaseMillis }),
+      claim: (now, leaseMillis, skipAccounts = []) => claims.write({ now, leaseUntil: now + leaseMillis, skip: skipAccounts }),
+      release: (id, leaseUntil) => Effect.asVoid(db.query(RELEASE, [[id], [leaseUntil]])),
       markDelivered: (id, now) => deliveries.write({ id, now }),
       markRetry: (id, now, availableAt, error) => Effect.asVoid(db.query(RETRY, [id, now, availableAt, error])),
       markFailed: (id, now, error) => Effect.asVoid(db.query(FAILED, [id, now, error])),

@@ -49,6 +49,8 @@ export const of = (config: { readonly webhooks?: WebhookSettings | undefined }):
 export const queueOptions = (settings: WebhookSettings): Partial<MessageQueue.MessageQueueOptions> => ({
   retryDelaysMillis: settings.retryDelaysMillis,
   concurrency: settings.workers,
+  // An endpoint's messages beyond its cap wait in the queue, not in a worker.
+  maxInFlightPerAccount: settings.maxInFlightPerEndpoint,
   leaseMillis: 2 * settings.timeoutMillis + 2_000
 })
 

@@ -184,6 +184,28 @@ describe("webhook delivery (server process, SQLite)", () => {
     await receiver.stop()
   })
 
+  it("an endpoint that never answers holds at most its cap of workers: another account's messages arrive within 2 s meanwhile", async () => {
+    const server = await serve({ PETSTORE_WEBHOOK_TIMEOUT_MS: "8000" })
+    const hanging = await WebhookReceiver.start()
+    hanging.hang = true
+    const healthy = await WebhookReceiver.start()
+    const [x, y] = [await createAccount(server.url), await createAccount(server.url)]
+    await admin(server, "PUT", `/accounts/${x.accountId}/webhook`, { url: hanging.url })
+    await admin(server, "PUT", `/accounts/${y.accountId}/webhook`, { url: healthy.url })
+    // More of X's messages than there are workers (32), every one of them hanging for the attempt's 8 s.
+    await Promise.all(Array.from({ length: 60 }, (_, i) => post(server.url, "/v1/messages", x.key, { message: `x ${i}` })))
+    await pollUntil("the endpoint's cap (16) of requests in flight", async () => hanging.open().now === 16 ? true : undefined, 600, 25)
+    const sentAt = Date.now()
+    const ys = await Promise.all(Array.from({ length: 5 }, (_, i) => post(server.url, "/v1/messages", y.key, { message: `y ${i}` })))
+    await pollUntil("Y's messages delivered", async () => healthy.deliveries.length === 5 ? true : undefined, 3000, 10)
+    const lateness = Date.now() - sentAt
+    console.log(`webhook isolation: another account's 5 messages delivered ${lateness} ms after they were sent`)
+    expect(lateness).toBeLessThan(2_000)
+    for (const m of ys) expect((await get(server.url, `/v1/messages/${m.body.id}`, y.key)).body.status).toBe("delivered")
+    expect(hanging.open().most).toBe(16)
+    await Promise.all([hanging.stop(), healthy.stop()])
+  }, 60_000)
+
   it("bad input is a clear 400/404: not https, private addresses (by default), unknown account or message", async () => {
     const server = await serve({ PETSTORE_WEBHOOK_ALLOW_PRIVATE: "false" })
     const account = await createAccount(server.url)

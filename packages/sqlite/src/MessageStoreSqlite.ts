@@ -36,8 +36,12 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
        SELECT seq FROM messages INDEXED BY messages_pending
        WHERE status IN ('queued', 'processing')
          AND ((status = 'queued' AND available_at <= @now) OR (status = 'processing' AND lease_until <= @now))
+         AND account_id NOT IN (SELECT value FROM json_each(@skip))
        ORDER BY seq LIMIT 1)
      RETURNING ${COLUMNS}`
+  )
+  const release = connection.prepare(
+    "UPDATE messages SET status = 'queued', attempts = attempts - 1, lease_until = 0 WHERE id = ? AND status = 'processing' AND lease_until = ?"
   )
   const delivered = connection.prepare(
     "UPDATE messages SET status = 'delivered', updated_at = ?, lease_until = 0, last_error = NULL WHERE id = ?"
@@ -62,7 +66,9 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
   return MessageStore.MessageStore.of({
     insert: (m) => db.write(() => void insert.run(...messageValues(m))),
     find: (id) => db.read(() => stored(byId.get(id))),
-    claim: (now, leaseMillis) => db.write(() => stored(claim.get({ now, leaseUntil: now + leaseMillis }))),
+    claim: (now, leaseMillis, skipAccounts = []) =>
+      db.write(() => stored(claim.get({ now, leaseUntil: now + leaseMillis, skip: JSON.stringify(skipAccounts) }))),
+    release: (id, leaseUntil) => db.write(() => void release.run(id, leaseUntil)),
     markDelivered: (id, now) => db.write(() => void delivered.run(now, id)),
     markRetry: (id, now, availableAt, error) => db.write(() => void retry.run(now, availableAt, error, id)),
     markFailed: (id, now, error) => db.write(() => void failed.run(now, error, id)),

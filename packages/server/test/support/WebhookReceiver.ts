@@ -1,6 +1,6 @@
 /**
  * A webhook receiver on 127.0.0.1 for tests: keeps every delivery (raw body and headers) and answers
- * with the status the test sets; can stop and start again on the same port (an outage).
+ * with the status the test sets, or never (`hang`); can stop and start again on the same port (an outage).
  */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -16,6 +16,10 @@ export interface Receiver {
   readonly deliveries: Array<Delivery>
   /** The status answered from now on (default 200). */
   status: number
+  /** From now on requests are read and never answered (until `stop`). */
+  hang: boolean
+  /** Requests received and not answered yet; the most there were at once. */
+  readonly open: () => { readonly now: number; readonly most: number }
   /** Stops listening (connections closed): the endpoint is down. */
   readonly stop: () => Promise<void>
   /** Listens again on the same port. */
@@ -31,13 +35,18 @@ const listen = (server: http.Server, port: number) =>
 export const start = async (path = "/hooks"): Promise<Receiver> => {
   const deliveries: Array<Delivery> = []
   let server: http.Server
+  let open = 0
+  let most = 0
   const make = () =>
     http.createServer((req, res) => {
       const chunks: Array<Buffer> = []
       req.on("data", (c: Buffer) => chunks.push(c))
+      open++
+      most = Math.max(most, open)
+      res.on("close", () => open--)
       req.on("end", () => {
         deliveries.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") })
-        res.writeHead(receiver.status).end()
+        if (!receiver.hang) res.writeHead(receiver.status).end()
       })
     })
   server = make()
@@ -47,6 +56,8 @@ export const start = async (path = "/hooks"): Promise<Receiver> => {
     url: `http://127.0.0.1:${port}${path}`,
     deliveries,
     status: 200,
+    hang: false,
+    open: () => ({ now: open, most }),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -135,6 +135,54 @@ export const messageStoreLaws = <E>(
     )
 
     property(
+      "claim never takes a message of an account it skips, and takes the oldest claimable of the others",
+      [
+        queued({ min: 0, max: 12 }, NOW, 5_000).chain((ms) =>
+          fc.tuple(fc.constant(ms), fc.array(fc.integer({ min: 0, max: 2 }), { minLength: ms.length, maxLength: ms.length }))
+        ).map(([ms, owners]) => ms.map((m, i) => ({ ...m, accountId: `acc_owner${owners[i]}` }))),
+        fc.subarray(["acc_owner0", "acc_owner1", "acc_owner2"]),
+        lease
+      ],
+      ([ms, skip, leaseMillis]) =>
+        withStore((store) =>
+          Effect.gen(function*() {
+            yield* insertAll(store, ms)
+            const expected = ms.filter((m) => m.availableAt <= NOW && !skip.includes(m.accountId))
+            for (const m of expected) {
+              const claimed = yield* store.claim(NOW, leaseMillis, skip)
+              expect(Option.map(claimed, (c) => c.id)).toStrictEqual(Option.some(m.id))
+            }
+            expect(Option.isNone(yield* store.claim(NOW, leaseMillis, skip))).toBe(true)
+            for (const m of ms.filter((m) => skip.includes(m.accountId))) {
+              expect(plain(yield* found(store, m.id))).toStrictEqual(m)
+            }
+          })
+        ),
+      runs
+    )
+
+    property(
+      "release hands a claimed message back untried: queued, its attempt not counted, claimable at once and before younger ones; only by the claim that holds it",
+      [queued({ min: 2, max: 4 }, NOW, 0), lease],
+      ([ms, leaseMillis]) =>
+        withStore((store) =>
+          Effect.gen(function*() {
+            yield* insertAll(store, ms)
+            const first = Option.getOrThrow(yield* store.claim(NOW, leaseMillis))
+            expect(first.id).toBe(ms[0]!.id)
+            // Another lease's release (a claim that has been taken over) changes nothing.
+            yield* store.release(first.id, first.leaseUntil + 1)
+            expect(plain(yield* found(store, first.id))).toMatchObject({ status: "processing", attempts: 1 })
+            yield* store.release(first.id, first.leaseUntil)
+            expect(plain(yield* found(store, first.id))).toMatchObject({ status: "queued", attempts: 0, lastError: null })
+            const again = yield* store.claim(NOW, leaseMillis)
+            expect(Option.map(again, (c) => [c.id, c.attempts])).toStrictEqual(Option.some([first.id, 1]))
+          })
+        ),
+      runs
+    )
+
+    property(
       "a claimed message is not claimed again before its lease ends, and is claimed again once it has (crash recovery)",
       [queued({ min: 1, max: 1 }, NOW, 0), lease, fc.nat(), lease],
       ([[m], leaseMillis, early, secondLease]) =>
