@@ -149,7 +149,13 @@ export const make = (options: MessageQueueOptions) =>
           })
         ).pipe(
           Effect.interruptible,
-          Effect.catchDefect((defect) => Effect.fail({ reason: `processor crashed: ${String(defect)}` })),
+          // A crash is a failure like any other; the message shows a stable reason, the log the defect.
+          Effect.catchDefect((defect) =>
+            Effect.andThen(
+              Effect.logWarning("message processor: defect", Cause.die(defect)),
+              Effect.fail({ reason: "processing failed: internal error" })
+            )
+          ),
           Effect.ensuring(Effect.sync(() => leases.end(slot))),
           Effect.exit
         )

@@ -28,6 +28,20 @@ export interface StoredMessage {
   readonly lastError: string | null
 }
 
+/** Where a listing of an account's messages goes on: after this message (by `createdAt`, then `id`). */
+export interface MessagePosition {
+  readonly createdAt: number
+  readonly id: string
+}
+
+/** Which of an account's messages to list: in `status` (any when undefined), after `after`, at most `limit`. */
+export interface AccountMessagesQuery {
+  readonly accountId: string
+  readonly status: MessageStatus | undefined
+  readonly after: MessagePosition | undefined
+  readonly limit: number
+}
+
 /** Messages not yet delivered or failed, by status. */
 export interface PendingCounts {
   readonly queued: number
@@ -60,6 +74,11 @@ export class MessageStore extends Context.Service<
     /** Back to queued, not claimable before `availableAt`. */
     readonly markRetry: (id: string, now: number, availableAt: number, error: string) => Effect.Effect<void, StoreUnavailable>
     readonly markFailed: (id: string, now: number, error: string) => Effect.Effect<void, StoreUnavailable>
+    /**
+     * The account's messages of the query, oldest first (by `createdAt`, then `id` in the store's
+     * order): paging on from the last one's position visits each once.
+     */
+    readonly listByAccount: (query: AccountMessagesQuery) => Effect.Effect<ReadonlyArray<StoredMessage>, StoreUnavailable>
     /** The earliest instant at which some message may become claimable, if any is pending. */
     readonly nextClaimAt: Effect.Effect<Option.Option<number>, StoreUnavailable>
     /** How many messages wait (queued) and are being processed now: the queue's depth, for metrics. */
@@ -123,6 +142,16 @@ export const makeMemory = (): MessageStore["Service"] => {
     markRetry: (id, now, availableAt, error) =>
       update(id, { status: "queued", updatedAt: now, availableAt, leaseUntil: 0, lastError: error }),
     markFailed: (id, now, error) => update(id, { status: "failed", updatedAt: now, leaseUntil: 0, lastError: error }),
+    listByAccount: ({ accountId, after, limit, status }) =>
+      Effect.sync(() =>
+        [...messages.values()]
+          .filter((m) =>
+            m.accountId === accountId && (status === undefined || m.status === status) &&
+            (after === undefined || m.createdAt > after.createdAt || (m.createdAt === after.createdAt && m.id > after.id))
+          )
+          .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .slice(0, limit)
+      ),
     nextClaimAt: Effect.sync(() => {
       let next = Infinity
       for (const id of pending) {

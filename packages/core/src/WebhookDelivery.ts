@@ -7,6 +7,7 @@
  *
  * @since 1.0.0
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -15,7 +16,7 @@ import * as Option from "effect/Option"
 import * as EndpointPermits from "./internal/endpointPermits.js"
 import { MessageProcessor, type ProcessableMessage, ProcessingFailed } from "./MessageProcessor.js"
 import { WebhookAttemptStore } from "./WebhookAttempt.js"
-import { liveSecrets, type WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
+import { liveSecrets, signingProblem, type WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
 import { signatureHeader } from "./WebhookSignature.js"
 
 /** The event type of a submitted message. */
@@ -30,16 +31,42 @@ export interface DeliveryRequest {
   readonly timeoutMillis: number
 }
 
-/** What came of a POST: an answer (any status), or no answer and why. */
+/**
+ * What came of a POST: an answer (any status), or no answer and why: `error` in full (for the admin's
+ * attempts), `kind` for the account's own view: no whole answer within the deadline (`timeout`), an
+ * address the guard refused (`refused`), or no connection or exchange at all (`unreachable`).
+ */
 export type DeliveryOutcome =
   | { readonly _tag: "Answered"; readonly status: number; readonly retryAfterMillis?: number | undefined }
-  | { readonly _tag: "NoAnswer"; readonly error: string }
+  | { readonly _tag: "NoAnswer"; readonly kind: "timeout" | "refused" | "unreachable"; readonly error: string }
 
 /** The outcome of an attempt that got no whole answer within its deadline. */
 export const noAnswerWithin = (timeoutMillis: number): DeliveryOutcome => ({
   _tag: "NoAnswer",
+  kind: "timeout",
   error: `no answer within ${timeoutMillis} ms`
 })
+
+/**
+ * What the account sees of a failed attempt (a message's `lastError`): a short description that stays
+ * the same across versions and names nothing internal (hosts, resolvers, variables); the full text is
+ * the attempt's `error`, for the admin.
+ */
+export const publicReason = {
+  outcome: (outcome: DeliveryOutcome): string =>
+    outcome._tag === "Answered"
+      ? `endpoint answered ${outcome.status}`
+      : outcome.kind === "timeout"
+      ? outcome.error
+      : outcome.kind === "refused"
+      ? "endpoint address refused"
+      : "endpoint unreachable",
+  disabled: "endpoint disabled",
+  busy: "endpoint busy",
+  unsigned: "delivery could not be signed",
+  crashed: "delivery failed: internal error",
+  storeUnavailable: "store unavailable"
+} as const
 
 /**
  * The HTTP client deliveries go through (the server's is undici with an SSRF guard). It keeps the
@@ -107,6 +134,17 @@ export const deliveryRequest = (
 
 const isSuccess = (status: number) => status >= 200 && status <= 299
 
+/** Reads every endpoint once, a page at a time; a store that cannot answer ends the reading. */
+const readEveryEndpoint = (endpoints: WebhookEndpointStore["Service"]) =>
+  Effect.gen(function*() {
+    let after: string | null = null
+    while (true) {
+      const page: ReadonlyArray<WebhookEndpoint> = yield* endpoints.page(after, 500)
+      if (page.length === 0) return
+      after = page.at(-1)!.accountId
+    }
+  }).pipe(Effect.catchTag("StoreUnavailable", () => Effect.logDebug("webhook endpoints not read at start: store unavailable")))
+
 /** @category constructors */
 export const make = (options: WebhookDeliveryOptions) =>
   Effect.gen(function*() {
@@ -122,7 +160,7 @@ export const make = (options: WebhookDeliveryOptions) =>
       }
       return pool
     }
-    const storeFailure = (error: unknown) => new ProcessingFailed({ reason: `store unavailable: ${String(error)}` })
+    const storeFailure = new ProcessingFailed({ reason: publicReason.storeUnavailable })
 
     /** The attempt's exchange with the endpoint: the request sent and its answer (or none), timed. */
     const exchange = (endpoint: WebhookEndpoint, m: ProcessableMessage) =>
@@ -162,15 +200,18 @@ export const make = (options: WebhookDeliveryOptions) =>
         const change = yield* endpoints.recordFailure(m.accountId, endedAt, disableAfter, `failing since a delivery ${error}`)
         return yield* Effect.fail(
           new ProcessingFailed({
-            reason: error,
+            reason: publicReason.outcome(outcome),
             retryAfterMillis: outcome._tag === "Answered" ? outcome.retryAfterMillis : undefined,
             final: change === "disabled"
           })
         )
       })
 
-    /** An attempt not made, logged (so the message's history says why) and failed with `reason`. */
-    const notSent = (endpoint: WebhookEndpoint, m: ProcessableMessage, reason: string, final: boolean) =>
+    /**
+     * An attempt not made (or cut short), logged with `detail` so the message's history says why and an
+     * account-wide replay finds it, and failed with the account's `reason`.
+     */
+    const notSent = (endpoint: WebhookEndpoint, m: ProcessableMessage, detail: string, reason: string, final: boolean) =>
       Effect.gen(function*() {
         yield* attempts.record({
           messageId: m.id,
@@ -180,49 +221,70 @@ export const make = (options: WebhookDeliveryOptions) =>
           startedAt: yield* Clock.currentTimeMillis,
           durationMillis: 0,
           statusCode: null,
-          error: reason
+          error: detail
         })
         return yield* Effect.fail(new ProcessingFailed({ reason, final }))
       })
     const busy = `not sent: ${options.maxInFlightPerEndpoint} deliveries to the endpoint stayed in flight for ${options.attemptTimeoutMillis} ms`
+
+    // At start every endpoint is read once, in the background, so that one whose secret cannot be read
+    // is reported now (the sealing store warns once per endpoint), not at its first delivery.
+    yield* Effect.forkScoped(Effect.interruptible(readEveryEndpoint(endpoints)))
+
+    /** One attempt at `m` to its account's endpoint. */
+    const deliver = (m: ProcessableMessage, endpoint: WebhookEndpoint) =>
+      Effect.gen(function*() {
+        if (endpoint.disabledAt !== null) {
+          // Logged too, so the message is found when the account's failures are replayed.
+          return yield* notSent(endpoint, m, "the webhook endpoint is disabled: set it again, then replay", publicReason.disabled, true)
+        }
+        const unsigned = signingProblem(endpoint, yield* Clock.currentTimeMillis)
+        if (unsigned !== undefined) return yield* notSent(endpoint, m, unsigned, publicReason.unsigned, false)
+        // The permit bounds the requests in flight to the endpoint, so it is given back as soon as the
+        // answer is in: the attempt's row and the endpoint's streak are written without holding it.
+        // The queue takes no more of an account's messages than the cap, so one is nearly always free
+        // and taken at once (no timer).
+        const permit = permitOf(m.accountId)
+        // When every permit is taken anyway the delivery waits its turn; permits go to the waiters in
+        // the order they came. Each POST ends within its deadline, so a turn comes within one; a turn
+        // that came after the attempt's deadline had passed gives the permit on and is a failed
+        // attempt. Waiting and sending together thus stay within twice the deadline, inside the
+        // queue's lease: no other worker takes the message over while this one still holds it. No
+        // timer races the wait: the clock is read when the turn comes. (Between the permit taken
+        // and its release made sure, nothing can interrupt.)
+        const sent = yield* Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function*() {
+            if (!permit.tryTake()) {
+              const waitedFrom = yield* Clock.currentTimeMillis
+              // Interruptible while it waits; once it answers, the permit is held here (uninterruptible).
+              yield* permit.take
+              if ((yield* Clock.currentTimeMillis) - waitedFrom > options.attemptTimeoutMillis) {
+                permit.release()
+                return Option.none()
+              }
+            }
+            return Option.some(yield* restore(exchange(endpoint, m)).pipe(Effect.ensuring(Effect.sync(permit.release))))
+          })
+        )
+        if (Option.isNone(sent)) return yield* notSent(endpoint, m, busy, publicReason.busy, false)
+        yield* settle(endpoint, m, sent.value)
+      })
 
     return MessageProcessor.of({
       process: (m) =>
         Effect.gen(function*() {
           const endpoint = yield* endpoints.find(m.accountId)
           if (Option.isNone(endpoint)) return
-          if (endpoint.value.disabledAt !== null) {
-            // Logged too, so the message is found when the account's failures are replayed.
-            return yield* notSent(endpoint.value, m, "the webhook endpoint is disabled: set it again, then replay", true)
-          }
-          // The permit bounds the requests in flight to the endpoint, so it is given back as soon as the
-          // answer is in: the attempt's row and the endpoint's streak are written without holding it.
-          // Most of the time one is free, and taken at once (no timer).
-          const permit = permitOf(m.accountId)
-          // When every permit is taken the delivery waits its turn; permits go to the waiters in the
-          // order they came. Each POST ends within its deadline, so a turn comes within one; a turn
-          // that came after the attempt's deadline had passed gives the permit on and is a failed
-          // attempt. Waiting and sending together thus stay within twice the deadline, inside the
-          // queue's lease: no other worker takes the message over while this one still holds it. No
-          // timer races the wait: the clock is read when the turn comes. (Between the permit taken
-          // and its release made sure, nothing can interrupt.)
-          const sent = yield* Effect.uninterruptibleMask((restore) =>
-            Effect.gen(function*() {
-              if (!permit.tryTake()) {
-                const waitedFrom = yield* Clock.currentTimeMillis
-                // Interruptible while it waits; once it answers, the permit is held here (uninterruptible).
-                yield* permit.take
-                if ((yield* Clock.currentTimeMillis) - waitedFrom > options.attemptTimeoutMillis) {
-                  permit.release()
-                  return Option.none()
-                }
-              }
-              return Option.some(yield* restore(exchange(endpoint.value, m)).pipe(Effect.ensuring(Effect.sync(permit.release))))
-            })
+          yield* deliver(m, endpoint.value).pipe(
+            // A defect of the delivery (a bug, a signing library's throw) is a failed attempt like any
+            // other: logged with its cause, kept in the message's history, retried on the schedule.
+            Effect.catchDefect((defect) =>
+              Effect.logWarning("webhook delivery: defect", Cause.die(defect)).pipe(
+                Effect.andThen(notSent(endpoint.value, m, `processor crashed: ${String(defect)}`, publicReason.crashed, false))
+              )
+            )
           )
-          if (Option.isNone(sent)) return yield* notSent(endpoint.value, m, busy, false)
-          yield* settle(endpoint.value, m, sent.value)
-        }).pipe(Effect.catchTag("StoreUnavailable", (e) => Effect.fail(storeFailure(e.cause))))
+        }).pipe(Effect.catchTag("StoreUnavailable", () => Effect.fail(storeFailure)))
     })
   })
 

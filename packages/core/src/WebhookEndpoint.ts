@@ -15,6 +15,11 @@ import type { StoreUnavailable } from "./Errors.js"
 export interface WebhookSecret {
   readonly secret: string
   readonly expiresAt: number | null
+  /**
+   * Set when the secret was read but cannot be used: why (it is sealed under another key than the
+   * server's, or the server has none). `secret` is then the stored text, never written back changed.
+   */
+  readonly unreadable?: string | undefined
 }
 
 /** Times are epoch ms. */
@@ -43,6 +48,10 @@ export const MAX_SIGNING_SECRETS = 2
 export const signingSecrets = (endpoint: WebhookEndpoint, now: number): ReadonlyArray<WebhookSecret> =>
   endpoint.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).slice(0, MAX_SIGNING_SECRETS)
 
+/** Why the endpoint's deliveries cannot be signed now (a signing secret is unreadable), if they cannot. */
+export const signingProblem = (endpoint: WebhookEndpoint, now: number): string | undefined =>
+  signingSecrets(endpoint, now).find((s) => s.unreadable !== undefined)?.unreadable
+
 /** The text of the {@link signingSecrets}. */
 export const liveSecrets = (endpoint: WebhookEndpoint, now: number): ReadonlyArray<string> =>
   signingSecrets(endpoint, now).map((s) => s.secret)
@@ -53,7 +62,8 @@ export const liveSecrets = (endpoint: WebhookEndpoint, now: number): ReadonlyArr
  * sign at any time; with a grace of 0 only the new secret signs.
  */
 export const rotated = (endpoint: WebhookEndpoint, secret: string, now: number, graceMillis: number): WebhookEndpoint => {
-  const current = endpoint.secrets.find((s) => s.expiresAt === null)
+  // An unreadable current secret cannot sign during a grace: it is retired at once.
+  const current = endpoint.secrets.find((s) => s.expiresAt === null && s.unreadable === undefined)
   return {
     ...endpoint,
     updatedAt: now,
@@ -71,6 +81,11 @@ export class WebhookEndpointStore extends Context.Service<
   WebhookEndpointStore,
   {
     readonly find: (accountId: string) => Effect.Effect<Option.Option<WebhookEndpoint>, StoreUnavailable>
+    /**
+     * Up to `limit` endpoints after the account `afterAccountId` (from the first when null), in the
+     * store's order of account ids: paging on with the last one's id visits every endpoint once.
+     */
+    readonly page: (afterAccountId: string | null, limit: number) => Effect.Effect<ReadonlyArray<WebhookEndpoint>, StoreUnavailable>
     /** Creates or replaces the account's endpoint. */
     readonly put: (endpoint: WebhookEndpoint) => Effect.Effect<void, StoreUnavailable>
     /** Removes it; false when there was none. */
@@ -111,6 +126,14 @@ export const makeMemory = (): WebhookEndpointStore["Service"] => {
   const endpoints = new Map<string, WebhookEndpoint>()
   return {
     find: (accountId) => Effect.sync(() => Option.fromNullishOr(endpoints.get(accountId))),
+    page: (afterAccountId, limit) =>
+      Effect.sync(() =>
+        [...endpoints.keys()]
+          .filter((id) => afterAccountId === null || id > afterAccountId)
+          .sort()
+          .slice(0, limit)
+          .map((id) => endpoints.get(id)!)
+      ),
     put: (endpoint) => Effect.sync(() => void endpoints.set(endpoint.accountId, endpoint)),
     remove: (accountId) => Effect.sync(() => endpoints.delete(accountId)),
     recordSuccess: (accountId) =>

@@ -38,7 +38,7 @@ export const ENDPOINT_COLUMNS = "account_id, url, secrets, created_at, updated_a
 export const endpointValues = (e: WebhookEndpoint): ReadonlyArray<string | number | null> => [
   e.accountId,
   e.url,
-  JSON.stringify(e.secrets),
+  JSON.stringify(e.secrets.map(({ expiresAt, secret }) => ({ secret, expiresAt }))),
   e.createdAt,
   e.updatedAt,
   e.failingSince,

@@ -11,7 +11,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { StoreUnavailable } from "./Errors.js"
 import type { WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
 
 /** A sealed secret starts with this. */
@@ -64,26 +63,57 @@ export const open = (key: Uint8Array, accountId: string, stored: string): string
   }
 }
 
-const mapSecrets = (endpoint: WebhookEndpoint, f: (secret: string) => string): WebhookEndpoint => ({
+/** Why a sealed secret cannot be read by a server without a key. */
+export const NO_KEY =
+  "a webhook signing secret is stored sealed and PETSTORE_WEBHOOK_SECRET_KEY is not set: set the key that sealed it, or set the endpoint again"
+
+/** The endpoint's secrets opened under `key` (none: the server has no key); one that does not open is marked `unreadable`. */
+export const opened = (endpoint: WebhookEndpoint, key: Uint8Array | undefined): WebhookEndpoint => ({
   ...endpoint,
-  secrets: endpoint.secrets.map((s) => ({ ...s, secret: f(s.secret) }))
+  secrets: endpoint.secrets.map((s) => {
+    if (!s.secret.startsWith(PREFIX)) return s
+    if (key === undefined) return { ...s, unreadable: NO_KEY }
+    try {
+      return { ...s, secret: open(key, endpoint.accountId, s.secret) }
+    } catch (error) {
+      return { ...s, unreadable: (error as Error).message }
+    }
+  })
 })
 
 /**
- * `store` with the endpoints' secrets sealed under `key` when written and opened when read. A secret
- * that does not open is the store's failure (`StoreUnavailable`, the unreadable secret its cause):
- * deliveries to that endpoint fail and are retried, the admin API answers 503, nothing is lost.
+ * `store` with the endpoints' secrets sealed under `key` when written (in clear without a key) and
+ * opened when read. A secret that does not open (another key sealed it, or the server has none) is read
+ * marked `unreadable` rather than failing the read: the endpoint is still shown (saying so), can be set
+ * again or rotated, and its deliveries are failed attempts that say why, each kept for replay. The
+ * first read of such an endpoint in the process logs one warning naming the account and the variable.
  */
-export const sealedStore = (store: WebhookEndpointStore["Service"], key: Uint8Array): WebhookEndpointStore["Service"] => ({
-  ...store,
-  put: (endpoint) =>
-    store.put(mapSecrets(endpoint, (secret) => secret.startsWith(PREFIX) ? secret : seal(key, endpoint.accountId, secret))),
-  find: (accountId) =>
-    Effect.flatMap(store.find(accountId), (found) =>
-      Option.isNone(found)
-        ? Effect.succeed(found)
-        : Effect.try({
-          try: () => Option.some(mapSecrets(found.value, (secret) => open(key, accountId, secret))),
-          catch: (error) => new StoreUnavailable({ cause: error })
+export const sealedStore = (store: WebhookEndpointStore["Service"], key: Uint8Array | undefined): WebhookEndpointStore["Service"] => {
+  const warned = new Set<string>()
+  const read = (endpoint: WebhookEndpoint): Effect.Effect<WebhookEndpoint> => {
+    const e = opened(endpoint, key)
+    const problem = e.secrets.find((s) => s.unreadable !== undefined)?.unreadable
+    if (problem === undefined || warned.has(e.accountId)) return Effect.succeed(e)
+    warned.add(e.accountId)
+    return Effect.as(
+      Effect.logWarning(`webhook endpoint of account ${e.accountId}: its deliveries cannot be signed: ${problem}`),
+      e
+    )
+  }
+  return {
+    ...store,
+    put: (endpoint) =>
+      store.put({
+        ...endpoint,
+        // A secret that did not open is written back as it was stored.
+        secrets: endpoint.secrets.map((s) => ({
+          secret: key === undefined || s.secret.startsWith(PREFIX) ? s.secret : seal(key, endpoint.accountId, s.secret),
+          expiresAt: s.expiresAt
         }))
-})
+      }),
+    find: (accountId) =>
+      Effect.flatMap(store.find(accountId), (found) =>
+        Option.isNone(found) ? Effect.succeed(found) : Effect.map(read(found.value), Option.some)),
+    page: (afterAccountId, limit) => Effect.flatMap(store.page(afterAccountId, limit), (page) => Effect.forEach(page, read))
+  }
+}

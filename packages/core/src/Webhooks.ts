@@ -13,14 +13,14 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { AccountNotFound, InvalidWebhookUrl, MessageNotFound, type StoreUnavailable, WebhookNotFound } from "./Errors.js"
-import type { Message } from "./Message.js"
+import { AccountNotFound, InvalidCursor, InvalidWebhookUrl, MessageNotFound, type StoreUnavailable, WebhookNotFound } from "./Errors.js"
+import type { Message, MessageStatus } from "./Message.js"
 import { toMessageDelivery } from "./MessageQueue.js"
-import { MessageStore } from "./MessageStore.js"
+import { type MessagePosition, MessageStore, type StoredMessage } from "./MessageStore.js"
 import { AccountStore } from "./AccountStore.js"
 import { SecureRandom } from "./SecureRandom.js"
 import { type WebhookAttempt, WebhookAttemptStore } from "./WebhookAttempt.js"
-import { rotated, signingSecrets, type WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
+import { rotated, signingProblem, signingSecrets, type WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
 import { SECRET_BYTES, secretFromBytes } from "./WebhookSignature.js"
 
 export interface WebhooksOptions {
@@ -55,6 +55,8 @@ export interface EndpointView {
   readonly disabledReason: string | null
   /** When the rotated-out secret stops signing, during a rotation. */
   readonly previousSecretExpiresAt: number | null
+  /** Why deliveries cannot be signed (a signing secret does not open), or null when they can. */
+  readonly secretError: string | null
 }
 
 export const view = (e: WebhookEndpoint, now: number): EndpointView => ({
@@ -65,8 +67,27 @@ export const view = (e: WebhookEndpoint, now: number): EndpointView => ({
   failingSince: e.failingSince,
   disabledAt: e.disabledAt,
   disabledReason: e.disabledReason,
-  previousSecretExpiresAt: signingSecrets(e, now).find((s) => s.expiresAt !== null)?.expiresAt ?? null
+  previousSecretExpiresAt: signingSecrets(e, now).find((s) => s.expiresAt !== null)?.expiresAt ?? null,
+  secretError: signingProblem(e, now) ?? null
 })
+
+/** A page of an account's messages, and the cursor of the next page when more may follow. */
+export interface MessagePage {
+  readonly messages: ReadonlyArray<StoredMessage>
+  readonly next: string | undefined
+}
+
+/** The opaque cursor of a listing position: base64url of `createdAt.id`. */
+export const encodeMessageCursor = (p: MessagePosition): string => Buffer.from(`${p.createdAt}.${p.id}`, "utf8").toString("base64url")
+
+/** The position of a cursor `encodeMessageCursor` made; anything else is `InvalidCursor`. */
+export const decodeMessageCursor = (cursor: string): Effect.Effect<MessagePosition, InvalidCursor> => {
+  const text = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, "base64url").toString("utf8") : ""
+  const match = /^(\d{1,16})\.([A-Za-z0-9_]{1,100})$/.exec(text)
+  return match === null || encodeMessageCursor({ createdAt: Number(match[1]), id: match[2]! }) !== cursor
+    ? Effect.fail(new InvalidCursor({ reason: "not a cursor of this listing" }))
+    : Effect.succeed({ createdAt: Number(match[1]), id: match[2]! })
+}
 
 /** An endpoint with the secret just issued: the only time a secret is answered. */
 export interface IssuedEndpoint {
@@ -92,8 +113,13 @@ export class Webhooks extends Context.Service<
     readonly attempts: (messageId: string) => Effect.Effect<ReadonlyArray<WebhookAttempt>, MessageNotFound | Failure>
     /** Queues the message for one more attempt; a message still pending is left as it is. */
     readonly replay: (messageId: string) => Effect.Effect<Message, MessageNotFound | Failure>
-    /** Replays every failed message of the account with an attempt at or after `since`: their ids. */
+    /** Replays every message of the account that failed at or after `since`: their ids. */
     readonly replayFailed: (accountId: string, since: number) => Effect.Effect<ReadonlyArray<string>, AccountNotFound | Failure>
+    /** The account's messages (in `status` when given), oldest first, `limit` a page, from `cursor` when given. */
+    readonly listMessages: (
+      accountId: string,
+      query: { readonly status: MessageStatus | undefined; readonly limit: number; readonly cursor: string | undefined }
+    ) => Effect.Effect<MessagePage, AccountNotFound | InvalidCursor | Failure>
   }
 >()("@petstore/core/Webhooks") {
   static readonly layer = (options: Partial<WebhooksOptions> = {}) =>
@@ -176,16 +202,30 @@ export const make = (options: WebhooksOptions) =>
       replayFailed: (accountId, since) =>
         Effect.gen(function*() {
           yield* account(accountId)
-          const ids = yield* attemptLog.messagesSince(accountId, since)
+          // Every failed message of the account, whatever failed it (an answer, an unreadable secret, a
+          // crash, the lease), read a page at a time; those that failed since `since` are replayed.
           const replayed: Array<string> = []
-          for (const id of ids) {
-            const m = yield* messages.find(id)
-            if (Option.isSome(m) && m.value.status === "failed") {
-              yield* replayOne(id).pipe(Effect.catchTag("MessageNotFound", () => Effect.void))
-              replayed.push(id)
+          let after: MessagePosition | undefined = undefined
+          while (true) {
+            const page: ReadonlyArray<StoredMessage> = yield* messages.listByAccount({ accountId, status: "failed", after, limit: 500 })
+            for (const m of page) {
+              if (m.updatedAt < since) continue
+              yield* replayOne(m.id).pipe(Effect.catchTag("MessageNotFound", () => Effect.void))
+              replayed.push(m.id)
             }
+            if (page.length < 500) return replayed
+            after = { createdAt: page.at(-1)!.createdAt, id: page.at(-1)!.id }
           }
-          return replayed
+        }),
+      listMessages: (accountId, { cursor, limit, status }) =>
+        Effect.gen(function*() {
+          yield* account(accountId)
+          const after = cursor === undefined ? undefined : yield* decodeMessageCursor(cursor)
+          // One more than the page, to know whether a next page exists.
+          const found = yield* messages.listByAccount({ accountId, status, after, limit: limit + 1 })
+          const page = found.slice(0, limit)
+          const last = page.at(-1)
+          return { messages: page, next: found.length > limit && last !== undefined ? encodeMessageCursor(last) : undefined }
         })
     })
   })

@@ -152,7 +152,7 @@ describe("MessageQueue", () => {
         })
       )
       expect(errors).toContain("processing took longer than the lease")
-      expect(errors).toContain("processor crashed: crash")
+      expect(errors).toContain("processing failed: internal error")
       expect(calls).toBe(3)
     }).pipe(Effect.provide(queueLayer(processor, { concurrency: 1, leaseMillis: 50, backoffBaseMillis: 30, backoffMaxMillis: 30, pollMillis: 5 })))
   })

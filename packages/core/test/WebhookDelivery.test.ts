@@ -188,6 +188,37 @@ describe("WebhookDelivery", () => {
     }).pipe(Effect.provide(setup(recordingSender(sent, () => answered(200)))))
   })
 
+  it.live("an unreadable secret or a crash is a failed attempt with its full reason; the message shows a stable one", () => {
+    const sent: Array<WebhookDelivery.DeliveryRequest> = []
+    return Effect.gen(function*() {
+      const endpoints = yield* WebhookEndpointStore
+      yield* endpoints.put(endpoint("acc_sealed", { secrets: [{ secret: "sealed:v1:x", expiresAt: null, unreadable: "does not open with PETSTORE_WEBHOOK_SECRET_KEY" }] }))
+      yield* endpoints.put(endpoint("acc_crash"))
+      const queue = yield* MessageQueue
+      const sealed = yield* queue.submit("acc_sealed", "unsigned")
+      const crash = yield* queue.submit("acc_crash", "boom")
+      const attempts = yield* WebhookAttemptStore
+      expect(yield* settled(sealed.id)).toMatchObject({ status: "failed", lastError: "delivery could not be signed" })
+      expect(yield* attempts.list(sealed.id)).toMatchObject([
+        { attempt: 1, error: expect.stringMatching(/PETSTORE_WEBHOOK_SECRET_KEY/) },
+        { attempt: 2, error: expect.stringMatching(/PETSTORE_WEBHOOK_SECRET_KEY/) }
+      ])
+      expect(yield* settled(crash.id)).toMatchObject({ status: "failed", lastError: "delivery failed: internal error" })
+      expect(yield* attempts.list(crash.id)).toMatchObject([
+        { attempt: 1, error: "processor crashed: Error: sender exploded" },
+        { attempt: 2, error: "processor crashed: Error: sender exploded" }
+      ])
+      expect(sent.filter((r) => r.headers["webhook-id"] === sealed.id)).toEqual([])
+    }).pipe(Effect.provide(setup(recordingSender(sent, () => Effect.die(new Error("sender exploded"))), { delays: [1] })))
+  })
+
+  it("what the account sees of an outcome: short and stable", () => {
+    expect(WebhookDelivery.publicReason.outcome({ _tag: "Answered", status: 503 })).toBe("endpoint answered 503")
+    expect(WebhookDelivery.publicReason.outcome(WebhookDelivery.noAnswerWithin(8000))).toBe("no answer within 8000 ms")
+    expect(WebhookDelivery.publicReason.outcome({ _tag: "NoAnswer", kind: "refused", error: "refused: h resolves to no public address" })).toBe("endpoint address refused")
+    expect(WebhookDelivery.publicReason.outcome({ _tag: "NoAnswer", kind: "unreachable", error: "ECONNREFUSED: connect 10.0.0.1" })).toBe("endpoint unreachable")
+  })
+
   it.live("a disabled endpoint fails messages at once, sending nothing (kept for replay)", () => {
     const sent: Array<WebhookDelivery.DeliveryRequest> = []
     return Effect.gen(function*() {
@@ -195,10 +226,10 @@ describe("WebhookDelivery", () => {
       const m = yield* (yield* MessageQueue).submit("acc_1", "held")
       const final = yield* settled(m.id)
       expect(final.status).toBe("failed")
-      expect(final.lastError).toMatch(/disabled/)
+      expect(final.lastError).toBe("endpoint disabled")
       expect(sent).toEqual([])
       const attempts = yield* (yield* WebhookAttemptStore).list(m.id)
-      expect(attempts).toMatchObject([{ attempt: 1, statusCode: null, durationMillis: 0, error: final.lastError }])
+      expect(attempts).toMatchObject([{ attempt: 1, statusCode: null, durationMillis: 0, error: expect.stringMatching(/disabled: set it again, then replay/) }])
     }).pipe(Effect.provide(setup(recordingSender(sent, () => answered(200)))))
   })
 

@@ -1,7 +1,7 @@
 import * as fc from "fast-check"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { makeMemory, type WebhookEndpoint } from "../src/WebhookEndpoint.js"
+import { makeMemory, signingProblem, type WebhookEndpoint } from "../src/WebhookEndpoint.js"
 import { KEY_BYTES, open, parseKey, PREFIX, SealedSecretUnreadable, seal, sealedStore } from "../src/WebhookSecretSealing.js"
 import { secretFromBytes } from "../src/WebhookSignature.js"
 
@@ -83,10 +83,17 @@ describe("WebhookSecretSealing", () => {
       yield* store.put(read)
       expect(Option.getOrThrow(yield* inner.find("acc_clear")).secrets[0]!.secret.startsWith(PREFIX)).toBe(true)
       expect(Option.isNone(yield* store.find("acc_none"))).toBe(true)
-      // Under another key the sealed secrets do not open: the store fails, naming the variable.
-      const failure = yield* Effect.flip(sealedStore(inner, Buffer.alloc(KEY_BYTES, 8)).find("acc_clear"))
-      expect(failure._tag).toBe("StoreUnavailable")
-      expect(failure.cause).toBeInstanceOf(SealedSecretUnreadable)
-      expect(String(failure.cause)).toMatch(/does not open with PETSTORE_WEBHOOK_SECRET_KEY/)
+      // Under another key, or with none, a sealed secret does not open: read marked unreadable (naming
+      // the variable), never failing the read; written back as it was stored.
+      const sealedText = Option.getOrThrow(yield* inner.find("acc_clear")).secrets[0]!.secret
+      for (const [other, why] of [[Buffer.alloc(KEY_BYTES, 8), /does not open with PETSTORE_WEBHOOK_SECRET_KEY/], [undefined, /PETSTORE_WEBHOOK_SECRET_KEY is not set/]] as const) {
+        const wrong = sealedStore(inner, other)
+        const unreadable = Option.getOrThrow(yield* wrong.find("acc_clear"))
+        expect(unreadable.secrets).toEqual([{ secret: sealedText, expiresAt: null, unreadable: expect.stringMatching(why) }])
+        expect(signingProblem(unreadable, 0)).toMatch(why)
+        yield* wrong.put(unreadable)
+        expect(Option.getOrThrow(yield* inner.find("acc_clear")).secrets).toEqual([{ secret: sealedText, expiresAt: null }])
+      }
+      expect(Option.getOrThrow(yield* store.find("acc_clear"))).toEqual(clear)
     }))
 })

@@ -11,6 +11,7 @@ import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import { ErrorBody, Message, Plan } from "@petstore/core"
 import * as Schema from "effect/Schema"
 import { Iso8601 } from "./internal/dateTime.js"
+import { digits, ResponseHeaders } from "./internal/operations/endpoint.js"
 import * as UsageReport from "./internal/usageReport.js"
 
 export const ADMIN_PREFIX = "/admin/v1"
@@ -62,7 +63,10 @@ const WEBHOOK_FIELDS = {
   failingSince: Schema.NullOr(Schema.String).annotate({ description: "Since when every attempt has failed; null after a success." }),
   disabledAt: Schema.NullOr(Schema.String).annotate({ description: "When the endpoint was disabled; it stays disabled until it is set again." }),
   disabledReason: Schema.NullOr(Schema.String),
-  previousSecretExpiresAt: Schema.NullOr(Schema.String).annotate({ description: "During a rotation, when the previous secret stops signing." })
+  previousSecretExpiresAt: Schema.NullOr(Schema.String).annotate({ description: "During a rotation, when the previous secret stops signing." }),
+  secretError: Schema.NullOr(Schema.String).annotate({
+    description: "Why deliveries cannot be signed now (a signing secret does not open with the server's PETSTORE_WEBHOOK_SECRET_KEY), or null. Each such delivery is a failed attempt, kept for replay."
+  })
 }
 
 export const WebhookEndpoint = Schema.Struct(WEBHOOK_FIELDS)
@@ -79,6 +83,27 @@ export const WebhookAttempt = Schema.Struct({
   durationMs: Schema.Int,
   statusCode: Schema.NullOr(Schema.Int),
   error: Schema.NullOr(Schema.String)
+})
+
+/** The query of an account's messages: a status, a page size and where the page starts. */
+export const AccountMessagesParams = Schema.Struct({
+  status: Schema.optionalKey(Message.MessageStatus.annotate({ description: "Only the messages in this status (`failed` for those to look into or replay)." })),
+  limit: Schema.optionalKey(
+    digits.pipe(Schema.decodeTo(Schema.NumberFromString)).check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" }))
+      .annotate({ description: "Messages a page at most (1..100, default 20).", default: 20 })
+  ),
+  cursor: Schema.optionalKey(Schema.String.annotate({ description: "Opaque cursor from the `Link` header of the previous page." }))
+})
+
+/** A message as the admin sees it: the account's view, with its times and its last error. */
+export const AdminMessage = Schema.Struct({
+  id: Schema.String,
+  status: Message.MessageStatus,
+  message: Schema.String,
+  attempts: Schema.Int,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  lastError: Schema.NullOr(Schema.String).annotate({ description: "The account's view of the last failure; the attempts have the full text." })
 })
 
 const MessageIdPath = Schema.Struct({ messageId: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_]{1,64}$/, { message: "must be a message id" })) })
@@ -169,6 +194,14 @@ export class AdminGroup extends HttpApiGroup.make("admin")
     success: Schema.Struct({ replayed: Schema.Array(Schema.String) }).pipe(HttpApiSchema.status(202)),
     error: [error(400), error(404), ...adminErrors]
   })
+  )
+  .add(
+    HttpApiEndpoint.get("listAccountMessages", "/accounts/:accountId/messages", {
+    params: Schema.Struct({ accountId: Id }),
+    query: AccountMessagesParams,
+    success: Schema.Array(AdminMessage),
+    error: [error(400), error(404), ...adminErrors]
+  }).annotate(ResponseHeaders, ["Link"])
   )
   .add(
     HttpApiEndpoint.get("listMessageAttempts", "/messages/:messageId/attempts", {

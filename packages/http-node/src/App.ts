@@ -188,7 +188,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
       }),
       ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: true }),
       decode,
-      Operate.make((_, path): Admin.AdminContext => ({ path }))
+      Operate.make((exchange, path): Admin.AdminContext => ({ path, basePath: exchange.basePath }))
     ]
 
     /** The stages of `GET /metrics`, in order (when metrics are on). */

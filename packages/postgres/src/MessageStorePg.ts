@@ -56,6 +56,13 @@ const RETRY = statement(
   "UPDATE messages SET status = 'queued', updated_at = $2, available_at = $3, lease_until = 0, last_error = $4 WHERE id = $1"
 )
 const FAILED = statement("UPDATE messages SET status = 'failed', updated_at = $2, lease_until = 0, last_error = $3 WHERE id = $1")
+// $1 account, $2 status (null: any), $3 and $4 the position after which (null: from the start), $5 limit.
+const BY_ACCOUNT = statement(
+  `SELECT ${COLUMNS} FROM messages
+   WHERE account_id = $1 AND ($2::text IS NULL OR status = $2)
+     AND ($3::int8 IS NULL OR (created_at, id) > ($3, $4::text))
+   ORDER BY created_at, id LIMIT $5`
+)
 const NEXT_CLAIM = statement(
   `SELECT min(CASE WHEN status = 'queued' THEN available_at ELSE lease_until END) AS at
    FROM messages WHERE status IN ('queued', 'processing')`
@@ -134,6 +141,13 @@ export const make = (
       markDelivered: (id, now) => deliveries.write({ id, now }),
       markRetry: (id, now, availableAt, error) => Effect.asVoid(db.query(RETRY, [id, now, availableAt, error])),
       markFailed: (id, now, error) => Effect.asVoid(db.query(FAILED, [id, now, error])),
+      listByAccount: ({ accountId, after, limit, status }) =>
+        accountId.includes("\u0000")
+          ? Effect.succeed([])
+          : Effect.map(
+            db.query<StoreRows.MessageRow>(BY_ACCOUNT, [accountId, status ?? null, after?.createdAt ?? null, after?.id ?? null, limit]),
+            (rows) => rows.map(StoreRows.toStoredMessage)
+          ),
       nextClaimAt: Effect.map(db.query<{ at: number | null }>(NEXT_CLAIM, []), (rows) => Option.fromNullishOr(rows[0]?.at)),
       pendingCounts: Effect.map(db.query<MessageStore.PendingCounts>(PENDING, []), (rows) => rows[0] ?? { queued: 0, processing: 0 })
     })

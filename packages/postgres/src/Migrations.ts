@@ -177,6 +177,15 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       // before this column existed have none.
       `ALTER TABLE api_keys ADD COLUMN rotated_to text`
     ]
+  },
+  {
+    id: 6,
+    name: "messages_by_account",
+    statements: [
+      // An account's messages in a status, in the order they came (the admin's listing of failures).
+      // An index only: a program of the previous version runs on it as before.
+      `CREATE INDEX IF NOT EXISTS messages_by_account ON messages (account_id, status, created_at, id)`
+    ]
   }
 ]
 

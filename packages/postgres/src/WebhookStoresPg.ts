@@ -21,6 +21,9 @@ const UPSERT = statement(
      updated_at = excluded.updated_at, failing_since = excluded.failing_since, disabled_at = excluded.disabled_at,
      disabled_reason = excluded.disabled_reason`
 )
+const PAGE = statement(
+  `SELECT ${WebhookRows.ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id > $1 ORDER BY account_id LIMIT $2`
+)
 const REMOVE = statement("DELETE FROM webhook_endpoints WHERE account_id = $1 RETURNING account_id")
 const SUCCEEDED = statement("UPDATE webhook_endpoints SET failing_since = NULL WHERE account_id = $1 AND failing_since IS NOT NULL")
 // $1 account, $2 now, $3 disable after (ms), $4 reason. The rule of `WebhookEndpoint.afterFailure`.
@@ -65,6 +68,11 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
     )
     return WebhookEndpoint.WebhookEndpointStore.of({
       find: (accountId) => storable(accountId) ? lookups.write(accountId) : Effect.succeed(Option.none()),
+      page: (afterAccountId, limit) =>
+        Effect.map(
+          db.query<WebhookRows.EndpointRow>(PAGE, [afterAccountId ?? "", limit]),
+          (rows) => rows.map(WebhookRows.toEndpoint)
+        ),
       put: (endpoint) => Effect.asVoid(db.query(UPSERT, WebhookRows.endpointValues(endpoint))),
       remove: (accountId) =>
         storable(accountId) ? Effect.map(db.query(REMOVE, [accountId]), (rows) => rows.length > 0) : Effect.succeed(false),

@@ -227,7 +227,13 @@ export const make = (options: CliOptions) => {
         ))
       ))
 
-  type WebhookError = Errors.AccountNotFound | Errors.WebhookNotFound | Errors.InvalidWebhookUrl | Errors.MessageNotFound | Errors.StoreUnavailable
+  type WebhookError =
+    | Errors.AccountNotFound
+    | Errors.WebhookNotFound
+    | Errors.InvalidWebhookUrl
+    | Errors.MessageNotFound
+    | Errors.InvalidCursor
+    | Errors.StoreUnavailable
   const webhookFailure = (e: WebhookError): CliFailure => {
     switch (e._tag) {
       case "AccountNotFound":
@@ -238,6 +244,8 @@ export const make = (options: CliOptions) => {
         return new CliFailure({ message: `--url: ${e.reason.replace(/^url /, "")}` })
       case "MessageNotFound":
         return new CliFailure({ message: `unknown message ${JSON.stringify(e.id)}` })
+      case "InvalidCursor":
+        return new CliFailure({ message: "--cursor: not a cursor this command printed" })
       case "StoreUnavailable":
         return storeUnavailable(e)
     }
@@ -248,7 +256,8 @@ export const make = (options: CliOptions) => {
     ["url", e.url],
     ["failing since", iso(e.failingSince)],
     ["disabled", e.disabledAt === null ? "no" : `since ${iso(e.disabledAt)}: ${e.disabledReason ?? ""}`],
-    ...(e.previousSecretExpiresAt === null ? [] : [["previous secret signs until", iso(e.previousSecretExpiresAt)] as const])
+    ...(e.previousSecretExpiresAt === null ? [] : [["previous secret signs until", iso(e.previousSecretExpiresAt)] as const]),
+    ...(e.secretError === null ? [] : [["secret error", e.secretError] as const])
   ]
   const printLines = (lines: ReadonlyArray<readonly [string, string]>) => Console.log(lines.map(([l, v]) => `${l}: ${v}`).join("\n"))
   /** The secret last, then the reminder; the only time a secret is printed. */
@@ -304,10 +313,35 @@ export const make = (options: CliOptions) => {
       ])))
   ).pipe(Command.withDescription("List a message's delivery attempts."))
 
+  const listMessages = Command.make("messages", {
+    account: accountId,
+    status: Flag.Literals("status", ["queued", "processing", "delivered", "failed"]).pipe(
+      Flag.withDescription("Only the messages in this status (failed: those to look into or replay)."),
+      Flag.optional
+    ),
+    limit: Flag.Int("limit").pipe(Flag.withDescription("Messages a page at most (1 to 100, default 20)."), Flag.optional),
+    cursor: Flag.String("cursor").pipe(Flag.withDescription("Where the page starts: the cursor the previous page printed."), Flag.optional)
+  }, ({ account, cursor, limit, status }) =>
+    Effect.gen(function*() {
+      const size = Option.getOrElse(limit, () => 20)
+      if (!Number.isInteger(size) || size < 1 || size > 100) return yield* new CliFailure({ message: "--limit must be an integer from 1 to 100" })
+      const page = yield* withWebhooks((w) =>
+        w.listMessages(account, { status: Option.getOrUndefined(status), limit: size, cursor: Option.getOrUndefined(cursor) }).pipe(
+          Effect.mapError(webhookFailure)
+        )
+      )
+      yield* Console.log(table([
+        ["ID", "STATUS", "ATTEMPTS", "CREATED", "UPDATED", "LAST ERROR"],
+        ...page.messages.map((m) => [m.id, m.status, String(m.attempts), iso(m.createdAt), iso(m.updatedAt), m.lastError ?? "-"])
+      ]))
+      if (page.next !== undefined) yield* Console.log(`next page: --cursor ${page.next}`)
+    })
+  ).pipe(Command.withDescription("List an account's messages, oldest first, a page at a time (--status failed: its failures)."))
+
   const replayMessage = Command.make("replay", {
     messageId: messageId.pipe(Argument.optional),
     account: accountId.pipe(Flag.optional),
-    since: Flag.String("since").pipe(Flag.withDescription("With --account: replay every failed message with an attempt since this time (ISO 8601)."), Flag.optional)
+    since: Flag.String("since").pipe(Flag.withDescription("With --account: replay every message that failed since this time (ISO 8601)."), Flag.optional)
   }, ({ account, messageId, since }) =>
     Effect.gen(function*() {
       if (Option.isSome(messageId) && Option.isNone(account) && Option.isNone(since)) {
@@ -417,7 +451,7 @@ export const make = (options: CliOptions) => {
       ),
       Command.make("webhooks").pipe(
         Command.withDescription("Manage webhook endpoints and deliveries (see docs/webhooks.md)."),
-        Command.withSubcommands([setWebhook, showWebhook, removeWebhook, rotateWebhookSecret, listAttempts, replayMessage])
+        Command.withSubcommands([setWebhook, showWebhook, removeWebhook, rotateWebhookSecret, listAttempts, listMessages, replayMessage])
       )
     ])
   )

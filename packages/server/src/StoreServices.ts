@@ -101,16 +101,21 @@ const usage = (config: ServerConfig): Layer.Layer<never> => {
 
 /**
  * `stores` with the webhook signing secrets sealed at rest (AES-256-GCM) when
- * `PETSTORE_WEBHOOK_SECRET_KEY` is set: whatever the store, it only ever holds them sealed.
+ * `PETSTORE_WEBHOOK_SECRET_KEY` is set: whatever the store, it only ever holds them sealed. Without a
+ * key, secrets are stored in clear and one found sealed is read as unreadable (it says so; it never
+ * signs as if its sealed text were the secret).
  */
 const sealSecrets = <A, E, R>(config: ServerConfig, stores: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> => {
   const key = WebhookSettings.of(config).secretKey
-  if (key === undefined) return stores
   return Layers.map(stores, (context) =>
     Option.match(Context.getOption(context as Context.Context<unknown>, WebhookEndpoint.WebhookEndpointStore), {
       onNone: () => context,
       onSome: (store) =>
-        Context.add(context, WebhookEndpoint.WebhookEndpointStore, WebhookSecretSealing.sealedStore(store, Redacted.value(key))) as Context.Context<A>
+        Context.add(
+          context,
+          WebhookEndpoint.WebhookEndpointStore,
+          WebhookSecretSealing.sealedStore(store, key === undefined ? undefined : Redacted.value(key))
+        ) as Context.Context<A>
     }))
 }
 

@@ -76,6 +76,10 @@ export const retryAfterMillis = (value: string | undefined, now: number): number
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }
 
+/** Whether the guard refused the address (not the network or the endpoint). */
+const isRefusal = (error: unknown): boolean =>
+  error instanceof RefusedAddress || (error as { cause?: unknown } | null)?.cause instanceof RefusedAddress
+
 /** A short description of why no answer came, never quoting headers or bodies. */
 const describeFailure = (error: unknown): string => {
   const e = error as { name?: string; code?: string; message?: string; cause?: unknown }
@@ -148,7 +152,7 @@ export const make = (options: WebhookClientOptions) =>
               resume(Effect.succeed(
                 late
                   ? WebhookDelivery.noAnswerWithin(request.timeoutMillis)
-                  : { _tag: "NoAnswer", error: describeFailure(error) }
+                  : { _tag: "NoAnswer", kind: isRefusal(error) ? "refused" : "unreachable", error: describeFailure(error) }
               ))
             }
           )

@@ -82,41 +82,62 @@ describe("webhook secrets sealed at rest (PETSTORE_WEBHOOK_SECRET_KEY)", () => {
     })
   }, 60_000)
 
-  it("under another key the secret does not open: admin 503, the message failed but kept, delivered once the right key is back", async () => {
+  it("under another key, or none, the secret does not open: the endpoint says so, one warning, every attempt recorded, the account's replay finds them once the right key is back", async () => {
     const file = Path.join(folder, "other-key.db")
     const receiver = await WebhookReceiver.start()
-    const quick = { PETSTORE_WEBHOOK_RETRY_DELAYS: "0.05" }
+    const quick = { PETSTORE_WEBHOOK_RETRY_DELAYS: "0.05", PETSTORE_LOG_FORMAT: "json" }
     let server = await start({ ...settingsOf(sqliteFile(file)), ...quick })
     try {
       const account = await createAccount(server.url)
       const set = await admin(server, "PUT", `/accounts/${account.accountId}/webhook`, { url: receiver.url })
       expect(set.status).toBe(200)
+      const before = new Date().toISOString()
       await stop(server)
       const other = Buffer.alloc(32, 0x17).toString("hex")
-      server = await start({ ...settingsOf(sqliteFile(file)), ...quick, PETSTORE_WEBHOOK_SECRET_KEY: other })
-      const shown = await admin(server, "GET", `/accounts/${account.accountId}/webhook`)
-      expect(shown.status).toBe(503)
-      expect(shown.body).toMatchObject({ code: expect.any(String), message: expect.any(String), status: 503 })
-      const created = await post(server.url, "/v1/messages", account.key, { message: "kept" })
-      expect(created.status).toBe(202)
-      const failed = await pollUntil(`message ${created.body.id} to be failed`, async () => {
-        const reply = await request(`${server.url}/v1/messages/${created.body.id}`, { key: account.key })
-        return reply.body.status === "failed" ? reply.body : undefined
-      }, 600, 50)
-      expect(failed.lastError).toMatch(/does not open with PETSTORE_WEBHOOK_SECRET_KEY/)
-      expect(receiver.deliveries).toEqual([])
-      expect(server.output()).not.toContain(other)
-      expect(server.output()).not.toContain(KEY)
-      await stop(server)
+      for (const [label, key] of [["another key", { PETSTORE_WEBHOOK_SECRET_KEY: other }], ["no key", { PETSTORE_WEBHOOK_SECRET_KEY: "" }]] as const) {
+        server = await start({ ...settingsOf(sqliteFile(file)), ...quick, ...key })
+        // Warned at start, once for the endpoint, naming the variable (never the key).
+        const warning = new RegExp(`webhook endpoint of account ${account.accountId}: its deliveries cannot be signed: .*PETSTORE_WEBHOOK_SECRET_KEY`)
+        await pollUntil(`the start-up warning (${label})`, async () => warning.test(server.output()) ? true : undefined, 600, 20)
+        const shown = await admin(server, "GET", `/accounts/${account.accountId}/webhook`)
+        expect(shown.status).toBe(200)
+        expect(shown.body).toMatchObject({ accountId: account.accountId, secretError: expect.stringMatching(/PETSTORE_WEBHOOK_SECRET_KEY/) })
+        const created = await Promise.all([1, 2].map((i) => post(server.url, "/v1/messages", account.key, { message: `kept ${i}` })))
+        for (const m of created) {
+          expect(m.status).toBe(202)
+          const failed = await pollUntil(`message ${m.body.id} to be failed (${label})`, async () => {
+            const reply = await request(`${server.url}/v1/messages/${m.body.id}`, { key: account.key })
+            return reply.body.status === "failed" ? reply.body : undefined
+          }, 600, 50)
+          // The account sees a stable reason; the attempts, the variable to fix.
+          expect(failed.lastError).toBe("delivery could not be signed")
+          const attempts = await admin(server, "GET", `/messages/${m.body.id}/attempts`)
+          expect(attempts.body).toHaveLength(2)
+          for (const a of attempts.body) expect(a).toMatchObject({ statusCode: null, error: expect.stringMatching(/PETSTORE_WEBHOOK_SECRET_KEY/) })
+        }
+        expect(server.output().split("\n").filter((line) => warning.test(line))).toHaveLength(1)
+        expect(receiver.deliveries).toEqual([])
+        expect(server.output()).not.toContain(other)
+        expect(server.output()).not.toContain(KEY)
+        await stop(server)
+      }
+      // The right key back: the account-wide replay finds every one of them.
       server = await start({ ...settingsOf(sqliteFile(file)), ...quick })
-      expect((await admin(server, "POST", `/messages/${created.body.id}/replay`)).status).toBe(202)
-      const delivery = await pollUntil("the replayed delivery", () => receiver.deliveries.find((d) => d.headers["webhook-id"] === created.body.id), 600, 50)
-      expect(new Webhook(set.body.secret).verify(delivery.body, delivery.headers as Record<string, string>)).toMatchObject({ data: { message: "kept" } })
+      const failedList = await admin(server, "GET", `/accounts/${account.accountId}/messages?status=failed`)
+      expect(failedList.status).toBe(200)
+      expect(failedList.body).toHaveLength(4)
+      const replay = await admin(server, "POST", `/accounts/${account.accountId}/webhook/replay`, { since: before })
+      expect(replay.status).toBe(202)
+      expect([...replay.body.replayed].sort()).toEqual(failedList.body.map((m: { id: string }) => m.id).sort())
+      await pollUntil("the replayed deliveries", async () => receiver.deliveries.length === 4 ? true : undefined, 600, 50)
+      for (const delivery of receiver.deliveries) {
+        expect(new Webhook(set.body.secret).verify(delivery.body, delivery.headers as Record<string, string>)).toMatchObject({ data: { message: expect.stringMatching(/^kept/) } })
+      }
     } finally {
       await stop(server)
       await receiver.stop()
     }
-  }, 60_000)
+  }, 90_000)
 
   it("a key that is not 32 bytes is refused at start, naming the variable and not the value", async () => {
     const run = await cli({ ...sqliteFile(Path.join(folder, "refused.db")), PETSTORE_WEBHOOK_SECRET_KEY: "c2hvcnQta2V5" }, ["serve"])

@@ -67,6 +67,19 @@ describe("petstore webhooks (command line)", () => {
     expect(rows[0]).toMatch(/^ATTEMPT\s+STARTED\s+DURATION MS\s+STATUS\s+ERROR$/)
     expect(rows.slice(1).map((r) => r.split(/\s+/)[3])).toEqual(["503", "503", "503"])
 
+    // The account's failed messages, a page at a time.
+    const page = await cli(store, ["webhooks", "messages", "--account", account.accountId, "--status", "failed", "--limit", "1"])
+    expect(page.code).toBe(0)
+    const lines = page.stdout.trim().split("\n")
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+ATTEMPTS\s+CREATED\s+UPDATED\s+LAST ERROR$/)
+    expect(lines[1]).toMatch(new RegExp(`^${ids[0]}\\s+failed\\s+3\\s.*endpoint answered 503$`))
+    const next = /^next page: --cursor (\S+)$/.exec(lines[2] ?? "")
+    expect(next).not.toBeNull()
+    const rest = await cli(store, ["webhooks", "messages", "--account", account.accountId, "--status", "failed", "--cursor", next![1]!])
+    expect(rest.stdout.trim().split("\n").slice(1).map((l) => l.split(/\s+/)[0])).toEqual([ids[1]])
+    const badCursor = await cli(store, ["webhooks", "messages", "--account", account.accountId, "--cursor", "nope"])
+    expect([badCursor.code, badCursor.stderr]).toEqual([1, expect.stringMatching(/--cursor: not a cursor/)])
+
     receiver.status = 200
     const one = await cli(store, ["webhooks", "replay", ids[0]!])
     expect(one.stdout.trim()).toBe(`replaying: ${ids[0]} (queued)`)

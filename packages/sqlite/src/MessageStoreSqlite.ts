@@ -52,6 +52,13 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
   const failed = connection.prepare(
     "UPDATE messages SET status = 'failed', updated_at = ?, lease_until = 0, last_error = ? WHERE id = ?"
   )
+  // The four listings of an account's messages: with or without a status, from the start or after a position.
+  const listing = (status: boolean, after: boolean) =>
+    connection.prepare(
+      `SELECT ${COLUMNS} FROM messages WHERE account_id = @accountId${status ? " AND status = @status" : ""}
+       ${after ? "AND (created_at, id) > (@createdAt, @id)" : ""} ORDER BY created_at, id LIMIT @limit`
+    )
+  const listings = [listing(false, false), listing(false, true), listing(true, false), listing(true, true)] as const
   const nextClaim = connection.prepare(
     `SELECT min(CASE WHEN status = 'queued' THEN available_at ELSE lease_until END)
      FROM messages INDEXED BY messages_pending WHERE status IN ('queued', 'processing')`
@@ -72,6 +79,15 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
     markDelivered: (id, now) => db.write(() => void delivered.run(now, id)),
     markRetry: (id, now, availableAt, error) => db.write(() => void retry.run(now, availableAt, error, id)),
     markFailed: (id, now, error) => db.write(() => void failed.run(now, error, id)),
+    listByAccount: ({ accountId, after, limit, status }) =>
+      db.read(() =>
+        (listings[(status === undefined ? 0 : 2) + (after === undefined ? 0 : 1)]!.all({
+          accountId,
+          limit,
+          ...(status === undefined ? {} : { status }),
+          ...(after === undefined ? {} : { createdAt: after.createdAt, id: after.id })
+        }) as Array<StoreRows.MessageRow>).map(StoreRows.toStoredMessage)
+      ),
     nextClaimAt: db.read(() => Option.fromNullishOr(nextClaim.get() as number | null | undefined)),
     pendingCounts: db.read(() => pending.get() as MessageStore.PendingCounts)
   })

@@ -191,6 +191,14 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       // before this column existed have none.
       `ALTER TABLE api_keys ADD COLUMN rotated_to TEXT`
     ]
+  },
+  {
+    id: 10,
+    name: "messages_by_account",
+    statements: [
+      // An account's messages in a status, in the order they came (the admin's listing of failures).
+      `CREATE INDEX messages_by_account ON messages (account_id, status, created_at, id)`
+    ]
   }
 ]
 

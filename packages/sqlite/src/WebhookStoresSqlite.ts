@@ -22,6 +22,9 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
       `INSERT OR REPLACE INTO webhook_endpoints (${WebhookRows.ENDPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
     )
     const remove = connection.prepare("DELETE FROM webhook_endpoints WHERE account_id = ?")
+    const after = connection.prepare(
+      `SELECT ${WebhookRows.ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE account_id > ? ORDER BY account_id LIMIT ?`
+    )
     const succeeded = connection.prepare(
       "UPDATE webhook_endpoints SET failing_since = NULL WHERE account_id = ? AND failing_since IS NOT NULL"
     )
@@ -32,6 +35,8 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
       )
     return WebhookEndpoint.WebhookEndpointStore.of({
       find: (accountId) => db.read(() => find(accountId)),
+      page: (afterAccountId, limit) =>
+        db.read(() => (after.all(afterAccountId ?? "", limit) as Array<WebhookRows.EndpointRow>).map(WebhookRows.toEndpoint)),
       put: (endpoint) => db.write(() => void upsert.run(...WebhookRows.endpointValues(endpoint))),
       remove: (accountId) => db.write(() => remove.run(accountId).changes > 0),
       recordSuccess: (accountId) => db.write(() => void succeeded.run(accountId)),

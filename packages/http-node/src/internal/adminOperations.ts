@@ -9,14 +9,17 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type { AdminGroup } from "../AdminApi.js"
+import { ADMIN_PREFIX, type AdminGroup } from "../AdminApi.js"
 import { InvalidInput, UsageNotCounted } from "../ErrorResponse.js"
 import * as UsageReport from "./usageReport.js"
 import type { GroupHandlers } from "./routes.js"
 
 /** What admin handlers know of the request. */
 export interface AdminContext {
+  /** The operation's route (`/admin/v1/accounts/:accountId/…`). */
   readonly path: string
+  /** What the paths answers link to start with (empty unless the application is mounted under a base path). */
+  readonly basePath: string
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
@@ -36,7 +39,8 @@ const endpointView = (e: Webhooks.EndpointView) => ({
   failingSince: iso(e.failingSince),
   disabledAt: iso(e.disabledAt),
   disabledReason: e.disabledReason,
-  previousSecretExpiresAt: iso(e.previousSecretExpiresAt)
+  previousSecretExpiresAt: iso(e.previousSecretExpiresAt),
+  secretError: e.secretError
 })
 
 const issuedWebhook = ({ endpoint, secret }: Webhooks.IssuedEndpoint) => ({ value: { ...endpointView(endpoint), secret } })
@@ -52,6 +56,7 @@ export const handlers = Effect.gen(function*() {
   ): Effect.Effect<A, E | E2> => Option.match(webhooks, { onNone: () => Effect.fail(absent()), onSome: f })
   const noEndpoint = (accountId: string) => () => new Errors.WebhookNotFound({ accountId })
   const noMessage = (id: string) => () => new Errors.MessageNotFound({ id })
+  const noAccount = (id: string) => () => new Errors.AccountNotFound({ id })
   const usage = yield* Effect.serviceOption(Usage.Usage)
   const clock = yield* Clock.Clock
   const result: GroupHandlers<typeof AdminGroup, AdminContext> = {
@@ -103,6 +108,26 @@ export const handlers = Effect.gen(function*() {
     replayFailedMessages: ({ path, payload }) =>
       withWebhooks(noEndpoint(path.accountId), (w) =>
         Effect.map(w.replayFailed(path.accountId, Date.parse(payload.since)), (replayed) => ({ value: { replayed } }))),
+    listAccountMessages: ({ path, urlParams }, { basePath }) =>
+      withWebhooks(noAccount(path.accountId), (w) => {
+        const limit = urlParams.limit ?? 20
+        return Effect.map(w.listMessages(path.accountId, { status: urlParams.status, limit, cursor: urlParams.cursor }), (page) => ({
+          value: page.messages.map((m) => ({
+            id: m.id,
+            status: m.status,
+            message: m.message,
+            attempts: m.attempts,
+            createdAt: new Date(m.createdAt).toISOString(),
+            updatedAt: new Date(m.updatedAt).toISOString(),
+            lastError: m.lastError
+          })),
+          ...(page.next === undefined ? {} : {
+            headers: {
+              Link: `<${basePath}${ADMIN_PREFIX}/accounts/${path.accountId}/messages?${urlParams.status === undefined ? "" : `status=${urlParams.status}&`}limit=${limit}&cursor=${page.next}>; rel="next"`
+            }
+          })
+        }))
+      }),
     listMessageAttempts: ({ path }) =>
       withWebhooks(noMessage(path.messageId), (w) =>
         Effect.map(w.attempts(path.messageId), (attempts) => ({

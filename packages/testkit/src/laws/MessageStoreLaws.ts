@@ -183,6 +183,38 @@ export const messageStoreLaws = <E>(
     )
 
     property(
+      "listByAccount pages through the account's messages in the status asked, oldest first, each once",
+      [
+        queued({ min: 0, max: 12 }, NOW, 0, "lst").chain((ms) =>
+          fc.tuple(
+            fc.constant(ms),
+            fc.array(fc.tuple(fc.integer({ min: 0, max: 1 }), fromSchema(Message.MessageStatus)), { minLength: ms.length, maxLength: ms.length })
+          )
+        ).map(([ms, specs]) => ms.map((m, i) => ({ ...m, accountId: `acc_list${specs[i]![0]}`, status: specs[i]![1] }))),
+        fc.option(fromSchema(Message.MessageStatus), { nil: undefined }),
+        fc.integer({ min: 1, max: 5 })
+      ],
+      ([ms, status, limit]) =>
+        withStore((store) =>
+          Effect.gen(function*() {
+            yield* insertAll(store, ms)
+            const seen: Array<StoredMessage> = []
+            let after: MessageStore.MessagePosition | undefined = undefined
+            while (true) {
+              const page: ReadonlyArray<StoredMessage> = yield* store.listByAccount({ accountId: "acc_list0", status, after, limit })
+              expect(page.length).toBeLessThanOrEqual(limit)
+              if (page.length === 0) break
+              seen.push(...page)
+              after = { createdAt: page.at(-1)!.createdAt, id: page.at(-1)!.id }
+            }
+            const expected = ms.filter((m) => m.accountId === "acc_list0" && (status === undefined || m.status === status))
+            expect(seen.map(plain)).toStrictEqual(expected)
+          })
+        ),
+      runs
+    )
+
+    property(
       "a claimed message is not claimed again before its lease ends, and is claimed again once it has (crash recovery)",
       [queued({ min: 1, max: 1 }, NOW, 0), lease, fc.nat(), lease],
       ([[m], leaseMillis, early, secondLease]) =>

@@ -68,6 +68,29 @@ export const webhookStoreLaws = <E>(
         })
       ), runs)
 
+    property(
+      "paging on from the last account id visits every endpoint exactly once, at most `limit` a page",
+      [fc.uniqueArray(anyEndpoint(), { selector: (e) => e.accountId, maxLength: 12 }), fc.integer({ min: 1, max: 5 })],
+      ([all, limit]) =>
+        withStores((endpoints) =>
+          Effect.gen(function*() {
+            for (const e of all) yield* endpoints.put(e)
+            const seen: Array<string> = []
+            let after: string | null = null
+            while (true) {
+              const page: ReadonlyArray<WebhookEndpoint.WebhookEndpoint> = yield* endpoints.page(after, limit)
+              expect(page.length).toBeLessThanOrEqual(limit)
+              if (page.length === 0) break
+              seen.push(...page.map((e) => e.accountId))
+              after = page.at(-1)!.accountId
+            }
+            expect(new Set(seen).size).toBe(seen.length)
+            for (const e of all) expect(seen).toContain(e.accountId)
+          })
+        ),
+      runs
+    )
+
     property("remove answers whether there was an endpoint, and it is gone after", [anyEndpoint()], ([e]) =>
       withStores((endpoints) =>
         Effect.gen(function*() {

@@ -98,6 +98,19 @@ export const isStrictlyIncreasing = (ns: ReadonlyArray<number>): boolean => ns.e
 export const realPause = (millis: number): Effect.Effect<void> => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
 
 /**
+ * Waits in real time, the `TestClock` standing still, until `done` holds (at most `maxMillis`): for
+ * work a step has started that takes round trips to a store across a network to finish.
+ */
+export const realUntil = <E, R>(done: Effect.Effect<boolean, E, R>, maxMillis: number): Effect.Effect<void, E, R> =>
+  Effect.gen(function*() {
+    const until = Date.now() + maxMillis
+    while (!(yield* done)) {
+      if (Date.now() > until) return yield* Effect.die(new Error(`condition not reached within ${maxMillis} ms of real time`))
+      yield* realPause(5)
+    }
+  })
+
+/**
  * Moves the `TestClock` forward by `step` until `done` holds; dies if it does not within `maxSteps`.
  * Virtual time only: nothing here depends on how fast the machine is. Before the first step and
  * after each one the stores get a millisecond of real time (a store across a network answers then),
