@@ -15,6 +15,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { wrongNativeBuild } from "./internal/nativeBuild.js"
 import { createPrivate, exposureWarning } from "./internal/privateFiles.js"
 
 /** Where the database lives: a file path, or `:memory:` for a database that ends with the process. */
@@ -62,6 +63,8 @@ const messageOf = (error: unknown): string => {
 
 /** A sentence for a failure to open or use `filename`, from the SQLite result code when there is one. */
 export const explain = (filename: string, error: unknown): string => {
+  const native = wrongNativeBuild(error)
+  if (native !== undefined) return native
   const code = errorCode(error) ?? ""
   const file = JSON.stringify(filename)
   if (code.startsWith("SQLITE_NOTADB")) return `database ${file} is not a SQLite database (or it is encrypted or damaged)`
