@@ -53,11 +53,11 @@ export const noAnswerWithin = (timeoutMillis: number): DeliveryOutcome => ({
  * the attempt's `error`, for the admin.
  */
 export const publicReason = {
-  outcome: (outcome: DeliveryOutcome): string =>
+  outcome: (outcome: DeliveryOutcome, timeoutMillis: number): string =>
     outcome._tag === "Answered"
       ? `endpoint answered ${outcome.status}`
       : outcome.kind === "timeout"
-      ? outcome.error
+      ? `no answer within ${timeoutMillis} ms`
       : outcome.kind === "refused"
       ? "endpoint address refused"
       : "endpoint unreachable",
@@ -175,7 +175,8 @@ export const make = (options: WebhookDeliveryOptions) =>
     const settle = (
       endpoint: WebhookEndpoint,
       m: ProcessableMessage,
-      { endedAt, outcome, startedAt }: Effect.Success<ReturnType<typeof exchange>>
+      { endedAt, outcome, startedAt }: Effect.Success<ReturnType<typeof exchange>>,
+      onRecorded: () => void
     ) =>
       Effect.gen(function*() {
         const error = outcome._tag === "NoAnswer"
@@ -193,6 +194,7 @@ export const make = (options: WebhookDeliveryOptions) =>
           statusCode: outcome._tag === "Answered" ? outcome.status : null,
           error
         })
+        onRecorded()
         // A success ends a failing streak; without one there is nothing to write.
         if (error === null) return endpoint.failingSince === null ? undefined : yield* endpoints.recordSuccess(m.accountId)
         // 410 Gone: the receiver says the endpoint is gone for good (Standard Webhooks): disable it now.
@@ -200,7 +202,7 @@ export const make = (options: WebhookDeliveryOptions) =>
         const change = yield* endpoints.recordFailure(m.accountId, endedAt, disableAfter, `failing since a delivery ${error}`)
         return yield* Effect.fail(
           new ProcessingFailed({
-            reason: publicReason.outcome(outcome),
+            reason: publicReason.outcome(outcome, options.attemptTimeoutMillis),
             retryAfterMillis: outcome._tag === "Answered" ? outcome.retryAfterMillis : undefined,
             final: change === "disabled"
           })
@@ -211,13 +213,13 @@ export const make = (options: WebhookDeliveryOptions) =>
      * An attempt not made (or cut short), logged with `detail` so the message's history says why and an
      * account-wide replay finds it, and failed with the account's `reason`.
      */
-    const notSent = (endpoint: WebhookEndpoint, m: ProcessableMessage, detail: string, reason: string, final: boolean) =>
+    const notSent = (url: string, m: ProcessableMessage, detail: string, reason: string, final: boolean) =>
       Effect.gen(function*() {
         yield* attempts.record({
           messageId: m.id,
           accountId: m.accountId,
           attempt: m.attempt,
-          url: endpoint.url,
+          url,
           startedAt: yield* Clock.currentTimeMillis,
           durationMillis: 0,
           statusCode: null,
@@ -232,14 +234,14 @@ export const make = (options: WebhookDeliveryOptions) =>
     yield* Effect.forkScoped(Effect.interruptible(readEveryEndpoint(endpoints)))
 
     /** One attempt at `m` to its account's endpoint. */
-    const deliver = (m: ProcessableMessage, endpoint: WebhookEndpoint) =>
+    const deliver = (m: ProcessableMessage, endpoint: WebhookEndpoint, onRecorded: () => void) =>
       Effect.gen(function*() {
         if (endpoint.disabledAt !== null) {
           // Logged too, so the message is found when the account's failures are replayed.
-          return yield* notSent(endpoint, m, "the webhook endpoint is disabled: set it again, then replay", publicReason.disabled, true)
+          return yield* notSent(endpoint.url, m, "the webhook endpoint is disabled: set it again, then replay", publicReason.disabled, true)
         }
         const unsigned = signingProblem(endpoint, yield* Clock.currentTimeMillis)
-        if (unsigned !== undefined) return yield* notSent(endpoint, m, unsigned, publicReason.unsigned, false)
+        if (unsigned !== undefined) return yield* notSent(endpoint.url, m, unsigned, publicReason.unsigned, false)
         // The permit bounds the requests in flight to the endpoint, so it is given back as soon as the
         // answer is in: the attempt's row and the endpoint's streak are written without holding it.
         // The queue takes no more of an account's messages than the cap, so one is nearly always free
@@ -266,25 +268,38 @@ export const make = (options: WebhookDeliveryOptions) =>
             return Option.some(yield* restore(exchange(endpoint, m)).pipe(Effect.ensuring(Effect.sync(permit.release))))
           })
         )
-        if (Option.isNone(sent)) return yield* notSent(endpoint, m, busy, publicReason.busy, false)
-        yield* settle(endpoint, m, sent.value)
+        if (Option.isNone(sent)) return yield* notSent(endpoint.url, m, busy, publicReason.busy, false)
+        yield* settle(endpoint, m, sent.value, onRecorded)
       })
 
     return MessageProcessor.of({
-      process: (m) =>
-        Effect.gen(function*() {
-          const endpoint = yield* endpoints.find(m.accountId)
-          if (Option.isNone(endpoint)) return
-          yield* deliver(m, endpoint.value).pipe(
-            // A defect of the delivery (a bug, a signing library's throw) is a failed attempt like any
-            // other: logged with its cause, kept in the message's history, retried on the schedule.
-            Effect.catchDefect((defect) =>
-              Effect.logWarning("webhook delivery: defect", Cause.die(defect)).pipe(
-                Effect.andThen(notSent(endpoint.value, m, `processor crashed: ${String(defect)}`, publicReason.crashed, false))
+      process: (m) => {
+        // The endpoint read, and whether this attempt's row is written, for the defect's handler.
+        let endpoint: WebhookEndpoint | undefined
+        let recorded = false
+        return Effect.gen(function*() {
+          const found = yield* endpoints.find(m.accountId)
+          if (Option.isNone(found)) return
+          endpoint = found.value
+          yield* deliver(m, found.value, () => {
+            recorded = true
+          })
+        }).pipe(
+          // A defect (a bug, a throw of a library, a row that does not read) is a failed attempt like
+          // any other: logged with its cause, kept in the message's history (once; with the endpoint's
+          // URL when it was read), retried on the schedule.
+          Effect.catchDefect((defect) =>
+            Effect.logWarning("webhook delivery: defect", Cause.die(defect)).pipe(
+              Effect.andThen(
+                recorded
+                  ? Effect.fail(new ProcessingFailed({ reason: publicReason.crashed }))
+                  : notSent(endpoint?.url ?? "", m, `processor crashed: ${String(defect)}`, publicReason.crashed, false)
               )
             )
-          )
-        }).pipe(Effect.catchTag("StoreUnavailable", () => Effect.fail(storeFailure)))
+          ),
+          Effect.catchTag("StoreUnavailable", () => Effect.fail(storeFailure))
+        )
+      }
     })
   })
 

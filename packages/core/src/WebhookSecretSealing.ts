@@ -9,9 +9,10 @@
  * @since 1.0.0
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
+import { signingProblem, type WebhookEndpoint, type WebhookEndpointStore } from "./WebhookEndpoint.js"
 
 /** A sealed secret starts with this. */
 export const PREFIX = "sealed:v1:"
@@ -92,13 +93,14 @@ export const sealedStore = (store: WebhookEndpointStore["Service"], key: Uint8Ar
   const warned = new Set<string>()
   const read = (endpoint: WebhookEndpoint): Effect.Effect<WebhookEndpoint> => {
     const e = opened(endpoint, key)
-    const problem = e.secrets.find((s) => s.unreadable !== undefined)?.unreadable
-    if (problem === undefined || warned.has(e.accountId)) return Effect.succeed(e)
-    warned.add(e.accountId)
-    return Effect.as(
-      Effect.logWarning(`webhook endpoint of account ${e.accountId}: its deliveries cannot be signed: ${problem}`),
-      e
-    )
+    if (warned.has(e.accountId) || e.secrets.every((s) => s.unreadable === undefined)) return Effect.succeed(e)
+    // Only a secret that signs now matters (one past its grace is never used).
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const problem = signingProblem(e, now)
+      if (problem === undefined) return Effect.succeed(e)
+      warned.add(e.accountId)
+      return Effect.as(Effect.logWarning(`webhook endpoint of account ${e.accountId}: its deliveries cannot be signed: ${problem}`), e)
+    })
   }
   return {
     ...store,

@@ -213,10 +213,12 @@ describe("WebhookDelivery", () => {
   })
 
   it("what the account sees of an outcome: short and stable", () => {
-    expect(WebhookDelivery.publicReason.outcome({ _tag: "Answered", status: 503 })).toBe("endpoint answered 503")
-    expect(WebhookDelivery.publicReason.outcome(WebhookDelivery.noAnswerWithin(8000))).toBe("no answer within 8000 ms")
-    expect(WebhookDelivery.publicReason.outcome({ _tag: "NoAnswer", kind: "refused", error: "refused: h resolves to no public address" })).toBe("endpoint address refused")
-    expect(WebhookDelivery.publicReason.outcome({ _tag: "NoAnswer", kind: "unreachable", error: "ECONNREFUSED: connect 10.0.0.1" })).toBe("endpoint unreachable")
+    const { outcome } = WebhookDelivery.publicReason
+    expect(outcome({ _tag: "Answered", status: 503 }, 8000)).toBe("endpoint answered 503")
+    expect(outcome(WebhookDelivery.noAnswerWithin(8000), 8000)).toBe("no answer within 8000 ms")
+    expect(outcome({ _tag: "NoAnswer", kind: "timeout", error: "UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error" }, 8000)).toBe("no answer within 8000 ms")
+    expect(outcome({ _tag: "NoAnswer", kind: "refused", error: "refused: h resolves to no public address" }, 8000)).toBe("endpoint address refused")
+    expect(outcome({ _tag: "NoAnswer", kind: "unreachable", error: "ECONNREFUSED: connect 10.0.0.1" }, 8000)).toBe("endpoint unreachable")
   })
 
   it.live("a disabled endpoint fails messages at once, sending nothing (kept for replay)", () => {

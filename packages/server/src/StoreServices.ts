@@ -73,7 +73,9 @@ const webhooks = <A, E, R>(config: ServerConfig, services: Layer.Layer<A, E, R>)
   }).pipe(Layer.provide(WebhookClient.layer({
     allowPrivate: settings.allowPrivate,
     timeoutMillis: settings.timeoutMillis,
-    connectionsPerOrigin: settings.maxInFlightPerEndpoint
+    // As many connections to one host as there are workers: accounts whose endpoints share a host
+    // (a webhook relay) must not wait behind one of them that hangs; each account's cap bounds its own.
+    connectionsPerOrigin: settings.workers
   })))
   const admin = Webhooks.Webhooks.layer({ urlProblem: (url) => urlProblem(url, settings.allowPrivate) })
   return Layer.merge(services, admin).pipe(Layer.provide(processor))

@@ -76,9 +76,16 @@ export const retryAfterMillis = (value: string | undefined, now: number): number
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }
 
-/** Whether the guard refused the address (not the network or the endpoint). */
-const isRefusal = (error: unknown): boolean =>
-  error instanceof RefusedAddress || (error as { cause?: unknown } | null)?.cause instanceof RefusedAddress
+/** undici's own deadlines for a phase (connecting, the answer's head, its body). */
+const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"])
+
+/** Why no answer came, for the account: the guard refused the address, a deadline passed, or no exchange. */
+const kindOf = (error: unknown): "refused" | "timeout" | "unreachable" => {
+  const e = error as { code?: unknown; cause?: unknown } | null
+  if (error instanceof RefusedAddress || e?.cause instanceof RefusedAddress) return "refused"
+  const code = typeof e?.code === "string" ? e.code : (e?.cause as { code?: unknown } | null)?.code
+  return typeof code === "string" && TIMEOUT_CODES.has(code) ? "timeout" : "unreachable"
+}
 
 /** A short description of why no answer came, never quoting headers or bodies. */
 const describeFailure = (error: unknown): string => {
@@ -152,7 +159,7 @@ export const make = (options: WebhookClientOptions) =>
               resume(Effect.succeed(
                 late
                   ? WebhookDelivery.noAnswerWithin(request.timeoutMillis)
-                  : { _tag: "NoAnswer", kind: isRefusal(error) ? "refused" : "unreachable", error: describeFailure(error) }
+                  : { _tag: "NoAnswer", kind: kindOf(error), error: describeFailure(error) }
               ))
             }
           )

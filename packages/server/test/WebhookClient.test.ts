@@ -152,7 +152,7 @@ describe("WebhookClient", () => {
       const sender = yield* client({ allowPrivate: false })
       for (const url of [`https://127.0.0.1:${r.port}/`, `https://[::1]:${r.port}/`, `https://localhost:${r.port}/`, `http://localhost:${r.port}/`]) {
         const outcome = yield* sender.send(request(url))
-        expect([url, outcome]).toEqual([url, { _tag: "NoAnswer", error: expect.stringMatching(/^refused: /) }])
+        expect([url, outcome]).toEqual([url, { _tag: "NoAnswer", kind: "refused", error: expect.stringMatching(/^refused: /) }])
       }
       expect(r.connections).toBe(0)
       expect(r.requests).toEqual([])
@@ -216,7 +216,7 @@ describe("WebhookClient", () => {
     Effect.gen(function*() {
       const r = yield* receiver(() => undefined)
       const sender = yield* client({ allowPrivate: true, timeoutMillis: 100 })
-      expect(yield* sender.send(request(`http://127.0.0.1:${r.port}/`))).toEqual({ _tag: "NoAnswer", error: expect.stringMatching(/Timeout/i) })
+      expect(yield* sender.send(request(`http://127.0.0.1:${r.port}/`))).toEqual({ _tag: "NoAnswer", kind: "timeout", error: expect.stringMatching(/Timeout/i) })
       // A port just freed: nobody listens there now.
       const port = yield* Effect.promise(() =>
         new Promise<number>((resolve) => {
@@ -226,7 +226,7 @@ describe("WebhookClient", () => {
           })
         })
       )
-      expect(yield* sender.send(request(`http://127.0.0.1:${port}/`))).toEqual({ _tag: "NoAnswer", error: expect.stringMatching(/ECONNREFUSED/) })
+      expect(yield* sender.send(request(`http://127.0.0.1:${port}/`))).toEqual({ _tag: "NoAnswer", kind: "unreachable", error: expect.stringMatching(/ECONNREFUSED/) })
     }))
 
   it.live("the attempt's deadline bounds the exchange, whatever the client's own timeouts: no answer within it", () =>

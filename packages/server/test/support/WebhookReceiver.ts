@@ -16,9 +16,9 @@ export interface Receiver {
   readonly deliveries: Array<Delivery>
   /** The status answered from now on (default 200). */
   status: number
-  /** From now on requests are read and never answered (until `stop`). */
-  hang: boolean
-  /** Requests received and not answered yet; the most there were at once. */
+  /** From now on requests are read and never answered (until `stop`): all of them, or those to this path. */
+  hang: boolean | string
+  /** Requests held without an answer (`hang`) now; the most held at once. */
   readonly open: () => { readonly now: number; readonly most: number }
   /** Stops listening (connections closed): the endpoint is down. */
   readonly stop: () => Promise<void>
@@ -41,12 +41,15 @@ export const start = async (path = "/hooks"): Promise<Receiver> => {
     http.createServer((req, res) => {
       const chunks: Array<Buffer> = []
       req.on("data", (c: Buffer) => chunks.push(c))
-      open++
-      most = Math.max(most, open)
-      res.on("close", () => open--)
       req.on("end", () => {
         deliveries.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") })
-        if (!receiver.hang) res.writeHead(receiver.status).end()
+        if (receiver.hang === true || receiver.hang === req.url) {
+          open++
+          most = Math.max(most, open)
+          res.on("close", () => open--)
+          return
+        }
+        res.writeHead(receiver.status).end()
       })
     })
   server = make()

@@ -58,7 +58,7 @@ const fetchSender = (change: (request: WebhookDelivery.DeliveryRequest) => Webho
         await response.arrayBuffer()
         return { _tag: "Answered" as const, status: response.status }
       })
-    ).pipe(Effect.catch((error) => Effect.succeed({ _tag: "NoAnswer" as const, error: String(error) })))
+    ).pipe(Effect.catch((error) => Effect.succeed({ _tag: "NoAnswer" as const, kind: "unreachable" as const, error: String(error) })))
   }
 })
 
