@@ -254,5 +254,23 @@ export const migrate = (
     )
   })
 
+/**
+ * The migrations `migrate` would apply to the database, applying none (`petstore migrate --check`);
+ * the schema's version with them.
+ */
+export const pending = (
+  migrations: ReadonlyArray<Migration> = MIGRATIONS
+): Effect.Effect<{ readonly version: number; readonly pending: ReadonlyArray<Migration> }, DatabaseOpenError, Database> =>
+  Effect.flatMap(Database, (db) =>
+    db.transaction(async (client) => {
+      const { rows: [table] } = await client.query<{ name: string | null }>("SELECT to_regclass('schema_migrations')::text AS name")
+      if (table?.name === null || table?.name === undefined) return 0
+      const { rows: [row] } = await client.query<{ version: number | null }>("SELECT max(id) AS version FROM schema_migrations")
+      return row?.version ?? 0
+    }, ADMIN_TIMEOUT).pipe(
+      Effect.map((version) => ({ version, pending: migrations.filter((m) => m.id > version).sort((a, b) => a.id - b.id) })),
+      Effect.mapError((error) => new DatabaseOpenError({ url: db.where, message: messageOf(error), cause: error }))
+    ))
+
 /** Runs the migrations when the layer is built. */
 export const layer: Layer.Layer<never, DatabaseOpenError, Database> = Layer.effectDiscard(migrate())

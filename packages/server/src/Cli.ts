@@ -357,14 +357,29 @@ export const make = (options: CliOptions) => {
     })
   ).pipe(Command.withDescription("Deliver a message again (same webhook-id), or every failed message of --account since --since."))
 
-  const migrate = Command.make("migrate", {}, () =>
+  const migrate = Command.make("migrate", {
+    check: Flag.Boolean("check").pipe(
+      Flag.withDescription("Apply nothing: list the migrations pending and exit 1 if there are any (for deploy pipelines)."),
+      Flag.withDefault(false)
+    )
+  }, ({ check }) =>
     Effect.flatMap(configuration, (conf) =>
-      StoreAdmin.migrate(conf).pipe(
-        Effect.flatMap((lines) => Console.log(lines.join("\n"))),
-        Effect.mapError((error) => new CliFailure({ message: error.message }))
-      ))).pipe(
+      check
+        ? StoreAdmin.pendingMigrations(conf).pipe(
+          Effect.mapError((error) => new CliFailure({ message: error.message })),
+          Effect.flatMap(({ pending, summary }) =>
+            Effect.andThen(
+              Console.log([summary, ...pending.map((m) => `pending: ${m}`)].join("\n")),
+              pending.length === 0 ? Effect.void : Effect.fail(new CliFailure({ message: "migrations are pending: run petstore migrate" }))
+            )
+          )
+        )
+        : StoreAdmin.migrate(conf).pipe(
+          Effect.flatMap((lines) => Console.log(lines.join("\n"))),
+          Effect.mapError((error) => new CliFailure({ message: error.message }))
+        ))).pipe(
       Command.withDescription(
-        "Bring the configured store's schema up to date (the server also does it at start); safe to run while other instances serve."
+        "Bring the configured store's schema up to date (the server also does it at start); safe to run while other instances serve. --check applies nothing."
       )
     )
 

@@ -23,6 +23,15 @@ export const migrate = (
   return registration.migrate(store)
 }
 
+/** What `migrate --check` finds: where the schema is, and the migrations pending (none: up to date). */
+export const pendingMigrations = (
+  config: ServerConfig,
+  registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn
+): Effect.Effect<{ readonly summary: string; readonly pending: ReadonlyArray<string> }, StoreAdminError> => {
+  const { registration, store } = registry.of(config.store)
+  return registration.pendingMigrations(store)
+}
+
 /**
  * Copies everything the SQLite file `filename` holds into the configured store (which must be
  * empty and take imports: PostgreSQL), in one transaction. Lines that say what was copied.

@@ -79,6 +79,11 @@ export interface StoreRegistration<S extends StoreConfig = StoreConfig> {
   /** `petstore migrate`: brings the schema up to date; lines that say what it did. */
   migrate(store: S): Effect.Effect<ReadonlyArray<string>, StoreAdminError>
   /**
+   * `petstore migrate --check`: the migrations `migrate` would apply (`id name` each), applying none,
+   * and a line that says where the schema is.
+   */
+  pendingMigrations(store: S): Effect.Effect<{ readonly summary: string; readonly pending: ReadonlyArray<string> }, StoreAdminError>
+  /**
    * `petstore import-sqlite` into this store. Absent: the store takes no import. `into` completes
    * "set PETSTORE_DATABASE to … to import into"; `run` answers where the data went, in words.
    */

@@ -49,17 +49,27 @@ if ("skip" in database) {
       }
     })
 
-    it("migrate brings a new database to the current schema, then finds nothing to do", async () => {
+    it("migrate brings a new database to the current schema, then finds nothing to do; --check says what is pending, applying nothing", async () => {
       const url = await database.freshUrl()
+      const latest = Math.max(...Postgres.Migrations.MIGRATIONS.map((m) => m.id))
+      const check = await cli({ PETSTORE_DATABASE: url }, ["migrate", "--check"])
+      expect(check.code).toBe(1)
+      expect(check.stdout.trim().split("\n")).toEqual([
+        expect.stringMatching(/schema version 0, \d+ migration\(s\) pending$/),
+        ...Postgres.Migrations.MIGRATIONS.map((m) => `pending: ${m.id} ${m.name}`)
+      ])
+      expect(check.stderr).toMatch(/migrations are pending: run petstore migrate/)
+      expect((await cli({ PETSTORE_DATABASE: url }, ["migrate", "--check"])).code).toBe(1)
       const first = await cli({ PETSTORE_DATABASE: url }, ["migrate"])
       expect(first.stderr).toBe("")
       expect(first.code).toBe(0)
-      const latest = Math.max(...Postgres.Migrations.MIGRATIONS.map((m) => m.id))
       const applied = Postgres.Migrations.MIGRATIONS.map((m) => m.id).join(", ")
       expect(first.stdout).toContain(`schema version 0 → ${latest} (applied ${applied})`)
       const again = await cli({ PETSTORE_DATABASE: url }, ["migrate"])
       expect(again.stdout).toContain(`schema version ${latest}, already up to date`)
-    })
+      const checked = await cli({ PETSTORE_DATABASE: url }, ["migrate", "--check"])
+      expect([checked.code, checked.stdout.trim()]).toEqual([0, expect.stringMatching(new RegExp(`schema version ${latest}, up to date$`))])
+    }, 60_000)
 
     it("import-sqlite moves a SQLite file's data into PostgreSQL: the same keys, pets with their ids, messages, cursors and daily counts", async () => {
       const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-import-"))

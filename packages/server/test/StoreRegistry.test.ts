@@ -45,6 +45,7 @@ const fake: StoreRegistration<FakeStore> = {
     ),
   accounts: () => AccountStore.AccountStore.layerMemory,
   migrate: (store) => Effect.succeed([`fake ${store.url}: nothing to migrate`]),
+  pendingMigrations: (store) => Effect.succeed({ summary: `fake ${store.url}: nothing to migrate`, pending: [] }),
   importSnapshot: { into: "a fake:// URL", run: (store) => Effect.succeed(`fake ${store.url}`) }
 }
 

@@ -266,6 +266,23 @@ export const migrate = (
       })
     ))
 
+/**
+ * The migrations `migrate` would apply to the database, applying none (`petstore migrate --check`);
+ * the schema's version with them.
+ */
+export const pending = (
+  filename: string,
+  migrations: ReadonlyArray<Migration> = MIGRATIONS
+): Effect.Effect<{ readonly version: number; readonly pending: ReadonlyArray<Migration> }, DatabaseOpenError, Connection> =>
+  Effect.flatMap(Connection, (connection) =>
+    Effect.try({
+      try: () => {
+        const version = versionOf(connection)
+        return { version, pending: migrations.filter((m) => m.id > version) }
+      },
+      catch: (error) => new DatabaseOpenError({ filename, message: explain(filename, error), cause: error })
+    }))
+
 /** Runs the migrations when the layer is built. */
 export const layer = (filename: string): Layer.Layer<never, DatabaseOpenError, Connection> =>
   Layer.effectDiscard(migrate(filename))

@@ -45,5 +45,6 @@ export const memory: StoreRegistration<MemoryStore> = {
   describe: () => "process memory (nothing is kept)",
   services: (config) => StoreServices.inMemory(config, Layer.merge(ports, Readiness.StoreReadiness.layerAlwaysUp)),
   accounts: () => AccountStore.AccountStore.layerMemory,
-  migrate: () => Effect.succeed(["the in-memory store has no schema: nothing to migrate"])
+  migrate: () => Effect.succeed(["the in-memory store has no schema: nothing to migrate"]),
+  pendingMigrations: () => Effect.succeed({ summary: "the in-memory store has no schema: nothing to migrate", pending: [] })
 }

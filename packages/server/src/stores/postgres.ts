@@ -90,6 +90,16 @@ export const postgres: StoreRegistration<PostgresStore> = {
           Effect.provide(module.Database.layer(adminDatabase(store))),
           Effect.mapError(failWith)
         )),
+  pendingMigrations: (store) =>
+    Effect.flatMap(Postgres, (module) =>
+      Effect.flatMap(module.Database.Database, (db) =>
+        Effect.map(module.Migrations.pending(), ({ pending, version }) => ({
+          summary: `PostgreSQL ${db.where}: schema version ${version}, ${pending.length === 0 ? "up to date" : `${pending.length} migration(s) pending`}`,
+          pending: pending.map((m) => `${m.id} ${m.name}`)
+        }))).pipe(
+          Effect.provide(module.Database.layer(adminDatabase(store))),
+          Effect.mapError(failWith)
+        )),
   importSnapshot: {
     into: "the postgres:// URL of the database",
     run: (store, snapshot) =>

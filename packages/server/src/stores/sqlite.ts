@@ -9,6 +9,7 @@
  */
 import type { StoreSnapshot } from "@petstore/core"
 import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as ServerMetrics from "../ServerMetrics.js"
@@ -54,7 +55,19 @@ export const sqlite: StoreRegistration<SqliteStore> = {
         ]),
         Effect.provide(module.Connection.layer({ filename })),
         Effect.mapError(failWith)
-      ))
+      )),
+  pendingMigrations: ({ filename }) =>
+    Effect.flatMap(Sqlite, (module) =>
+      // A file not made yet is a database of version 0: checking it does not create it.
+      (Fs.existsSync(filename)
+        ? module.Migrations.pending(filename).pipe(Effect.provide(module.Connection.layer({ filename })))
+        : Effect.succeed({ version: 0, pending: module.Migrations.MIGRATIONS })).pipe(
+          Effect.map(({ pending, version }) => ({
+            summary: `SQLite ${filename}: schema version ${version}, ${pending.length === 0 ? "up to date" : `${pending.length} migration(s) pending`}`,
+            pending: pending.map((m) => `${m.id} ${m.name}`)
+          })),
+          Effect.mapError(failWith)
+        ))
 }
 
 /** Everything the SQLite file `filename` holds, read in one transaction (what `import-sqlite` copies). */
