@@ -1,0 +1,70 @@
+/**
+ * The migration policy (docs/storage.md, "expand, then contract one release later"): a migration
+ * that does not set `requiresProgram` only adds what the previous release does not read, so both
+ * releases serve together during a rolling deploy.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Postgres from "@petstore/postgres"
+
+/** Why `statement` is not additive, or undefined when it is (`created`: the tables its migration creates). */
+const notAdditive = (statement: string, created: ReadonlySet<string>): string | undefined => {
+  const sql = statement.replace(/--[^\n]*/g, " ").replace(/\s+/g, " ").trim()
+  if (/^CREATE TABLE (IF NOT EXISTS )?\w+/i.test(sql)) return undefined
+  if (/^CREATE (UNIQUE )?INDEX (CONCURRENTLY )?(IF NOT EXISTS )?\w+ ON \w+/i.test(sql)) return undefined
+  const insert = /^INSERT INTO (\w+)/i.exec(sql)
+  if (insert !== null) return created.has(insert[1]!.toLowerCase()) ? undefined : "writes rows into a table the previous release uses"
+  const add = /^ALTER TABLE (\w+) ADD COLUMN (IF NOT EXISTS )?(\w+) (.*)$/i.exec(sql)
+  if (add !== null) {
+    const definition = add[4]!
+    return /\bNOT NULL\b/i.test(definition) && !/\bDEFAULT\b/i.test(definition)
+      ? `adds ${add[3]} NOT NULL without a default: the previous release's inserts would fail`
+      : undefined
+  }
+  return `is not one of the additive forms (CREATE TABLE, CREATE INDEX, INSERT into a new table, ADD COLUMN nullable or with a default): ${sql.slice(0, 80)}`
+}
+
+const createdBy = (statements: ReadonlyArray<string>) =>
+  new Set(statements.flatMap((s) => {
+    const m = /CREATE TABLE (?:IF NOT EXISTS )?(\w+)/i.exec(s)
+    return m === null ? [] : [m[1]!.toLowerCase()]
+  }))
+
+describe("the PostgreSQL migration policy", () => {
+  it("every migration without requiresProgram is additive", () => {
+    for (const m of Postgres.Migrations.MIGRATIONS) {
+      if (m.requiresProgram !== undefined) continue
+      const created = createdBy(m.statements)
+      for (const statement of m.statements) {
+        expect(notAdditive(statement, created), `migration ${m.id} ${m.name}`).toBeUndefined()
+      }
+    }
+  })
+
+  it("the check refuses what would break the previous release", () => {
+    const none = new Set<string>()
+    for (
+      const statement of [
+        "ALTER TABLE pets DROP COLUMN status",
+        "ALTER TABLE pets RENAME COLUMN name TO title",
+        "ALTER TABLE pets ALTER COLUMN name TYPE varchar(10)",
+        "ALTER TABLE pets ALTER COLUMN status SET NOT NULL",
+        "ALTER TABLE pets ADD COLUMN owner text NOT NULL",
+        "DROP TABLE pets",
+        "DROP INDEX pets_by_status",
+        "UPDATE pets SET status = 'sold'",
+        "DELETE FROM messages",
+        "INSERT INTO pets (id, name) VALUES (1, 'x')"
+      ]
+    ) expect(notAdditive(statement, none), statement).toEqual(expect.any(String))
+    for (
+      const statement of [
+        "CREATE TABLE owners (id text PRIMARY KEY)",
+        "CREATE INDEX IF NOT EXISTS pets_by_name ON pets (name)",
+        "CREATE INDEX CONCURRENTLY pets_by_name ON pets (name)",
+        "ALTER TABLE pets ADD COLUMN owner text",
+        "ALTER TABLE pets ADD COLUMN weight integer NOT NULL DEFAULT 0"
+      ]
+    ) expect(notAdditive(statement, none), statement).toBeUndefined()
+    expect(notAdditive("INSERT INTO owners (id) VALUES ('a')", new Set(["owners"]))).toBeUndefined()
+  })
+})
