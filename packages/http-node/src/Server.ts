@@ -134,7 +134,13 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
           const drainMillis = options.drainDelay === undefined ? 0 : Duration.toMillis(options.drainDelay)
           const shutdownTimeout = options.shutdownTimeout ?? "10 seconds"
           const say = (effect: Effect.Effect<void>) => (options.logShutdown === true ? effect : Effect.void)
-          return Effect.sync(() => app.startDraining?.()).pipe(
+          return Effect.sync(() => {
+            app.startDraining?.()
+            // Every answer from now on ends its connection (`Connection: close`), so a client or a
+            // balancer on keep-alive opens its next connection elsewhere while this server still
+            // answers, instead of finding an idle connection closed under it when accepting stops.
+            server.prependListener("request", (_request, response) => response.setHeader("Connection", "close"))
+          }).pipe(
             Effect.andThen(say(Effect.log(
               `draining: /readyz answers 503; ${drainMillis > 0 ? `still accepting for ${drainMillis} ms, then ` : ""}no new connections, and requests in flight have ${Duration.format(Duration.fromInputUnsafe(shutdownTimeout))} to finish`
             ).pipe(Effect.annotateLogs("drainDelayMs", drainMillis)))),

@@ -185,7 +185,7 @@ describe("/healthz and /readyz", () => {
       expect(reply.body.message).toBe("Not ready: the store did not answer within 2s.")
     }))
 
-  it.live("from the moment shutdown begins /readyz answers 503, on kept-alive and new connections, while the rest is still served", () =>
+  it.live("from the moment shutdown begins /readyz answers 503, on kept-alive and new connections, while the rest is still served; every answer then says Connection: close", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const server = yield* TestServer.start({ drainDelay: "5 seconds" }).pipe(Scope.provide(scope))
@@ -202,12 +202,19 @@ describe("/healthz and /readyz", () => {
         kept.write(RawHttp.request("GET", "/readyz"))
         answers++
         last = (yield* Effect.promise(() => kept.awaitAnswers(answers))).at(-1)!
-      } while (last.status === 200)
-      expect(last.status).toBe(503)
-      expect(last.body).toEqual({ code: "unavailable", message: "Not ready: the server is shutting down.", status: 503 })
-      expect(last.headers["retry-after"]).toBe("1")
+      } while (last.status === 200 && last.headers["connection"] !== "close")
+      // From then on every answer ends its connection, so a balancer's next request goes elsewhere.
+      expect(last.headers["connection"]).toBe("close")
+      if (last.status !== 200) {
+        expect(last.status).toBe(503)
+        expect(last.body).toEqual({ code: "unavailable", message: "Not ready: the server is shutting down.", status: 503 })
+        expect(last.headers["retry-after"]).toBe("1")
+      }
       const fresh = yield* server.get("/readyz")
       expectError(fresh, 503, "unavailable")
+      const again = yield* RawHttp.connect(server.url)
+      again.write(RawHttp.request("GET", "/healthz"))
+      expect((yield* Effect.promise(() => again.awaitAnswers(1)))[0]!.headers["connection"]).toBe("close")
       expect((yield* server.get("/healthz")).status).toBe(200)
       expect((yield* server.get("/v1/pets", key)).status).toBe(200)
       yield* Fiber.join(closing)
