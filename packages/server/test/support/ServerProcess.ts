@@ -95,7 +95,8 @@ export const start = async (settings: Settings, bin: string = BIN): Promise<Serv
 const startOnce = async (settings: Settings, bin: string): Promise<Server> => {
   requireBuilt()
   const child = spawn(process.execPath, [bin, "serve"], {
-    env: { ...environment(settings), PORT: String(await freePort()), HOST: "127.0.0.1" },
+    // A port the settings name (a restart on the same address, behind a balancer), or a free one.
+    env: { ...environment(settings), PORT: settings.PORT ?? String(await freePort()), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
