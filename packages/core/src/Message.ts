@@ -57,6 +57,8 @@ export const Message = Schema.Struct({
       description: DELIVERED_AT_DESCRIPTION,
       format: "date-time"
     })),
-  lastError: Schema.optionalKey(Schema.String.annotate({ description: "Why the last attempt failed, once the message is failed." }))
+  lastError: Schema.optionalKey(Schema.String.annotate({
+    description: "Why the last attempt failed, once the message is failed: a short description that stays the same across versions, such as `endpoint answered 503` or `no answer within 15000 ms`."
+  }))
 }).annotate({ identifier: "Message", description: "A submitted message and its current state." })
 export type Message = typeof Message.Type
