@@ -136,10 +136,16 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
           const say = (effect: Effect.Effect<void>) => (options.logShutdown === true ? effect : Effect.void)
           return Effect.sync(() => {
             app.startDraining?.()
-            // Every answer from now on ends its connection (`Connection: close`), so a client or a
-            // balancer on keep-alive opens its next connection elsewhere while this server still
-            // answers, instead of finding an idle connection closed under it when accepting stops.
-            server.prependListener("request", (_request, response) => response.setHeader("Connection", "close"))
+            // Every answer from now on ends its connection (node writes `Connection: close`), so a
+            // client or a balancer on keep-alive opens its next connection elsewhere while this server
+            // still answers; a request pipelined after it is not carried out (the connection's rule).
+            // First among the listeners, so the connection's own bookkeeping sees it.
+            const closing = (_request: Http.IncomingMessage, response: Http.ServerResponse) => {
+              response.shouldKeepAlive = false
+            }
+            for (const event of ["request", "checkContinue", "checkExpectation"] as const) {
+              if (event === "request" || server.listenerCount(event) > 0) server.prependListener(event, closing)
+            }
           }).pipe(
             Effect.andThen(say(Effect.log(
               `draining: /readyz answers 503; ${drainMillis > 0 ? `still accepting for ${drainMillis} ms, then ` : ""}no new connections, and requests in flight have ${Duration.format(Duration.fromInputUnsafe(shutdownTimeout))} to finish`

@@ -261,16 +261,26 @@ export const migrate = (
 export const pending = (
   migrations: ReadonlyArray<Migration> = MIGRATIONS
 ): Effect.Effect<{ readonly version: number; readonly pending: ReadonlyArray<Migration> }, DatabaseOpenError, Database> =>
-  Effect.flatMap(Database, (db) =>
-    db.transaction(async (client) => {
+  Effect.flatMap(Database, (db) => {
+    const known = migrations.reduce((max, m) => Math.max(max, m.id), 0)
+    return db.transaction(async (client) => {
       const { rows: [table] } = await client.query<{ name: string | null }>("SELECT to_regclass('schema_migrations')::text AS name")
-      if (table?.name === null || table?.name === undefined) return 0
-      const { rows: [row] } = await client.query<{ version: number | null }>("SELECT max(id) AS version FROM schema_migrations")
-      return row?.version ?? 0
+      if (table?.name === null || table?.name === undefined) return { version: 0, requires: 0 }
+      const { rows: [row] } = await client.query<VersionRow>(
+        "SELECT max(id) AS version, max(requires_program) AS requires FROM schema_migrations"
+      )
+      return { version: row?.version ?? 0, requires: row?.requires ?? 0 }
     }, ADMIN_TIMEOUT).pipe(
-      Effect.map((version) => ({ version, pending: migrations.filter((m) => m.id > version).sort((a, b) => a.id - b.id) })),
-      Effect.mapError((error) => new DatabaseOpenError({ url: db.where, message: messageOf(error), cause: error }))
-    ))
+      Effect.mapError((error) => new DatabaseOpenError({ url: db.where, message: messageOf(error), cause: error })),
+      Effect.flatMap(({ requires, version }) => {
+        // A schema this program cannot work with is refused, as `migrate` and the server refuse it.
+        const refused = compatibility(version, requires, known)
+        return refused !== undefined
+          ? Effect.fail(new DatabaseOpenError({ url: db.where, message: `PostgreSQL at ${db.where}: ${refused}` }))
+          : Effect.succeed({ version, pending: migrations.filter((m) => m.id > version).sort((a, b) => a.id - b.id) })
+      })
+    )
+  })
 
 /** Runs the migrations when the layer is built. */
 export const layer: Layer.Layer<never, DatabaseOpenError, Database> = Layer.effectDiscard(migrate())

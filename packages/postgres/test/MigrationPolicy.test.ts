@@ -8,9 +8,14 @@ import * as Postgres from "@petstore/postgres"
 
 /** Why `statement` is not additive, or undefined when it is (`created`: the tables its migration creates). */
 const notAdditive = (statement: string, created: ReadonlySet<string>): string | undefined => {
-  const sql = statement.replace(/--[^\n]*/g, " ").replace(/\s+/g, " ").trim()
+  const sql = statement.replace(/--[^\n]*/g, " ").replace(/\s+/g, " ").trim().replace(/;$/, "")
+  if (sql.includes(";")) return "holds several statements: one statement a string, so that each is checked"
   if (/^CREATE TABLE (IF NOT EXISTS )?\w+/i.test(sql)) return undefined
-  if (/^CREATE (UNIQUE )?INDEX (CONCURRENTLY )?(IF NOT EXISTS )?\w+ ON \w+/i.test(sql)) return undefined
+  const index = /^CREATE (UNIQUE )?INDEX (CONCURRENTLY )?(IF NOT EXISTS )?\w+ ON (\w+)/i.exec(sql)
+  if (index !== null) {
+    // A unique index on a table the previous release writes could refuse its inserts.
+    return index[1] !== undefined && !created.has(index[4]!.toLowerCase()) ? "adds a unique index to a table the previous release writes" : undefined
+  }
   const insert = /^INSERT INTO (\w+)/i.exec(sql)
   if (insert !== null) return created.has(insert[1]!.toLowerCase()) ? undefined : "writes rows into a table the previous release uses"
   const add = /^ALTER TABLE (\w+) ADD COLUMN (IF NOT EXISTS )?(\w+) (.*)$/i.exec(sql)
@@ -53,7 +58,9 @@ describe("the PostgreSQL migration policy", () => {
         "DROP INDEX pets_by_status",
         "UPDATE pets SET status = 'sold'",
         "DELETE FROM messages",
-        "INSERT INTO pets (id, name) VALUES (1, 'x')"
+        "INSERT INTO pets (id, name) VALUES (1, 'x')",
+        "CREATE UNIQUE INDEX pets_by_name ON pets (name)",
+        "CREATE TABLE owners (id text); DROP TABLE pets"
       ]
     ) expect(notAdditive(statement, none), statement).toEqual(expect.any(String))
     for (
@@ -66,5 +73,6 @@ describe("the PostgreSQL migration policy", () => {
       ]
     ) expect(notAdditive(statement, none), statement).toBeUndefined()
     expect(notAdditive("INSERT INTO owners (id) VALUES ('a')", new Set(["owners"]))).toBeUndefined()
+    expect(notAdditive("CREATE UNIQUE INDEX owners_by_name ON owners (name)", new Set(["owners"]))).toBeUndefined()
   })
 })

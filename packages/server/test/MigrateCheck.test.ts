@@ -12,7 +12,7 @@ import * as Path from "node:path"
 import { cli, sqliteFile } from "./support/ServerProcess.js"
 
 describe("petstore migrate --check (SQLite)", () => {
-  it("lists what is pending and exits 1, applying nothing; exits 0 once migrate has run; names a migration a newer release added", async () => {
+  it("lists what is pending and exits 1, applying nothing and changing no byte; exits 0 once migrate has run; refuses a newer schema", async () => {
     const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-migrate-check-"))
     const file = Path.join(folder, "pets.db")
     const all = Sqlite.Migrations.MIGRATIONS
@@ -28,8 +28,13 @@ describe("petstore migrate --check (SQLite)", () => {
       expect(Fs.existsSync(file)).toBe(false)
 
       expect((await cli(sqliteFile(file), ["migrate"])).code).toBe(0)
+      // A check opens the file read-only: it changes nothing in it, and makes no journal beside it.
+      const bytes = Fs.readFileSync(file)
+      const beside = Fs.readdirSync(folder).sort()
       const current = await cli(sqliteFile(file), ["migrate", "--check"])
       expect([current.code, current.stdout.trim()]).toEqual([0, `SQLite ${file}: schema version ${latest.id}, up to date`])
+      expect(Fs.readFileSync(file).equals(bytes)).toBe(true)
+      expect(Fs.readdirSync(folder).sort()).toEqual(beside)
 
       // The database as the release before the last migration left it: only that one is pending.
       const db = new Sqlite3(file)
@@ -40,6 +45,14 @@ describe("petstore migrate --check (SQLite)", () => {
         1,
         [`SQLite ${file}: schema version ${latest.id - 1}, 1 migration(s) pending`, `pending: ${latest.id} ${latest.name}`]
       ])
+
+      // A database a newer release migrated is refused, as migrate and serve refuse it (a rollback).
+      const newer = new Sqlite3(file)
+      newer.prepare("INSERT INTO schema_migrations (id, name, applied_at) VALUES (999, 'future', 0)").run()
+      newer.close()
+      const refused = await cli(sqliteFile(file), ["migrate", "--check"])
+      expect([refused.code, refused.stdout]).toEqual([1, ""])
+      expect(refused.stderr).toMatch(/schema version 999, newer than this program knows/)
     } finally {
       Fs.rmSync(folder, { recursive: true, force: true })
     }

@@ -69,6 +69,13 @@ if ("skip" in database) {
       expect(again.stdout).toContain(`schema version ${latest}, already up to date`)
       const checked = await cli({ PETSTORE_DATABASE: url }, ["migrate", "--check"])
       expect([checked.code, checked.stdout.trim()]).toEqual([0, expect.stringMatching(new RegExp(`schema version ${latest}, up to date$`))])
+      // A schema a newer release made that this one cannot work with is refused, as serve refuses it.
+      const sql = TestDatabase.connect(url)
+      await sql.query("INSERT INTO schema_migrations (id, name, requires_program) VALUES (999, 'future', 999)")
+      await sql.end()
+      const refused = await cli({ PETSTORE_DATABASE: url }, ["migrate", "--check"])
+      expect([refused.code, refused.stdout]).toEqual([1, ""])
+      expect(refused.stderr).toMatch(/needs a program that knows schema version 999 or later/)
     }, 60_000)
 
     it("import-sqlite moves a SQLite file's data into PostgreSQL: the same keys, pets with their ids, messages, cursors and daily counts", async () => {

@@ -35,7 +35,8 @@ describe("the project's node", () => {
     try {
       await pollUntil("the server to listen", async () => /listening on/.test(output) ? true : undefined, 600, 50)
       child.kill("SIGTERM")
-      expect(await ended).toEqual({ code: 0, signal: null })
+      const bound = new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 20_000).unref())
+      expect(await Promise.race([ended, bound])).toEqual({ code: 0, signal: null })
       expect(output).toMatch(/stopped/)
     } finally {
       child.kill("SIGKILL")

@@ -25,9 +25,11 @@ import { ADMIN_TOKEN, createAccount, request } from "./support/Http.js"
 import { exited, freePort, pollUntil, type Server, start, stop } from "./support/ServerProcess.js"
 
 const CONFIG = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../docs/deploy/haproxy.cfg")
+/** Debian installs it in /usr/sbin, which a user's PATH may not hold. */
+const HAPROXY = ["/usr/sbin/haproxy", "/usr/bin/haproxy"].find((path) => Fs.existsSync(path)) ?? "haproxy"
 const haproxyMissing = (() => {
   try {
-    execFileSync("haproxy", ["-v"], { stdio: "ignore" })
+    execFileSync(HAPROXY, ["-v"], { stdio: "ignore" })
     return undefined
   } catch {
     return "haproxy is not installed (Debian's package haproxy)"
@@ -44,7 +46,7 @@ const QUOTA = 40
 /** HAProxy on `bind` with the three instances at `apps`; `up()` says which it sends traffic to. */
 const startBalancer = async (bind: number, apps: ReadonlyArray<number>, folder: string) => {
   const socket = Path.join(folder, "haproxy.sock")
-  const child: ChildProcess = spawn("haproxy", ["-db", "-f", CONFIG], {
+  const child: ChildProcess = spawn(HAPROXY, ["-db", "-f", CONFIG], {
     env: {
       PATH: process.env.PATH ?? "",
       PETSTORE_LB_BIND: `127.0.0.1:${bind}`,
@@ -65,13 +67,18 @@ const startBalancer = async (bind: number, apps: ReadonlyArray<number>, folder: 
       connection.on("error", reject)
       connection.write(`${command}\n`)
     })
+  /** Points server `name` at another port (an instance started again elsewhere), as a deploy tool does. */
+  const move = async (name: string, port: number) => {
+    const answer = await ask(`set server instances/${name} addr 127.0.0.1 port ${port}`)
+    if (!/changed/i.test(answer)) throw new Error(`HAProxy did not move ${name}: ${answer}`)
+  }
   /** Which servers (app1..app3) HAProxy holds UP now. */
   const up = async (): Promise<ReadonlyArray<string>> => {
     const csv = await ask("show stat")
     return csv.split("\n").map((l) => l.split(",")).filter((f) => f[0] === "instances" && f[17] === "UP").map((f) => f[1]!)
   }
   await pollUntil("HAProxy's admin socket", async () => (Fs.existsSync(socket) ? true : undefined), 200, 50)
-  return { child, up, output: () => output }
+  return { child, up, move, output: () => output }
 }
 
 interface Outcome {
@@ -140,16 +147,16 @@ const petsByName = async (base: string, key: string) => {
 describe.skipIf(skip !== undefined && process.env.CI !== "true")(
   `rolling restart behind HAProxy (docs/deploy/haproxy.cfg)${skip === undefined ? "" : ` (skipped: ${skip})`}`,
   () => {
-    const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-rolling-"))
     const processes: Array<{ stop: () => Promise<void> }> = []
     afterAll(async () => {
       await Promise.all(processes.map((p) => p.stop()))
-      Fs.rmSync(folder, { recursive: true, force: true })
     })
 
     it("SIGTERM to each instance in turn: no failed request, nothing lost, the quota exact; then SIGKILL: only requests in flight fail, and sent again with their key each has one effect", async () => {
       expect(skip).toBeUndefined()
       if ("skip" in database || "skip" in redis) return
+      const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-rolling-"))
+      processes.push({ stop: async () => Fs.rmSync(folder, { recursive: true, force: true }) })
       const settings = {
         PETSTORE_DATABASE: await database.freshUrl(),
         PETSTORE_DATABASE_POOL_SIZE: "4",
@@ -175,12 +182,19 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
       let running = true
       const began = Date.now()
       const load = startClients(base, account.key, quota.key, () => running)
+      // However the drill ends, the clients stop (an assertion failing mid-drill leaves none spinning).
+      processes.unshift({ stop: async () => {
+        running = false
+        await load.done()
+      } })
       for (let i = 0; i < servers.length; i++) {
         const old = servers[i]!
         old.process.kill("SIGTERM")
         await exited(old.process)
         expect([old.process.exitCode, old.process.signalCode]).toEqual([0, null])
-        servers[i] = await start({ ...settings, PORT: String(ports[i]) })
+        // Started again on a port of its own (its old one may be taken meanwhile), and HAProxy told.
+        servers[i] = await start(settings)
+        await balancer.move(`app${i + 1}`, Number(new URL(servers[i]!.url).port))
         await pollUntil(`HAProxy to hold app${i + 1} up again`, async () => ((await balancer.up()).includes(`app${i + 1}`) ? true : undefined), 400, 50)
       }
       await pollUntil("the drill's 30 s", async () => (Date.now() - began >= DRILL_MS ? true : undefined), 700, 50)
@@ -204,6 +218,10 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
       // 2. SIGKILL of one instance under load: what failed is sent again with its key, and has one effect.
       running = true
       const crash = startClients(base, account.key, quota.key, () => running)
+      processes.unshift({ stop: async () => {
+        running = false
+        await crash.done()
+      } })
       await pollUntil("requests on every instance", async () => (crash.outcomes.length >= 60 ? true : undefined), 600, 20)
       servers[1]!.process.kill("SIGKILL")
       await exited(servers[1]!.process)

@@ -9,9 +9,11 @@
  *
  * @since 1.0.0
  */
+import Sqlite3 from "better-sqlite3"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Fs from "node:fs"
 import { Connection, DatabaseOpenError, explain } from "./Connection.js"
 
 export interface Migration {
@@ -203,13 +205,20 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
 ]
 
 /** The schema version of a database (0 for a new one). */
-const versionOf = (connection: Connection["Service"]): number => {
+const versionOf = (connection: { prepare(source: string): { pluck(): { get(): unknown } } }): number => {
   const table = connection.prepare(
     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
   ).pluck().get() as number
   if (table === 0) return 0
   return (connection.prepare("SELECT max(id) FROM schema_migrations").pluck().get() as number | null) ?? 0
 }
+
+/** The refusal of a database whose schema is newer than this program knows. */
+const newerThanKnown = (filename: string, version: number, latest: number) =>
+  new DatabaseOpenError({
+    filename,
+    message: `database ${JSON.stringify(filename)} has schema version ${version}, newer than this program knows (${latest}); run a newer version of the program`
+  })
 
 class Refused {
   constructor(readonly error: DatabaseOpenError) {}
@@ -235,12 +244,7 @@ export const migrate = (
             )
             const version = versionOf(connection)
             if (version > latest) {
-              throw new Refused(
-                new DatabaseOpenError({
-                  filename,
-                  message: `database ${JSON.stringify(filename)} has schema version ${version}, newer than this program knows (${latest}); run a newer version of the program`
-                })
-              )
+              throw new Refused(newerThanKnown(filename, version, latest))
             }
             const pending = migrations.filter((m) => m.id > version)
             const record = connection.prepare("INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)")
@@ -267,21 +271,33 @@ export const migrate = (
     ))
 
 /**
- * The migrations `migrate` would apply to the database, applying none (`petstore migrate --check`);
- * the schema's version with them.
+ * The migrations `migrate` would apply to the database in `filename`, applying none (`petstore
+ * migrate --check`), and the schema's version. The file is only read and nothing is set on it (not
+ * even the journal mode); a file that does not exist is a database of version 0, not created. A
+ * database newer than this program knows is refused, as `migrate` refuses it.
  */
 export const pending = (
   filename: string,
   migrations: ReadonlyArray<Migration> = MIGRATIONS
-): Effect.Effect<{ readonly version: number; readonly pending: ReadonlyArray<Migration> }, DatabaseOpenError, Connection> =>
-  Effect.flatMap(Connection, (connection) =>
-    Effect.try({
-      try: () => {
-        const version = versionOf(connection)
+): Effect.Effect<{ readonly version: number; readonly pending: ReadonlyArray<Migration> }, DatabaseOpenError> =>
+  Effect.try({
+    try: () => {
+      if (!Fs.existsSync(filename)) return { version: 0, pending: migrations }
+      // Opened without the server's settings (no journal mode is set), and read only; closing it as
+      // the last connection removes the WAL companions SQLite makes for a reader.
+      const db = new Sqlite3(filename, { fileMustExist: true })
+      try {
+        const version = versionOf(db)
+        const latest = migrations.reduce((max, m) => Math.max(max, m.id), 0)
+        if (version > latest) throw new Refused(newerThanKnown(filename, version, latest))
         return { version, pending: migrations.filter((m) => m.id > version) }
-      },
-      catch: (error) => new DatabaseOpenError({ filename, message: explain(filename, error), cause: error })
-    }))
+      } finally {
+        db.close()
+      }
+    },
+    catch: (error) =>
+      error instanceof Refused ? error.error : new DatabaseOpenError({ filename, message: explain(filename, error), cause: error })
+  })
 
 /** Runs the migrations when the layer is built. */
 export const layer = (filename: string): Layer.Layer<never, DatabaseOpenError, Connection> =>

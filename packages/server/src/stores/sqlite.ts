@@ -9,7 +9,6 @@
  */
 import type { StoreSnapshot } from "@petstore/core"
 import * as Effect from "effect/Effect"
-import * as Fs from "node:fs"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as ServerMetrics from "../ServerMetrics.js"
@@ -58,10 +57,9 @@ export const sqlite: StoreRegistration<SqliteStore> = {
       )),
   pendingMigrations: ({ filename }) =>
     Effect.flatMap(Sqlite, (module) =>
-      // A file not made yet is a database of version 0: checking it does not create it.
-      (Fs.existsSync(filename)
-        ? module.Migrations.pending(filename).pipe(Effect.provide(module.Connection.layer({ filename })))
-        : Effect.succeed({ version: 0, pending: module.Migrations.MIGRATIONS })).pipe(
+      module.Connection.isMemory(filename)
+        ? Effect.succeed({ summary: "SQLite in memory: each start migrates it; nothing to check", pending: [] })
+        : module.Migrations.pending(filename).pipe(
           Effect.map(({ pending, version }) => ({
             summary: `SQLite ${filename}: schema version ${version}, ${pending.length === 0 ? "up to date" : `${pending.length} migration(s) pending`}`,
             pending: pending.map((m) => `${m.id} ${m.name}`)

@@ -197,11 +197,11 @@ export const messageQueueServiceLaws = <E>(
           for (let i = 0; i < count; i++) ids.push((yield* queue.submit("acc_a", `message ${i}`)).id)
           for (const id of ids) expect(["queued", "processing"]).toContain((yield* stored(store, id)).status)
           const closing = yield* Effect.forkChild(close)
-          // Three virtual seconds a message (one to process it) and 20 more, inside the 60 s drain bound,
+          // Three virtual seconds a message (one to process it) and 10 more, inside the 60 s drain bound,
           // with 25 ms of real time a step: a store across a network may need more than one step for a
           // message's round trips when the machine is busy (1 ms a step was too little under a loaded
           // CI), while a drain that waits a poll interval (10 s) between messages still fails.
-          yield* advanceUntil(Effect.sync(() => closing.pollUnsafe() !== undefined), "1 second", count * 3 + 20, realPause(25))
+          yield* advanceUntil(Effect.sync(() => closing.pollUnsafe() !== undefined), "1 second", count * 3 + 10, realPause(25))
           for (const id of ids) expect(yield* stored(store, id)).toMatchObject({ status: "delivered", attempts: 1 })
           expect(processor.attempts).toHaveLength(count)
         }),
