@@ -69,18 +69,22 @@ export const NO_KEY =
   "a webhook signing secret is stored sealed and PETSTORE_WEBHOOK_SECRET_KEY is not set: set the key that sealed it, or set the endpoint again"
 
 /** The endpoint's secrets opened under `key` (none: the server has no key); one that does not open is marked `unreadable`. */
-export const opened = (endpoint: WebhookEndpoint, key: Uint8Array | undefined): WebhookEndpoint => ({
-  ...endpoint,
-  secrets: endpoint.secrets.map((s) => {
-    if (!s.secret.startsWith(PREFIX)) return s
-    if (key === undefined) return { ...s, unreadable: NO_KEY }
-    try {
-      return { ...s, secret: open(key, endpoint.accountId, s.secret) }
-    } catch (error) {
-      return { ...s, unreadable: (error as Error).message }
-    }
-  })
-})
+export const opened = (endpoint: WebhookEndpoint, key: Uint8Array | undefined): WebhookEndpoint => {
+  // Secrets stored in clear (a server without a key): the endpoint as it was read, nothing copied.
+  if (endpoint.secrets.every((s) => !s.secret.startsWith(PREFIX))) return endpoint
+  return {
+    ...endpoint,
+    secrets: endpoint.secrets.map((s) => {
+      if (!s.secret.startsWith(PREFIX)) return s
+      if (key === undefined) return { ...s, unreadable: NO_KEY }
+      try {
+        return { ...s, secret: open(key, endpoint.accountId, s.secret) }
+      } catch (error) {
+        return { ...s, unreadable: (error as Error).message }
+      }
+    })
+  }
+}
 
 /**
  * `store` with the endpoints' secrets sealed under `key` when written (in clear without a key) and

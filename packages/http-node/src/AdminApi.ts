@@ -11,7 +11,7 @@ import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import { ErrorBody, Message, Plan } from "@petstore/core"
 import * as Schema from "effect/Schema"
 import { Iso8601 } from "./internal/dateTime.js"
-import { digits, ResponseHeaders } from "./internal/operations/endpoint.js"
+import { integer1To100, ResponseHeaders } from "./internal/operations/endpoint.js"
 import * as UsageReport from "./internal/usageReport.js"
 
 export const ADMIN_PREFIX = "/admin/v1"
@@ -89,7 +89,7 @@ export const WebhookAttempt = Schema.Struct({
 export const AccountMessagesParams = Schema.Struct({
   status: Schema.optionalKey(Message.MessageStatus.annotate({ description: "Only the messages in this status (`failed` for those to look into or replay)." })),
   limit: Schema.optionalKey(
-    digits.pipe(Schema.decodeTo(Schema.NumberFromString)).check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" }))
+    integer1To100
       .annotate({ description: "Messages a page at most (1..100, default 20).", default: 20 })
   ),
   cursor: Schema.optionalKey(Schema.String.annotate({ description: "Opaque cursor from the `Link` header of the previous page." }))

@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ADMIN_PREFIX, type AdminGroup } from "../AdminApi.js"
 import { InvalidInput, UsageNotCounted } from "../ErrorResponse.js"
+import { nextLink } from "./operations/listPets.js"
 import * as UsageReport from "./usageReport.js"
 import type { GroupHandlers } from "./routes.js"
 
@@ -122,9 +123,7 @@ export const handlers = Effect.gen(function*() {
             lastError: m.lastError
           })),
           ...(page.next === undefined ? {} : {
-            headers: {
-              Link: `<${basePath}${ADMIN_PREFIX}/accounts/${path.accountId}/messages?${urlParams.status === undefined ? "" : `status=${urlParams.status}&`}limit=${limit}&cursor=${page.next}>; rel="next"`
-            }
+            headers: { Link: nextLink(`${basePath}${ADMIN_PREFIX}/accounts/${path.accountId}/messages`, limit, urlParams.status, page.next) }
           })
         }))
       }),

@@ -9,7 +9,7 @@ import { DailyQuota, type LimitDecision, type Plan, UsageRange, UsageStore } fro
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { Iso8601 } from "./dateTime.js"
-import { digits } from "./operations/endpoint.js"
+import { integer1To100 } from "./operations/endpoint.js"
 import { InvalidInput } from "../ErrorResponse.js"
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
@@ -118,7 +118,7 @@ export const AdminUsageReport = Schema.Struct({
 export const AdminUsageParams = Schema.Struct({
   ...UsageParams.fields,
   keys: Schema.optionalKey(
-    digits.pipe(Schema.decodeTo(Schema.NumberFromString)).check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" }))
+    integer1To100
       .annotate({ description: "How many keys `byKey` lists at most (1..100, default 10), the busiest first." })
   )
 })
@@ -139,9 +139,8 @@ export const busiest = (keyIds: ReadonlyArray<string>, stored: ReadonlyArray<Usa
 export const TopParams = Schema.Struct({
   ...UsageParams.fields,
   by: Schema.optionalKey(Schema.Literals(["total", "refused"]).annotate({ description: "Rank by every decided request (default) or by those refused (rate limit, quota, ban)." })),
-  // Decimal digits only: `1e2`, `0x10`, ` 100` and `100.0` are refused, as `limit` of `GET /v1/pets` refuses them.
   limit: Schema.optionalKey(
-    digits.pipe(Schema.decodeTo(Schema.NumberFromString)).check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" }))
+    integer1To100
   )
 })
 

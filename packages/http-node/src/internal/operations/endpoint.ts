@@ -32,6 +32,12 @@ export class ResponseHeaders extends Context.Service<
 /** Decimal digits of an integer, as a path or query parameter is written. */
 export const digits = Schema.String.check(Schema.isPattern(/^[0-9]{1,20}$/, { message: "must be an integer" }))
 
+/** A query parameter's integer from 1 to 100, in decimal digits (`1e2`, `0x10`, ` 100`, `100.0` are refused). */
+export const integer1To100 = digits.pipe(Schema.decodeTo(Schema.NumberFromString)).check(
+  Schema.isInt(),
+  Schema.isBetween({ minimum: 1, maximum: 100 }, { message: "must be an integer between 1 and 100" })
+)
+
 /** An Error response with `status`, described. */
 export const error = (status: number, description: string) =>
   ErrorBody.ErrorBody.pipe(HttpApiSchema.status(status)).annotate({ description })
