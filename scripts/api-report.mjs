@@ -33,6 +33,24 @@ const entryFiles = (dir, manifest) =>
 const relativeSpecifiers = (text) =>
   [...text.matchAll(/(?:from\s+|import\()\s*"(\.{1,2}\/[^"]+)"/g)].map((match) => match[1])
 
+// The members of a union, and of an object type, written by the compiler come in the order it
+// created their types, which changes with the order it checked the files in (an incremental build
+// against a clean one): the report sorts them (members of written interfaces keep their order).
+const blank = ts.createSourceFile("", "", ts.ScriptTarget.Latest)
+const sorted = (nodes) => {
+  const keyed = nodes.map((node) => [printer.printNode(ts.EmitHint.Unspecified, node, blank), node])
+  return keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, node]) => node)
+}
+const sortUnions = (context) => {
+  const visit = (node) => {
+    const visited = ts.visitEachChild(node, visit, context)
+    if (ts.isUnionTypeNode(visited)) return context.factory.updateUnionTypeNode(visited, context.factory.createNodeArray(sorted(visited.types)))
+    if (ts.isTypeLiteralNode(visited)) return context.factory.updateTypeLiteralNode(visited, context.factory.createNodeArray(sorted(visited.members)))
+    return visited
+  }
+  return (source) => ts.visitNode(source, visit)
+}
+
 const report = (dir, manifest) => {
   const seen = new Set()
   const queue = entryFiles(dir, manifest)
@@ -51,7 +69,8 @@ const report = (dir, manifest) => {
     2
   )
   const modules = [...seen].sort().map((file) => {
-    const source = ts.createSourceFile(file, Fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS)
+    const parsed = ts.createSourceFile(file, Fs.readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS)
+    const source = ts.transform(parsed, [sortUnions]).transformed[0]
     return `## ${Path.relative(Path.join(dir, "dist"), file).replace(/\.d\.ts$/, "")}\n\n\`\`\`ts\n${printer.printFile(source).trim()}\n\`\`\`\n`
   })
   return `# API report: ${manifest.name}\n\n` +

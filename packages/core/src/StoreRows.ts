@@ -15,6 +15,7 @@ import type { CategoryId, Pet, PetId, PetStatus } from "./Pet.js"
 import type { Plan } from "./Plan.js"
 import type { Counts } from "./UsageStore.js"
 
+/** A row of the pets table. */
 export interface PetRow {
   readonly id: number
   readonly name: string
@@ -22,6 +23,7 @@ export interface PetRow {
   readonly status: PetStatus
 }
 
+/** The pet of a row. */
 export const toPet = (row: PetRow): Pet => ({
   id: row.id as PetId,
   name: row.name,
@@ -29,6 +31,7 @@ export const toPet = (row: PetRow): Pet => ({
   status: row.status
 })
 
+/** A row of the accounts table. */
 export interface AccountRow {
   readonly id: string
   readonly plan: Plan
@@ -37,6 +40,7 @@ export interface AccountRow {
   readonly created_at: number
 }
 
+/** The account of a row. */
 export const toAccount = (row: AccountRow): Account => ({
   id: row.id,
   plan: row.plan,
@@ -44,6 +48,7 @@ export const toAccount = (row: AccountRow): Account => ({
   createdAt: row.created_at
 })
 
+/** A row of the keys table. */
 export interface KeyRow {
   readonly id: string
   readonly account_id: string
@@ -58,6 +63,7 @@ export interface KeyRow {
 /** The columns of `api_keys`, in table order (see `keyValues`). */
 export const KEY_COLUMNS = "id, account_id, hash, prefix, created_at, expires_at, revoked_at, rotated_to"
 
+/** The key of a row. */
 export const toKey = (row: KeyRow): KeyRecord => ({
   id: row.id,
   accountId: row.account_id,
@@ -73,6 +79,7 @@ export const toKey = (row: KeyRow): KeyRecord => ({
 export const keyValues = (key: KeyRecord) =>
   [key.id, key.accountId, key.hash, key.prefix, key.createdAt, key.expiresAt, key.revokedAt, key.rotatedTo] as const
 
+/** A row of the messages table. */
 export interface MessageRow {
   readonly id: string
   readonly account_id: string
@@ -86,6 +93,7 @@ export interface MessageRow {
   readonly last_error: string | null
 }
 
+/** The stored message of a row. */
 export const toStoredMessage = (row: MessageRow): StoredMessage => ({
   id: row.id,
   accountId: row.account_id,
@@ -99,14 +107,17 @@ export const toStoredMessage = (row: MessageRow): StoredMessage => ({
   lastError: row.last_error
 })
 
+/** A row of an account's daily quota. */
 export interface QuotaRow {
   readonly account_id: string
   readonly day: number
   readonly used: number
 }
 
+/** The account id and daily quota of a row. */
 export const toQuota = (row: QuotaRow): readonly [string, DailyQuotaState] => [row.account_id, { day: row.day, used: row.used }]
 
+/** A row of a key's standing with the ban policy. */
 export interface StandingRow {
   readonly key_id: string
   readonly wait_until: number
@@ -139,6 +150,7 @@ export interface UsageCountsRow {
 /** The count columns of the usage tables, in storage order. */
 export const USAGE_COUNT_COLUMNS = "allowed, rate_limited, quota_exceeded, banned, client_errors, server_errors"
 
+/** The counts of a usage row. */
 export const toUsageCounts = (row: UsageCountsRow): Counts => ({
   allowed: row.allowed,
   rateLimited: row.rate_limited,
@@ -159,6 +171,7 @@ export interface IdempotencyRow {
   readonly expires_at: number
 }
 
+/** The idempotency record of a row. */
 export const toIdempotencyRecord = (row: IdempotencyRow): IdempotencyRecord => ({
   accountId: row.account_id,
   key: row.key as IdempotencyKey,

@@ -14,15 +14,18 @@ import { Iso8601 } from "./internal/dateTime.js"
 import { integer1To100, ResponseHeaders } from "./internal/operations/endpoint.js"
 import * as UsageReport from "./internal/usageReport.js"
 
+/** The path every admin endpoint is under. */
 export const ADMIN_PREFIX = "/admin/v1"
 
 const Id = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_]{1,64}$/, { message: "must be an id" }))
 
+/** The body of an account's creation. */
 export const CreateAccount = Schema.Struct({
   plan: Plan.Plan,
   limits: Schema.optionalKey(Plan.PlanLimits)
 })
 
+/** A created account and its first key, shown once. */
 export const CreatedAccount = Schema.Struct({
   id: Schema.String,
   plan: Plan.Plan,
@@ -32,6 +35,7 @@ export const CreatedAccount = Schema.Struct({
   prefix: Schema.String
 })
 
+/** A key as it is issued, shown once. */
 export const IssuedKey = Schema.Struct({
   id: Schema.String,
   key: Schema.String.annotate({ description: "The full API key. It is shown only here, once." }),
@@ -39,6 +43,7 @@ export const IssuedKey = Schema.Struct({
   expiresAt: Schema.NullOr(Schema.String)
 })
 
+/** A key as it is listed: never its secret. */
 export const KeyMetadata = Schema.Struct({
   id: Schema.String,
   prefix: Schema.String,
@@ -51,6 +56,7 @@ export const KeyMetadata = Schema.Struct({
   })
 })
 
+/** The body that sets an account's webhook endpoint. */
 export const WebhookUrl = Schema.Struct({
   url: Schema.String.annotate({ description: "Where messages are POSTed: an https URL whose addresses are public." })
 })
@@ -69,13 +75,16 @@ const WEBHOOK_FIELDS = {
   })
 }
 
+/** An account's webhook endpoint as the admin API shows it. */
 export const WebhookEndpoint = Schema.Struct(WEBHOOK_FIELDS)
 
+/** A webhook endpoint as it is set: its signing secret shown once. */
 export const IssuedWebhook = Schema.Struct({
   ...WEBHOOK_FIELDS,
   secret: Schema.String.annotate({ description: "The signing secret (whsec_…). It is shown only here, once." })
 })
 
+/** One attempt to deliver a message to a webhook endpoint. */
 export const WebhookAttempt = Schema.Struct({
   attempt: Schema.Int,
   url: Schema.String,
@@ -113,6 +122,7 @@ const error = (status: number) => ErrorBody.ErrorBody.pipe(HttpApiSchema.status(
 /** What every admin operation can answer besides its own errors. */
 const adminErrors = [error(401), error(503)] as const
 
+/** The admin API's endpoints: accounts, keys, webhooks, usage and messages. */
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.post("createAccount", "/accounts", {
@@ -235,5 +245,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .prefix(ADMIN_PREFIX)
 {}
 
+/** The admin API's definition, behind the admin token. */
 export const AdminApi = HttpApi.make("petstore-admin").add(AdminGroup)
+/** The type of the admin API's definition. */
 export type AdminApi = typeof AdminApi

@@ -23,6 +23,7 @@ import pg from "pg"
 import { Errors } from "@petstore/core"
 import { isUrl, redact } from "./DatabaseUrl.js"
 
+/** The database URL, the pool's size and the deadlines. */
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database?sslmode=…` (or `postgresql://`). */
   readonly url: string
@@ -34,8 +35,11 @@ export interface PostgresOptions {
   readonly connectTimeoutMillis?: number | undefined
 }
 
+/** The pool's size by default. */
 export const DEFAULT_POOL_SIZE = 10
+/** A statement's deadline by default, in milliseconds. */
 export const DEFAULT_QUERY_TIMEOUT_MILLIS = 4_000
+/** A connection's deadline by default, in milliseconds. */
 export const DEFAULT_CONNECT_TIMEOUT_MILLIS = 3_000
 /** How long administrative work (migrations, an import) may take. */
 export const ADMIN_TIMEOUT = Duration.minutes(30)
@@ -110,7 +114,7 @@ export const queryOn = async <R>(client: pg.ClientBase, s: Statement, values: Re
     query_timeout: DEFAULT_QUERY_TIMEOUT_MILLIS
   } as pg.QueryConfig)).rows as Array<R>
 
-/** @category services */
+/** The PostgreSQL pool and its statements, each with a deadline. @category services */
 export class Database extends Context.Service<
   Database,
   {
@@ -163,7 +167,7 @@ const clientConfig = (options: PostgresOptions): pg.ClientConfig => ({
   types: { getTypeParser: ((oid: number, format?: string) => oid === 20 ? Number : pg.types.getTypeParser(oid, format as never)) as never }
 })
 
-/** @category constructors */
+/** Opens the pool for the life of the scope. @category constructors */
 export const make = (options: PostgresOptions): Effect.Effect<Database["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
     const where = redact(options.url)

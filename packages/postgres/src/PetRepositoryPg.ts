@@ -37,7 +37,7 @@ const PAGE_BY_STATUS = statement(
 )
 const BY_ID = statement("SELECT id, name, category_id, status FROM pets WHERE id = $1")
 
-/** @category constructors */
+/** The pet repository on PostgreSQL. @category constructors */
 export const make = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
 ): Effect.Effect<PetRepository.PetRepository["Service"], never, Database> =>
@@ -78,7 +78,7 @@ export const make = (
     })
   })
 
-/** @category layers */
+/** The pet repository on PostgreSQL, as a layer. @category layers */
 export const layer = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
 ): Layer.Layer<PetRepository.PetRepository, never, Database> => Layer.effect(PetRepository.PetRepository, make(options))

@@ -22,6 +22,7 @@ export interface Node {
   readonly port: number
 }
 
+/** The Sentinels to ask and the master's name. */
 export interface SentinelMasterOptions {
   /** The sentinels to ask (any one that answers is enough). */
   readonly nodes: ReadonlyArray<Node>
@@ -66,6 +67,7 @@ const within = <A>(millis: number, promise: Promise<A>): Promise<A | undefined> 
   ])
 }
 
+/** A connection to the master the Sentinels name, following its failovers. */
 export interface SentinelMaster {
   /** Connects to the sentinels and to the master they name (waits at most a moment for it). */
   readonly connect: () => Promise<void>
@@ -76,6 +78,7 @@ export interface SentinelMaster {
   readonly send: (args: Array<string>, expired: () => boolean) => Promise<unknown>
 }
 
+/** Connects to the master the Sentinels name, and follows it. */
 export const follow = (options: SentinelMasterOptions): SentinelMaster => {
   const sentinels = options.nodes.map((node) => newClient(node, options.socket))
   let first = 0

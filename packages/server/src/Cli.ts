@@ -81,7 +81,7 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
 }
 
-/** @category constructors */
+/** Builds the `petstore` command line. @category constructors */
 export const make = (options: CliOptions) => {
   /** The services for one command, opened for its duration; opening failures are one line. */
   const open = (conf: ServerConfig): Layer.Layer<Accounts.Accounts, CliFailure> =>

@@ -22,6 +22,7 @@ import * as WebhookSettings from "./WebhookSettings.js"
  */
 export type { StoreConfig } from "./StoreRegistration.js"
 
+/** The server's configuration, as read from the environment. */
 export interface ServerConfig {
   readonly port: number
   readonly host: string
@@ -358,7 +359,7 @@ const idempotencyTtlMillis = Config.String("PETSTORE_IDEMPOTENCY_TTL").pipe(
   Config.withDefault(Idempotency.MIN_TTL_MILLIS)
 )
 
-/** @category config */
+/** Reads the server's configuration from the environment variables. @category config */
 export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),

@@ -20,17 +20,19 @@ import { AccountStore, BoundedCache, Errors, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
+/** How often the account store looks for keys changed by another process. */
 export interface AccountStoreSqliteOptions {
   /** How often another process's commits are looked for. */
   readonly pollMillis: number
 }
 
+/** The account store's defaults. */
 export const DEFAULT_OPTIONS: AccountStoreSqliteOptions = { pollMillis: 250 }
 
 /** Above this many cached keys (or accounts) the cache starts over (it only saves reads). */
 const MAX_CACHED = 100_000
 
-/** @category constructors */
+/** The account store on SQLite. @category constructors */
 export const make = (
   options: AccountStoreSqliteOptions
 ): Effect.Effect<AccountStore.AccountStore["Service"], Errors.StoreUnavailable, Connection | Database> =>
@@ -158,7 +160,7 @@ export const make = (
     })
   })
 
-/** @category layers */
+/** The account store on SQLite, as a layer. @category layers */
 export const layer = (
   options: Partial<AccountStoreSqliteOptions> = {}
 ): Layer.Layer<AccountStore.AccountStore, Errors.StoreUnavailable, Connection | Database> =>

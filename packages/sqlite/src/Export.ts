@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import { StoreRows, type StoreSnapshot } from "@petstore/core"
 import { Connection, DatabaseOpenError, explain } from "./Connection.js"
 
-/** @category constructors */
+/** Everything the database holds, as a snapshot. @category constructors */
 export const snapshot: Effect.Effect<StoreSnapshot.StoreSnapshot, DatabaseOpenError, Connection> = Effect.flatMap(
   Connection,
   (connection) =>

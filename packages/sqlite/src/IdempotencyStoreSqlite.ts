@@ -20,7 +20,7 @@ import { insertMessageStatement, messageValues } from "./MessageStoreSqlite.js"
 
 const COLUMNS = "account_id, key, operation, fingerprint, resource_id, created_at, expires_at"
 
-/** @category constructors */
+/** The idempotency store on SQLite. @category constructors */
 export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
@@ -81,7 +81,7 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], n
   })
 })
 
-/** @category layers */
+/** The idempotency store on SQLite, as a layer. @category layers */
 export const layer: Layer.Layer<IdempotencyStore.IdempotencyStore, never, Connection | Database> = Layer.effect(
   IdempotencyStore.IdempotencyStore,
   make

@@ -10,7 +10,7 @@ import { LimiterStateStore, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
-/** @category constructors */
+/** The limiter's durable state on SQLite. @category constructors */
 export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"], never, Connection | Database> = Effect.gen(
   function*() {
     const connection = yield* Connection
@@ -57,7 +57,7 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"],
   }
 )
 
-/** @category layers */
+/** The limiter's durable state on SQLite, as a layer. @category layers */
 export const layer: Layer.Layer<LimiterStateStore.LimiterStateStore, never, Connection | Database> = Layer.effect(
   LimiterStateStore.LimiterStateStore,
   make

@@ -23,7 +23,7 @@ export const insertMessageStatement = (connection: Connection["Service"]) =>
 export const messageValues = (m: MessageStore.StoredMessage) =>
   [m.id, m.accountId, m.message, m.status, m.createdAt, m.updatedAt, m.attempts, m.availableAt, m.leaseUntil, m.lastError] as const
 
-/** @category constructors */
+/** The message store on SQLite. @category constructors */
 export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
@@ -93,7 +93,7 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
   })
 })
 
-/** @category layers */
+/** The message store on SQLite, as a layer. @category layers */
 export const layer: Layer.Layer<MessageStore.MessageStore, never, Connection | Database> = Layer.effect(
   MessageStore.MessageStore,
   make

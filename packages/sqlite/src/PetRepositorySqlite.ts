@@ -13,7 +13,7 @@ import { type Pet, PetRepository, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
-/** @category constructors */
+/** The pet repository on SQLite. @category constructors */
 export const make: Effect.Effect<PetRepository.PetRepository["Service"], never, Connection | Database> = Effect
   .gen(function*() {
     const connection = yield* Connection
@@ -43,7 +43,7 @@ export const make: Effect.Effect<PetRepository.PetRepository["Service"], never, 
     })
   })
 
-/** @category layers */
+/** The pet repository on SQLite, as a layer. @category layers */
 export const layer: Layer.Layer<PetRepository.PetRepository, never, Connection | Database> = Layer.effect(
   PetRepository.PetRepository,
   make

@@ -16,7 +16,7 @@ const TABLES = { hour: "usage_hourly", day: "usage_daily" } as const
 const COUNT_COLUMNS = StoreRows.USAGE_COUNT_COLUMNS
 const SUMS = COUNT_COLUMNS.split(", ").map((c) => `sum(${c}) AS ${c}`).join(", ")
 
-/** @category constructors */
+/** The usage store on SQLite. @category constructors */
 export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
@@ -81,5 +81,5 @@ export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connec
   })
 })
 
-/** @category layers */
+/** The usage store on SQLite, as a layer. @category layers */
 export const layer: Layer.Layer<UsageStore.UsageStore, never, Connection | Database> = Layer.effect(UsageStore.UsageStore, make)

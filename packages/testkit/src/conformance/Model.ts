@@ -38,7 +38,7 @@ export { ConformanceViolation, expectStatus, fail } from "./Violation.js"
 /** The outcome of the authentication step. */
 export type AuthOutcome = "valid" | "invalid" | "either"
 
-/** @category models */
+/** What the checker expects of the server: accounts, keys, limits and data. @category models */
 export class Model {
   readonly pets = new Map<number, PetRecord>()
   maxPetId = 0

@@ -51,7 +51,7 @@ const pointer = (...segments: ReadonlyArray<string>): string =>
 
 const DOC_ID = "openapi.json"
 
-/** @category models */
+/** Checks answers against the served OpenAPI document. @category models */
 export interface OpenApiChecker {
   readonly document: JsonObject
   /** Problems of the document itself (reported, not failed on). */

@@ -24,7 +24,7 @@ import { ConformanceViolation } from "./Violation.js"
 import { checkDeliveries, WebhookLedger, type WebhookSummary } from "./WebhookCheck.js"
 import { type ReceiverAddress, WebhookReceiver } from "./WebhookReceiver.js"
 
-/** @category models */
+/** Where the server is, and how long and hard to check it. @category models */
 export interface ConformanceOptions {
   /**
    * Where the server is, e.g. `http://127.0.0.1:8080` (the public API is under `publicPrefix`); several
@@ -71,7 +71,7 @@ export interface ConformanceOptions {
   readonly webhookWaitMs?: number | undefined
 }
 
-/** @category models */
+/** The first failure found, and the commands that lead to it. @category models */
 export interface ConformanceFailure {
   readonly message: string
   /** The shrunk command sequence, as fast-check prints it. */
@@ -83,7 +83,7 @@ export interface ConformanceFailure {
   readonly replay: string
 }
 
-/** @category models */
+/** What a conformance run did and found. @category models */
 export interface ConformanceReport {
   readonly ok: boolean
   readonly runs: number
@@ -124,7 +124,20 @@ export const parseKey = (spec: string): GivenKey => {
   return { key, limits: { perMinute: Number(m[1]), perDay: Number(m[2]) } }
 }
 
-/** Runs the suite; never throws for a non-conforming server (see `report.failure`). @category runners */
+/**
+ * Runs the suite; never throws for a non-conforming server (see `report.failure`).
+ *
+ * @example
+ * ```ts
+ * import { formatReport, runConformance } from "@petstore/testkit/conformance"
+ *
+ * const report = await runConformance({ baseUrl: "http://127.0.0.1:3000", adminToken: process.env.PETSTORE_ADMIN_TOKEN, numRuns: 100 })
+ * console.log(formatReport(report))
+ * process.exitCode = report.ok ? 0 : 1
+ * ```
+ *
+ * @category runners
+ */
 export const runConformance = async (options: ConformanceOptions): Promise<ConformanceReport> => {
   const started = Date.now()
   const log = options.log ?? (() => undefined)
