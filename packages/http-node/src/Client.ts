@@ -8,7 +8,7 @@
  * ```ts
  * const program = Effect.gen(function*() {
  *   const client = yield* Client.PetstoreClient
- *   return yield* client.animals.listPets({ urlParams: { status: "available" } })
+ *   return yield* client.animals.listPets({ query: { status: "available" } })
  * })
  * program.pipe(
  *   Effect.provide(Client.layer({ baseUrl: "http://127.0.0.1:8080", apiKey: Redacted.make(key) })),
