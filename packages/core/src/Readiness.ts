@@ -59,7 +59,7 @@ export interface Report {
   readonly reasons: ReadonlyArray<string>
 }
 
-/** How long a readiness probe may take. */
+/** How long a probe's answer is reused, and how long a probe may take. */
 export interface ProbeOptions {
   /** How long an answer is reused (default 1 s): requests in that time share it. */
   readonly reuse?: Duration.Input | undefined
@@ -98,7 +98,7 @@ export interface Watch {
   readonly refused: (reason: string) => Effect.Effect<void>
 }
 
-/** How often a readiness watch probes, and how it reports. */
+/** How often a readiness watch probes, beside the probe's own options. */
 export interface WatchOptions extends ProbeOptions {
   /** How often an outage is probed until it ends (default 250 ms). */
   readonly watchEvery?: Duration.Input | undefined

@@ -136,7 +136,7 @@ const warnIfExposed = (filename: string): Effect.Effect<void> => {
   return Effect.flatMap(warning, (text) => text === undefined ? Effect.void : Effect.logWarning(text))
 }
 
-/** Opens the database file (or memory) with the project's settings and migrations. @category constructors */
+/** Opens the database file (or memory) in WAL mode with synchronous commits, for the life of the scope. @category constructors */
 export const make = (options: SqliteOptions) =>
   Effect.map(
     Effect.acquireRelease(
