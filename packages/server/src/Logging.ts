@@ -17,7 +17,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Schedule from "effect/Schedule"
 import * as AccessLine from "@petstore/http-node/AccessLine"
 import * as os from "node:os"
-import type { LogConfig } from "./Config.js"
+import type { LogConfig } from "./ServerConfig.js"
 
 const LEVELS: Record<LogConfig["level"], LogLevel.LogLevel> = {
   debug: "Debug",

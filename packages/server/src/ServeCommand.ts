@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import { CliFailure, configuration, describe, explained } from "./CommandFailure.js"
-import type { ServerConfig } from "./Config.js"
+import type { ServerConfig } from "./ServerConfig.js"
 import * as Main from "./Main.js"
 
 /** Runs the server on the services `services` chooses for the configuration. */

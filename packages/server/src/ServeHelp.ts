@@ -8,7 +8,7 @@
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import { LOG_LEVELS } from "./Config.js"
+import { LOG_LEVELS } from "./ServerConfig.js"
 import * as Variables from "./Variables.js"
 import { VERSION } from "./Version.js"
 

@@ -7,7 +7,7 @@
  */
 import { StoreSnapshot } from "@petstore/core"
 import * as Effect from "effect/Effect"
-import type { ServerConfig } from "./Config.js"
+import type { ServerConfig } from "./ServerConfig.js"
 import { StoreAdminError } from "./StoreRegistration.js"
 import * as StoreRegistry from "./StoreRegistry.js"
 import * as SqliteStore from "./stores/sqlite.js"

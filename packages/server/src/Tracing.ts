@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { ServerConfig } from "./Config.js"
+import type { ServerConfig } from "./ServerConfig.js"
 
 /** The service name spans are exported under. */
 export const SERVICE_NAME = "petstore"

@@ -8,7 +8,7 @@
  */
 import * as Redacted from "effect/Redacted"
 import { BlockList, isIP } from "node:net"
-import type { SentinelConfig, ServerConfig } from "./Config.js"
+import type { SentinelConfig, ServerConfig } from "./ServerConfig.js"
 import type { PostgresStore } from "./stores/postgres.js"
 
 const LOOPBACK = new BlockList()
