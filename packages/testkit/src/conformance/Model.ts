@@ -19,11 +19,13 @@ import { checkFailedAuth } from "./FailedAuth.js"
 import type { HttpExchange } from "./HttpExchange.js"
 import {
   type AccountModel,
+  type AuthOutcome,
   type ChainModel,
   type KeyModel,
   type MessageModel,
   type PetRecord,
   type PlanLimits,
+  keyAuth,
   utcDay
 } from "./ModelRecords.js"
 import { TokenBounds } from "./TokenBounds.js"
@@ -35,8 +37,7 @@ export { DEFAULT_EXPECTATIONS, type Expectations } from "./Expectations.js"
 export type { AccountModel, ChainModel, KeyModel, MessageModel, PetRecord, PlanLimits } from "./ModelRecords.js"
 export { ConformanceViolation, expectStatus, fail } from "./Violation.js"
 
-/** The outcome of the authentication step. */
-export type AuthOutcome = "valid" | "invalid" | "either"
+export type { AuthOutcome } from "./ModelRecords.js"
 
 /** @category models */
 export class Model {
@@ -107,9 +108,7 @@ export class Model {
   }
 
   authOf(key: KeyModel, s: number, r: number): AuthOutcome {
-    if (key.endsAt === undefined || r < key.endsAt.lo) return "valid"
-    if (s >= key.endsAt.hi) return "invalid"
-    return "either"
+    return keyAuth(key, s, r)
   }
 
   /** Whether the key may be told to wait at `at` (a request now could be a strike). */

@@ -21,7 +21,8 @@ import * as OpenApiChecker from "./OpenApiChecker.js"
 import { replayCommand, replayPathOf } from "./Replay.js"
 import { type GivenKey, Session } from "./Session.js"
 import { ConformanceViolation } from "./Violation.js"
-import { checkDeliveries, WebhookLedger, type WebhookSummary } from "./WebhookCheck.js"
+import { checkDeliveries, type WebhookSummary } from "./WebhookCheck.js"
+import { WebhookLedger } from "./WebhookLedger.js"
 import { type ReceiverAddress, WebhookReceiver } from "./WebhookReceiver.js"
 
 /** @category models */
