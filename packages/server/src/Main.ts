@@ -85,12 +85,6 @@ const createDemoAccount = Effect.gen(function*() {
   yield* Effect.log(`demo account ${account.id} created (plan free); its key was shown once on ${onTerminal ? "the terminal" : "standard error"}`)
 })
 
-/** In-memory services with the default message processor, whatever store `config` names. */
-export const memoryServices = (config: ServerConfig): ServicesLayer => {
-  const { registration, store } = StoreRegistry.builtIn.of(undefined)
-  return registration.services(config, store)
-}
-
 /** The services the configuration asks for, shared by the server and the command line: the store's registration builds them. */
 export const services = (config: ServerConfig, registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn): ServicesLayer => {
   const { registration, store } = registry.of(config.store)
