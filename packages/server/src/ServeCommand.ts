@@ -2,8 +2,6 @@
  * `petstore serve`: the configuration from the environment, then the server on the services it
  * chooses, until interrupted. The command line's `serve` runs this; `bin` runs it directly when
  * `serve` is the whole command, without loading the command line (effect/cli and its platform services).
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import { CliFailure, configuration, describe, explained } from "./CommandFailure.js"

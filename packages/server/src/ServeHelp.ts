@@ -2,8 +2,6 @@
  * `petstore serve --help` and `serve`'s one option, `--log-level`: the help names every variable
  * that configures the server (from `Variables`, the one table of them), and `--log-level` takes the
  * levels `PETSTORE_LOG_LEVEL` takes, for this run.
- *
- * @since 1.0.0
  */
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"

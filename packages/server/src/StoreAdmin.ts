@@ -2,8 +2,6 @@
  * Work on the store itself rather than through the API: bringing the schema up to date
  * (`petstore migrate`) and moving a SQLite file's data into another store (`petstore
  * import-sqlite`). What each does on a store is that store's registration's to say.
- *
- * @since 1.0.0
  */
 import { StoreSnapshot } from "@petstore/core"
 import * as Effect from "effect/Effect"

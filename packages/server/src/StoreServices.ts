@@ -2,8 +2,6 @@
  * The core services over a store's ports, as every registration builds them: the stores observed
  * (see `ServerMetrics.observeStores`), the rate limiter in process memory or on Redis, the default
  * message processor. Kept apart from the registrations so each says only what is its own.
- *
- * @since 1.0.0
  */
 import {
   BanPolicy,

@@ -3,8 +3,6 @@
  * their URLs (and `PGSSLMODE`, which node-postgres reads when the URL says nothing of TLS) before
  * anything connects: the server warns at start, naming the variable and the host, never a password.
  * A connection to this machine (a loopback address, `localhost`, a Unix socket) needs no TLS.
- *
- * @since 1.0.0
  */
 import * as Redacted from "effect/Redacted"
 import { BlockList, isIP } from "node:net"

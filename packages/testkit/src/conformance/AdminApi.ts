@@ -2,8 +2,6 @@
  * The admin API as the checker uses it: creating accounts, and issuing, rotating, revoking and
  * listing keys. Each call is logged on its session (with the shell variables its answer
  * defines), checked, and recorded in the model.
- *
- * @since 1.0.0
  */
 import { expectCode } from "./AnswerRules.js"
 import { decisionWindow } from "./Expectations.js"

@@ -3,8 +3,6 @@
  * creates at once over several instances, the inventory, the usage counts (admin and own), and the
  * webhook deliveries. Each returns the failure it found, or nothing; what could not be checked is a
  * warning of the report.
- *
- * @since 1.0.0
  */
 import { now } from "./HttpExchange.js"
 import { takeInventory } from "./Inventory.js"

@@ -1,8 +1,6 @@
 /**
  * Authentication that fails: a request with a missing or invalid key draws on its client address's
  * bucket, answered 401 while the address has tokens and 429 when it has none.
- *
- * @since 1.0.0
  */
 import { decisionWindow, type Expectations } from "./Expectations.js"
 import type { HttpExchange } from "./HttpExchange.js"

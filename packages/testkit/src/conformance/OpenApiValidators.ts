@@ -1,8 +1,6 @@
 /**
  * The document's schemas as ajv validators, each compiled once when first used: a body by its JSON
  * pointer into the document, a header by its schema.
- *
- * @since 1.0.0
  */
 import { Ajv, type ValidateFunction } from "ajv"
 import * as AjvFormats from "ajv-formats"

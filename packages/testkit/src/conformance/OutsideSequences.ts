@@ -1,8 +1,6 @@
 /**
  * Checks a run makes outside its command sequences, before them or after them, each on a fresh
  * log so that a violation comes back with just its own requests.
- *
- * @since 1.0.0
  */
 import type { Session } from "./Session.js"
 import { ConformanceViolation } from "./Violation.js"

@@ -1,8 +1,6 @@
 /**
  * The command sequences of a conformance run: fast-check draws them (`commands`), runs each
  * against the model and the session (`asyncModelRun`) and, on a failure, shrinks it.
- *
- * @since 1.0.0
  */
 import * as fc from "fast-check"
 import { commandArbitraries } from "./Commands.js"

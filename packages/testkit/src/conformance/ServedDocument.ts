@@ -1,8 +1,6 @@
 /**
  * The first step of a conformance run: the OpenAPI document, fetched without a key from every
  * instance, compiled into the checker of every later answer, and held to the interface's rules.
- *
- * @since 1.0.0
  */
 import * as DocumentRules from "./DocumentRules.js"
 import { toCurl } from "./HttpExchange.js"

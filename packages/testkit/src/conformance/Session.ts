@@ -2,8 +2,6 @@
  * The real side of a conformance run: sends requests, checks each response against the OpenAPI
  * document, keeps the log of the current command sequence (printed as curl commands when it
  * fails, see `SessionLog`), and talks to the admin API when there is one (see `AdminApi`).
- *
- * @since 1.0.0
  */
 import { UsageTally } from "./UsageCheck.js"
 import { AdminApi, type AdminSession } from "./AdminApi.js"

@@ -6,8 +6,6 @@
  * (so every duplicate carries the same one) and its payload the message as submitted:
  * `{"type": "message.submitted", "timestamp", "data": {id, message, createdAt}}`. A delivery of a
  * message the checker never got a `202` for, or to another account's endpoint, is a violation too.
- *
- * @since 1.0.0
  */
 import { JSON_HEADERS } from "./CommandBase.js"
 import type { Session } from "./Session.js"

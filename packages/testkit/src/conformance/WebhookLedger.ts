@@ -1,8 +1,6 @@
 /**
  * What the webhook check keeps while a run goes on: the endpoints the checker set, with the secret
  * each `PUT` answered, and the messages it got a `202` for from those accounts.
- *
- * @since 1.0.0
  */
 import { Webhook } from "standardwebhooks"
 import type { ReceivedDelivery } from "./WebhookReceiver.js"

@@ -4,8 +4,6 @@
  * (none for HEAD, 1xx, 204 and 304; chunked; Content-Length; else until the close). Interim 1xx
  * answers are counted and skipped. Anything else is a protocol error, and a close in the middle of
  * an answer is a premature close.
- *
- * @since 1.0.0
  */
 
 /** A complete final answer. @category models */
