@@ -120,31 +120,15 @@ export class Model {
     return key.bannedUntil !== undefined && at < key.bannedUntil.lo
   }
 
-
-  // ---------------------------------------------------------------------------------------------
-  // Authentication that fails: the per-address bucket
-
-  /**
-   * A request with a missing or invalid key: 401 with `WWW-Authenticate: Bearer` while the address
-   * has tokens, 429 when it has none.
-   */
+  /** A request with a missing or invalid key, checked against the address's bucket (`FailedAuth`). */
   failedAuth(x: HttpExchange, what: string): void {
     checkFailedAuth(this, x, what)
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Admission of an authenticated request
-
-  /**
-   * Checks the rate-limit step of a request made with `key` and updates the model. Returns what the
-   * server decided (a 401 when the key may have ended is handled as a failed authentication).
-   */
+  /** The rate-limit step of a request made with `key`, checked and recorded (`Admission`). */
   admission(key: KeyModel, x: HttpExchange, what: string): Admission | "unauthorized" {
     return checkAdmission(this, key, x, what)
   }
-
-  // ---------------------------------------------------------------------------------------------
-  // Pets
 
   /** Records a pet seen in a response, checking it against what was seen before. */
   observePet(pet: PetRecord, what: string): void {
