@@ -159,41 +159,39 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
     const publicRoutes = Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS)))
 
     /** The stages of a request of the public API, in order. */
-    const PUBLIC_STAGES: ReadonlyArray<Pipeline.Stage> = [
-      Authenticate.make(yield* Accounts.Accounts),
-      Admit.make({ limiter: yield* RateLimiter.RateLimiter, clientAddress: addressOf }),
-      Route.make({
+    const PUBLIC_STAGES = Pipeline.begin()
+      .then(Authenticate.make(yield* Accounts.Accounts))
+      .then(Admit.make({ limiter: yield* RateLimiter.RateLimiter, clientAddress: addressOf }))
+      .then(Route.make({
         routes: publicRoutes,
         // The open document is a route too: other methods on it are 405 (after authentication, like any route).
         allowedElsewhere: (url) => (pathOf(url) === openApiPath ? "GET, HEAD" : undefined),
         operationHeaders: Operations.headers(OPERATIONS)
-      }),
-      ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: false }),
-      decode,
-      Operate.make((exchange, path): Routes.RouteContext => ({
+      }))
+      .then(ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: false }))
+      .then(decode)
+      .then(Operate.make((exchange: Exchange.Start & Exchange.Admitted, path): Routes.RouteContext => ({
         path: exchange.basePath + path,
-        principal: exchange.principal!,
+        principal: exchange.principal,
         decision: exchange.decision,
         header: exchange.request.header
-      }))
-    ]
+      })))
 
     /** The stages of a request of the admin API, in order. */
-    const ADMIN_STAGES: ReadonlyArray<Pipeline.Stage> = [
-      adminGate,
-      Route.make({
+    const ADMIN_STAGES = Pipeline.begin()
+      .then(adminGate)
+      .then(Route.make({
         routes: Routes.table(Routes.compile<Admin.AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Admin.handlers)),
         allowedElsewhere: () => undefined,
         operationHeaders: {}
-      }),
-      ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: true }),
-      decode,
-      Operate.make((exchange, path): Admin.AdminContext => ({ path, basePath: exchange.basePath }))
-    ]
+      }))
+      .then(ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: true }))
+      .then(decode)
+      .then(Operate.make((exchange: Exchange.Start, path): Admin.AdminContext => ({ path, basePath: exchange.basePath })))
 
     /** The stages of `GET /metrics`, in order (when metrics are on). */
     const metrics = options.metrics
-    const METRICS_STAGES: ReadonlyArray<Pipeline.Stage> = metrics === undefined ? [] : [adminGate, Scrape.make(metrics)]
+    const METRICS_STAGES = metrics === undefined ? Pipeline.begin() : Pipeline.begin().then(adminGate).then(Scrape.make(metrics))
 
     // Readiness ports come with the stores' adapters when they have them (read here, absent: up);
     // `/readyz` and the requests refused for an outage share what is known of it.

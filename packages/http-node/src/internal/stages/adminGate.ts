@@ -8,10 +8,11 @@
 import type * as Clock from "effect/Clock"
 import type { AppRequest } from "../../AppRequest.js"
 import type { Answer } from "./answer.js"
+import type { Gated, Start } from "./exchange.js"
 import { answerWith, GO_ON, type Stage } from "./pipeline.js"
 
 /** @category constructors */
-export const make = (gate: (request: AppRequest, now: number) => Answer | undefined, clock: Clock.Clock): Stage =>
+export const make = (gate: (request: AppRequest, now: number) => Answer | undefined, clock: Clock.Clock): Stage<Start, Gated> =>
 (exchange) => {
   const refused = gate(exchange.request, clock.currentTimeMillisUnsafe())
   if (refused !== undefined) return answerWith(refused)

@@ -12,8 +12,8 @@ import type { ResponseHeaders } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import * as RateLimitHeaders from "../rateLimitHeaders.js"
 import { refusal } from "./answer.js"
-import type { Exchange } from "./exchange.js"
-import { type Outcome, type Stage } from "./pipeline.js"
+import type { Admitted, Authenticated, Start } from "./exchange.js"
+import { type Draft, type Outcome, type Stage } from "./pipeline.js"
 
 const REJECTION = {
   rate_limited: refusal(
@@ -50,9 +50,9 @@ export interface AdmitOptions {
 }
 
 /** @category constructors */
-export const make = ({ clientAddress, limiter }: AdmitOptions): Stage => {
+export const make = ({ clientAddress, limiter }: AdmitOptions): Stage<Start & Authenticated, Admitted> => {
   /** Without a valid key: 401, or 429 once the address's failed attempts are spent. */
-  const refuseUnknown = (exchange: Exchange) =>
+  const refuseUnknown = (exchange: Start & Authenticated & Draft<Admitted>) =>
     Effect.map(limiter.admitFailedAuth(clientAddress(exchange.request)), (decision): Outcome => {
       exchange.admission = limitHeaders(decision)
       if (decision.verdict !== "allowed") return FAILED_AUTH_LIMITED

@@ -7,13 +7,14 @@
 import * as Result from "effect/Result"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import { refusal } from "./answer.js"
+import type { Decoded, Read, Routed, Start } from "./exchange.js"
 import { answerWith, GO_ON, type Stage } from "./pipeline.js"
 
 const invalid = (message: string) => answerWith(refusal(ErrorResponse.make("invalid_request", message)))
 
 /** @category stages */
-export const decode: Stage = (exchange) => {
-  const found = exchange.found!
+export const decode: Stage<Start & Routed & Read, Decoded> = (exchange) => {
+  const found = exchange.found
   const route = found.handler
   const input: Record<string, unknown> = {}
   if (route.decodePath !== undefined) {

@@ -11,8 +11,8 @@ import { JSON_CONTENT_TYPE } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import * as JsonBody from "../jsonBody.js"
 import { refusal } from "./answer.js"
-import type { Exchange } from "./exchange.js"
-import { answerWith, GO_ON, type Outcome, type Stage } from "./pipeline.js"
+import type { Read, Routed, Start } from "./exchange.js"
+import { answerWith, type Draft, GO_ON, type Outcome, type Stage } from "./pipeline.js"
 
 export interface ReadBodyOptions {
   /** The largest body read, in bytes (413 beyond). */
@@ -32,8 +32,8 @@ const isJson = (contentType: string | undefined): boolean => {
 }
 
 /** @category constructors */
-export const make = (options: ReadBodyOptions): Stage => {
-  const read = (exchange: Exchange) =>
+export const make = (options: ReadBodyOptions): Stage<Start & Routed, Read> => {
+  const read = (exchange: Start & Draft<Read>) =>
     Effect.flatMap(exchange.request.readBody(options.bodyLimit), (body): Effect.Effect<Outcome> => {
       if (body._tag === "TooLarge") return answerWith(TOO_LARGE)
       if (body._tag === "Consumed") {
@@ -49,5 +49,5 @@ export const make = (options: ReadBodyOptions): Stage => {
       exchange.payload = payload.success
       return GO_ON
     })
-  return (exchange) => (exchange.found!.handler.hasPayload ? read(exchange) : GO_ON)
+  return (exchange) => (exchange.found.handler.hasPayload ? read(exchange) : GO_ON)
 }

@@ -9,6 +9,7 @@ import type { ResponseHeaders } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import type * as Routes from "../routes.js"
 import { type AnsweringRoute, refusal } from "./answer.js"
+import type { Routed, Start } from "./exchange.js"
 import { answerWith, GO_ON, type Stage } from "./pipeline.js"
 
 type Route = Routes.CompiledRoute<any, ErrorResponse.OperationError>
@@ -24,7 +25,7 @@ export interface RouteOptions {
 const NOT_FOUND = answerWith(refusal(ErrorResponse.STATIC.routeNotFound))
 
 /** @category constructors */
-export const make = (options: RouteOptions): Stage => {
+export const make = (options: RouteOptions): Stage<Start, Routed> => {
   const label = (route: Route, basePath: string): AnsweringRoute => ({
     template: route.template,
     headers: options.operationHeaders[route.name]?.(basePath)

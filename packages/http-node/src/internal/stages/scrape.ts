@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 
 import type { AnsweringRoute } from "./answer.js"
+import type { Gated, Labelled, Start } from "./exchange.js"
 import type { Stage } from "./pipeline.js"
 
 export interface ScrapeOptions {
@@ -17,7 +18,7 @@ export interface ScrapeOptions {
 const METRICS_ROUTE: AnsweringRoute = { template: "GET /metrics", headers: undefined }
 
 /** @category constructors */
-export const make = ({ contentType, scrape }: ScrapeOptions): Stage => (exchange) => {
+export const make = ({ contentType, scrape }: ScrapeOptions): Stage<Start & Gated, Labelled> => (exchange) => {
   exchange.route = METRICS_ROUTE
   return Effect.map(scrape, (body) => ({ status: 200, body, headers: undefined, contentType }))
 }
