@@ -22,18 +22,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import { AdminApi } from "./AdminApi.js"
+import { ADMIN_OPERATIONS, AdminApi } from "./AdminApi.js"
 import { Api, makeApi, OPERATIONS, PUBLIC_PREFIX } from "./Api.js"
 import type { AppRequest } from "./AppRequest.js"
 import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
 import type * as ErrorResponse from "./ErrorResponse.js"
 import * as AdminGate from "./internal/adminGate.js"
-import * as Admin from "./internal/adminOperations.js"
 import * as ApiReference from "./internal/openapi/apiReference.js"
 import { clientAddress, clientHost } from "./internal/credentials.js"
 import * as Health from "./internal/health.js"
 import * as Limits from "./internal/limits.js"
 import * as UsageCount from "./internal/usageCount.js"
+import type { AdminContext } from "./internal/operations/operation.js"
 import * as Operations from "./internal/operations/operations.js"
 import * as Routes from "./internal/routes.js"
 import * as AdminGateStage from "./internal/stages/adminGate.js"
@@ -181,13 +181,13 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
     const ADMIN_STAGES = Pipeline.begin()
       .then(adminGate)
       .then(Route.make({
-        routes: Routes.table(Routes.compile<Admin.AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Admin.handlers)),
+        routes: Routes.table(Routes.compile<AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Operations.handlers(ADMIN_OPERATIONS))),
         allowedElsewhere: () => undefined,
         operationHeaders: {}
       }))
       .then(ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: true }))
       .then(decode)
-      .then(Operate.make((exchange: Exchange.Start, path): Admin.AdminContext => ({ path, basePath: exchange.basePath })))
+      .then(Operate.make((exchange: Exchange.Start, path): AdminContext => ({ path, basePath: exchange.basePath })))
 
     /** The stages of `GET /metrics`, in order (when metrics are on). */
     const metrics = options.metrics

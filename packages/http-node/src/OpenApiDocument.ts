@@ -147,8 +147,9 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
 }): OpenApiDocument => {
   const source = OpenApi.fromApi(options.api)
   const schemas = OpenApiSchema.components(source.components.schemas)
+  const declared = OpenApiHeaders.declaredByRoute(options.api)
   const shared: OpenApiOperation.Shared = {
-    declared: OpenApiHeaders.declaredByRoute(options.api),
+    declared: declared.headers,
     parameters: OpenApiParameters.byRoute(options.api, schemas),
     successSchema: OpenApiSchema.referencing(schemas),
     apiSecurity: source.security.filter((requirement) => Object.keys(requirement).length > 0)
@@ -186,7 +187,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
     info: {
       title: source.info.title,
       version: source.info.version,
-      description: describe(intro, paths),
+      description: describe(intro, paths, declared.deprecations),
       contact: CONTACT,
       ...(source.info.license === undefined ? {} : { license: source.info.license })
     },
@@ -196,7 +197,7 @@ export const make = <Id extends string, Groups extends HttpApiGroup.Constraint>(
     paths,
     components: {
       schemas: OpenApiSchema.reachable(schemas, [asJson(paths), OpenApiSchema.ERROR_REF]),
-      headers: OpenApiHeaders.components(asJson(paths)),
+      headers: OpenApiHeaders.components(asJson(paths), declared.deprecations.values().next().value),
       // HTTP auth scheme names are case-insensitive (RFC 9110); written in lower case, as the registry lists them.
       securitySchemes: Object.fromEntries(Object.entries(source.components.securitySchemes).map(([name, scheme]) => [
         name,

@@ -20,16 +20,8 @@ import { bearerToken } from "./credentials.js"
 
 const FAILURES_PER_MINUTE = 20
 
-const LIMITED = ErrorResponse.make(
-  "rate_limited",
-  "Too many failed admin tokens from this address; retry after `Retry-After` seconds."
-)
-
-/** Not the API key's message: these paths take the admin token, which an API key never is. */
-const NO_ADMIN_TOKEN = ErrorResponse.make(
-  "unauthorized",
-  "The admin token is required: send `Authorization: Bearer <PETSTORE_ADMIN_TOKEN>` (an API key is not accepted here)."
-)
+const LIMITED = ErrorResponse.STATIC.adminTokensLimited
+const NO_ADMIN_TOKEN = ErrorResponse.STATIC.adminTokenRequired
 
 export interface AdminGateOptions {
   readonly adminToken: Option.Option<Redacted.Redacted<string>>

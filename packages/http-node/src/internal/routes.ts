@@ -18,7 +18,7 @@ import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as FindMyWay from "find-my-way-ts"
 import type { ResponseHeaders } from "../AppResponse.js"
-import type { OperationError } from "../ErrorResponse.js"
+import { type OperationError, repeatedQueryParameter } from "../ErrorResponse.js"
 
 /** What a handler answers: the success value (encoded with the endpoint's schema) and extra headers. */
 export interface Reply<A> {
@@ -132,7 +132,7 @@ const queryDecoder = (schema: AnySchema): Decoder => {
         continue
       }
       if (typeof value !== "string") {
-        return Result.fail(new DecodeFailure({ message: `query parameter ${name}: must be given at most once` }))
+        return Result.fail(new DecodeFailure({ message: repeatedQueryParameter(name) }))
       }
       picked[name] = value
       // Length-prefixed, so no two tuples of values share a key whatever characters they hold.

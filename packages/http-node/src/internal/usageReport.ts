@@ -68,7 +68,7 @@ export const rangeOf = (
       to: params.to === undefined ? undefined : Date.parse(params.to),
       now
     }),
-    (reason) => new InvalidInput({ message: `query: ${reason}` })
+    (reason) => new InvalidInput({ location: "query", reason })
   )
 
 /** One bucket on the wire. */

@@ -107,11 +107,8 @@ const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self' 'unsafe-i
   "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'; " +
   "frame-ancestors 'self'"
 
-const notFound = ErrorResponse.make("not_found", "No such asset of the API reference; reload /docs.")
-const limited = ErrorResponse.make(
-  "rate_limited",
-  "Too many requests for the API reference's files from this address; retry after `Retry-After` seconds."
-)
+const notFound = ErrorResponse.STATIC.referenceAssetNotFound
+const limited = ErrorResponse.STATIC.referenceAssetsLimited
 
 // The URL names the version, so its content never changes.
 const BUNDLE_HEADERS: ResponseHeaders = {

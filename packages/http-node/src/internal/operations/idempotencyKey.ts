@@ -13,7 +13,7 @@ import * as Schema from "effect/Schema"
 import type { ResponseHeaders } from "../../AppResponse.js"
 import type { Reply, RouteContext } from "../routes.js"
 import { error } from "./endpoint.js"
-import { ERROR_CODES } from "../../ErrorCodes.js"
+import { ERROR_CODES } from "../../ErrorResponse.js"
 
 /** The header's name as requests carry it (header names are read in lower case). */
 const HEADER = "idempotency-key"

@@ -16,22 +16,11 @@ import type { Admitted, Authenticated, Start } from "./exchange.js"
 import { type Draft, type Outcome, type Stage } from "./pipeline.js"
 
 const REJECTION = {
-  rate_limited: refusal(
-    ErrorResponse.make("rate_limited", "Rate limit exceeded; retry after the number of seconds in Retry-After.")
-  ),
-  daily_quota_exceeded: refusal(ErrorResponse.make(
-    "daily_quota_exceeded",
-    "Daily quota exhausted; it resets at 00:00 UTC (see Retry-After)."
-  )),
-  key_banned: refusal(ErrorResponse.make(
-    "key_banned",
-    "This key kept sending while told to wait and is temporarily banned; retry after the number of seconds in Retry-After."
-  ))
+  rate_limited: refusal(ErrorResponse.STATIC.rateLimited),
+  daily_quota_exceeded: refusal(ErrorResponse.STATIC.dailyQuotaExceeded),
+  key_banned: refusal(ErrorResponse.STATIC.keyBanned)
 } as const
-const FAILED_AUTH_LIMITED = refusal(ErrorResponse.make(
-  "rate_limited",
-  "Too many requests without a valid API key from this address; retry after the number of seconds in Retry-After."
-))
+const FAILED_AUTH_LIMITED = refusal(ErrorResponse.STATIC.failedAuthLimited)
 const NO_KEY = refusal(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore\"" })
 const INVALID_KEY = refusal(ErrorResponse.STATIC.unauthorized, {
   "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"invalid_token\""

@@ -10,7 +10,7 @@ import { refusal } from "./answer.js"
 import type { Decoded, Read, Routed, Start } from "./exchange.js"
 import { answerWith, GO_ON, type Stage } from "./pipeline.js"
 
-const invalid = (message: string) => answerWith(refusal(ErrorResponse.make("invalid_request", message)))
+const invalid = (description: string) => answerWith(refusal(ErrorResponse.invalidRequest(description)))
 
 /** @category stages */
 export const decode: Stage<Start & Routed & Read, Decoded> = (exchange) => {

@@ -45,7 +45,7 @@ export const make = (options: ReadBodyOptions): Stage<Start & Routed, Read> => {
       }
       if (!isJson(exchange.request.header("content-type"))) return answerWith(NOT_JSON)
       const payload = JsonBody.parse(body.bytes)
-      if (Result.isFailure(payload)) return answerWith(refusal(ErrorResponse.make("invalid_json", payload.failure)))
+      if (Result.isFailure(payload)) return answerWith(refusal(ErrorResponse.invalidJson(payload.failure)))
       exchange.payload = payload.success
       return GO_ON
     })
