@@ -3,6 +3,7 @@
  */
 export * as Accounts from "./Accounts.js"
 export * as AccountStore from "./AccountStore.js"
+export * as AddressLimit from "./AddressLimit.js"
 export * as ApiKey from "./ApiKey.js"
 export * as BanPolicy from "./BanPolicy.js"
 export * as BoundedCache from "./BoundedCache.js"

@@ -9,12 +9,12 @@
  *
  * @since 1.0.0
  */
+import { AddressLimit } from "@petstore/core"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { AppRequest } from "../AppRequest.js"
 import * as ErrorResponse from "../ErrorResponse.js"
-import * as AddressLimit from "./addressLimit.js"
 import { type Answer, refusal } from "./stages/answer.js"
 import { bearerToken } from "./credentials.js"
 
@@ -32,7 +32,7 @@ export interface AdminGateOptions {
 export const make = (options: AdminGateOptions): (request: AppRequest, now: number) => Answer | undefined => {
   const adminDigest = Option.map(options.adminToken, (t) => digest(Redacted.value(t)))
   // Failed tokens per client address, in this process (the admin API is for operators).
-  const failures = AddressLimit.make(FAILURES_PER_MINUTE)
+  const failures = AddressLimit.make(FAILURES_PER_MINUTE, 10_000)
 
   return (request, now) => {
     if (Option.isNone(adminDigest)) return refusal(ErrorResponse.STATIC.routeNotFound)

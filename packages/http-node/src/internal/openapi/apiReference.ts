@@ -16,11 +16,11 @@
  */
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import { AddressLimit } from "@petstore/core"
 import type { AppRequest } from "../../AppRequest.js"
 import type { AppResponse, ResponseHeaders } from "../../AppResponse.js"
 import { JSON_CONTENT_TYPE } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
-import * as AddressLimit from "../addressLimit.js"
 import * as CompressedAsset from "./compressedAsset.js"
 import * as ScalarBundle from "./scalarBundle.js"
 import type { OpenApiDocument } from "../../OpenApiDocument.js"
@@ -40,6 +40,9 @@ export interface ApiReference {
 
 /** Default of `assetsPerMinute`: a browser asks once a page load (then caches for a year); a team behind one address reloads freely. */
 export const ASSETS_PER_MINUTE = 120
+
+/** Client addresses whose asset requests are counted at most. */
+const ADDRESSES_KEPT = 10_000
 
 /** JSON inside a `<script>`: nothing in it can close the element or start markup. */
 const scriptJson = (value: unknown): string =>
@@ -141,7 +144,7 @@ export const make = (options: {
   let html: string | undefined
   const htmlOf = () => (html ??= page(options.document(), `docs?${bundleQuery}`, options.openApiPath.slice(1)))
 
-  const limit = AddressLimit.make(options.assetsPerMinute ?? ASSETS_PER_MINUTE)
+  const limit = AddressLimit.make(options.assetsPerMinute ?? ASSETS_PER_MINUTE, ADDRESSES_KEPT)
 
   // Read and compressed on the first request, once; only the bytes are kept, not the text.
   let bundle: CompressedAsset.CompressedAsset | undefined
