@@ -3,13 +3,14 @@
  * of the API goes through named stages, listed in order below (`PUBLIC_STAGES`, `ADMIN_STAGES`),
  * each in its own module under `internal/stages`:
  *
- *   authenticate → admit (401, 429) → route (404, 405) → read body (413, 400) → decode (400) →
- *   operate → write
+ *   authenticate → admit (401, 429) → route (404, 405) → read body (413, 400) → decode (400) → operate
  *
- * Each stage answers "go on" or "answer with this"; the first answer is written (`write`, each
- * stage's headers merged once) and whatever escapes the stages is answered once (`recover`: 503,
- * 500). The admin API takes the same route stages behind its own gate; health, the document and
- * its page are answered before any stage. Everything that does not depend on the request (routes,
+ * Each stage answers "go on" or "answer with this", and reads only what the stages before it set
+ * (the exchange is typed by stage: a list in the wrong order does not compile). The first answer
+ * is made the response by `write` (each stage's headers merged once), after the stages, not one of
+ * them; whatever escapes the stages is answered once (`recover`: 503, 500). The admin API takes the
+ * same route stages behind its own gate; health, the document and its page are answered before any
+ * stage. Everything that does not depend on the request (routes,
  * decoders, encoders, static answers) is built once here, when the layer is built; the OpenAPI
  * document and its page once, at their first request.
  *
@@ -139,6 +140,28 @@ const noFavicon = (): AppResponse => ({
   route: "GET /favicon.ico"
 })
 
+/**
+ * `write` for the public API: a request refused before routing (401, 429) is written with the route
+ * it asked for, for its access line. Only refusals pay for the lookup.
+ */
+const writeAsked = (routes: Routes.RouteTable<Routes.RouteContext, ErrorResponse.OperationError>) =>
+(exchange: Exchange.Exchange, answer: Answer): AppResponse => {
+  const response = write(exchange, answer)
+  if (response.route === undefined && (response.status === 401 || response.status === 429)) {
+    const found = routes.find(exchange.request.method, exchange.request.url)
+    if (found !== undefined) response.askedRoute = found.handler.template
+  }
+  return response
+}
+
+/** The paths an application made with `options` answers (see `App.paths`). */
+const servedPaths = (options: AppOptions): ReadonlyArray<string> => {
+  const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
+  if (Option.isSome(options.adminToken)) paths.add("/admin/")
+  if (Option.isSome(options.adminToken) && options.metrics !== undefined) paths.add("/metrics")
+  return [...paths]
+}
+
 /** @category constructors */
 export const make = (options: AppOptions): Effect.Effect<App["Service"], never, AppServices> =>
   Effect.gen(function*() {
@@ -212,18 +235,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
       return Effect.map(recover(stages, exchange), (answer) => finish(exchange, answer))
     }
 
-    /**
-     * A public request refused before routing (401, 429) is written with the route it asked for,
-     * for its access line. Only refusals pay for the lookup.
-     */
-    const writePublic = (exchange: Exchange.Exchange, answer: Answer): AppResponse => {
-      const response = write(exchange, answer)
-      if (response.route === undefined && (response.status === 401 || response.status === 429)) {
-        const found = publicRoutes.find(exchange.request.method, exchange.request.url)
-        if (found !== undefined) response.askedRoute = found.handler.template
-      }
-      return response
-    }
+    const writePublic = writeAsked(publicRoutes)
 
     const health = Health.make(readiness.report)
     const openApi = (): AppResponse => ({
@@ -246,9 +258,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
       return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN, request, write) : serve(PUBLIC, request, writePublic)
     }
 
-    const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
-    if (Option.isSome(options.adminToken)) paths.add("/admin/")
-    if (Option.isSome(options.adminToken) && metrics !== undefined) paths.add("/metrics")
     const observe = yield* RequestObserver.make({
       ...options.observe,
       record: metrics?.record,
@@ -259,7 +268,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
     return App.of({
       // Lazy: nothing of the request is done before its effect runs.
       handle: (request) => Effect.suspend(() => (observed)(request)),
-      paths: [...paths],
+      paths: servedPaths(options),
       methods: Routes.methods([api, AdminApi]),
       startDraining: health.startDraining
     })

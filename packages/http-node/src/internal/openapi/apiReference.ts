@@ -23,7 +23,7 @@ import { JSON_CONTENT_TYPE } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import * as CompressedAsset from "./compressedAsset.js"
 import * as ScalarBundle from "./scalarBundle.js"
-import type { OpenApiDocument } from "../../OpenApiDocument.js"
+import type { OpenApiDocument } from "./documentModel.js"
 
 /** @category models */
 export interface ApiReference {

@@ -8,7 +8,7 @@
 import { Plan } from "@petstore/core"
 import { ERROR_CODES } from "../../ErrorResponse.js"
 import * as Lifecycle from "../operations/lifecycle.js"
-import type { OpenApiDocument, Operation, Tag } from "../../OpenApiDocument.js"
+import type { OpenApiDocument, Operation, Tag } from "./documentModel.js"
 
 /** Tags every document declares; a group's own description, when annotated, wins. @category descriptions */
 export const DECLARED_TAGS: ReadonlyArray<Required<Tag>> = [

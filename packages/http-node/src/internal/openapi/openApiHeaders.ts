@@ -12,7 +12,7 @@ import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as Context from "effect/Context"
 import { ResponseHeaders } from "../operations/endpoint.js"
-import type { Header, Json, Reference } from "../../OpenApiDocument.js"
+import type { Header, Json, Reference } from "./documentModel.js"
 import * as Lifecycle from "../operations/lifecycle.js"
 import { refsUnder } from "../json.js"
 

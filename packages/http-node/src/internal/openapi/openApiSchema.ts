@@ -7,7 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import { ERROR_CODES, ErrorBody } from "../../ErrorResponse.js"
-import type { Json, JsonObject, Reference } from "../../OpenApiDocument.js"
+import type { Json, JsonObject, Reference } from "./documentModel.js"
 import { asJson, isObject, jsonEqual, mapValues, omit, refsUnder } from "../json.js"
 
 /** Where component schemas live; a `$ref` to one starts with it. */
