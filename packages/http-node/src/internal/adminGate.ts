@@ -6,8 +6,6 @@
  * passes: failures from one address (every operator behind one proxy shares it) must not lock the
  * operators out, and a token of 16 or more token68 characters (≥ 96 bits) is not found by guessing
  * at 20 a minute — the limit bounds the noise of a guesser, not its odds.
- *
- * @since 1.0.0
  */
 import { AddressLimit } from "@petstore/core"
 import * as Option from "effect/Option"

@@ -5,8 +5,6 @@
  * - `/readyz`: 200 when the store and the rate limiter answer (`Readiness.probe`: one probe at a
  *   time, its answer shared for a second); 503 `unavailable` naming what does not, and 503 from
  *   the moment the server starts draining on shutdown.
- *
- * @since 1.0.0
  */
 import { Readiness } from "@petstore/core"
 import * as Effect from "effect/Effect"

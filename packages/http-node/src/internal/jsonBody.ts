@@ -2,8 +2,6 @@
  * Reading a request body as JSON: strict UTF-8, and at most `MAX_DEPTH` levels of nesting, checked
  * in one pass over the bytes before parsing, so that no later step (validation, its messages) ever
  * walks a value deep enough to exhaust the stack.
- *
- * @since 1.0.0
  */
 import * as Result from "effect/Result"
 import type { JsonRefusal } from "../ErrorResponse.js"

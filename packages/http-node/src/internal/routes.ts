@@ -2,8 +2,6 @@
  * Routes compiled once from an `HttpApi`: method and path from the endpoint, decoders for path,
  * query and body from its schemas, the success status from its annotations. Nothing here runs per
  * request except the compiled functions themselves.
- *
- * @since 1.0.0
  */
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"

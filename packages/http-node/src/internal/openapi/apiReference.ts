@@ -7,12 +7,10 @@
  * mount (`/petstore/docs`): the bundle at `docs?asset=…` (versioned, cached for a year), the document
  * at `v1/openapi.json`, "this server" at the page's folder.
  *
- * The bundle is 3.3 MB and needs no key, so it is served as a static file should be: compressed
+ * The bundle is megabytes and needs no key, so it is served as a static file should be: compressed
  * once, tagged, written as the client reads (`compressedAsset`), and limited per client address
  * (`assetsPerMinute`, then 429), so neither a flood of requests nor a client that does not read makes
  * the server work or hold much for it.
- *
- * @since 1.0.0
  */
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -124,7 +122,6 @@ const BUNDLE_HEADERS: ResponseHeaders = {
  * but `effect`'s version: the bundle is read on its first request, then kept.
  *
  * @category constructors
- * @since 1.0.0
  */
 export const make = (options: {
   /** The document (built at the page's first request, then kept). */

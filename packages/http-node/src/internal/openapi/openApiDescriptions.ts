@@ -2,8 +2,6 @@
  * The prose of the OpenAPI document: its introduction (authentication, rate limits, pagination,
  * deprecation, stability, errors), the tags', and the `default` response's descriptions (each operation's own is in its module). Every renderer of the
  * document (the page at `/docs`, generated clients' docs) shows it, so it is written once, here.
- *
- * @since 1.0.0
  */
 import { Plan } from "@petstore/core"
 import { ERROR_CODES } from "../../ErrorResponse.js"

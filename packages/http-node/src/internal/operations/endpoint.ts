@@ -2,8 +2,6 @@
  * What every operation's declaration shares: the API key security, the response headers an
  * operation declares besides the rate-limit ones, the Error responses every operation can give,
  * and the path prefix of the public API.
- *
- * @since 1.0.0
  */
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"

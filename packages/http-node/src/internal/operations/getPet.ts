@@ -1,8 +1,6 @@
 /**
  * `GET /v1/pets/{petId}` (deprecated): one animal by id. Every answer carries `Deprecation`,
  * `Sunset` and a `Link` to the replacement; from the sunset on it answers `410 gone`.
- *
- * @since 1.0.0
  */
 import * as Clock from "effect/Clock"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"

@@ -3,8 +3,6 @@
  * its declaration (with the retention it promises), its reading, and the reply of a create that
  * may be keyed. Without the header a create runs as it always did; with it the core's
  * `Idempotency` service carries it out once per key and replays the answer.
- *
- * @since 1.0.0
  */
 import { type Errors, Idempotency, IdempotencyKey } from "@petstore/core"
 import * as Effect from "effect/Effect"

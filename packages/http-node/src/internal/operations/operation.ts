@@ -3,8 +3,6 @@
  * errors and OpenAPI prose), its handler (built once from the core services it uses), and the
  * headers every answer of it carries. Each operation is one module under `internal/operations`;
  * `Api.ts` lists them in their groups, and the application serves what is listed there.
- *
- * @since 1.0.0
  */
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import type * as Effect from "effect/Effect"

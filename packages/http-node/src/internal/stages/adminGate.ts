@@ -2,8 +2,6 @@
  * Stage admin gate, first of the admin API's stages (and of `/metrics`): the gate's refusal (404
  * without an admin token, 401, 429), or "go on" with `Cache-Control: no-store` on every answer
  * from here on (what the admin API answers is never cached).
- *
- * @since 1.0.0
  */
 import type * as Clock from "effect/Clock"
 import type { AppRequest } from "../../AppRequest.js"

@@ -2,8 +2,6 @@
  * Stage admit: the limiter decides for the key's account (429 when it refuses), or, for a request
  * without a valid key, for its address (401, or 429 once the address's failed attempts are spent).
  * Either way the decision's rate-limit headers go on every answer from here on.
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import { type LimitDecision, type RateLimiter } from "@petstore/core"

@@ -2,8 +2,6 @@
  * Stage authenticate: the principal of the request's API key (a well-formed `Bearer` token of an
  * active key), or none. It never answers: a request without a valid key is refused by `admit`,
  * which counts it against its address first.
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import { type Accounts } from "@petstore/core"

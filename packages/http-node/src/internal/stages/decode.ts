@@ -1,8 +1,6 @@
 /**
  * Stage decode: the operation's input from the path's parameters, the query and the payload,
  * decoded with the endpoint's schemas; the first that fails is answered 400 with what was wrong.
- *
- * @since 1.0.0
  */
 import * as Result from "effect/Result"
 import * as ErrorResponse from "../../ErrorResponse.js"

@@ -2,8 +2,6 @@
  * Stage operate: the operation's handler on the decoded input, in the context the application
  * gives its operations (the route's path under the mount, the principal); its reply is the answer
  * (the success status and the encoded value, with the reply's headers), its failure an Error answer.
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 

@@ -1,8 +1,6 @@
 /**
  * Stage read body: the JSON payload of a route that takes one (413 past the limit; 400 for a body
  * that is not JSON or not declared as JSON). A route without a payload goes on at once.
- *
- * @since 1.0.0
  */
 
 import * as Effect from "effect/Effect"

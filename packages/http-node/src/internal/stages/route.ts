@@ -2,8 +2,6 @@
  * Stage route: the route of the request's method and path (404 for an unknown path, 405 with
  * `Allow` for a known path and another method). The answering route is noted on the exchange, so
  * every answer from here on names it (logs, metrics) and carries the operation's own headers.
- *
- * @since 1.0.0
  */
 import type { ResponseHeaders } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"

@@ -1,8 +1,6 @@
 /**
  * Stage scrape, the last of `GET /metrics` (behind the admin gate): the metrics in the exporter's
  * text format.
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 
