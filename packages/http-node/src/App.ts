@@ -103,7 +103,7 @@ export class App extends Context.Service<
     /**
      * The answer to `request`, as an effect that does nothing until it runs (and all of it each time
      * it does). The servers run each request in a fiber of its own, with the services the
-     * application was built with (`internal/hosts/runner.ts`); the Effect host runs it in the host's fiber.
+     * application was built with (`internal/hosts/nodeHost.ts`); the Effect host runs it in the host's fiber.
      */
     readonly handle: (request: AppRequest) => Effect.Effect<AppResponse>
     /**
