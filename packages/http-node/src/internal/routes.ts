@@ -204,7 +204,6 @@ export interface RouteTable<Ctx, Err> {
 // Paths match exactly as declared: `/v1/PETS` and `/v1/pets/` are other (unknown) routes.
 const EXACT = { caseSensitive: true, ignoreTrailingSlash: false } as const
 
-/** @category constructors */
 export const table = <Ctx, Err>(routes: ReadonlyArray<CompiledRoute<Ctx, Err>>): RouteTable<Ctx, Err> => {
   const router = FindMyWay.make<CompiledRoute<Ctx, Err>>(EXACT)
   const byPath = new Map<string, Set<string>>()

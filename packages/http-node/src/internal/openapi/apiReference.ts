@@ -23,7 +23,6 @@ import * as CompressedAsset from "./compressedAsset.js"
 import * as ScalarBundle from "./scalarBundle.js"
 import type { OpenApiDocument } from "./documentModel.js"
 
-/** @category models */
 export interface ApiReference {
   /** The page (a few kilobytes, built at its first use, then kept). */
   readonly html: () => string

@@ -7,7 +7,6 @@
 import * as Context from "effect/Context"
 import { PUBLIC_PREFIX } from "./endpoint.js"
 
-/** @category models */
 export interface Deprecation {
   /** When the operation was deprecated (epoch ms), for `Deprecation`. */
   readonly deprecatedAt: number

@@ -9,7 +9,6 @@ import type { Answer } from "./answer.js"
 import type { Gated, Start } from "./exchange.js"
 import { answerWith, GO_ON, type Stage } from "./pipeline.js"
 
-/** @category constructors */
 export const make = (gate: (request: AppRequest, now: number) => Answer | undefined, clock: Clock.Clock): Stage<Start, Gated> =>
 (exchange) => {
   const refused = gate(exchange.request, clock.currentTimeMillisUnsafe())

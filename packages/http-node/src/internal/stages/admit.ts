@@ -36,7 +36,6 @@ export interface AdmitOptions {
   readonly clientAddress: (request: AppRequest) => string
 }
 
-/** @category constructors */
 export const make = ({ clientAddress, limiter }: AdmitOptions): Stage<Start & Authenticated, Admitted> => {
   /** Without a valid key: 401, or 429 once the address's failed attempts are spent. */
   const refuseUnknown = (exchange: Start & Authenticated & Draft<Admitted>) =>

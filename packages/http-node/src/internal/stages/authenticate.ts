@@ -10,7 +10,6 @@ import { bearerToken } from "../credentials.js"
 import type { Authenticated, Start } from "./exchange.js"
 import { GO_ON, type Stage } from "./pipeline.js"
 
-/** @category constructors */
 export const make = (accounts: Accounts.Accounts["Service"]): Stage<Start, Authenticated> => (exchange) => {
   const token = bearerToken(exchange.request.header("authorization"))
   exchange.token = token

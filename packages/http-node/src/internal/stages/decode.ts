@@ -10,7 +10,6 @@ import { answerWith, GO_ON, type Stage } from "./pipeline.js"
 
 const invalid = (description: string) => answerWith(refusal(ErrorResponse.invalidRequest(description)))
 
-/** @category stages */
 export const decode: Stage<Start & Routed & Read, Decoded> = (exchange) => {
   const found = exchange.found
   const route = found.handler

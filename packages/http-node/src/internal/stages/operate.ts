@@ -10,7 +10,6 @@ import { answer, refusal } from "./answer.js"
 import type { Decoded, Routed } from "./exchange.js"
 import type { Stage } from "./pipeline.js"
 
-/** @category constructors */
 export const make = <Needs, Ctx>(contextOf: (exchange: Needs, path: string) => Ctx): Stage<Needs & Routed & Decoded> => (exchange) => {
   const route = exchange.found.handler
   return Effect.match(route.handler(exchange.input, contextOf(exchange, route.path)), {

@@ -29,7 +29,6 @@ const isJson = (contentType: string | undefined): boolean => {
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === JSON_CONTENT_TYPE
 }
 
-/** @category constructors */
 export const make = (options: ReadBodyOptions): Stage<Start & Routed, Read> => {
   const read = (exchange: Start & Draft<Read>) =>
     Effect.flatMap(exchange.request.readBody(options.bodyLimit), (body): Effect.Effect<Outcome> => {

@@ -58,6 +58,3 @@ export const make = (refused: (reason: string) => Effect.Effect<void> = sayRefus
     return Effect.catchCause(answer, handler)
   }
 }
-
-/** `make()`: the recovery that logs each 503's reason as a warning. */
-export const recover = make()

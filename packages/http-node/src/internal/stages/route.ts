@@ -22,7 +22,6 @@ export interface RouteOptions {
 
 const NOT_FOUND = answerWith(refusal(ErrorResponse.STATIC.routeNotFound))
 
-/** @category constructors */
 export const make = (options: RouteOptions): Stage<Start, Routed> => {
   const label = (route: Route, basePath: string): AnsweringRoute => ({
     template: route.template,

@@ -15,7 +15,6 @@ export interface ScrapeOptions {
 
 const METRICS_ROUTE: AnsweringRoute = { template: "GET /metrics", headers: undefined }
 
-/** @category constructors */
 export const make = ({ contentType, scrape }: ScrapeOptions): Stage<Start & Gated, Labelled> => (exchange) => {
   exchange.route = METRICS_ROUTE
   return Effect.map(scrape, (body) => ({ status: 200, body, headers: undefined, contentType }))
