@@ -9,16 +9,13 @@ import { ErrorBody } from "../../../ErrorResponse.js"
 /** The path prefix of the admin API. */
 export const ADMIN_PREFIX = "/admin/v1"
 
-/** An account's or a key's id in a path. */
+/** An account's or a key's id in a path: what the stores generate, so a path can never name more. */
 export const Id = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_]{1,64}$/, { message: "must be an id" }))
 
-/** A path naming an account. */
 export const AccountIdPath = Schema.Struct({ accountId: Id })
 
-/** A path naming a message. */
 export const MessageIdPath = Schema.Struct({ messageId: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_]{1,64}$/, { message: "must be a message id" })) })
 
-/** An Error response with `status`. */
 export const error = (status: number) => ErrorBody.pipe(HttpApiSchema.status(status))
 
 /** What every admin operation can answer besides its own errors. */
