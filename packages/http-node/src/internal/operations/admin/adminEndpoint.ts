@@ -9,7 +9,7 @@ import { ErrorBody } from "../../../ErrorResponse.js"
 /** The path prefix of the admin API. */
 export const ADMIN_PREFIX = "/admin/v1"
 
-/** An account's or a key's id in a path: what the stores generate, so a path can never name more. */
+/** An account's or a key's id in a path. */
 export const Id = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9_]{1,64}$/, { message: "must be an id" }))
 
 export const AccountIdPath = Schema.Struct({ accountId: Id })
