@@ -36,3 +36,18 @@ describe("ErrorResponse", () => {
     expect(bodyOf(ErrorResponse.methodNotAllowed("PUT", "GET, HEAD")).message).toBe("PUT is not allowed here; allowed: GET, HEAD.")
   })
 })
+
+describe("the catalogue is the one place messages are written", () => {
+  it("no other module of the package builds an Error answer from a message", async () => {
+    const { readdir, readFile } = await import("node:fs/promises")
+    const { join } = await import("node:path")
+    const src = join(import.meta.dirname, "../src")
+    const files = (await readdir(src, { recursive: true })).filter((f) => f.endsWith(".ts") && f !== "ErrorResponse.ts")
+    const writers: Array<string> = []
+    for (const file of files) {
+      const text = await readFile(join(src, file), "utf8")
+      if (/ErrorResponse\.make\(|\bmake\("[a-z_]+",/.test(text)) writers.push(file)
+    }
+    expect(writers).toEqual([])
+  })
+})
