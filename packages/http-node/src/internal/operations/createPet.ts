@@ -1,7 +1,5 @@
 /**
  * `POST /v1/pets`: adds an animal; `201` with it and its `Location`.
- *
- * @since 1.0.0
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
