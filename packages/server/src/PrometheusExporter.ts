@@ -5,8 +5,6 @@
  * costs prom-client nothing. prom-client is imported at the first scrape: a server nobody scrapes,
  * or with metrics off, never loads it (its modules, and the @opentelemetry/api it requires, weigh
  * about 12 MB of resident memory).
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import type * as PromClient from "prom-client"
