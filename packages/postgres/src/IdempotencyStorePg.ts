@@ -20,6 +20,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { type Errors, IdempotencyStore, type MessageStore, type Pet, type PetRepository, StoreRows } from "@petstore/core"
 import { Database, statement } from "./Database.js"
+import { draftArrays, draftValues, insertPets, stored, takeIds } from "./PetRepositoryPg.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
 const COLUMNS = "account_id, key, operation, fingerprint, resource_id, created_at, expires_at"
@@ -34,19 +35,16 @@ const claim = (resourceId: string) =>
    WHERE idempotency_keys.expires_at <= excluded.created_at
    RETURNING account_id, key, resource_id`
 
-// $1 accounts, $2 keys, $3 operations, $4 fingerprints, $5 request times, $6 expiries, $7 names, $8 category ids, $9 statuses.
+const drafts = draftArrays(7)
+// $1 accounts, $2 keys, $3 operations, $4 fingerprints, $5 request times, $6 expiries, then the drafts' columns.
 const INSERT_PETS = statement(`
   WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::text[], $8::int8[], $9::text[])
-      WITH ORDINALITY AS d(account_id, key, operation, fingerprint, created_at, expires_at, name, category_id, status, n)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], ${drafts.arrays})
+      WITH ORDINALITY AS d(account_id, key, operation, fingerprint, created_at, expires_at, ${drafts.names}, n)
   ),
-  taken AS (UPDATE pet_ids SET last = last + cardinality($1::text[]) RETURNING last - cardinality($1::text[]) AS before),
+  ${takeIds("cardinality($1::text[])")},
   claimed AS (${claim("(SELECT before FROM taken) + i.n")}),
-  inserted AS (
-    INSERT INTO pets (id, name, category_id, status)
-    SELECT c.resource_id::int8, i.name, i.category_id, i.status FROM claimed c JOIN input i USING (account_id, key)
-    ORDER BY c.resource_id::int8
-  )
+  inserted AS (${insertPets("c.resource_id::int8", "i", "claimed c JOIN input i USING (account_id, key)", "c.resource_id::int8")})
   SELECT account_id, key, resource_id FROM claimed`)
 
 // $1..$6 as for pets, then the messages' columns from $7.
@@ -155,18 +153,8 @@ export const make = (
     const pets = WriteBatcher.make<Keyed<PetRepository.PetDraft>, IdempotencyStore.Claim<Pet.Pet>>(
       commit(
         (sent) =>
-          db.query<Claimed>(INSERT_PETS, [
-            ...keyColumns(sent),
-            sent.map((k) => k.item.name),
-            sent.map((k) => k.item.categoryId),
-            sent.map((k) => k.item.status)
-          ]),
-        (first, resourceId): Pet.Pet => ({
-          id: Number(resourceId) as Pet.PetId,
-          name: first.item.name,
-          categoryId: first.item.categoryId,
-          status: first.item.status
-        })
+          db.query<Claimed>(INSERT_PETS, [...keyColumns(sent), ...draftValues(sent.map((k) => k.item))]),
+        (first, resourceId) => stored(Number(resourceId), first.item)
       ),
       options
     )

@@ -9,9 +9,11 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import type { AccountStore, Errors, MessageStore, Pet, RateLimiter, StoreSnapshot } from "@petstore/core"
+import type { AccountStore, Errors, MessageStore, RateLimiter, StoreSnapshot } from "@petstore/core"
 import { SECRET_NAME } from "./CursorSecretPg.js"
-import { ADMIN_TIMEOUT, type Client, Database } from "./Database.js"
+import { ADMIN_TIMEOUT, Database } from "./Database.js"
+import * as Table from "./internal/table.js"
+import { PETS } from "./PetRepositoryPg.js"
 import * as Serving from "./Serving.js"
 
 /** Instances serve the target database; nothing was written. */
@@ -20,25 +22,7 @@ export class TargetServed extends Data.TaggedError("TargetServed")<{ readonly me
 /** The target database already holds data; nothing was written. */
 export class TargetNotEmpty extends Data.TaggedError("TargetNotEmpty")<{ readonly message: string }> {}
 
-/** A table and how each of its columns is typed, for `INSERT … SELECT FROM unnest(…)`. */
-interface Table<A> {
-  readonly name: string
-  readonly columns: ReadonlyArray<readonly [column: string, type: string, value: (a: A) => unknown]>
-}
-
-/** Inserts every row of `rows` in one statement: one array parameter per column. */
-const insertAll = async <A>(client: Client, table: Table<A>, rows: ReadonlyArray<A>) => {
-  if (rows.length === 0) return
-  const names = table.columns.map(([c]) => c).join(", ")
-  const arrays = table.columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")
-  // In the snapshot's order (messages keep their submission order in `seq`).
-  await client.query(
-    `INSERT INTO ${table.name} (${names}) SELECT ${names} FROM unnest(${arrays}) WITH ORDINALITY AS t(${names}, n) ORDER BY n`,
-    table.columns.map(([, , value]) => rows.map(value))
-  )
-}
-
-const ACCOUNTS: Table<AccountStore.Account> = {
+const ACCOUNTS: Table.Table<AccountStore.Account> = {
   name: "accounts",
   columns: [
     ["id", "text", (a) => a.id],
@@ -48,7 +32,7 @@ const ACCOUNTS: Table<AccountStore.Account> = {
     ["created_at", "int8", (a) => a.createdAt]
   ]
 }
-const KEYS: Table<AccountStore.KeyRecord> = {
+const KEYS: Table.Table<AccountStore.KeyRecord> = {
   name: "api_keys",
   columns: [
     ["id", "text", (k) => k.id],
@@ -61,17 +45,8 @@ const KEYS: Table<AccountStore.KeyRecord> = {
     ["rotated_to", "text", (k) => k.rotatedTo]
   ]
 }
-const PETS: Table<Pet.Pet> = {
-  name: "pets",
-  columns: [
-    ["id", "int8", (p) => p.id],
-    ["name", "text", (p) => p.name],
-    ["category_id", "int8", (p) => p.categoryId],
-    ["status", "text", (p) => p.status]
-  ]
-}
 // Inserted in submission order, so `seq` keeps it.
-const MESSAGES: Table<MessageStore.StoredMessage> = {
+const MESSAGES: Table.Table<MessageStore.StoredMessage> = {
   name: "messages",
   columns: [
     ["id", "text", (m) => m.id],
@@ -88,11 +63,11 @@ const MESSAGES: Table<MessageStore.StoredMessage> = {
 }
 type QuotaEntry = RateLimiter.DurableLimiterState["quotas"][number]
 type StandingEntry = RateLimiter.DurableLimiterState["standings"][number]
-const QUOTAS: Table<QuotaEntry> = {
+const QUOTAS: Table.Table<QuotaEntry> = {
   name: "limiter_quotas",
   columns: [["account_id", "text", ([id]) => id], ["day", "int4", ([, q]) => q.day], ["used", "int4", ([, q]) => q.used]]
 }
-const STANDINGS: Table<StandingEntry> = {
+const STANDINGS: Table.Table<StandingEntry> = {
   name: "limiter_standings",
   columns: [
     ["key_id", "text", ([id]) => id],
@@ -128,15 +103,15 @@ export const importSnapshot = (
       )
       const what = Object.entries(held!).filter(([, v]) => v).map(([k]) => k)
       if (what.length > 0) return new NotEmpty(what.join(", "))
-      await insertAll(client, ACCOUNTS, snapshot.accounts)
-      await insertAll(client, KEYS, snapshot.keys)
-      await insertAll(client, PETS, snapshot.pets)
+      await Table.insertAll(client, ACCOUNTS, snapshot.accounts)
+      await Table.insertAll(client, KEYS, snapshot.keys)
+      await Table.insertAll(client, PETS, snapshot.pets)
       await client.query("UPDATE pet_ids SET last = GREATEST(last, (SELECT coalesce(max(id), 0) FROM pets))")
-      await insertAll(client, MESSAGES, snapshot.messages)
+      await Table.insertAll(client, MESSAGES, snapshot.messages)
       await client.query("DELETE FROM limiter_quotas")
       await client.query("DELETE FROM limiter_standings")
-      await insertAll(client, QUOTAS, snapshot.limiter.quotas)
-      await insertAll(client, STANDINGS, snapshot.limiter.standings)
+      await Table.insertAll(client, QUOTAS, snapshot.limiter.quotas)
+      await Table.insertAll(client, STANDINGS, snapshot.limiter.standings)
       if (snapshot.cursorSecret !== undefined) {
         await client.query(
           "INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value",

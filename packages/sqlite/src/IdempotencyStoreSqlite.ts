@@ -13,10 +13,11 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { IdempotencyStore, type Pet, StoreRows } from "@petstore/core"
+import { IdempotencyStore, StoreRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 import { insertMessageStatement, messageValues } from "./MessageStoreSqlite.js"
+import { petInsert } from "./PetRepositorySqlite.js"
 
 const COLUMNS = "account_id, key, operation, fingerprint, resource_id, created_at, expires_at"
 
@@ -33,7 +34,7 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], n
        resource_id = excluded.resource_id, created_at = excluded.created_at, expires_at = excluded.expires_at
      WHERE idempotency_keys.expires_at <= excluded.created_at`
   )
-  const insertPet = connection.prepare("INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)")
+  const insertPet = petInsert(connection)
   const deletePet = connection.prepare("DELETE FROM pets WHERE id = ?")
   const insertMessage = insertMessageStatement(connection)
   const deleteMessage = connection.prepare("DELETE FROM messages WHERE id = ?")
@@ -69,8 +70,8 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], n
       db.read(() => Option.map(Option.fromNullishOr(live.get(accountId, key, now) as StoreRows.IdempotencyRow | undefined), StoreRows.toIdempotencyRecord)),
     insertPet: (request, draft) =>
       claim(request, () => {
-        const id = Number(insertPet.run(draft.name, draft.categoryId, draft.status).lastInsertRowid)
-        return [{ id: id as Pet.PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }, String(id)] as const
+        const pet = insertPet(draft)
+        return [pet, String(pet.id)] as const
       }, (pet) => deletePet.run(pet.id)),
     insertMessage: (request, message) =>
       claim(request, () => {
