@@ -78,14 +78,16 @@ export type PetStatus = typeof PetStatus.Type
 export const DEFAULT_PET_STATUS: PetStatus = "available"
 
 /**
- * The creation body. Unknown fields, `id` among them, are ignored: the service assigns ids.
+ * The creation body, as the interface declares and decodes it. Unknown fields, `id` among them, are
+ * ignored: the service assigns ids. Optional keys are exact (absent, never `undefined`), so an
+ * explicit `null` status is refused with one clear issue.
  *
  * @category schemas
  */
 export const NewPet = Schema.Struct({
   name: PetName,
   categoryId: CategoryId,
-  status: Schema.optional(PetStatus)
+  status: Schema.optionalKey(PetStatus)
 }).annotate({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
 export type NewPet = typeof NewPet.Type
 
