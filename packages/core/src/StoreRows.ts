@@ -11,23 +11,8 @@ import type { IdempotencyKey } from "./IdempotencyKey.js"
 import type { IdempotencyRecord } from "./IdempotencyStore.js"
 import type { MessageStatus } from "./Message.js"
 import type { StoredMessage } from "./MessageStore.js"
-import type { CategoryId, Pet, PetId, PetStatus } from "./Pet.js"
 import type { Plan } from "./Plan.js"
 import type { Counts } from "./UsageStore.js"
-
-export interface PetRow {
-  readonly id: number
-  readonly name: string
-  readonly category_id: number
-  readonly status: PetStatus
-}
-
-export const toPet = (row: PetRow): Pet => ({
-  id: row.id as PetId,
-  name: row.name,
-  categoryId: row.category_id as CategoryId,
-  status: row.status
-})
 
 export interface AccountRow {
   readonly id: string
