@@ -32,6 +32,9 @@ const DRAFT_COLUMNS: ReadonlyArray<Table.Column<PetRepository.PetDraft>> = [
 /** `pets`, every column: what its reads select, and what `Import` writes. */
 export const PETS: Table.Table<Pet.Pet> = { name: "pets", columns: [["id", "int8", "id"], ...DRAFT_COLUMNS] }
 
+/** The pets of rows read with `PETS`' columns (changed in place). */
+export const readPets: <R extends ReadonlyArray<unknown>>(rows: R) => R = Table.complete(PETS.columns)
+
 /** The drafts' columns as `unnest`'s arguments from parameter `$first` on, and their names in order. */
 export const draftArrays = (first: number) => ({ arrays: Table.arrays(DRAFT_COLUMNS, first), names: Table.names(DRAFT_COLUMNS) })
 
@@ -85,10 +88,13 @@ export const make = (
       onChange: PetRepository.changeListeners().onChange,
       // Full pages are kept by the Pets service (they never change), so this runs for the others.
       listAfter: ({ afterId, limit, status }) =>
-        Option.isSome(status)
-          ? db.query<Pet.Pet>(PAGE_BY_STATUS, [status.value, afterId, limit])
-          : db.query<Pet.Pet>(PAGE, [afterId, limit]),
-      findById: (id) => Effect.map(db.query<Pet.Pet>(BY_ID, [id]), (rows) => Option.fromNullishOr(rows[0]))
+        Effect.map(
+          Option.isSome(status)
+            ? db.query<Pet.Pet>(PAGE_BY_STATUS, [status.value, afterId, limit])
+            : db.query<Pet.Pet>(PAGE, [afterId, limit]),
+          readPets
+        ),
+      findById: (id) => Effect.map(db.query<Pet.Pet>(BY_ID, [id]), (rows) => Option.fromNullishOr(readPets(rows)[0]))
     })
   })
 

@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import { type Pet, StoreRows, type StoreSnapshot } from "@petstore/core"
 import { Connection, DatabaseOpenError, explain } from "./Connection.js"
-import { PET_COLUMNS } from "./PetRepositorySqlite.js"
+import { PET_COLUMNS, readPets } from "./PetRepositorySqlite.js"
 
 /** @category constructors */
 export const snapshot: Effect.Effect<StoreSnapshot.StoreSnapshot, DatabaseOpenError, Connection> = Effect.flatMap(
@@ -24,7 +24,7 @@ export const snapshot: Effect.Effect<StoreSnapshot.StoreSnapshot, DatabaseOpenEr
           const keys = all<StoreRows.KeyRow>(
             `SELECT ${StoreRows.KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`
           ).map(StoreRows.toKey)
-          const pets = all<Pet.Pet>(`SELECT ${PET_COLUMNS} FROM pets ORDER BY id`)
+          const pets = readPets(all<Pet.Pet>(`SELECT ${PET_COLUMNS} FROM pets ORDER BY id`))
           const messages = all<StoreRows.MessageRow>(
             `SELECT id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error
              FROM messages ORDER BY seq`

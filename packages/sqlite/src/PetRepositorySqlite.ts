@@ -21,8 +21,11 @@ const DRAFT_COLUMNS: ReadonlyArray<Columns.Column<PetRepository.PetDraft>> = [
   ["status", "status"]
 ]
 
-/** What every read of `pets` selects (here and in `Export`): a row is a `Pet`. */
+/** What every read of `pets` selects (here and in `Export`): a row is a `Pet` once `readPets` completed it. */
 export const PET_COLUMNS = `id, ${Columns.selectList(DRAFT_COLUMNS)}`
+
+/** The pets of rows read with `PET_COLUMNS` (changed in place). */
+export const readPets: <R extends ReadonlyArray<unknown>>(rows: R) => R = Columns.complete(DRAFT_COLUMNS)
 
 /**
  * The one insert of a pet: stores a draft under the next id, inside the caller's write (the
@@ -53,8 +56,10 @@ export const make: Effect.Effect<PetRepository.PetRepository["Service"], never, 
       onChange: PetRepository.changeListeners().onChange,
       // Full pages are kept by the Pets service (they never change), so this runs for the others.
       listAfter: ({ afterId, limit, status }) =>
-        db.read(() => (Option.isSome(status) ? pageByStatus.all(status.value, afterId, limit) : page.all(afterId, limit)) as Array<Pet.Pet>),
-      findById: (id) => db.read(() => Option.fromNullishOr(byId.get(id) as Pet.Pet | undefined))
+        db.read(() =>
+          readPets((Option.isSome(status) ? pageByStatus.all(status.value, afterId, limit) : page.all(afterId, limit)) as Array<Pet.Pet>)
+        ),
+      findById: (id) => db.read(() => Option.fromNullishOr(readPets([byId.get(id) as Pet.Pet | undefined])[0]))
     })
   })
 

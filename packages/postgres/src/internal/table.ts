@@ -6,8 +6,16 @@
  */
 import type { Client } from "../Database.js"
 
-/** A column, its type (for `unnest`'s arrays) and the field of `A` it holds, or how to compute it. */
-export type Column<A> = readonly [column: string, type: string, field: (keyof A & string) | ((a: A) => unknown)]
+/**
+ * A column, its type (for `unnest`'s arrays), the field of `A` it holds (or how to compute it), and
+ * `"optional"` when the record may leave the field out (stored NULL).
+ */
+export type Column<A> = readonly [
+  column: string,
+  type: string,
+  field: (keyof A & string) | ((a: A) => unknown),
+  optional?: "optional"
+]
 
 export interface Table<A> {
   readonly name: string
@@ -43,4 +51,19 @@ export const insertAll = async <A>(client: Client, table: Table<A>, rows: Readon
     `INSERT INTO ${table.name} (${columns}) SELECT ${columns} FROM unnest(${arrays(table.columns)}) WITH ORDINALITY AS t(${columns}, n) ORDER BY n`,
     columnValues(table.columns, rows)
   )
+}
+
+/**
+ * Makes rows read with `selectList` records: an optional field stored as NULL is left out, as the
+ * record had it. Changes the rows in place and answers them (nothing to do without optional fields).
+ */
+export const complete = <A>(columns: ReadonlyArray<Column<A>>) => {
+  const optional = columns.flatMap(([, , field, o]) => (o === "optional" && typeof field === "string" ? [field] : []))
+  return <R extends ReadonlyArray<unknown>>(rows: R): R => {
+    if (optional.length === 0) return rows
+    for (const row of rows as ReadonlyArray<Record<string, unknown>>) {
+      for (const field of optional) if (row[field] === null) delete row[field]
+    }
+    return rows
+  }
 }
