@@ -18,13 +18,26 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { type Errors, IdempotencyStore, type MessageStore, type Pet, type PetRepository, StoreRows } from "@petstore/core"
+import { type Errors, IdempotencyStore, type MessageStore, type Pet, type PetRepository } from "@petstore/core"
 import { Database, statement } from "./Database.js"
+import * as Table from "./internal/table.js"
+import { MESSAGES } from "./MessageStorePg.js"
 import { draftArrays, draftValues, insertPets, stored, takeIds } from "./PetRepositoryPg.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
-const COLUMNS = "account_id, key, operation, fingerprint, resource_id, created_at, expires_at"
-const MESSAGE_COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
+/** The columns of `idempotency_keys`, each with the `IdempotencyRecord` field it holds. */
+const RECORD_COLUMNS: ReadonlyArray<Table.Column<IdempotencyStore.IdempotencyRecord>> = [
+  ["account_id", "text", "accountId"],
+  ["key", "text", "key"],
+  ["operation", "text", "operation"],
+  ["fingerprint", "text", "fingerprint"],
+  ["resource_id", "text", "resourceId"],
+  ["created_at", "int8", "createdAt"],
+  ["expires_at", "int8", "expiresAt"]
+]
+const COLUMNS = Table.names(RECORD_COLUMNS)
+const RECORD = Table.selectList(RECORD_COLUMNS)
+const MESSAGE_COLUMNS = Table.names(MESSAGES.columns)
 
 // The claim of each key of a batch, taking over expired records; answers the keys it claimed.
 const claim = (resourceId: string) =>
@@ -62,9 +75,9 @@ const INSERT_MESSAGES = statement(`
   )
   SELECT account_id, key, resource_id FROM claimed`)
 
-const BY_KEY = statement(`SELECT ${COLUMNS} FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3`)
+const BY_KEY = statement(`SELECT ${RECORD} FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3`)
 const BY_KEYS = statement(
-  `SELECT ${COLUMNS} FROM idempotency_keys JOIN unnest($1::text[], $2::text[]) AS q(account_id, key) USING (account_id, key)
+  `SELECT ${RECORD} FROM idempotency_keys JOIN unnest($1::text[], $2::text[]) AS q(account_id, key) USING (account_id, key)
    WHERE expires_at > $3`
 )
 // Rows a claim holds (taking an expired key over) are skipped, so the sweep never waits for a claim
@@ -121,8 +134,8 @@ export const make = (
         const records = others.length === 0
           ? Effect.succeed(new Map<string, IdempotencyStore.IdempotencyRecord>())
           : Effect.map(
-            db.query<StoreRows.IdempotencyRow>(BY_KEYS, [others.map((k) => k.request.accountId), others.map((k) => k.request.key), now]),
-            (found) => new Map(found.map((row) => [IdempotencyStore.recordKey(row.account_id, row.key), StoreRows.toIdempotencyRecord(row)]))
+            db.query<IdempotencyStore.IdempotencyRecord>(BY_KEYS, [others.map((k) => k.request.accountId), others.map((k) => k.request.key), now]),
+            (found) => new Map(found.map((record) => [IdempotencyStore.recordKey(record.accountId, record.key), record]))
           )
         return Effect.map(records, (existing) =>
           batch.map((keyed): IdempotencyStore.Claim<A> => {
@@ -179,10 +192,7 @@ export const make = (
 
     return IdempotencyStore.IdempotencyStore.of({
       find: (accountId, key, now) =>
-        Effect.map(
-          db.query<StoreRows.IdempotencyRow>(BY_KEY, [accountId, key, now]),
-          (rows) => Option.map(Option.fromNullishOr(rows[0]), StoreRows.toIdempotencyRecord)
-        ),
+        Effect.map(db.query<IdempotencyStore.IdempotencyRecord>(BY_KEY, [accountId, key, now]), (rows) => Option.fromNullishOr(rows[0])),
       insertPet: (request, draft) => pets.write({ request, item: draft }),
       insertMessage: (request, message) => messages.write({ request, item: message }),
       sweep: (now, limit) => Effect.map(db.query<{ removed: number }>(SWEEP, [now, limit]), (rows) => rows[0]?.removed ?? 0)

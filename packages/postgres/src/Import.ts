@@ -9,10 +9,13 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import type { AccountStore, Errors, MessageStore, RateLimiter, StoreSnapshot } from "@petstore/core"
+import type { Errors, StoreSnapshot } from "@petstore/core"
 import { SECRET_NAME } from "./CursorSecretPg.js"
 import { ADMIN_TIMEOUT, Database } from "./Database.js"
 import * as Table from "./internal/table.js"
+import { ACCOUNTS, KEYS } from "./AccountStorePg.js"
+import { QUOTAS, STANDINGS } from "./LimiterStateStorePg.js"
+import { MESSAGES } from "./MessageStorePg.js"
 import { PETS } from "./PetRepositoryPg.js"
 import * as Serving from "./Serving.js"
 
@@ -21,63 +24,6 @@ export class TargetServed extends Data.TaggedError("TargetServed")<{ readonly me
 
 /** The target database already holds data; nothing was written. */
 export class TargetNotEmpty extends Data.TaggedError("TargetNotEmpty")<{ readonly message: string }> {}
-
-const ACCOUNTS: Table.Table<AccountStore.Account> = {
-  name: "accounts",
-  columns: [
-    ["id", "text", (a) => a.id],
-    ["plan", "text", (a) => a.plan],
-    ["per_minute", "int4", (a) => a.limits.perMinute],
-    ["per_day", "int4", (a) => a.limits.perDay],
-    ["created_at", "int8", (a) => a.createdAt]
-  ]
-}
-const KEYS: Table.Table<AccountStore.KeyRecord> = {
-  name: "api_keys",
-  columns: [
-    ["id", "text", (k) => k.id],
-    ["account_id", "text", (k) => k.accountId],
-    ["hash", "text", (k) => k.hash],
-    ["prefix", "text", (k) => k.prefix],
-    ["created_at", "int8", (k) => k.createdAt],
-    ["expires_at", "int8", (k) => k.expiresAt],
-    ["revoked_at", "int8", (k) => k.revokedAt],
-    ["rotated_to", "text", (k) => k.rotatedTo]
-  ]
-}
-// Inserted in submission order, so `seq` keeps it.
-const MESSAGES: Table.Table<MessageStore.StoredMessage> = {
-  name: "messages",
-  columns: [
-    ["id", "text", (m) => m.id],
-    ["account_id", "text", (m) => m.accountId],
-    ["message", "text", (m) => m.message],
-    ["status", "text", (m) => m.status],
-    ["created_at", "int8", (m) => m.createdAt],
-    ["updated_at", "int8", (m) => m.updatedAt],
-    ["attempts", "int4", (m) => m.attempts],
-    ["available_at", "int8", (m) => m.availableAt],
-    ["lease_until", "int8", (m) => m.leaseUntil],
-    ["last_error", "text", (m) => m.lastError]
-  ]
-}
-type QuotaEntry = RateLimiter.DurableLimiterState["quotas"][number]
-type StandingEntry = RateLimiter.DurableLimiterState["standings"][number]
-const QUOTAS: Table.Table<QuotaEntry> = {
-  name: "limiter_quotas",
-  columns: [["account_id", "text", ([id]) => id], ["day", "int4", ([, q]) => q.day], ["used", "int4", ([, q]) => q.used]]
-}
-const STANDINGS: Table.Table<StandingEntry> = {
-  name: "limiter_standings",
-  columns: [
-    ["key_id", "text", ([id]) => id],
-    ["wait_until", "int8", ([, s]) => s.waitUntil],
-    ["strikes", "int4", ([, s]) => s.strikes],
-    ["banned_until", "int8", ([, s]) => s.bannedUntil],
-    ["bans", "int4", ([, s]) => s.bans],
-    ["last_ban_at", "int8", ([, s]) => s.lastBanAt]
-  ]
-}
 
 class NotEmpty {
   constructor(readonly what: string) {}
@@ -107,6 +53,7 @@ export const importSnapshot = (
       await Table.insertAll(client, KEYS, snapshot.keys)
       await Table.insertAll(client, PETS, snapshot.pets)
       await client.query("UPDATE pet_ids SET last = GREATEST(last, (SELECT coalesce(max(id), 0) FROM pets))")
+      // In submission order, so `seq` keeps it.
       await Table.insertAll(client, MESSAGES, snapshot.messages)
       await client.query("DELETE FROM limiter_quotas")
       await client.query("DELETE FROM limiter_standings")

@@ -16,7 +16,8 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { AccountStore, BoundedCache, Errors, StoreRows } from "@petstore/core"
+import { AccountStore, BoundedCache, Errors } from "@petstore/core"
+import * as Columns from "./internal/columns.js"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
@@ -29,6 +30,32 @@ export const DEFAULT_OPTIONS: AccountStoreSqliteOptions = { pollMillis: 250 }
 
 /** Above this many cached keys (or accounts) the cache starts over (it only saves reads). */
 const MAX_CACHED = 100_000
+
+/** The columns of `api_keys`, each with the `KeyRecord` field it holds. */
+const KEY_FIELDS: ReadonlyArray<Columns.Column<AccountStore.KeyRecord>> = [
+  ["id", "id"],
+  ["account_id", "accountId"],
+  ["hash", "hash"],
+  ["prefix", "prefix"],
+  ["created_at", "createdAt"],
+  ["expires_at", "expiresAt"],
+  ["revoked_at", "revokedAt"],
+  ["rotated_to", "rotatedTo"]
+]
+
+/** What every read of `api_keys` selects (here and in `Export`): a row is a `KeyRecord`. */
+export const KEY_COLUMNS = Columns.selectList(KEY_FIELDS)
+
+/** What every read of `accounts` selects (here and in `Export`): `accountOf` makes a row an `Account`. */
+export const ACCOUNT_COLUMNS = `id, plan, per_minute AS "perMinute", per_day AS "perDay", created_at AS "createdAt"`
+
+/** The account of a row read with `ACCOUNT_COLUMNS` (its limits are two columns). */
+export const accountOf = (row: unknown): AccountStore.Account => {
+  const { perDay, perMinute, ...account } = row as Omit<AccountStore.Account, "limits"> & AccountStore.Account["limits"]
+  return { ...account, limits: { perMinute, perDay } }
+}
+
+const keyValues = (key: AccountStore.KeyRecord) => Columns.values(KEY_FIELDS, key)
 
 /** @category constructors */
 export const make = (
@@ -54,17 +81,16 @@ export const make = (
         return result
       })
 
-    const { KEY_COLUMNS } = StoreRows
     const insertAccountRow = connection.prepare(
       "INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?)"
     )
-    const insertKeyRow = connection.prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+    const insertKeyRow = connection.prepare(`INSERT INTO api_keys (${Columns.names(KEY_FIELDS)}) VALUES (${Columns.placeholders(KEY_FIELDS)})`)
     // The account check and the insert are one statement, so no other write can come between.
     const insertKeyOfAccount = connection.prepare(
-      `INSERT INTO api_keys (${KEY_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?
+      `INSERT INTO api_keys (${Columns.names(KEY_FIELDS)}) SELECT ${Columns.placeholders(KEY_FIELDS)}
        WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?) RETURNING id`
     )
-    const accountById = connection.prepare("SELECT id, plan, per_minute, per_day, created_at FROM accounts WHERE id = ?")
+    const accountRow = connection.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`)
     const accountCount = connection.prepare("SELECT count(*) AS n FROM accounts").pluck()
     const keyById = connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`)
     const keyByHash = connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`)
@@ -104,16 +130,16 @@ export const make = (
       noticeOtherWriters(now)
       const cached = keysByHash.get(hash)
       if (cached !== undefined) return Option.some(cached)
-      const found = Option.map(Option.fromNullishOr(keyByHash.get(hash) as StoreRows.KeyRow | undefined), StoreRows.toKey)
+      const found = Option.fromNullishOr(keyByHash.get(hash) as AccountStore.KeyRecord | undefined)
       if (Option.isSome(found)) {
         keysByHash.set(hash, found.value)
       }
       return found
     }
-    const accountOf = (id: string): Option.Option<AccountStore.Account> => {
+    const accountById = (id: string): Option.Option<AccountStore.Account> => {
       const cached = accounts.get(id)
       if (cached !== undefined) return Option.some(cached)
-      const found = Option.map(Option.fromNullishOr(accountById.get(id) as StoreRows.AccountRow | undefined), StoreRows.toAccount)
+      const found = Option.map(Option.fromNullishOr(accountRow.get(id)), accountOf)
       if (Option.isSome(found)) accounts.set(id, found.value)
       return found
     }
@@ -125,18 +151,18 @@ export const make = (
       insertAccount: (account, firstKey) =>
         keyWrite(() => {
           insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
-          insertKeyRow.run(...StoreRows.keyValues(firstKey))
+          insertKeyRow.run(...keyValues(firstKey))
         }),
-      findAccount: (id) => atOnce(() => accountOf(id)),
+      findAccount: (id) => atOnce(() => accountById(id)),
       countAccounts: db.read(() => accountCount.get() as number),
       insertKey: (key) =>
         Effect.flatMap(
-          keyWrite(() => insertKeyOfAccount.all(...StoreRows.keyValues(key), key.accountId).length),
+          keyWrite(() => insertKeyOfAccount.all(...keyValues(key), key.accountId).length),
           (inserted) => inserted === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
-      findKey: (id) => db.read(() => Option.map(Option.fromNullishOr(keyById.get(id) as StoreRows.KeyRow | undefined), StoreRows.toKey)),
+      findKey: (id) => db.read(() => Option.fromNullishOr(keyById.get(id) as AccountStore.KeyRecord | undefined)),
       findKeyByHash: (hash) => atOnce(() => keyByHashAt(hash, clock.currentTimeMillisUnsafe())),
-      listKeys: (accountId) => db.read(() => (keysOfAccount.all(accountId) as Array<StoreRows.KeyRow>).map(StoreRows.toKey)),
+      listKeys: (accountId) => db.read(() => keysOfAccount.all(accountId) as Array<AccountStore.KeyRecord>),
       revokeKey: (id, at) =>
         Effect.flatMap(
           keyWrite(() => revoke.all({ at, id }).length),
@@ -150,7 +176,7 @@ export const make = (
             if (rotateOut.all({ at: oldExpiresAt, id: oldId, successor: newKey.id }).length === 0) {
               return { refused: successorOf.get(oldId) as string | null | undefined }
             }
-            insertKeyRow.run(...StoreRows.keyValues(newKey))
+            insertKeyRow.run(...keyValues(newKey))
             return undefined
           }),
           (outcome) => outcome === undefined ? Effect.void : AccountStore.refusedRotation(oldId, outcome.refused)

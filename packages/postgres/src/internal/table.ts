@@ -26,14 +26,22 @@ export interface Table<A> {
 export const valueOf = <A>([, , field]: Column<A>, record: A): unknown =>
   typeof field === "function" ? field(record) : record[field] ?? null
 
+/** `record`'s values in the columns' order, for an INSERT of one row. */
+export const rowValues = <A>(columns: ReadonlyArray<Column<A>>, record: A): Array<unknown> =>
+  columns.map((column) => valueOf(column, record))
+
+/** One parameter per column, from `$1` on, for an INSERT's VALUES. */
+export const parameters = <A>(columns: ReadonlyArray<Column<A>>): string => columns.map((_, i) => `$${i + 1}`).join(", ")
+
 /** The columns' names, comma-separated. */
 export const names = <A>(columns: ReadonlyArray<Column<A>>): string => columns.map(([column]) => column).join(", ")
 
-/** The columns read under their fields' names (`category_id AS "categoryId"`). */
-export const selectList = <A>(columns: ReadonlyArray<Column<A>>): string =>
-  columns.map(([column, , field]) =>
-    typeof field === "function" || field === column ? column : `${column} AS "${field}"`
-  ).join(", ")
+/** The columns (of the relation `from`, if given) read under their fields' names (`category_id AS "categoryId"`). */
+export const selectList = <A>(columns: ReadonlyArray<Column<A>>, from?: string): string =>
+  columns.map(([column, , field]) => {
+    const source = from === undefined ? column : `${from}.${column}`
+    return typeof field === "function" || field === column ? source : `${source} AS "${field}"`
+  }).join(", ")
 
 /** `unnest`'s arguments for the columns, from parameter `$first` on (`$1::text[], $2::int8[]`). */
 export const arrays = <A>(columns: ReadonlyArray<Column<A>>, first = 1): string =>
