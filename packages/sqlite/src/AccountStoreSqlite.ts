@@ -57,6 +57,35 @@ export const accountOf = (row: unknown): AccountStore.Account => {
 
 const keyValues = (key: AccountStore.KeyRecord) => Columns.values(KEY_FIELDS, key)
 
+/** The store's prepared statements. */
+const statements = (connection: Connection["Service"]) => ({
+  insertAccountRow: connection.prepare(
+    "INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?)"
+  ),
+  insertKeyRow: connection.prepare(`INSERT INTO api_keys (${Columns.names(KEY_FIELDS)}) VALUES (${Columns.placeholders(KEY_FIELDS)})`),
+  // The account check and the insert are one statement, so no other write can come between.
+  insertKeyOfAccount: connection.prepare(
+    `INSERT INTO api_keys (${Columns.names(KEY_FIELDS)}) SELECT ${Columns.placeholders(KEY_FIELDS)}
+     WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?) RETURNING id`
+  ),
+  accountRow: connection.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`),
+  accountCount: connection.prepare("SELECT count(*) AS n FROM accounts").pluck(),
+  keyById: connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`),
+  keyByHash: connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`),
+  keysOfAccount: connection.prepare(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, id`
+  ),
+  revoke: connection.prepare(
+    "UPDATE api_keys SET revoked_at = min(coalesce(revoked_at, @at), @at) WHERE id = @id RETURNING id"
+  ),
+  // Only a key never rotated: of two rotations of one key, the second finds it marked and changes nothing.
+  rotateOut: connection.prepare(
+    `UPDATE api_keys SET expires_at = min(coalesce(expires_at, @at), @at), rotated_to = @successor
+     WHERE id = @id AND rotated_to IS NULL RETURNING id`
+  ),
+  successorOf: connection.prepare("SELECT rotated_to FROM api_keys WHERE id = ?").pluck()
+})
+
 /** @category constructors */
 export const make = (
   options: AccountStoreSqliteOptions
@@ -81,33 +110,8 @@ export const make = (
         return result
       })
 
-    const insertAccountRow = connection.prepare(
-      "INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?)"
-    )
-    const insertKeyRow = connection.prepare(`INSERT INTO api_keys (${Columns.names(KEY_FIELDS)}) VALUES (${Columns.placeholders(KEY_FIELDS)})`)
-    // The account check and the insert are one statement, so no other write can come between.
-    const insertKeyOfAccount = connection.prepare(
-      `INSERT INTO api_keys (${Columns.names(KEY_FIELDS)}) SELECT ${Columns.placeholders(KEY_FIELDS)}
-       WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?) RETURNING id`
-    )
-    const accountRow = connection.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`)
-    const accountCount = connection.prepare("SELECT count(*) AS n FROM accounts").pluck()
-    const keyById = connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`)
-    const keyByHash = connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`)
-    const keysOfAccount = connection.prepare(
-      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, id`
-    )
-    const revoke = connection.prepare(
-      "UPDATE api_keys SET revoked_at = min(coalesce(revoked_at, @at), @at) WHERE id = @id RETURNING id"
-    )
-    // Only a key never rotated: of two rotations of one key, the second finds it marked and changes nothing.
-    const rotateOut = connection.prepare(
-      `UPDATE api_keys SET expires_at = min(coalesce(expires_at, @at), @at), rotated_to = @successor
-       WHERE id = @id AND rotated_to IS NULL RETURNING id`
-    )
-    const successorOf = connection.prepare("SELECT rotated_to FROM api_keys WHERE id = ?").pluck()
+    const sql = statements(connection)
     const dataVersionOf = connection.prepare("PRAGMA data_version").pluck()
-
 
     // Another process's commits show as a change of data_version on this connection. It is looked
     // at when a cached key is about to be used and the last look is `pollMillis` old: no timer runs.
@@ -130,7 +134,7 @@ export const make = (
       noticeOtherWriters(now)
       const cached = keysByHash.get(hash)
       if (cached !== undefined) return Option.some(cached)
-      const found = Option.fromNullishOr(keyByHash.get(hash) as AccountStore.KeyRecord | undefined)
+      const found = Option.fromNullishOr(sql.keyByHash.get(hash) as AccountStore.KeyRecord | undefined)
       if (Option.isSome(found)) {
         keysByHash.set(hash, found.value)
       }
@@ -139,7 +143,7 @@ export const make = (
     const accountById = (id: string): Option.Option<AccountStore.Account> => {
       const cached = accounts.get(id)
       if (cached !== undefined) return Option.some(cached)
-      const found = Option.map(Option.fromNullishOr(accountRow.get(id)), accountOf)
+      const found = Option.map(Option.fromNullishOr(sql.accountRow.get(id)), accountOf)
       if (Option.isSome(found)) accounts.set(id, found.value)
       return found
     }
@@ -150,22 +154,22 @@ export const make = (
     return AccountStore.AccountStore.of({
       insertAccount: (account, firstKey) =>
         keyWrite(() => {
-          insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
-          insertKeyRow.run(...keyValues(firstKey))
+          sql.insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
+          sql.insertKeyRow.run(...keyValues(firstKey))
         }),
       findAccount: (id) => atOnce(() => accountById(id)),
-      countAccounts: db.read(() => accountCount.get() as number),
+      countAccounts: db.read(() => sql.accountCount.get() as number),
       insertKey: (key) =>
         Effect.flatMap(
-          keyWrite(() => insertKeyOfAccount.all(...keyValues(key), key.accountId).length),
+          keyWrite(() => sql.insertKeyOfAccount.all(...keyValues(key), key.accountId).length),
           (inserted) => inserted === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
-      findKey: (id) => db.read(() => Option.fromNullishOr(keyById.get(id) as AccountStore.KeyRecord | undefined)),
+      findKey: (id) => db.read(() => Option.fromNullishOr(sql.keyById.get(id) as AccountStore.KeyRecord | undefined)),
       findKeyByHash: (hash) => atOnce(() => keyByHashAt(hash, clock.currentTimeMillisUnsafe())),
-      listKeys: (accountId) => db.read(() => keysOfAccount.all(accountId) as Array<AccountStore.KeyRecord>),
+      listKeys: (accountId) => db.read(() => sql.keysOfAccount.all(accountId) as Array<AccountStore.KeyRecord>),
       revokeKey: (id, at) =>
         Effect.flatMap(
-          keyWrite(() => revoke.all({ at, id }).length),
+          keyWrite(() => sql.revoke.all({ at, id }).length),
           (updated) => updated === 0 ? Effect.fail(new Errors.KeyNotFound({ id })) : Effect.void
         ),
       rotateKey: (oldId, oldExpiresAt, newKey) =>
@@ -173,10 +177,10 @@ export const make = (
           keyWrite(() => {
             // The new key only when the old one exists and was never rotated: the check and both
             // writes are one transaction. Refused: what stopped it (the key's successor, or no key).
-            if (rotateOut.all({ at: oldExpiresAt, id: oldId, successor: newKey.id }).length === 0) {
-              return { refused: successorOf.get(oldId) as string | null | undefined }
+            if (sql.rotateOut.all({ at: oldExpiresAt, id: oldId, successor: newKey.id }).length === 0) {
+              return { refused: sql.successorOf.get(oldId) as string | null | undefined }
             }
-            insertKeyRow.run(...keyValues(newKey))
+            sql.insertKeyRow.run(...keyValues(newKey))
             return undefined
           }),
           (outcome) => outcome === undefined ? Effect.void : AccountStore.refusedRotation(oldId, outcome.refused)
