@@ -85,7 +85,6 @@ export const makeMemory = (): PetRepository["Service"] => {
   const changes = changeListeners()
   return {
     onChange: changes.onChange,
-    // Each completes at once, in one synchronous step (`Effect.sync`).
     insert: (draft) =>
       Effect.sync(() => {
         const pet: Pet = { id: nextId++ as PetId, ...draft }

@@ -99,7 +99,6 @@ export class Pets extends Context.Service<
           const kept = fullPages.get(key)
           if (kept !== undefined) return Effect.succeed(kept)
           // One extra row tells whether a next page exists, so a page with a next link is always full.
-          // The page is built in a step after the repository's read (`Effect.map`).
           const before = generation
           return Effect.map(repo.listAfter({ afterId, status, limit: limit + 1 }), (rows): Page => {
             if (rows.length <= limit) return { pets: rows, next: Option.none() }
