@@ -37,12 +37,6 @@ const codePoints = (s: string): number => {
   return n
 }
 
-/**
- * A name is kept as sent; it must contain a non-blank character and be at most 256 code points.
- * `\S` in an ECMA-262 pattern and `String.prototype.trim` agree on what is blank.
- *
- * @category schemas
- */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /** Whether `s` is well-formed Unicode: no lone surrogate (`String.prototype.isWellFormed`, ES2024). */
@@ -50,10 +44,11 @@ export const isWellFormed = (s: string): boolean => !LONE_SURROGATE.test(s)
 
 const NAME_DESCRIPTION = "The animal's name: not blank, at most 256 characters, no NUL character."
 
-export const PetName = Schema.String.check(
-  Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank", {
-    toJsonSchema: () => ({ minLength: 1, pattern: "\\S" })
-  }),
+/**
+ * The checks of any text a store keeps: every store gives it back as it was sent. They add nothing
+ * to the JSON Schema.
+ */
+export const storableText = [
   // No store keeps text with U+0000 the same way (PostgreSQL refuses it): refused for all of them.
   Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain the NUL character (U+0000)", {
     toJsonSchema: () => [{}, true]
@@ -61,7 +56,20 @@ export const PetName = Schema.String.check(
   // A lone surrogate (`"\ud800"` in JSON) is no character: stored as UTF-8 it would come back changed.
   Schema.makeFilter((s: string) => isWellFormed(s) || "must be well-formed Unicode (no lone surrogate)", {
     toJsonSchema: () => [{}, true]
+  })
+] as const
+
+/**
+ * A name is kept as sent; it must contain a non-blank character and be at most 256 code points.
+ * `\S` in an ECMA-262 pattern and `String.prototype.trim` agree on what is blank.
+ *
+ * @category schemas
+ */
+export const PetName = Schema.String.check(
+  Schema.makeFilter((s: string) => s.trim().length > 0 || "must not be blank", {
+    toJsonSchema: () => ({ minLength: 1, pattern: "\\S" })
   }),
+  ...storableText,
   Schema.makeFilter((s: string) => codePoints(s) <= NAME_MAX_LENGTH || `must be at most ${NAME_MAX_LENGTH} characters`, {
     toJsonSchema: () => ({ maxLength: NAME_MAX_LENGTH })
   })
@@ -78,14 +86,16 @@ export type PetStatus = typeof PetStatus.Type
 export const DEFAULT_PET_STATUS: PetStatus = "available"
 
 /**
- * The creation body. Unknown fields, `id` among them, are ignored: the service assigns ids.
+ * The creation body, as the interface declares and decodes it. Unknown fields, `id` among them, are
+ * ignored: the service assigns ids. Optional keys are exact (absent, never `undefined`), so an
+ * explicit `null` status is refused with one clear issue.
  *
  * @category schemas
  */
 export const NewPet = Schema.Struct({
   name: PetName,
   categoryId: CategoryId,
-  status: Schema.optional(PetStatus)
+  status: Schema.optionalKey(PetStatus)
 }).annotate({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
 export type NewPet = typeof NewPet.Type
 
