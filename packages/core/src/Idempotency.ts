@@ -30,8 +30,8 @@ import {
 import type { Message } from "./Message.js"
 import { MessageQueue, queuedMessage, toMessage } from "./MessageQueue.js"
 import { MessageStore } from "./MessageStore.js"
-import { DEFAULT_PET_STATUS, type NewPet, type Pet } from "./Pet.js"
-import { type PetDraft, PetRepository } from "./PetRepository.js"
+import type { NewPet, Pet } from "./Pet.js"
+import { draftOf, PetRepository } from "./PetRepository.js"
 import { randomId, SecureRandom } from "./SecureRandom.js"
 
 /** The shortest retention of a key: 24 hours, as payment APIs keep theirs. */
@@ -184,7 +184,7 @@ export const make = (options: IdempotencyOptions) =>
 
     return Idempotency.of({
       createPet: (accountId, key, input) => {
-        const draft: PetDraft = { name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }
+        const draft = draftOf(input)
         return keyed(accountId, key, "createPet", draft, (request) => store.insertPet(request, draft), petOf)
       },
       submitMessage: (accountId, key, text) =>

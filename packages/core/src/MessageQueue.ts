@@ -24,7 +24,6 @@ import { MessageStore, type StoredMessage } from "./MessageStore.js"
 import { nextDelayMillis } from "./RetrySchedule.js"
 import { randomId, SecureRandom } from "./SecureRandom.js"
 
-/** How the queue runs its workers and retries. */
 export interface MessageQueueOptions {
   /** Worker fibers processing at once. */
   readonly concurrency: number
@@ -51,7 +50,6 @@ export interface MessageQueueOptions {
   readonly retryDelaysMillis?: ReadonlyArray<number> | undefined
 }
 
-/** The message queue's defaults. */
 export const DEFAULT_OPTIONS: MessageQueueOptions = {
   concurrency: 2,
   maxAttempts: 5,
@@ -101,7 +99,7 @@ export const toMessageDelivery = (m: StoredMessage): Message => ({
   ...(m.status === "failed" && m.lastError !== null ? { lastError: m.lastError } : {})
 })
 
-/** The queue of submitted messages: submits, reads and hands each to the message processor, with retries. @category services */
+/** @category services */
 export class MessageQueue extends Context.Service<
   MessageQueue,
   {
@@ -118,7 +116,88 @@ export class MessageQueue extends Context.Service<
     Layer.effect(MessageQueue, make({ ...DEFAULT_OPTIONS, ...options }))
 }
 
-/** Builds the message queue over the message store and the processor. @category constructors */
+/** The delay before a message's next attempt, none when it has had its last. */
+const nextDelayOf = (options: MessageQueueOptions) => {
+  const schedule = options.retryDelaysMillis
+  return (attempts: number, jitter: number, retryAfterMillis: number | undefined): Option.Option<number> =>
+    schedule !== undefined
+      ? nextDelayMillis(schedule, attempts, jitter, retryAfterMillis)
+      : attempts >= options.maxAttempts
+      ? Option.none()
+      : Option.some(backoffMillis(attempts, options, jitter))
+}
+
+/** One attempt at a claimed message, its outcome recorded: delivered, retried later, or failed. */
+const attemptWith = (
+  store: MessageStore["Service"],
+  processor: MessageProcessor["Service"],
+  leases: LeaseWatch.LeaseWatch,
+  options: MessageQueueOptions
+) => {
+  const nextDelay = nextDelayOf(options)
+  return (m: StoredMessage, slot: LeaseWatch.Slot) =>
+    Effect.gen(function*() {
+      // The processor's own work stays interruptible, so the lease's watch (and shutdown) can cut a
+      // hung attempt; recording the outcome around it does not.
+      yield* leases.begin(slot, LeaseWatch.cutAt(m.leaseUntil, options.leaseMillis))
+      const exit = yield* Effect.suspend(() =>
+        processor.process({
+          id: m.id,
+          accountId: m.accountId,
+          message: m.message,
+          attempt: m.attempts,
+          createdAt: m.createdAt
+        })
+      ).pipe(
+        Effect.interruptible,
+        // A crash is a failure like any other; the message shows a stable reason, the log the defect.
+        Effect.catchDefect((defect) =>
+          Effect.andThen(
+            Effect.logWarning("message processor: defect", Cause.die(defect)),
+            Effect.fail({ reason: "processing failed: internal error" })
+          )
+        ),
+        Effect.ensuring(Effect.sync(() => leases.end(slot))),
+        Effect.exit
+      )
+      const now = yield* Clock.currentTimeMillis
+      if (Exit.isSuccess(exit)) return yield* store.markDelivered(m.id, now)
+      const failure: { reason: string; retryAfterMillis?: number | undefined; final?: boolean | undefined } | undefined =
+        LeaseWatch.wasCut(slot, exit)
+          ? { reason: "processing took longer than the lease" }
+          : Option.getOrUndefined(Cause.findErrorOption(exit.cause))
+      // Interrupted at shutdown: the message stays leased, and is taken again once the lease ends.
+      if (failure === undefined) return yield* Effect.failCause(exit.cause)
+      const delay = failure.final === true ? Option.none() : nextDelay(m.attempts, yield* Random.next, failure.retryAfterMillis)
+      if (Option.isNone(delay)) return yield* store.markFailed(m.id, now, failure.reason)
+      yield* store.markRetry(m.id, now, now + delay.value, failure.reason)
+    })
+}
+
+/**
+ * The messages each account has in workers now, and the accounts at their bound (`perAccount`),
+ * whose messages the workers skip; a worker idle because of them is woken when one leaves.
+ */
+const accountBounds = (perAccount: number, wake: Queue.Queue<void>) => {
+  const inFlight = new Map<string, number>()
+  const saturated = new Set<string>()
+  const skipped = (): ReadonlyArray<string> => saturated.size === 0 ? [] : [...saturated]
+  const enter = (accountId: string) => {
+    const n = (inFlight.get(accountId) ?? 0) + 1
+    inFlight.set(accountId, n)
+    if (n >= perAccount) saturated.add(accountId)
+  }
+  const leave = (accountId: string) => {
+    const n = inFlight.get(accountId)! - 1
+    if (n === 0) inFlight.delete(accountId)
+    else inFlight.set(accountId, n)
+    // A worker idle because every claimable message was of a saturated account looks again.
+    if (saturated.delete(accountId)) Queue.offerUnsafe(wake, undefined)
+  }
+  return { enter, leave, saturated, skipped }
+}
+
+/** @category constructors */
 export const make = (options: MessageQueueOptions) =>
   Effect.gen(function*() {
     const store = yield* MessageStore
@@ -128,69 +207,9 @@ export const make = (options: MessageQueueOptions) =>
     // Started before the workers, so it is stopped after their drain (finalizers run in reverse).
     const leases = yield* LeaseWatch.make
     let draining = false
-    const schedule = options.retryDelaysMillis
-    const nextDelay = (attempts: number, jitter: number, retryAfterMillis: number | undefined): Option.Option<number> =>
-      schedule !== undefined
-        ? nextDelayMillis(schedule, attempts, jitter, retryAfterMillis)
-        : attempts >= options.maxAttempts
-        ? Option.none()
-        : Option.some(backoffMillis(attempts, options, jitter))
 
-    const attempt = (m: StoredMessage, slot: LeaseWatch.Slot) =>
-      Effect.gen(function*() {
-        // The processor's own work stays interruptible, so the lease's watch (and shutdown) can cut a
-        // hung attempt; recording the outcome around it does not.
-        yield* leases.begin(slot, LeaseWatch.cutAt(m.leaseUntil, options.leaseMillis))
-        const exit = yield* Effect.suspend(() =>
-          processor.process({
-            id: m.id,
-            accountId: m.accountId,
-            message: m.message,
-            attempt: m.attempts,
-            createdAt: m.createdAt
-          })
-        ).pipe(
-          Effect.interruptible,
-          // A crash is a failure like any other; the message shows a stable reason, the log the defect.
-          Effect.catchDefect((defect) =>
-            Effect.andThen(
-              Effect.logWarning("message processor: defect", Cause.die(defect)),
-              Effect.fail({ reason: "processing failed: internal error" })
-            )
-          ),
-          Effect.ensuring(Effect.sync(() => leases.end(slot))),
-          Effect.exit
-        )
-        const now = yield* Clock.currentTimeMillis
-        if (Exit.isSuccess(exit)) return yield* store.markDelivered(m.id, now)
-        const failure: { reason: string; retryAfterMillis?: number | undefined; final?: boolean | undefined } | undefined =
-          LeaseWatch.wasCut(slot, exit)
-            ? { reason: "processing took longer than the lease" }
-            : Option.getOrUndefined(Cause.findErrorOption(exit.cause))
-        // Interrupted at shutdown: the message stays leased, and is taken again once the lease ends.
-        if (failure === undefined) return yield* Effect.failCause(exit.cause)
-        const delay = failure.final === true ? Option.none() : nextDelay(m.attempts, yield* Random.next, failure.retryAfterMillis)
-        if (Option.isNone(delay)) return yield* store.markFailed(m.id, now, failure.reason)
-        yield* store.markRetry(m.id, now, now + delay.value, failure.reason)
-      })
-
-    // The messages each account has in workers now, and those of the accounts at their bound.
-    const inFlight = new Map<string, number>()
-    const saturated = new Set<string>()
-    const perAccount = options.maxInFlightPerAccount ?? Infinity
-    const skipped = (): ReadonlyArray<string> => saturated.size === 0 ? [] : [...saturated]
-    const enter = (accountId: string) => {
-      const n = (inFlight.get(accountId) ?? 0) + 1
-      inFlight.set(accountId, n)
-      if (n >= perAccount) saturated.add(accountId)
-    }
-    const leave = (accountId: string) => {
-      const n = inFlight.get(accountId)! - 1
-      if (n === 0) inFlight.delete(accountId)
-      else inFlight.set(accountId, n)
-      // A worker idle because every claimable message was of a saturated account looks again.
-      if (saturated.delete(accountId)) Queue.offerUnsafe(wake, undefined)
-    }
+    const attempt = attemptWith(store, processor, leases, options)
+    const { enter, leave, saturated, skipped } = accountBounds(options.maxInFlightPerAccount ?? Infinity, wake)
 
     /** Waits for a wake or the next message due; with accounts skipped, the store's next due may be theirs. */
     const idle = (skipping: boolean) =>

@@ -9,14 +9,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { StoreUnavailable } from "./Errors.js"
-import type { CategoryId, Pet, PetId, PetStatus } from "./Pet.js"
+import { DEFAULT_PET_STATUS, type NewPet, type Pet, type PetId, type PetStatus } from "./Pet.js"
 
 /** A pet as it is stored: everything but the id, which the store assigns. */
-export interface PetDraft {
-  readonly name: string
-  readonly categoryId: CategoryId
-  readonly status: PetStatus
-}
+export type PetDraft = Omit<Pet, "id">
+
+/** What a creation body stores: its fields, with the defaults of those it leaves out. */
+export const draftOf = (input: NewPet): PetDraft => ({ ...input, status: input.status ?? DEFAULT_PET_STATUS })
 
 /** The port of the animals, which each store implements. @category services */
 export class PetRepository extends Context.Service<
@@ -86,10 +85,9 @@ export const makeMemory = (): PetRepository["Service"] => {
   const changes = changeListeners()
   return {
     onChange: changes.onChange,
-    // Each completes at once, in one synchronous step (`Effect.sync`).
     insert: (draft) =>
       Effect.sync(() => {
-        const pet: Pet = { id: nextId++ as PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }
+        const pet: Pet = { id: nextId++ as PetId, ...draft }
         all.push(pet)
         byStatus[pet.status].push(pet)
         return pet

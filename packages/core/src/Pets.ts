@@ -11,8 +11,8 @@ import * as Option from "effect/Option"
 import * as BoundedCache from "./BoundedCache.js"
 import { InvalidCursor, PetNotFound, type StoreUnavailable } from "./Errors.js"
 import { CursorSigner } from "./PageCursor.js"
-import { DEFAULT_PET_STATUS, type NewPet, type Pet, type PetId, type PetStatus } from "./Pet.js"
-import { PetRepository } from "./PetRepository.js"
+import type { NewPet, Pet, PetId, PetStatus } from "./Pet.js"
+import { draftOf, PetRepository } from "./PetRepository.js"
 
 /** How many full pages are kept in memory (the cache starts over beyond). */
 const FULL_PAGES_KEPT = 4096
@@ -85,8 +85,7 @@ export class Pets extends Context.Service<
         fullPages.clear()
       })
       return Pets.of({
-        create: (input) =>
-          repo.insert({ name: input.name, categoryId: input.categoryId, status: input.status ?? DEFAULT_PET_STATUS }),
+        create: (input) => repo.insert(draftOf(input)),
         list: ({ cursor, limit, status }) => {
           let afterId = 0
           if (Option.isSome(cursor)) {
@@ -101,7 +100,6 @@ export class Pets extends Context.Service<
           const kept = fullPages.get(key)
           if (kept !== undefined) return Effect.succeed(kept)
           // One extra row tells whether a next page exists, so a page with a next link is always full.
-          // The page is built in a step after the repository's read (`Effect.map`).
           const before = generation
           return Effect.map(repo.listAfter({ afterId, status, limit: limit + 1 }), (rows): Page => {
             if (rows.length <= limit) return { pets: rows, next: Option.none() }

@@ -10,12 +10,12 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as AddressLimit from "./AddressLimit.js"
 import * as BanPolicy from "./BanPolicy.js"
 import * as DailyQuota from "./DailyQuota.js"
 import type { StoreUnavailable } from "./Errors.js"
 import * as LimitDecision from "./LimitDecision.js"
 import type { PlanLimits } from "./Plan.js"
-import * as TokenBucket from "./TokenBucket.js"
 
 /** The rate limiter's options: the ban policy and the limit on failed authentication. */
 export interface RateLimiterOptions {
@@ -111,11 +111,10 @@ const store = (r: UsageRecord, u: LimitDecision.AccountUsage): void => {
  */
 export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clock.Clock.defaultValue()): RateLimiter["Service"] => {
   // One flat, mutable record per active account (the pure decision works on immutable views of it):
-  // four numbers and a map entry, which keeps a million active accounts well under 128 MB.
+  // four numbers and a map entry (what that costs per account is in docs/performance.md).
   const usage = new Map<string, UsageRecord>()
   const standings = new Map<string, BanPolicy.KeyStanding>()
-  const addresses = new Map<string, TokenBucket.TokenBucketState>()
-  const addressesKept = options.failedAuthAddressesKept ?? 100_000
+  const addresses = AddressLimit.make(options.failedAuthPerMinute, options.failedAuthAddressesKept ?? 100_000)
   // Daily counts loaded at start-up, applied at each account's first request (its limits are known then).
   const restoredQuotas = new Map<string, DailyQuota.DailyQuotaState>()
   // Accounts whose record is marked `changed`, each once: a flag on the record instead of a set
@@ -128,11 +127,7 @@ export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clo
   const sweep = (now: number) => {
     if (now - lastSweep < SWEEP_INTERVAL_MS) return
     lastSweep = now
-    for (const [address, bucket] of addresses) {
-      if (TokenBucket.refill(bucket, options.failedAuthPerMinute, now).units >= options.failedAuthPerMinute * TokenBucket.UNIT) {
-        addresses.delete(address)
-      }
-    }
+    addresses.forgetFull(now)
     for (const [keyId, s] of standings) {
       if (s.bannedUntil <= now && s.waitUntil <= now && now - s.bannedUntil >= options.ban.memoryMillis && !dirtyStandings.has(keyId)) {
         standings.delete(keyId)
@@ -167,14 +162,9 @@ export const makeMemory = (options: RateLimiterOptions, clock: Clock.Clock = Clo
     return next.decision
   }
   const decideAddress = (address: string, now: number): LimitDecision.Decision => {
-    // Bounded like a `BoundedCache`: a new address at a full record empties it, which only gives
-    // every address its failures back early (a flood of addresses cannot grow the record).
-    if (addresses.size >= addressesKept && !addresses.has(address)) addresses.clear()
-    const before = addresses.get(address) ?? TokenBucket.full(options.failedAuthPerMinute, now)
-    const next = LimitDecision.decideAddress(options.failedAuthPerMinute, before, now)
-    addresses.set(address, next.bucket)
+    const decision = addresses.decide(address, now)
     sweep(now)
-    return next.decision
+    return decision
   }
 
   return RateLimiter.of({

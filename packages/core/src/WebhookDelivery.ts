@@ -85,7 +85,6 @@ export class WebhookSender extends Context.Service<
   }
 >()("@petstore/core/WebhookSender") {}
 
-/** The deadlines and caps of webhook delivery. */
 export interface WebhookDeliveryOptions {
   /** Each attempt's deadline, connection included (an unanswered attempt is a failure). */
   readonly attemptTimeoutMillis: number
@@ -95,7 +94,6 @@ export interface WebhookDeliveryOptions {
   readonly maxInFlightPerEndpoint: number
 }
 
-/** The defaults of webhook delivery. */
 export const DEFAULT_OPTIONS: WebhookDeliveryOptions = {
   attemptTimeoutMillis: 15_000,
   disableAfterMillis: 5 * 24 * 3600 * 1000,
@@ -147,69 +145,83 @@ const readEveryEndpoint = (endpoints: WebhookEndpointStore["Service"]) =>
     }
   }).pipe(Effect.catchTag("StoreUnavailable", () => Effect.logDebug("webhook endpoints not read at start: store unavailable")))
 
-/** Builds the webhook delivery processor over the endpoint and attempt stores. @category constructors */
+/** The permits of each account's endpoint, made at its first delivery. */
+const permitsByAccount = (maxInFlight: number) => {
+  const permits = new Map<string, EndpointPermits.EndpointPermits>()
+  return (accountId: string) => {
+    let pool = permits.get(accountId)
+    if (pool === undefined) {
+      pool = EndpointPermits.make(maxInFlight)
+      permits.set(accountId, pool)
+    }
+    return pool
+  }
+}
+
+/** The attempt's exchange with the endpoint: the request sent and its answer (or none), timed. */
+const exchangeWith = (sender: WebhookSender["Service"], options: WebhookDeliveryOptions) =>
+(endpoint: WebhookEndpoint, m: ProcessableMessage) =>
+  Effect.gen(function*() {
+    const startedAt = yield* Clock.currentTimeMillis
+    const outcome = yield* sender.send(deliveryRequest(endpoint, m, startedAt, options.attemptTimeoutMillis))
+    const endedAt = yield* Clock.currentTimeMillis
+    return { startedAt, outcome, endedAt }
+  })
+
+/** What an exchange leaves: the attempt's row, the endpoint's failing streak, and the message's failure if any. */
+const settleWith = (
+  endpoints: WebhookEndpointStore["Service"],
+  attempts: WebhookAttemptStore["Service"],
+  options: WebhookDeliveryOptions
+) =>
+(
+  endpoint: WebhookEndpoint,
+  m: ProcessableMessage,
+  { endedAt, outcome, startedAt }: Effect.Success<ReturnType<ReturnType<typeof exchangeWith>>>,
+  onRecorded: () => void
+) =>
+  Effect.gen(function*() {
+    const error = outcome._tag === "NoAnswer"
+      ? outcome.error
+      : isSuccess(outcome.status)
+      ? null
+      : `answered ${outcome.status}`
+    yield* attempts.record({
+      messageId: m.id,
+      accountId: m.accountId,
+      attempt: m.attempt,
+      url: endpoint.url,
+      startedAt,
+      durationMillis: endedAt - startedAt,
+      statusCode: outcome._tag === "Answered" ? outcome.status : null,
+      error
+    })
+    onRecorded()
+    // A success ends a failing streak; without one there is nothing to write.
+    if (error === null) return endpoint.failingSince === null ? undefined : yield* endpoints.recordSuccess(m.accountId)
+    // 410 Gone: the receiver says the endpoint is gone for good (Standard Webhooks): disable it now.
+    const disableAfter = outcome._tag === "Answered" && outcome.status === 410 ? 0 : options.disableAfterMillis
+    const change = yield* endpoints.recordFailure(m.accountId, endedAt, disableAfter, `failing since a delivery ${error}`)
+    return yield* Effect.fail(
+      new ProcessingFailed({
+        reason: publicReason.outcome(outcome, options.attemptTimeoutMillis),
+        retryAfterMillis: outcome._tag === "Answered" ? outcome.retryAfterMillis : undefined,
+        final: change === "disabled"
+      })
+    )
+  })
+
+/** @category constructors */
 export const make = (options: WebhookDeliveryOptions) =>
   Effect.gen(function*() {
     const endpoints = yield* WebhookEndpointStore
     const attempts = yield* WebhookAttemptStore
     const sender = yield* WebhookSender
-    const permits = new Map<string, EndpointPermits.EndpointPermits>()
-    const permitOf = (accountId: string) => {
-      let pool = permits.get(accountId)
-      if (pool === undefined) {
-        pool = EndpointPermits.make(options.maxInFlightPerEndpoint)
-        permits.set(accountId, pool)
-      }
-      return pool
-    }
+    const permitOf = permitsByAccount(options.maxInFlightPerEndpoint)
     const storeFailure = new ProcessingFailed({ reason: publicReason.storeUnavailable })
 
-    /** The attempt's exchange with the endpoint: the request sent and its answer (or none), timed. */
-    const exchange = (endpoint: WebhookEndpoint, m: ProcessableMessage) =>
-      Effect.gen(function*() {
-        const startedAt = yield* Clock.currentTimeMillis
-        const outcome = yield* sender.send(deliveryRequest(endpoint, m, startedAt, options.attemptTimeoutMillis))
-        const endedAt = yield* Clock.currentTimeMillis
-        return { startedAt, outcome, endedAt }
-      })
-
-    /** What an exchange leaves: the attempt's row, the endpoint's failing streak, and the message's failure if any. */
-    const settle = (
-      endpoint: WebhookEndpoint,
-      m: ProcessableMessage,
-      { endedAt, outcome, startedAt }: Effect.Success<ReturnType<typeof exchange>>,
-      onRecorded: () => void
-    ) =>
-      Effect.gen(function*() {
-        const error = outcome._tag === "NoAnswer"
-          ? outcome.error
-          : isSuccess(outcome.status)
-          ? null
-          : `answered ${outcome.status}`
-        yield* attempts.record({
-          messageId: m.id,
-          accountId: m.accountId,
-          attempt: m.attempt,
-          url: endpoint.url,
-          startedAt,
-          durationMillis: endedAt - startedAt,
-          statusCode: outcome._tag === "Answered" ? outcome.status : null,
-          error
-        })
-        onRecorded()
-        // A success ends a failing streak; without one there is nothing to write.
-        if (error === null) return endpoint.failingSince === null ? undefined : yield* endpoints.recordSuccess(m.accountId)
-        // 410 Gone: the receiver says the endpoint is gone for good (Standard Webhooks): disable it now.
-        const disableAfter = outcome._tag === "Answered" && outcome.status === 410 ? 0 : options.disableAfterMillis
-        const change = yield* endpoints.recordFailure(m.accountId, endedAt, disableAfter, `failing since a delivery ${error}`)
-        return yield* Effect.fail(
-          new ProcessingFailed({
-            reason: publicReason.outcome(outcome, options.attemptTimeoutMillis),
-            retryAfterMillis: outcome._tag === "Answered" ? outcome.retryAfterMillis : undefined,
-            final: change === "disabled"
-          })
-        )
-      })
+    const exchange = exchangeWith(sender, options)
+    const settle = settleWith(endpoints, attempts, options)
 
     /**
      * An attempt not made (or cut short), logged with `detail` so the message's history says why and an

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import * as ErrorBody from "../src/ErrorBody.js"
 import * as Errors from "../src/Errors.js"
 import * as Message from "../src/Message.js"
 import { jsonSchemaOf } from "./support/JsonSchema.js"
@@ -21,16 +20,6 @@ describe("Message", () => {
     expect(Object.keys(json.$defs)).toEqual(expect.arrayContaining(["Message", "MessageId", "MessageStatus"]))
     expect(json.$defs.Message!.properties!.createdAt).toMatchObject({ type: "string", format: "date-time" })
     expect(Object.keys((jsonSchemaOf(Message.NewMessage) as unknown as { $defs: object }).$defs)).toContain("NewMessage")
-  })
-
-  it("ErrorBody is {code, message, status: integer}, named Error", () => {
-    expect(Schema.decodeUnknownSync(ErrorBody.ErrorBody)({ code: "x", message: "y", status: 400 })).toEqual({
-      code: "x",
-      message: "y",
-      status: 400
-    })
-    expect(Result.isFailure(Schema.decodeUnknownResult(ErrorBody.ErrorBody)({ code: "x", message: "y", status: 4.5 }))).toBe(true)
-    expect(Object.keys((jsonSchemaOf(ErrorBody.ErrorBody) as unknown as { $defs: object }).$defs)).toContain("Error")
   })
 
   it("domain errors are tagged and carry what a caller needs", () => {

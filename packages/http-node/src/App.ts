@@ -3,13 +3,14 @@
  * of the API goes through named stages, listed in order below (`PUBLIC_STAGES`, `ADMIN_STAGES`),
  * each in its own module under `internal/stages`:
  *
- *   authenticate → admit (401, 429) → route (404, 405) → read body (413, 400) → decode (400) →
- *   operate → write
+ *   authenticate → admit (401, 429) → route (404, 405) → read body (413, 400) → decode (400) → operate
  *
- * Each stage answers "go on" or "answer with this"; the first answer is written (`write`, each
- * stage's headers merged once) and whatever escapes the stages is answered once (`recover`: 503,
- * 500). The admin API takes the same route stages behind its own gate; health, the document and
- * its page are answered before any stage. Everything that does not depend on the request (routes,
+ * Each stage answers "go on" or "answer with this", and reads only what the stages before it set
+ * (the exchange is typed by stage: a list in the wrong order does not compile). The first answer
+ * is made the response by `write` (each stage's headers merged once), after the stages, not one of
+ * them; whatever escapes the stages is answered once (`recover`: 503, 500). The admin API takes the
+ * same route stages behind its own gate; health, the document and its page are answered before any
+ * stage. Everything that does not depend on the request (routes,
  * decoders, encoders, static answers) is built once here, when the layer is built; the OpenAPI
  * document and its page once, at their first request.
  *
@@ -22,18 +23,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import { AdminApi } from "./AdminApi.js"
+import { ADMIN_OPERATIONS, AdminApi } from "./AdminApi.js"
 import { Api, makeApi, OPERATIONS, PUBLIC_PREFIX } from "./Api.js"
 import type { AppRequest } from "./AppRequest.js"
 import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
 import type * as ErrorResponse from "./ErrorResponse.js"
 import * as AdminGate from "./internal/adminGate.js"
-import * as Admin from "./internal/adminOperations.js"
 import * as ApiReference from "./internal/openapi/apiReference.js"
 import { clientAddress, clientHost } from "./internal/credentials.js"
 import * as Health from "./internal/health.js"
 import * as Limits from "./internal/limits.js"
 import * as UsageCount from "./internal/usageCount.js"
+import type { AdminContext } from "./internal/operations/operation.js"
 import * as Operations from "./internal/operations/operations.js"
 import * as Routes from "./internal/routes.js"
 import * as AdminGateStage from "./internal/stages/adminGate.js"
@@ -68,7 +69,6 @@ export const methodsOf = (app: App["Service"]): ReadonlyArray<string> => app.met
 /** Largest accepted request body, in bytes. */
 export const BODY_LIMIT = Limits.BODY_LIMIT
 
-/** What the application needs beside the core's services: base path, admin token, proxies, servers. */
 export interface AppOptions {
   readonly quickstartBasePath: `/${string}`
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
@@ -96,14 +96,14 @@ export interface AppOptions {
   } | undefined
 }
 
-/** The application: one request in, one answer out, whatever the host. @category services */
+/** @category services */
 export class App extends Context.Service<
   App,
   {
     /**
      * The answer to `request`, as an effect that does nothing until it runs (and all of it each time
      * it does). The servers run each request in a fiber of its own, with the services the
-     * application was built with (`internal/hosts/runner.ts`); the Effect host runs it in the host's fiber.
+     * application was built with (`internal/hosts/nodeHost.ts`); the Effect host runs it in the host's fiber.
      */
     readonly handle: (request: AppRequest) => Effect.Effect<AppResponse>
     /**
@@ -140,7 +140,29 @@ const noFavicon = (): AppResponse => ({
   route: "GET /favicon.ico"
 })
 
-/** Builds the application from the core's services and `options`. @category constructors */
+/**
+ * `write` for the public API: a request refused before routing (401, 429) is written with the route
+ * it asked for, for its access line. Only refusals pay for the lookup.
+ */
+const writeAsked = (routes: Routes.RouteTable<Routes.RouteContext, ErrorResponse.OperationError>) =>
+(exchange: Exchange.Exchange, answer: Answer): AppResponse => {
+  const response = write(exchange, answer)
+  if (response.route === undefined && (response.status === 401 || response.status === 429)) {
+    const found = routes.find(exchange.request.method, exchange.request.url)
+    if (found !== undefined) response.askedRoute = found.handler.template
+  }
+  return response
+}
+
+/** The paths an application made with `options` answers (see `App.paths`). */
+const servedPaths = (options: AppOptions): ReadonlyArray<string> => {
+  const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
+  if (Option.isSome(options.adminToken)) paths.add("/admin/")
+  if (Option.isSome(options.adminToken) && options.metrics !== undefined) paths.add("/metrics")
+  return [...paths]
+}
+
+/** @category constructors */
 export const make = (options: AppOptions): Effect.Effect<App["Service"], never, AppServices> =>
   Effect.gen(function*() {
     const api = makeApi(options.quickstartBasePath)
@@ -160,41 +182,39 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
     const publicRoutes = Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS)))
 
     /** The stages of a request of the public API, in order. */
-    const PUBLIC_STAGES: ReadonlyArray<Pipeline.Stage> = [
-      Authenticate.make(yield* Accounts.Accounts),
-      Admit.make({ limiter: yield* RateLimiter.RateLimiter, clientAddress: addressOf }),
-      Route.make({
+    const PUBLIC_STAGES = Pipeline.begin()
+      .then(Authenticate.make(yield* Accounts.Accounts))
+      .then(Admit.make({ limiter: yield* RateLimiter.RateLimiter, clientAddress: addressOf }))
+      .then(Route.make({
         routes: publicRoutes,
         // The open document is a route too: other methods on it are 405 (after authentication, like any route).
         allowedElsewhere: (url) => (pathOf(url) === openApiPath ? "GET, HEAD" : undefined),
         operationHeaders: Operations.headers(OPERATIONS)
-      }),
-      ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: false }),
-      decode,
-      Operate.make((exchange, path): Routes.RouteContext => ({
+      }))
+      .then(ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: false }))
+      .then(decode)
+      .then(Operate.make((exchange: Exchange.Start & Exchange.Admitted, path): Routes.RouteContext => ({
         path: exchange.basePath + path,
-        principal: exchange.principal!,
+        principal: exchange.principal,
         decision: exchange.decision,
         header: exchange.request.header
-      }))
-    ]
+      })))
 
     /** The stages of a request of the admin API, in order. */
-    const ADMIN_STAGES: ReadonlyArray<Pipeline.Stage> = [
-      adminGate,
-      Route.make({
-        routes: Routes.table(Routes.compile<Admin.AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Admin.handlers)),
+    const ADMIN_STAGES = Pipeline.begin()
+      .then(adminGate)
+      .then(Route.make({
+        routes: Routes.table(Routes.compile<AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Operations.handlers(ADMIN_OPERATIONS))),
         allowedElsewhere: () => undefined,
         operationHeaders: {}
-      }),
-      ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: true }),
-      decode,
-      Operate.make((exchange, path): Admin.AdminContext => ({ path, basePath: exchange.basePath }))
-    ]
+      }))
+      .then(ReadBody.make({ bodyLimit: BODY_LIMIT, emptyBodyIsObject: true }))
+      .then(decode)
+      .then(Operate.make((exchange: Exchange.Start, path): AdminContext => ({ path, basePath: exchange.basePath })))
 
     /** The stages of `GET /metrics`, in order (when metrics are on). */
     const metrics = options.metrics
-    const METRICS_STAGES: ReadonlyArray<Pipeline.Stage> = metrics === undefined ? [] : [adminGate, Scrape.make(metrics)]
+    const METRICS_STAGES = metrics === undefined ? Pipeline.begin() : Pipeline.begin().then(adminGate).then(Scrape.make(metrics))
 
     // Readiness ports come with the stores' adapters when they have them (read here, absent: up);
     // `/readyz` and the requests refused for an outage share what is known of it.
@@ -215,18 +235,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
       return Effect.map(recover(stages, exchange), (answer) => finish(exchange, answer))
     }
 
-    /**
-     * A public request refused before routing (401, 429) is written with the route it asked for,
-     * for its access line. Only refusals pay for the lookup.
-     */
-    const writePublic = (exchange: Exchange.Exchange, answer: Answer): AppResponse => {
-      const response = write(exchange, answer)
-      if (response.route === undefined && (response.status === 401 || response.status === 429)) {
-        const found = publicRoutes.find(exchange.request.method, exchange.request.url)
-        if (found !== undefined) response.askedRoute = found.handler.template
-      }
-      return response
-    }
+    const writePublic = writeAsked(publicRoutes)
 
     const health = Health.make(readiness.report)
     const openApi = (): AppResponse => ({
@@ -249,9 +258,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
       return path === "/admin" || path.startsWith("/admin/") ? serve(ADMIN, request, write) : serve(PUBLIC, request, writePublic)
     }
 
-    const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
-    if (Option.isSome(options.adminToken)) paths.add("/admin/")
-    if (Option.isSome(options.adminToken) && metrics !== undefined) paths.add("/metrics")
     const observe = yield* RequestObserver.make({
       ...options.observe,
       record: metrics?.record,
@@ -262,7 +268,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
     return App.of({
       // Lazy: nothing of the request is done before its effect runs.
       handle: (request) => Effect.suspend(() => (observed)(request)),
-      paths: [...paths],
+      paths: servedPaths(options),
       methods: Routes.methods([api, AdminApi]),
       startDraining: health.startDraining
     })

@@ -28,7 +28,7 @@ import * as RequestId from "./internal/requestId.js"
 import * as Body from "./internal/hosts/body.js"
 import * as Chunks from "./internal/hosts/chunks.js"
 import * as Mount from "./internal/hosts/mount.js"
-import * as NodeRequest from "./internal/hosts/nodeRequest.js"
+import * as NodeHost from "./internal/hosts/nodeHost.js"
 
 /** An answer to the request in context: what a host's `HttpRouter` mounts. */
 export type HttpApp = Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
@@ -48,7 +48,7 @@ export interface HttpAppOptions {
 const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<BodyResult> => {
   const source = (request as { readonly source?: unknown }).source
   if (source instanceof IncomingMessage) {
-    return Effect.callback<BodyResult>((resume) => NodeRequest.readBody(source, limit, (body) => resume(Effect.succeed(body))))
+    return Effect.callback<BodyResult>((resume) => NodeHost.readBody(source, limit, (body) => resume(Effect.succeed(body))))
   }
   return Effect.promise(() =>
     Body.readStream(Stream.toReadableStream(request.stream), request.headers["content-length"], limit)

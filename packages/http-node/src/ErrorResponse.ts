@@ -1,12 +1,67 @@
 /**
- * The one error mapper: every failure becomes `{code, message, status}` with the status its code
- * belongs to. Domain errors of the core are translated here and nowhere else.
+ * The error catalogue: every stable `code` with its status and meaning, the `Error` body schema,
+ * and every message an Error body carries. Stages, operations, the admin API, the host and the
+ * `/docs` page take their refusals from here (the fixed ones built once in `STATIC`, the others
+ * from a failure's data by `fromOperationError` or a named constructor); no other module writes an
+ * error message. Domain errors of the core are translated here and nowhere else.
  *
  * @since 1.0.0
  */
 import { Errors, type Idempotency, type IdempotencyKey } from "@petstore/core"
 import * as Data from "effect/Data"
-import { type ErrorCode, ERROR_CODES } from "./ErrorCodes.js"
+import * as Schema from "effect/Schema"
+import { BODY_LIMIT_TEXT } from "./internal/limits.js"
+
+/** Each code's status and meaning (the OpenAPI document's table of codes, and some responses' descriptions). */
+export const ERROR_CODES = {
+  invalid_request: {
+    status: 400,
+    description: "A query parameter, path parameter or body field is missing or invalid, or the request is not valid HTTP."
+  },
+  invalid_json: { status: 400, description: "The body is not valid JSON." },
+  unsupported_media_type: { status: 400, description: "A body was sent without `Content-Type: application/json`." },
+  invalid_cursor: { status: 400, description: "The page cursor was not issued by this service, was altered, or belongs to another status filter." },
+  invalid_idempotency_key: {
+    status: 400,
+    description: "The `Idempotency-Key` header is not 1 to 255 printable ASCII characters, bare or as a quoted string."
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    description: "A request with this `Idempotency-Key` is still being carried out; retry after `Retry-After` seconds."
+  },
+  key_already_rotated: {
+    status: 409,
+    description: "Admin API: the key was rotated already (a key is rotated once); the message names its successor, which is the key to rotate."
+  },
+  idempotency_key_reused: {
+    status: 422,
+    description: "This `Idempotency-Key` was used with another body or on another operation; use a new key for a new request."
+  },
+  unauthorized: { status: 401, description: "The API key (or admin token) is missing, malformed, unknown, revoked or expired." },
+  not_found: { status: 404, description: "No such route, animal or message." },
+  method_not_allowed: { status: 405, description: "The route exists but not with this method; see the `Allow` header." },
+  gone: { status: 410, description: "The operation has reached its sunset date and was removed." },
+  request_timeout: { status: 408, description: "The request was not received completely in time; the connection is closed." },
+  payload_too_large: { status: 413, description: `The body is larger than ${BODY_LIMIT_TEXT}.` },
+  expectation_failed: { status: 417, description: "The request's `Expect` header asks for something other than `100-continue`." },
+  headers_too_large: { status: 431, description: "The request's headers are larger than the server accepts (16 KiB)." },
+  rate_limited: { status: 429, description: "The per-minute limit of the account (or of failed authentications from this address) is exhausted; retry after `Retry-After` seconds." },
+  daily_quota_exceeded: { status: 429, description: "The account's daily quota is used up; it resets at 00:00 UTC (`Retry-After`)." },
+  key_banned: { status: 429, description: "The key kept sending while told to wait and is banned for `Retry-After` seconds." },
+  internal_error: { status: 500, description: "An unexpected error; it is logged, and no detail is exposed." },
+  unavailable: { status: 503, description: "The store cannot be reached, or the server holds as many connections as it may; nothing was written. Retry later (`Retry-After` when given)." }
+} as const satisfies Record<string, { readonly status: number; readonly description: string }>
+
+/** One of the stable codes. */
+export type ErrorCode = keyof typeof ERROR_CODES
+
+/** The one error body of the interface: `{code, message, status}`. @category schemas */
+export const ErrorBody = Schema.Struct({
+  code: Schema.String.annotate({ description: "Machine-readable error code (stable snake_case)." }),
+  message: Schema.String.annotate({ description: "Human-readable description." }),
+  status: Schema.Int.annotate({ description: "The HTTP status code." })
+}).annotate({ identifier: "Error", description: "Every error response has this body." })
+export type ErrorBody = typeof ErrorBody.Type
 
 /** An error answer: its status, its code, and the JSON Error body, serialized once. */
 export interface ErrorResult {
@@ -17,7 +72,12 @@ export interface ErrorResult {
   readonly headers?: Record<string, string> | undefined
 }
 
-/** The error answer with `code` (and the status it belongs to) and `message`. @category constructors */
+/**
+ * The error answer with `code` (and the status it belongs to) and `message`; the messages of the
+ * interface's own answers are all in this module.
+ *
+ * @category constructors
+ */
 export const make = (code: ErrorCode, message: string): ErrorResult => {
   const status = ERROR_CODES[code].status
   return { status, code, body: JSON.stringify({ code, message, status }) }
@@ -31,11 +91,22 @@ export const make = (code: ErrorCode, message: string): ErrorResult => {
 export const methodNotAllowed = (method: string, allow: string): ErrorResult =>
   make("method_not_allowed", `${method} is not allowed here; allowed: ${allow}.`)
 
-/** The operation is past its sunset; `message` says since when and what replaces it. @category errors */
-export class Gone extends Data.TaggedError("Gone")<{ readonly message: string }> {}
+/**
+ * The operation is past its sunset: `operation` (`GET /pets/{petId}`) was removed on `removedOn` (a
+ * day for people); `replacement` says what to use instead. @category errors
+ */
+export class Gone extends Data.TaggedError("Gone")<{
+  readonly operation: string
+  readonly removedOn: string
+  readonly replacement: string
+}> {}
 
-/** Input that passed the schema but cannot be used (an impossible date ...). @category errors */
-export class InvalidInput extends Data.TaggedError("InvalidInput")<{ readonly message: string }> {}
+/**
+ * Input that passed the schema but cannot be used: at `location` (`query`, `body expiresAt`), for
+ * `reason` (the core's, such as a range too long), or, without one, because it is not a date.
+ * @category errors
+ */
+export class InvalidInput extends Data.TaggedError("InvalidInput")<{ readonly location: string; readonly reason?: string | undefined }> {}
 
 /** The server counts no usage (`PETSTORE_USAGE=off`, or an application given no `Usage` service): 404. */
 export class UsageNotCounted extends Data.TaggedError("UsageNotCounted")<{}> {}
@@ -92,13 +163,13 @@ export const fromOperationError = (error: OperationError): ErrorResult => {
     case "InvalidExpiry":
       return make("invalid_request", `body expiresAt: ${new Date(error.expiresAt).toISOString()} is not in the future; a key must expire after it is issued.`)
     case "InvalidInput":
-      return make("invalid_request", error.message)
+      return make("invalid_request", `${error.location}: ${error.reason ?? "is not a valid date"}`)
     case "WebhookNotFound":
       return make("not_found", `The account ${JSON.stringify(error.accountId)} has no webhook endpoint.`)
     case "InvalidWebhookUrl":
       return make("invalid_request", `body url: ${error.reason}`)
     case "Gone":
-      return make("gone", error.message)
+      return make("gone", `${error.operation} was removed on ${error.removedOn}; use ${error.replacement}.`)
     case "UsageNotCounted":
       return make("not_found", "This server counts no usage.")
     case "InvalidIdempotencyKey":
@@ -133,8 +204,53 @@ export const STATIC = {
     "internal_error",
     "The request body was read by the server hosting this service before the service could read it; nothing was done."
   ),
-  unavailable: make("unavailable", `${STORE_UNAVAILABLE} Retry later.`)
+  unavailable: make("unavailable", `${STORE_UNAVAILABLE} Retry later.`),
+  tooManyConnections: make("unavailable", "The server holds as many connections as it may; retry in a moment."),
+  shuttingDown: make("unavailable", "Not ready: the server is shutting down."),
+  // The limiter's refusals of a key, by verdict.
+  rateLimited: make("rate_limited", "Rate limit exceeded; retry after the number of seconds in Retry-After."),
+  dailyQuotaExceeded: make("daily_quota_exceeded", "Daily quota exhausted; it resets at 00:00 UTC (see Retry-After)."),
+  keyBanned: make(
+    "key_banned",
+    "This key kept sending while told to wait and is temporarily banned; retry after the number of seconds in Retry-After."
+  ),
+  failedAuthLimited: make(
+    "rate_limited",
+    "Too many requests without a valid API key from this address; retry after the number of seconds in Retry-After."
+  ),
+  // Not the API key's message: the admin paths take the admin token, which an API key never is.
+  adminTokenRequired: make(
+    "unauthorized",
+    "The admin token is required: send `Authorization: Bearer <PETSTORE_ADMIN_TOKEN>` (an API key is not accepted here)."
+  ),
+  adminTokensLimited: make("rate_limited", "Too many failed admin tokens from this address; retry after `Retry-After` seconds."),
+  referenceAssetNotFound: make("not_found", "No such asset of the API reference; reload /docs."),
+  referenceAssetsLimited: make(
+    "rate_limited",
+    "Too many requests for the API reference's files from this address; retry after `Retry-After` seconds."
+  )
 } as const
+
+/** The 503 of `/readyz` when a port is down, naming why. @category constructors */
+export const notReady = (reasons: ReadonlyArray<string>): ErrorResult => make("unavailable", `Not ready: ${reasons.join("; ")}.`)
+
+/** The 400 of input a schema refused; `description` is the schema's account of it (`query parameter limit: …`). @category constructors */
+export const invalidRequest = (description: string): ErrorResult => make("invalid_request", description)
+
+/** What a query parameter given twice is refused with (part of the 400's description). */
+export const repeatedQueryParameter = (name: string): string => `query parameter ${name}: must be given at most once`
+
+/** Why a body is not acceptable JSON. @category models */
+export type JsonRefusal =
+  | { readonly _tag: "TooDeep"; readonly maxDepth: number }
+  | { readonly _tag: "NotJson"; readonly detail: string }
+
+/** The 400 `invalid_json` of a body that is not acceptable JSON. @category constructors */
+export const invalidJson = (refusal: JsonRefusal): ErrorResult =>
+  make(
+    "invalid_json",
+    refusal._tag === "TooDeep" ? `The body nests deeper than ${refusal.maxDepth} levels.` : `The body is not valid JSON: ${refusal.detail}`
+  )
 
 /**
  * A request node:http could not parse or did not receive in time (its `clientError`), by the

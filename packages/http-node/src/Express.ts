@@ -18,7 +18,7 @@ import type { BodyResult } from "./AppRequest.js"
 import * as Body from "./internal/hosts/body.js"
 import { BODY_LIMIT } from "./internal/limits.js"
 import * as Mount from "./internal/hosts/mount.js"
-import * as NodeServe from "./internal/hosts/nodeServe.js"
+import * as NodeHost from "./internal/hosts/nodeHost.js"
 
 /** Express's request, as far as the middleware reads it. */
 export type Request = IncomingMessage & { readonly originalUrl?: string; readonly body?: unknown }
@@ -62,7 +62,7 @@ export const make = (options: Options = {}): Effect.Effect<Middleware, never, Ap
   const basePath = Mount.normalizeBasePath(options.basePath)
   return Effect.gen(function*() {
     const paths = pathsOf(yield* App)
-    const serve = yield* NodeServe.make
+    const host = yield* NodeHost.make
     const route = (request: Request): string | undefined => {
       const url = Mount.routedUrl(request.originalUrl ?? request.url ?? "/", basePath)
       return url !== undefined && Mount.owns(paths, url) ? url : undefined
@@ -70,13 +70,13 @@ export const make = (options: Options = {}): Effect.Effect<Middleware, never, Ap
     const handler: RequestHandler = (request, response, next) => {
       const url = route(request)
       if (url === undefined) return next()
-      serve(request, response, url, basePath)
+      NodeHost.serve(host, request, url, basePath, response, host.write)
     }
     const onError: ErrorHandler = (error, request, response, next) => {
       const url = route(request)
       const body = url === undefined ? undefined : refusedBody(error, request, BODY_LIMIT)
       if (url === undefined || body === undefined) return next(error)
-      serve(request, response, url, basePath, body)
+      NodeHost.serve(host, request, url, basePath, response, host.write, body)
     }
     return [handler, onError]
   })

@@ -17,8 +17,7 @@ import { App, pathsOf } from "./App.js"
 import type { AppResponse } from "./AppResponse.js"
 import * as Chunks from "./internal/hosts/chunks.js"
 import * as Mount from "./internal/hosts/mount.js"
-import * as NodeRequest from "./internal/hosts/nodeRequest.js"
-import * as Runner from "./internal/hosts/runner.js"
+import * as NodeHost from "./internal/hosts/nodeHost.js"
 
 const send = (reply: FastifyReply, response: AppResponse): void => {
   const { bytes } = response
@@ -30,7 +29,7 @@ const send = (reply: FastifyReply, response: AppResponse): void => {
 /** Builds the plugin on the current runtime. */
 export const plugin: Effect.Effect<FastifyPluginAsync, never, App> = Effect.gen(function*() {
   const paths = pathsOf(yield* App)
-  const run = yield* Runner.make
+  const host = yield* NodeHost.make
   return async (instance: FastifyInstance) => {
     const basePath = Mount.normalizeBasePath(instance.prefix)
     instance.removeAllContentTypeParsers()
@@ -38,7 +37,7 @@ export const plugin: Effect.Effect<FastifyPluginAsync, never, App> = Effect.gen(
     const handler = (request: FastifyRequest, reply: FastifyReply): void =>
       // Fastify routed the request here, so it lies under the prefix.
       // Fastify's request id goes on the pet store's log lines as `reqId`, as on Fastify's own.
-      NodeRequest.serve(run, request.raw, Mount.routedUrl(request.url, basePath)!, basePath, reply, send, undefined, request.id)
+      NodeHost.serve(host, request.raw, Mount.routedUrl(request.url, basePath)!, basePath, reply, send, undefined, request.id)
     for (const path of paths) instance.all(path.endsWith("/") ? `${path}*` : path, handler)
   }
 })

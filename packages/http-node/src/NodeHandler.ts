@@ -8,8 +8,7 @@ import * as Effect from "effect/Effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { App } from "./App.js"
 import * as Mount from "./internal/hosts/mount.js"
-import type { HostedRequest } from "./internal/hosts/nodeRequest.js"
-import * as NodeServe from "./internal/hosts/nodeServe.js"
+import * as NodeHost from "./internal/hosts/nodeHost.js"
 
 /** A node:http request listener. */
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
@@ -28,11 +27,10 @@ export interface NodeHandlerOptions {
 /** Builds the listener on the current runtime, with the handler mounted under `options.basePath`. */
 export const makeWith = (options: NodeHandlerOptions): Effect.Effect<NodeHandler, never, App> => {
   const basePath = Mount.normalizeBasePath(options.basePath)
-  return Effect.map(NodeServe.make, (serve): NodeHandler => (request, response) => {
-    const hosted = request as HostedRequest
-    const url = Mount.routedUrl(hosted.originalUrl ?? request.url ?? "/", basePath)
-    if (url === undefined) return NodeServe.notMounted(request, response)
-    serve(hosted, response, url, basePath)
+  return Effect.map(NodeHost.make, (host): NodeHandler => (request: NodeHost.HostedRequest, response) => {
+    const url = Mount.routedUrl(request.originalUrl ?? request.url ?? "/", basePath)
+    if (url === undefined) return NodeHost.notMounted(request, response)
+    NodeHost.serve(host, request, url, basePath, response, host.write)
   })
 }
 

@@ -14,8 +14,8 @@ import type { AddressInfo } from "node:net"
 import { App, methodsOf } from "./App.js"
 import * as Connections from "./Connections.js"
 import * as ErrorResponse from "./ErrorResponse.js"
-import * as NodeHandler from "./NodeHandler.js"
-import * as RequestId from "./internal/requestId.js"
+import * as Mount from "./internal/hosts/mount.js"
+import * as NodeHost from "./internal/hosts/nodeHost.js"
 
 /** Where the server listens, and its timeouts. */
 export interface ListenOptions {
@@ -77,25 +77,13 @@ const close = (server: Http.Server, connections: Connections.Installed, timeout:
 
 const CONTINUE = /^\s*100-continue\s*$/i
 
-/** Writes an Error answer through node's response (with the request's id, as the application's) and closes the connection. */
-const answerWith = (request: Http.IncomingMessage, response: Http.ServerResponse, { body, status }: ErrorResponse.ErrorResult) => {
-  const requestId = RequestId.ofNode(request.headers)
-  response.writeHead(status, {
-    "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(body),
-    Connection: "close",
-    [RequestId.HEADER]: requestId
-  })
-  response.end(body)
-}
-
 /** Serves the application for the life of the layer. */
 export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, ListenError, App> =>
   Layer.effect(
     ServerAddress,
     Effect.gen(function*() {
       const app = yield* App
-      const handler = yield* NodeHandler.make
+      const nodeHost = yield* NodeHost.make
       const headersTimeout = Duration.toMillis(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT)
       const requestTimeout = Duration.toMillis(options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT)
       const server = Http.createServer({
@@ -111,15 +99,16 @@ export const layer = (options: ListenOptions): Layer.Layer<ServerAddress, Listen
         server,
         (request, response) => {
           if (request.httpVersion === "1.1" && request.headers.host === undefined) {
-            return answerWith(request, response, ErrorResponse.STATIC.missingHost)
+            return NodeHost.refuse(request, response, ErrorResponse.STATIC.missingHost)
           }
           const expect = request.headers.expect
           if (expect !== undefined) {
             // Only exactly `100-continue` (node would also take `100-continue-ish`); anything else is 417.
-            if (!CONTINUE.test(expect)) return answerWith(request, response, ErrorResponse.STATIC.expectationFailed)
+            if (!CONTINUE.test(expect)) return NodeHost.refuse(request, response, ErrorResponse.STATIC.expectationFailed)
             response.writeContinue()
           }
-          handler(request, response)
+          // At the root every target is the application's (the asterisk form too), as it was sent.
+          NodeHost.serve(nodeHost, request, Mount.routedUrl(request.url ?? "/", "") ?? "/", "", response, nodeHost.write)
         },
         { ...Connections.defaults(), ...options.connections },
         methodsOf(app)

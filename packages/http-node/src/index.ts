@@ -23,9 +23,9 @@ export * as Client from "./Client.js"
 export * as Connections from "./Connections.js"
 /** The application as an Effect `HttpApp`, and as layers for an Effect HTTP server. */
 export * as EffectHttp from "./EffectHttp.js"
-/** The stable error codes of the `Error` body, each with its status. */
+/** The stable error codes of the `Error` body, each with its status (the catalogue's table, `ErrorResponse.ERROR_CODES`). */
 export * as ErrorCodes from "./ErrorCodes.js"
-/** The `Error` body `{code, message, status}`: built from a code, from an operation's failure, or one of the fixed answers. */
+/** The error catalogue: every code with its status, the `Error` body `{code, message, status}` and every message it carries. */
 export * as ErrorResponse from "./ErrorResponse.js"
 /** The application as a `node:http` request listener, for an existing server. */
 export * as NodeHandler from "./NodeHandler.js"

@@ -1,5 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
-import { Lifecycle, PetRepository } from "@petstore/core"
+import { PetRepository } from "@petstore/core"
+import { LIFECYCLE } from "../src/internal/operations/getPet.js"
 import { Effect } from "effect"
 import { expectError, expectInvalid, expectRateLimitHeaders, expectStatus } from "./support/Expectations.js"
 import { type Reply, TestServer } from "./support/TestServer.js"
@@ -363,7 +364,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: listPets", 
 
 layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: getPet (deprecated)", (it) => {
   const expectLifecycleHeaders = (reply: Reply) => {
-    expect(reply.headers.get("deprecation")).toBe(`@${Lifecycle.GET_PET_DEPRECATED_AT / 1000}`)
+    expect(reply.headers.get("deprecation")).toBe(`@${LIFECYCLE.deprecatedAt / 1000}`)
     expect(reply.headers.get("deprecation")).toMatch(/^@\d+$/)
     expect(reply.headers.get("sunset")).toBe("Thu, 05 Dec 2030 00:00:00 GMT")
     expect(reply.headers.get("link")).toMatch(/<\/v1\/pets>; rel="successor-version"/)
@@ -410,16 +411,16 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP pets: getPet (dep
 
   it.effect("410 `gone` from the sunset instant on, by the service's clock", () =>
     Effect.gen(function*() {
-      const { key, server } = yield* freshServer({ frozenAt: Lifecycle.GET_PET_SUNSET_AT - 60_000 })
+      const { key, server } = yield* freshServer({ frozenAt: LIFECYCLE.sunsetAt - 60_000 })
       const pet = yield* server.createPet(key, { name: "Rex", categoryId: 1 })
-      server.clock.setTime(Lifecycle.GET_PET_SUNSET_AT - 1)
+      server.clock.setTime(LIFECYCLE.sunsetAt - 1)
       expectStatus(yield* server.get(`/v1/pets/${pet.id}`, key), 200)
-      server.clock.setTime(Lifecycle.GET_PET_SUNSET_AT)
+      server.clock.setTime(LIFECYCLE.sunsetAt)
       const gone = expectError(yield* server.get(`/v1/pets/${pet.id}`, key), 410, "gone")
       expectLifecycleHeaders(gone)
       expectRateLimitHeaders(gone)
       expectError(yield* server.get("/v1/pets/999999", key), 410, "gone")
-      server.clock.setTime(Lifecycle.GET_PET_SUNSET_AT + 365 * 86_400_000)
+      server.clock.setTime(LIFECYCLE.sunsetAt + 365 * 86_400_000)
       expectError(yield* server.get(`/v1/pets/${pet.id}`, key), 410, "gone")
       // the replacement keeps working
       expect(expectStatus(yield* server.get("/v1/pets", key), 200).body).toEqual([pet])

@@ -1,5 +1,6 @@
 import { expect, it, layer } from "@effect/vitest"
-import { Errors, Lifecycle, type PetRepository } from "@petstore/core"
+import { Errors, type PetRepository } from "@petstore/core"
+import { LIFECYCLE } from "../src/internal/operations/getPet.js"
 import { Effect } from "effect"
 import * as Net from "node:net"
 import {
@@ -202,7 +203,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP routing", (it) =>
 
 it.effect("after the sunset, validation still comes before the operation: a bad id is 400, a good one 410", () =>
   Effect.gen(function*() {
-    const server = yield* TestServer.start({ frozenAt: Lifecycle.GET_PET_SUNSET_AT })
+    const server = yield* TestServer.start({ frozenAt: LIFECYCLE.sunsetAt })
     const { key } = yield* server.enterprise(1_000)
     expectError(yield* server.get("/v1/pets/abc", key), 400, "invalid_request")
     expectError(yield* server.get("/v1/pets/1", key), 410, "gone")

@@ -17,7 +17,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { AccountStore, BoundedCache, Errors, StoreRows } from "@petstore/core"
+import { AccountStore, BoundedCache, Errors } from "@petstore/core"
+import * as Table from "./internal/table.js"
 import { Database, queryOn, statement } from "./Database.js"
 
 /** How long keys are cached before the database is asked again. */
@@ -40,15 +41,49 @@ interface CachedKey {
   readonly at: number
 }
 
-const { KEY_COLUMNS } = StoreRows
-const INSERT_ACCOUNT = statement("INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES ($1, $2, $3, $4, $5)")
-const INSERT_KEY = statement(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`)
+/** `accounts`, each column with what it holds of an `Account`: its statements' and `Import`'s. */
+export const ACCOUNTS: Table.Table<AccountStore.Account> = {
+  name: "accounts",
+  columns: [
+    ["id", "text", "id"],
+    ["plan", "text", "plan"],
+    ["per_minute", "int4", (a) => a.limits.perMinute],
+    ["per_day", "int4", (a) => a.limits.perDay],
+    ["created_at", "int8", "createdAt"]
+  ]
+}
+/** `api_keys`, each column with the `KeyRecord` field it holds: its statements' and `Import`'s. */
+export const KEYS: Table.Table<AccountStore.KeyRecord> = {
+  name: "api_keys",
+  columns: [
+    ["id", "text", "id"],
+    ["account_id", "text", "accountId"],
+    ["hash", "text", "hash"],
+    ["prefix", "text", "prefix"],
+    ["created_at", "int8", "createdAt"],
+    ["expires_at", "int8", "expiresAt"],
+    ["revoked_at", "int8", "revokedAt"],
+    ["rotated_to", "text", "rotatedTo"]
+  ]
+}
+const KEY_COLUMNS = Table.selectList(KEYS.columns)
+const KEY_NAMES = Table.names(KEYS.columns)
+const keyValues = (key: AccountStore.KeyRecord) => Table.rowValues(KEYS.columns, key)
+
+/** An account read under its fields' names (its limits are two columns). */
+const accountOf = ({ perDay, perMinute, ...account }: Omit<AccountStore.Account, "limits"> & AccountStore.Account["limits"]) =>
+  ({ ...account, limits: { perMinute, perDay } })
+
+const INSERT_ACCOUNT = statement(`INSERT INTO accounts (${Table.names(ACCOUNTS.columns)}) VALUES (${Table.parameters(ACCOUNTS.columns)})`)
+const INSERT_KEY = statement(`INSERT INTO api_keys (${KEY_NAMES}) VALUES (${Table.parameters(KEYS.columns)})`)
 // The account check and the insert are one statement.
 const INSERT_KEY_OF_ACCOUNT = statement(
-  `INSERT INTO api_keys (${KEY_COLUMNS}) SELECT $1, $2, $3, $4, $5, $6, $7, $8
+  `INSERT INTO api_keys (${KEY_NAMES}) SELECT ${Table.parameters(KEYS.columns)}
    WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2) RETURNING id`
 )
-const ACCOUNT_BY_ID = statement("SELECT id, plan, per_minute, per_day, created_at FROM accounts WHERE id = $1")
+const ACCOUNT_BY_ID = statement(
+  `SELECT id, plan, per_minute AS "perMinute", per_day AS "perDay", created_at AS "createdAt" FROM accounts WHERE id = $1`
+)
 const ACCOUNT_COUNT = statement("SELECT count(*)::int8 AS n FROM accounts")
 const KEY_BY_ID = statement(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`)
 const KEY_BY_HASH = statement(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`)
@@ -105,15 +140,15 @@ export const make = (
 
     const lookUpKey = (hash: string, now: number) => {
       const before = generation
-      return Effect.map(db.query<StoreRows.KeyRow>(KEY_BY_HASH, [hash]), (rows) => {
-        const found = Option.map(Option.fromNullishOr(rows[0]), StoreRows.toKey)
+      return Effect.map(db.query<AccountStore.KeyRecord>(KEY_BY_HASH, [hash]), (rows) => {
+        const found = Option.fromNullishOr(rows[0])
         if (Option.isSome(found) && generation === before) keysByHash.set(hash, { key: found.value, at: now })
         return found
       })
     }
     const lookUpAccount = (id: string) =>
-      Effect.map(db.query<StoreRows.AccountRow>(ACCOUNT_BY_ID, [id]), (rows) => {
-        const found = Option.map(Option.fromNullishOr(rows[0]), StoreRows.toAccount)
+      Effect.map(db.query<Parameters<typeof accountOf>[0]>(ACCOUNT_BY_ID, [id]), (rows) => {
+        const found = Option.map(Option.fromNullishOr(rows[0]), accountOf)
         if (Option.isSome(found)) accounts.set(id, found.value)
         return found
       })
@@ -135,8 +170,8 @@ export const make = (
     return AccountStore.AccountStore.of({
       insertAccount: (account, firstKey) =>
         db.transaction(async (client) => {
-          await queryOn(client, INSERT_ACCOUNT, [account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt])
-          await queryOn(client, INSERT_KEY, StoreRows.keyValues(firstKey))
+          await queryOn(client, INSERT_ACCOUNT, Table.rowValues(ACCOUNTS.columns, account))
+          await queryOn(client, INSERT_KEY, keyValues(firstKey))
         }),
       findAccount: (id) =>
         Effect.suspend(() => {
@@ -146,12 +181,12 @@ export const make = (
       countAccounts: Effect.map(db.query<{ n: number }>(ACCOUNT_COUNT, []), (rows) => rows[0]!.n),
       insertKey: (key) =>
         Effect.flatMap(
-          db.query(INSERT_KEY_OF_ACCOUNT, StoreRows.keyValues(key)),
+          db.query(INSERT_KEY_OF_ACCOUNT, keyValues(key)),
           (rows) => rows.length === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
-      findKey: (id) => Effect.map(db.query<StoreRows.KeyRow>(KEY_BY_ID, [id]), (rows) => Option.map(Option.fromNullishOr(rows[0]), StoreRows.toKey)),
+      findKey: (id) => Effect.map(db.query<AccountStore.KeyRecord>(KEY_BY_ID, [id]), (rows) => Option.fromNullishOr(rows[0])),
       findKeyByHash: keyByHash,
-      listKeys: (accountId) => Effect.map(db.query<StoreRows.KeyRow>(KEYS_OF_ACCOUNT, [accountId]), (rows) => rows.map(StoreRows.toKey)),
+      listKeys: (accountId) => db.query<AccountStore.KeyRecord>(KEYS_OF_ACCOUNT, [accountId]),
       revokeKey: (id, at) =>
         Effect.flatMap(
           Effect.map(db.query<{ hash: string }>(REVOKE, [id, at]), forgetChanged),
@@ -168,7 +203,7 @@ export const make = (
               const rows = await queryOn<{ rotated_to: string | null }>(client, SUCCESSOR_OF, [oldId])
               return { changed, refused: rows[0]?.rotated_to }
             }
-            await queryOn(client, INSERT_KEY, StoreRows.keyValues(newKey))
+            await queryOn(client, INSERT_KEY, keyValues(newKey))
             return { changed, refused: undefined }
           }),
           ({ changed, refused }) =>

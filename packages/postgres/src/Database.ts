@@ -23,7 +23,6 @@ import pg from "pg"
 import { Errors } from "@petstore/core"
 import { isUrl, redact } from "./DatabaseUrl.js"
 
-/** The database URL, the pool's size and the deadlines. */
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database?sslmode=…` (or `postgresql://`). */
   readonly url: string
@@ -35,11 +34,8 @@ export interface PostgresOptions {
   readonly connectTimeoutMillis?: number | undefined
 }
 
-/** The pool's size by default. */
 export const DEFAULT_POOL_SIZE = 10
-/** A statement's deadline by default, in milliseconds. */
 export const DEFAULT_QUERY_TIMEOUT_MILLIS = 4_000
-/** A connection's deadline by default, in milliseconds. */
 export const DEFAULT_CONNECT_TIMEOUT_MILLIS = 3_000
 /** How long administrative work (migrations, an import) may take. */
 export const ADMIN_TIMEOUT = Duration.minutes(30)
@@ -114,7 +110,7 @@ export const queryOn = async <R>(client: pg.ClientBase, s: Statement, values: Re
     query_timeout: DEFAULT_QUERY_TIMEOUT_MILLIS
   } as pg.QueryConfig)).rows as Array<R>
 
-/** The PostgreSQL pool and its statements, each with a deadline. @category services */
+/** @category services */
 export class Database extends Context.Service<
   Database,
   {
@@ -167,10 +163,181 @@ const clientConfig = (options: PostgresOptions): pg.ClientConfig => ({
   types: { getTypeParser: ((oid: number, format?: string) => oid === 20 ? Number : pg.types.getTypeParser(oid, format as never)) as never }
 })
 
-/** Opens the pool for the life of the scope. @category constructors */
+/**
+ * The connections of a pool, tracked against the primary behind the URL, which can change (a
+ * standby promoted, the old primary fenced read-only). A connection that answers "read-only" is on
+ * a server that no longer takes writes: it is dropped, and so is every connection opened before it
+ * (the pool's at their next use, the sessions at once), so the next ones go to whatever the URL now
+ * reaches.
+ */
+interface Primary {
+  /** A connection of the pool opened since the primary last changed. */
+  readonly acquire: () => Promise<pg.PoolClient>
+  /** Whether `error` says `client`'s server takes no writes (then the connections before it are dropped). */
+  readonly answeredReadOnly: (client: pg.ClientBase, error: unknown) => boolean
+  /** The sessions' connections (`session`), ended when the primary changes. */
+  readonly sessions: Set<pg.Client>
+}
+
+const trackPrimary = (pool: pg.Pool): Primary => {
+  let epoch = 0
+  const epochs = new WeakMap<pg.ClientBase, number>()
+  const sessions = new Set<pg.Client>()
+  return {
+    sessions,
+    answeredReadOnly: (client, error) => {
+      if (errorCode(error) !== READ_ONLY) return false
+      if (epochs.get(client) === epoch) {
+        epoch++
+        for (const session of sessions) session.end().catch(() => {})
+      }
+      return true
+    },
+    acquire: async () => {
+      for (;;) {
+        const client = await pool.connect()
+        const since = epochs.get(client)
+        if (since === epoch) return client
+        if (since === undefined) {
+          epochs.set(client, epoch)
+          return client
+        }
+        client.release(true)
+      }
+    }
+  }
+}
+
+/**
+ * `run` with a deadline: one timer beside the call, as the Redis connection's (racing each statement
+ * against `Effect.timeout` forks two fibers per statement). At the deadline, or when the caller is
+ * interrupted, `signal` aborts (a transaction then drops its connection, so PostgreSQL rolls back).
+ */
+const bounded = <A>(
+  unavailable: (cause: unknown) => Errors.StoreUnavailable,
+  run: (signal: AbortSignal) => Promise<A>,
+  input: Duration.Input
+) =>
+  Effect.callback<A, Errors.StoreUnavailable>((resume) => {
+    const within = Duration.fromInputUnsafe(input)
+    const controller = new AbortController()
+    const deadline = setTimeout(() => {
+      controller.abort()
+      resume(Effect.fail(unavailable(new Error(`no answer within ${Duration.format(within)}`))))
+    }, Duration.toMillis(within))
+    run(controller.signal).then(
+      (value) => {
+        clearTimeout(deadline)
+        resume(Effect.succeed(value))
+      },
+      (error: unknown) => {
+        clearTimeout(deadline)
+        resume(Effect.fail(unavailable(error)))
+      }
+    )
+    return Effect.sync(() => {
+      clearTimeout(deadline)
+      controller.abort()
+    })
+  })
+
+/** `Database.session` over connections made with `config`, each kept in `sessions` while open. */
+const sessionOf = (config: pg.ClientConfig, sessions: Set<pg.Client>): Database["Service"]["session"] => (setup, onLost) =>
+  Effect.gen(function*() {
+    let stopped = false
+    let current: pg.Client | undefined
+    let retry: NodeJS.Timeout | undefined
+    const open = () => {
+      if (stopped) return
+      const client = new pg.Client(config)
+      current = client
+      sessions.add(client)
+      let ended = false
+      const reopen = () => {
+        if (ended) return
+        ended = true
+        sessions.delete(client)
+        client.end().catch(() => {})
+        onLost?.()
+        if (!stopped) retry = setTimeout(open, 500)
+      }
+      client.on("error", reopen)
+      client.on("end", reopen)
+      client.connect().then(() => setup(client)).catch(reopen)
+    }
+    open()
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        stopped = true
+        clearTimeout(retry)
+        await current?.end().catch(() => {})
+      }).pipe(Effect.timeout("2 seconds"), Effect.ignore)
+    )
+  })
+
+/**
+ * One statement on a connection of the pool. A statement without an answer in time fails, and its
+ * connection is dropped (node-postgres's query timeout), so nothing waits behind it.
+ */
+const queryOnPool = async <R>(primary: Primary, s: Statement, values: ReadonlyArray<unknown>, within: Duration.Input) => {
+  const client = await primary.acquire()
+  let broken = false
+  // As in a transaction: a checked-out connection has no listener of the pool's, and an error
+  // event without one (the connection reset mid-statement) would end the process.
+  const onError = () => (broken = true)
+  client.on("error", onError)
+  try {
+    return (await client.query({
+      name: s.name,
+      text: s.text,
+      values: values as Array<unknown>,
+      query_timeout: Duration.toMillis(within)
+    } as pg.QueryConfig)).rows as Array<R>
+  } catch (error) {
+    // As node-postgres's pool.query does: a connection that failed a statement is not kept.
+    primary.answeredReadOnly(client, error)
+    broken = true
+    throw error
+  } finally {
+    client.removeListener("error", onError)
+    client.release(broken)
+  }
+}
+
+/** `work` inside `BEGIN … COMMIT` on a connection of the pool, abandoned when `signal` aborts. */
+const transactionOnPool = async <A>(primary: Primary, work: (client: Client) => Promise<A>, signal: AbortSignal) => {
+  const client = await primary.acquire()
+  let broken = false
+  // A checked-out connection has no listener of the pool's: without this one, a connection
+  // that breaks mid-transaction (PostgreSQL restarted) would end the process.
+  const onError = () => (broken = true)
+  client.on("error", onError)
+  // The caller stopped waiting: drop the connection, so PostgreSQL rolls back what was begun.
+  const abandon = () => {
+    broken = true
+    ;(client as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy()
+  }
+  signal.addEventListener("abort", abandon)
+  try {
+    await client.query("BEGIN")
+    const result = await work(client)
+    if (signal.aborted) throw new Error("the caller stopped waiting; rolled back")
+    await client.query("COMMIT")
+    return result
+  } catch (error) {
+    if (primary.answeredReadOnly(client, error)) broken = true
+    if (!broken) await client.query("ROLLBACK").catch(() => (broken = true))
+    throw error
+  } finally {
+    signal.removeEventListener("abort", abandon)
+    client.removeListener("error", onError)
+    client.release(broken)
+  }
+}
+
+/** @category constructors */
 export const make = (options: PostgresOptions): Effect.Effect<Database["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
-    const where = redact(options.url)
     const config = clientConfig(options)
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -183,165 +350,23 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Service"
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeout("5 seconds"), Effect.ignore)
     )
-    // The primary behind the URL can change (a standby promoted, the old primary fenced read-only).
-    // A connection that answers "read-only" is on a server that no longer takes writes: it is dropped,
-    // and so is every connection opened before it (the pool's at their next use, the sessions at
-    // once), so the next ones go to whatever the URL now reaches.
-    let epoch = 0
-    const epochs = new WeakMap<pg.ClientBase, number>()
-    const sessions = new Set<pg.Client>()
-    const answeredReadOnly = (client: pg.ClientBase, error: unknown) => {
-      if (errorCode(error) !== READ_ONLY) return false
-      if (epochs.get(client) === epoch) {
-        epoch++
-        for (const session of sessions) session.end().catch(() => {})
-      }
-      return true
-    }
-    /** A connection of the pool opened since the primary last changed. */
-    const acquire = async (): Promise<pg.PoolClient> => {
-      for (;;) {
-        const client = await pool.connect()
-        const since = epochs.get(client)
-        if (since === epoch) return client
-        if (since === undefined) {
-          epochs.set(client, epoch)
-          return client
-        }
-        client.release(true)
-      }
-    }
+    const primary = trackPrimary(pool)
     const timeout = Duration.millis(options.queryTimeoutMillis ?? DEFAULT_QUERY_TIMEOUT_MILLIS)
     const unavailable = (cause: unknown) => new Errors.StoreUnavailable({ cause: new Error(explain(options.url, cause)) })
-    // The deadline is one timer beside the call, as the Redis connection's: racing each statement
-    // against `Effect.timeout` forks two fibers per statement. At the deadline, or when the caller is
-    // interrupted, `signal` aborts (a transaction then drops its connection, so PostgreSQL rolls back).
-    const bounded = <A>(run: (signal: AbortSignal) => Promise<A>, input: Duration.Input) =>
-      Effect.callback<A, Errors.StoreUnavailable>((resume) => {
-        const within = Duration.fromInputUnsafe(input)
-        const controller = new AbortController()
-        const deadline = setTimeout(() => {
-          controller.abort()
-          resume(Effect.fail(unavailable(new Error(`no answer within ${Duration.format(within)}`))))
-        }, Duration.toMillis(within))
-        run(controller.signal).then(
-          (value) => {
-            clearTimeout(deadline)
-            resume(Effect.succeed(value))
-          },
-          (error: unknown) => {
-            clearTimeout(deadline)
-            resume(Effect.fail(unavailable(error)))
-          }
-        )
-        return Effect.sync(() => {
-          clearTimeout(deadline)
-          controller.abort()
-        })
-      })
-
-    const session: Database["Service"]["session"] = (setup, onLost) =>
-      Effect.gen(function*() {
-        let stopped = false
-        let current: pg.Client | undefined
-        let retry: NodeJS.Timeout | undefined
-        const open = () => {
-          if (stopped) return
-          const client = new pg.Client(config)
-          current = client
-          sessions.add(client)
-          let ended = false
-          const reopen = () => {
-            if (ended) return
-            ended = true
-            sessions.delete(client)
-            client.end().catch(() => {})
-            onLost?.()
-            if (!stopped) retry = setTimeout(open, 500)
-          }
-          client.on("error", reopen)
-          client.on("end", reopen)
-          client.connect().then(() => setup(client)).catch(reopen)
-        }
-        open()
-        yield* Effect.addFinalizer(() =>
-          Effect.promise(async () => {
-            stopped = true
-            clearTimeout(retry)
-            await current?.end().catch(() => {})
-          }).pipe(Effect.timeout("2 seconds"), Effect.ignore)
-        )
-      })
-
-    const listen: Database["Service"]["listen"] = (channel, onNotification, onListening) =>
-      session(async (client) => {
-        client.on("notification", (n) => {
-          if (n.channel === channel) onNotification(n.payload ?? "")
-        })
-        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
-        onListening()
-      }, onListening) // whatever was cached may have changed while no notification could arrive
-
+    const session = sessionOf(config, primary.sessions)
     return Database.of({
-      where,
-      // A statement without an answer in time fails, and its connection is dropped (node-postgres's
-      // query timeout), so nothing waits behind it.
+      where: redact(options.url),
       query: <R>(s: Statement, values: ReadonlyArray<unknown>, within: Duration.Input = timeout) =>
-        bounded(async () => {
-          const client = await acquire()
-          let broken = false
-          // As in a transaction: a checked-out connection has no listener of the pool's, and an error
-          // event without one (the connection reset mid-statement) would end the process.
-          const onError = () => (broken = true)
-          client.on("error", onError)
-          try {
-            return (await client.query({
-              name: s.name,
-              text: s.text,
-              values: values as Array<unknown>,
-              query_timeout: Duration.toMillis(within)
-            } as pg.QueryConfig)).rows as Array<R>
-          } catch (error) {
-            // As node-postgres's pool.query does: a connection that failed a statement is not kept.
-            answeredReadOnly(client, error)
-            broken = true
-            throw error
-          } finally {
-            client.removeListener("error", onError)
-            client.release(broken)
-          }
-        }, within),
-      transaction: (work, within = timeout) =>
-        bounded(async (signal) => {
-          const client = await acquire()
-          let broken = false
-          // A checked-out connection has no listener of the pool's: without this one, a connection
-          // that breaks mid-transaction (PostgreSQL restarted) would end the process.
-          const onError = () => (broken = true)
-          client.on("error", onError)
-          // The caller stopped waiting: drop the connection, so PostgreSQL rolls back what was begun.
-          const abandon = () => {
-            broken = true
-            ;(client as unknown as { connection?: { stream?: { destroy: () => void } } }).connection?.stream?.destroy()
-          }
-          signal.addEventListener("abort", abandon)
-          try {
-            await client.query("BEGIN")
-            const result = await work(client)
-            if (signal.aborted) throw new Error("the caller stopped waiting; rolled back")
-            await client.query("COMMIT")
-            return result
-          } catch (error) {
-            if (answeredReadOnly(client, error)) broken = true
-            if (!broken) await client.query("ROLLBACK").catch(() => (broken = true))
-            throw error
-          } finally {
-            signal.removeEventListener("abort", abandon)
-            client.removeListener("error", onError)
-            client.release(broken)
-          }
-        }, within),
-      listen,
+        bounded(unavailable, () => queryOnPool<R>(primary, s, values, within), within),
+      transaction: (work, within = timeout) => bounded(unavailable, (signal) => transactionOnPool(primary, work, signal), within),
+      listen: (channel, onNotification, onListening) =>
+        session(async (client) => {
+          client.on("notification", (n) => {
+            if (n.channel === channel) onNotification(n.payload ?? "")
+          })
+          await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+          onListening()
+        }, onListening), // whatever was cached may have changed while no notification could arrive
       session
     })
   })

@@ -18,12 +18,26 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { type Errors, IdempotencyStore, type MessageStore, type Pet, type PetRepository, StoreRows } from "@petstore/core"
+import { type Errors, IdempotencyStore, type MessageStore, type Pet, type PetRepository } from "@petstore/core"
 import { Database, statement } from "./Database.js"
+import * as Table from "./internal/table.js"
+import { MESSAGES } from "./MessageStorePg.js"
+import { draftArrays, draftValues, insertPets, stored, takeIds } from "./PetRepositoryPg.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
-const COLUMNS = "account_id, key, operation, fingerprint, resource_id, created_at, expires_at"
-const MESSAGE_COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
+/** The columns of `idempotency_keys`, each with the `IdempotencyRecord` field it holds. */
+const RECORD_COLUMNS: ReadonlyArray<Table.Column<IdempotencyStore.IdempotencyRecord>> = [
+  ["account_id", "text", "accountId"],
+  ["key", "text", "key"],
+  ["operation", "text", "operation"],
+  ["fingerprint", "text", "fingerprint"],
+  ["resource_id", "text", "resourceId"],
+  ["created_at", "int8", "createdAt"],
+  ["expires_at", "int8", "expiresAt"]
+]
+const COLUMNS = Table.names(RECORD_COLUMNS)
+const RECORD = Table.selectList(RECORD_COLUMNS)
+const MESSAGE_COLUMNS = Table.names(MESSAGES.columns)
 
 // The claim of each key of a batch, taking over expired records; answers the keys it claimed.
 const claim = (resourceId: string) =>
@@ -34,19 +48,16 @@ const claim = (resourceId: string) =>
    WHERE idempotency_keys.expires_at <= excluded.created_at
    RETURNING account_id, key, resource_id`
 
-// $1 accounts, $2 keys, $3 operations, $4 fingerprints, $5 request times, $6 expiries, $7 names, $8 category ids, $9 statuses.
+const drafts = draftArrays(7)
+// $1 accounts, $2 keys, $3 operations, $4 fingerprints, $5 request times, $6 expiries, then the drafts' columns.
 const INSERT_PETS = statement(`
   WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::text[], $8::int8[], $9::text[])
-      WITH ORDINALITY AS d(account_id, key, operation, fingerprint, created_at, expires_at, name, category_id, status, n)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], ${drafts.arrays})
+      WITH ORDINALITY AS d(account_id, key, operation, fingerprint, created_at, expires_at, ${drafts.names}, n)
   ),
-  taken AS (UPDATE pet_ids SET last = last + cardinality($1::text[]) RETURNING last - cardinality($1::text[]) AS before),
+  ${takeIds("cardinality($1::text[])")},
   claimed AS (${claim("(SELECT before FROM taken) + i.n")}),
-  inserted AS (
-    INSERT INTO pets (id, name, category_id, status)
-    SELECT c.resource_id::int8, i.name, i.category_id, i.status FROM claimed c JOIN input i USING (account_id, key)
-    ORDER BY c.resource_id::int8
-  )
+  inserted AS (${insertPets("c.resource_id::int8", "i", "claimed c JOIN input i USING (account_id, key)", "c.resource_id::int8")})
   SELECT account_id, key, resource_id FROM claimed`)
 
 // $1..$6 as for pets, then the messages' columns from $7.
@@ -64,9 +75,9 @@ const INSERT_MESSAGES = statement(`
   )
   SELECT account_id, key, resource_id FROM claimed`)
 
-const BY_KEY = statement(`SELECT ${COLUMNS} FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3`)
+const BY_KEY = statement(`SELECT ${RECORD} FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND expires_at > $3`)
 const BY_KEYS = statement(
-  `SELECT ${COLUMNS} FROM idempotency_keys JOIN unnest($1::text[], $2::text[]) AS q(account_id, key) USING (account_id, key)
+  `SELECT ${RECORD} FROM idempotency_keys JOIN unnest($1::text[], $2::text[]) AS q(account_id, key) USING (account_id, key)
    WHERE expires_at > $3`
 )
 // Rows a claim holds (taking an expired key over) are skipped, so the sweep never waits for a claim
@@ -123,8 +134,8 @@ export const make = (
         const records = others.length === 0
           ? Effect.succeed(new Map<string, IdempotencyStore.IdempotencyRecord>())
           : Effect.map(
-            db.query<StoreRows.IdempotencyRow>(BY_KEYS, [others.map((k) => k.request.accountId), others.map((k) => k.request.key), now]),
-            (found) => new Map(found.map((row) => [IdempotencyStore.recordKey(row.account_id, row.key), StoreRows.toIdempotencyRecord(row)]))
+            db.query<IdempotencyStore.IdempotencyRecord>(BY_KEYS, [others.map((k) => k.request.accountId), others.map((k) => k.request.key), now]),
+            (found) => new Map(found.map((record) => [IdempotencyStore.recordKey(record.accountId, record.key), record]))
           )
         return Effect.map(records, (existing) =>
           batch.map((keyed): IdempotencyStore.Claim<A> => {
@@ -155,18 +166,8 @@ export const make = (
     const pets = WriteBatcher.make<Keyed<PetRepository.PetDraft>, IdempotencyStore.Claim<Pet.Pet>>(
       commit(
         (sent) =>
-          db.query<Claimed>(INSERT_PETS, [
-            ...keyColumns(sent),
-            sent.map((k) => k.item.name),
-            sent.map((k) => k.item.categoryId),
-            sent.map((k) => k.item.status)
-          ]),
-        (first, resourceId): Pet.Pet => ({
-          id: Number(resourceId) as Pet.PetId,
-          name: first.item.name,
-          categoryId: first.item.categoryId,
-          status: first.item.status
-        })
+          db.query<Claimed>(INSERT_PETS, [...keyColumns(sent), ...draftValues(sent.map((k) => k.item))]),
+        (first, resourceId) => stored(Number(resourceId), first.item)
       ),
       options
     )
@@ -191,10 +192,7 @@ export const make = (
 
     return IdempotencyStore.IdempotencyStore.of({
       find: (accountId, key, now) =>
-        Effect.map(
-          db.query<StoreRows.IdempotencyRow>(BY_KEY, [accountId, key, now]),
-          (rows) => Option.map(Option.fromNullishOr(rows[0]), StoreRows.toIdempotencyRecord)
-        ),
+        Effect.map(db.query<IdempotencyStore.IdempotencyRecord>(BY_KEY, [accountId, key, now]), (rows) => Option.fromNullishOr(rows[0])),
       insertPet: (request, draft) => pets.write({ request, item: draft }),
       insertMessage: (request, message) => messages.write({ request, item: message }),
       sweep: (now, limit) => Effect.map(db.query<{ removed: number }>(SWEEP, [now, limit]), (rows) => rows[0]?.removed ?? 0)

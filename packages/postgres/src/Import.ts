@@ -9,9 +9,14 @@
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import type { AccountStore, Errors, MessageStore, Pet, RateLimiter, StoreSnapshot } from "@petstore/core"
+import type { Errors, StoreSnapshot } from "@petstore/core"
 import { SECRET_NAME } from "./CursorSecretPg.js"
-import { ADMIN_TIMEOUT, type Client, Database } from "./Database.js"
+import { ADMIN_TIMEOUT, Database } from "./Database.js"
+import * as Table from "./internal/table.js"
+import { ACCOUNTS, KEYS } from "./AccountStorePg.js"
+import { QUOTAS, STANDINGS } from "./LimiterStateStorePg.js"
+import { MESSAGES } from "./MessageStorePg.js"
+import { PETS } from "./PetRepositoryPg.js"
 import * as Serving from "./Serving.js"
 
 /** Instances serve the target database; nothing was written. */
@@ -19,90 +24,6 @@ export class TargetServed extends Data.TaggedError("TargetServed")<{ readonly me
 
 /** The target database already holds data; nothing was written. */
 export class TargetNotEmpty extends Data.TaggedError("TargetNotEmpty")<{ readonly message: string }> {}
-
-/** A table and how each of its columns is typed, for `INSERT … SELECT FROM unnest(…)`. */
-interface Table<A> {
-  readonly name: string
-  readonly columns: ReadonlyArray<readonly [column: string, type: string, value: (a: A) => unknown]>
-}
-
-/** Inserts every row of `rows` in one statement: one array parameter per column. */
-const insertAll = async <A>(client: Client, table: Table<A>, rows: ReadonlyArray<A>) => {
-  if (rows.length === 0) return
-  const names = table.columns.map(([c]) => c).join(", ")
-  const arrays = table.columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")
-  // In the snapshot's order (messages keep their submission order in `seq`).
-  await client.query(
-    `INSERT INTO ${table.name} (${names}) SELECT ${names} FROM unnest(${arrays}) WITH ORDINALITY AS t(${names}, n) ORDER BY n`,
-    table.columns.map(([, , value]) => rows.map(value))
-  )
-}
-
-const ACCOUNTS: Table<AccountStore.Account> = {
-  name: "accounts",
-  columns: [
-    ["id", "text", (a) => a.id],
-    ["plan", "text", (a) => a.plan],
-    ["per_minute", "int4", (a) => a.limits.perMinute],
-    ["per_day", "int4", (a) => a.limits.perDay],
-    ["created_at", "int8", (a) => a.createdAt]
-  ]
-}
-const KEYS: Table<AccountStore.KeyRecord> = {
-  name: "api_keys",
-  columns: [
-    ["id", "text", (k) => k.id],
-    ["account_id", "text", (k) => k.accountId],
-    ["hash", "text", (k) => k.hash],
-    ["prefix", "text", (k) => k.prefix],
-    ["created_at", "int8", (k) => k.createdAt],
-    ["expires_at", "int8", (k) => k.expiresAt],
-    ["revoked_at", "int8", (k) => k.revokedAt],
-    ["rotated_to", "text", (k) => k.rotatedTo]
-  ]
-}
-const PETS: Table<Pet.Pet> = {
-  name: "pets",
-  columns: [
-    ["id", "int8", (p) => p.id],
-    ["name", "text", (p) => p.name],
-    ["category_id", "int8", (p) => p.categoryId],
-    ["status", "text", (p) => p.status]
-  ]
-}
-// Inserted in submission order, so `seq` keeps it.
-const MESSAGES: Table<MessageStore.StoredMessage> = {
-  name: "messages",
-  columns: [
-    ["id", "text", (m) => m.id],
-    ["account_id", "text", (m) => m.accountId],
-    ["message", "text", (m) => m.message],
-    ["status", "text", (m) => m.status],
-    ["created_at", "int8", (m) => m.createdAt],
-    ["updated_at", "int8", (m) => m.updatedAt],
-    ["attempts", "int4", (m) => m.attempts],
-    ["available_at", "int8", (m) => m.availableAt],
-    ["lease_until", "int8", (m) => m.leaseUntil],
-    ["last_error", "text", (m) => m.lastError]
-  ]
-}
-type QuotaEntry = RateLimiter.DurableLimiterState["quotas"][number]
-type StandingEntry = RateLimiter.DurableLimiterState["standings"][number]
-const QUOTAS: Table<QuotaEntry> = {
-  name: "limiter_quotas",
-  columns: [["account_id", "text", ([id]) => id], ["day", "int4", ([, q]) => q.day], ["used", "int4", ([, q]) => q.used]]
-}
-const STANDINGS: Table<StandingEntry> = {
-  name: "limiter_standings",
-  columns: [
-    ["key_id", "text", ([id]) => id],
-    ["wait_until", "int8", ([, s]) => s.waitUntil],
-    ["strikes", "int4", ([, s]) => s.strikes],
-    ["banned_until", "int8", ([, s]) => s.bannedUntil],
-    ["bans", "int4", ([, s]) => s.bans],
-    ["last_ban_at", "int8", ([, s]) => s.lastBanAt]
-  ]
-}
 
 class NotEmpty {
   constructor(readonly what: string) {}
@@ -128,15 +49,16 @@ export const importSnapshot = (
       )
       const what = Object.entries(held!).filter(([, v]) => v).map(([k]) => k)
       if (what.length > 0) return new NotEmpty(what.join(", "))
-      await insertAll(client, ACCOUNTS, snapshot.accounts)
-      await insertAll(client, KEYS, snapshot.keys)
-      await insertAll(client, PETS, snapshot.pets)
+      await Table.insertAll(client, ACCOUNTS, snapshot.accounts)
+      await Table.insertAll(client, KEYS, snapshot.keys)
+      await Table.insertAll(client, PETS, snapshot.pets)
       await client.query("UPDATE pet_ids SET last = GREATEST(last, (SELECT coalesce(max(id), 0) FROM pets))")
-      await insertAll(client, MESSAGES, snapshot.messages)
+      // In submission order, so `seq` keeps it.
+      await Table.insertAll(client, MESSAGES, snapshot.messages)
       await client.query("DELETE FROM limiter_quotas")
       await client.query("DELETE FROM limiter_standings")
-      await insertAll(client, QUOTAS, snapshot.limiter.quotas)
-      await insertAll(client, STANDINGS, snapshot.limiter.standings)
+      await Table.insertAll(client, QUOTAS, snapshot.limiter.quotas)
+      await Table.insertAll(client, STANDINGS, snapshot.limiter.standings)
       if (snapshot.cursorSecret !== undefined) {
         await client.query(
           "INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value",

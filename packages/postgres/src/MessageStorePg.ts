@@ -13,17 +13,35 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { MessageStore, StoreRows } from "@petstore/core"
+import { MessageStore } from "@petstore/core"
 import { Database, statement } from "./Database.js"
+import * as Table from "./internal/table.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
-const stored = (rows: ReadonlyArray<StoreRows.MessageRow>) => Option.map(Option.fromNullishOr(rows[0]), StoreRows.toStoredMessage)
+/** `messages`, each column with the `StoredMessage` field it holds (`seq` is the table's): its statements' and `Import`'s. */
+export const MESSAGES: Table.Table<MessageStore.StoredMessage> = {
+  name: "messages",
+  columns: [
+    ["id", "text", "id"],
+    ["account_id", "text", "accountId"],
+    ["message", "text", "message"],
+    ["status", "text", "status"],
+    ["created_at", "int8", "createdAt"],
+    ["updated_at", "int8", "updatedAt"],
+    ["attempts", "int4", "attempts"],
+    ["available_at", "int8", "availableAt"],
+    ["lease_until", "int8", "leaseUntil"],
+    ["last_error", "text", "lastError"]
+  ]
+}
+const COLUMNS = Table.selectList(MESSAGES.columns)
+const NAMES = Table.names(MESSAGES.columns)
 
-const COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
+const stored = (rows: ReadonlyArray<MessageStore.StoredMessage>) => Option.fromNullishOr(rows[0])
+
 const INSERT_BATCH = statement(
-  `INSERT INTO messages (${COLUMNS})
-   SELECT ${COLUMNS} FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::int8[], $7::int4[],
-     $8::int8[], $9::int8[], $10::text[]) WITH ORDINALITY AS m(${COLUMNS}, n)
+  `INSERT INTO messages (${NAMES})
+   SELECT ${NAMES} FROM unnest(${Table.arrays(MESSAGES.columns)}) WITH ORDINALITY AS m(${NAMES}, n)
    ORDER BY n`
 )
 const BY_ID = statement(`SELECT ${COLUMNS} FROM messages WHERE id = $1`)
@@ -39,7 +57,7 @@ const CLAIM = statement(
      FOR UPDATE SKIP LOCKED)
    UPDATE messages m SET status = 'processing', attempts = m.attempts + 1, lease_until = $2, updated_at = $1
    FROM picked WHERE m.seq = picked.seq
-   RETURNING m.seq, ${COLUMNS.split(", ").map((c) => `m.${c}`).join(", ")}`
+   RETURNING m.seq, ${Table.selectList(MESSAGES.columns, "m")}`
 )
 // $1 ids, $2 the lease their claims set: rows claimed for workers that are gone, handed back (only if still theirs).
 const RELEASE = statement(
@@ -80,18 +98,7 @@ export const make = (
     const inserts = WriteBatcher.make<MessageStore.StoredMessage, void>(
       (ms) =>
         Effect.as(
-          db.query(INSERT_BATCH, [
-            ms.map((m) => m.id),
-            ms.map((m) => m.accountId),
-            ms.map((m) => m.message),
-            ms.map((m) => m.status),
-            ms.map((m) => m.createdAt),
-            ms.map((m) => m.updatedAt),
-            ms.map((m) => m.attempts),
-            ms.map((m) => m.availableAt),
-            ms.map((m) => m.leaseUntil),
-            ms.map((m) => m.lastError)
-          ]),
+          db.query(INSERT_BATCH, Table.columnValues(MESSAGES.columns, ms)),
           ms.map(() => undefined)
         ),
       options
@@ -114,7 +121,7 @@ export const make = (
     >(
       (cs) =>
         Effect.map(
-          db.query<StoreRows.MessageRow & { seq: string | number }>(CLAIM, [
+          db.query<MessageStore.StoredMessage & { seq: string | number }>(CLAIM, [
             Math.max(...cs.map((c) => c.now)),
             Math.max(...cs.map((c) => c.leaseUntil)),
             cs.length,
@@ -122,7 +129,7 @@ export const make = (
           ]),
           (rows) => {
             const oldest = [...rows].sort((a, b) => Number(a.seq) - Number(b.seq))
-            return cs.map((_, i) => stored(oldest.slice(i, i + 1)))
+            return cs.map((_, i) => Option.map(Option.fromNullishOr(oldest[i]), ({ seq: _seq, ...message }) => message))
           }
         ),
       { ...sharing, onAbandoned: release }
@@ -135,7 +142,7 @@ export const make = (
     return MessageStore.MessageStore.of({
       insert: inserts.write,
       // An id with a NUL character cannot be stored, so it names no message (PostgreSQL would refuse the query).
-      find: (id) => id.includes("\u0000") ? Effect.succeed(Option.none()) : Effect.map(db.query<StoreRows.MessageRow>(BY_ID, [id]), stored),
+      find: (id) => id.includes("\u0000") ? Effect.succeed(Option.none()) : Effect.map(db.query<MessageStore.StoredMessage>(BY_ID, [id]), stored),
       claim: (now, leaseMillis, skipAccounts = []) => claims.write({ now, leaseUntil: now + leaseMillis, skip: skipAccounts }),
       release: (id, leaseUntil) => Effect.asVoid(db.query(RELEASE, [[id], [leaseUntil]])),
       markDelivered: (id, now) => deliveries.write({ id, now }),
@@ -144,10 +151,7 @@ export const make = (
       listByAccount: ({ accountId, after, limit, status }) =>
         accountId.includes("\u0000")
           ? Effect.succeed([])
-          : Effect.map(
-            db.query<StoreRows.MessageRow>(BY_ACCOUNT, [accountId, status ?? null, after?.createdAt ?? null, after?.id ?? null, limit]),
-            (rows) => rows.map(StoreRows.toStoredMessage)
-          ),
+          : db.query<MessageStore.StoredMessage>(BY_ACCOUNT, [accountId, status ?? null, after?.createdAt ?? null, after?.id ?? null, limit]),
       nextClaimAt: Effect.map(db.query<{ at: number | null }>(NEXT_CLAIM, []), (rows) => Option.fromNullishOr(rows[0]?.at)),
       pendingCounts: Effect.map(db.query<MessageStore.PendingCounts>(PENDING, []), (rows) => rows[0] ?? { queued: 0, processing: 0 })
     })

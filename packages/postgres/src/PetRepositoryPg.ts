@@ -17,25 +17,54 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { Errors, type Pet, PetRepository, StoreRows } from "@petstore/core"
+import { Errors, type Pet, PetRepository } from "@petstore/core"
 import { Database, statement } from "./Database.js"
+import * as Table from "./internal/table.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
-// One statement per batch: take `n` ids from the counter (locking its row until commit) and insert
-// the batch under them, in the batch's order. $1 names, $2 category ids, $3 statuses.
+/** The columns of `pets` a draft fills, each with its type and the `Pet` field it holds. */
+const DRAFT_COLUMNS: ReadonlyArray<Table.Column<PetRepository.PetDraft>> = [
+  ["name", "text", "name"],
+  ["category_id", "int8", "categoryId"],
+  ["status", "text", "status"]
+]
+
+/** `pets`, every column: what its reads select, and what `Import` writes. */
+export const PETS: Table.Table<Pet.Pet> = { name: "pets", columns: [["id", "int8", "id"], ...DRAFT_COLUMNS] }
+
+/** The pets of rows read with `PETS`' columns (changed in place). */
+export const readPets: <R extends ReadonlyArray<unknown>>(rows: R) => R = Table.complete(PETS.columns)
+
+/** The drafts' columns as `unnest`'s arguments from parameter `$first` on, and their names in order. */
+export const draftArrays = (first: number) => ({ arrays: Table.arrays(DRAFT_COLUMNS, first), names: Table.names(DRAFT_COLUMNS) })
+
+/** The drafts' values for `draftArrays`, one array per column. */
+export const draftValues = (drafts: ReadonlyArray<PetRepository.PetDraft>) => Table.columnValues(DRAFT_COLUMNS, drafts)
+
+/** The CTE `taken`: takes `count` ids from the counter, locking its row until commit; `before` is the id before them. */
+export const takeIds = (count: string) => `taken AS (UPDATE pet_ids SET last = last + ${count} RETURNING last - ${count} AS before)`
+
+/**
+ * The one insert of pets (a batch of the repository's, or of keyed creates): each draft of `from`,
+ * whose columns `alias` names, stored under the id `id` gives it, in `order`.
+ */
+export const insertPets = (id: string, alias: string, from: string, order: string) =>
+  `INSERT INTO pets (id, ${Table.names(DRAFT_COLUMNS)})
+   SELECT ${id}, ${DRAFT_COLUMNS.map(([column]) => `${alias}.${column}`).join(", ")} FROM ${from} ORDER BY ${order}`
+
+/** The stored pet of `draft` under `id`. */
+export const stored = (id: number, draft: PetRepository.PetDraft): Pet.Pet => ({ id: id as Pet.PetId, ...draft })
+
+const drafts = draftArrays(1)
+// One statement per batch: take `n` ids from the counter and insert the batch under them, in its order.
 const INSERT_BATCH = statement(`
-  WITH taken AS (UPDATE pet_ids SET last = last + cardinality($1::text[]) RETURNING last - cardinality($1::text[]) AS before),
-  inserted AS (
-    INSERT INTO pets (id, name, category_id, status)
-    SELECT taken.before + d.n, d.name, d.category_id, d.status
-    FROM taken, unnest($1::text[], $2::int8[], $3::text[]) WITH ORDINALITY AS d(name, category_id, status, n)
-  )
+  WITH ${takeIds(`cardinality($1::${DRAFT_COLUMNS[0]![1]}[])`)},
+  inserted AS (${insertPets("taken.before + d.n", "d", `taken, unnest(${drafts.arrays}) WITH ORDINALITY AS d(${drafts.names}, n)`, "d.n")})
   SELECT before + 1 AS first FROM taken`)
-const PAGE = statement("SELECT id, name, category_id, status FROM pets WHERE id > $1 ORDER BY id LIMIT $2")
-const PAGE_BY_STATUS = statement(
-  "SELECT id, name, category_id, status FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3"
-)
-const BY_ID = statement("SELECT id, name, category_id, status FROM pets WHERE id = $1")
+const COLUMNS = Table.selectList(PETS.columns)
+const PAGE = statement(`SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`)
+const PAGE_BY_STATUS = statement(`SELECT ${COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`)
+const BY_ID = statement(`SELECT ${COLUMNS} FROM pets WHERE id = $1`)
 
 /** The pet repository on PostgreSQL. @category constructors */
 export const make = (
@@ -43,22 +72,13 @@ export const make = (
 ): Effect.Effect<PetRepository.PetRepository["Service"], never, Database> =>
   Effect.map(Database, (db) => {
     const inserts = WriteBatcher.make<PetRepository.PetDraft, Pet.Pet>(
-      (drafts) =>
+      (batch) =>
         Effect.flatMap(
-          db.query<{ first: number }>(INSERT_BATCH, [
-            drafts.map((d) => d.name),
-            drafts.map((d) => d.categoryId),
-            drafts.map((d) => d.status)
-          ]),
+          db.query<{ first: number }>(INSERT_BATCH, draftValues(batch)),
           ([row]) =>
             row === undefined
               ? Effect.fail(new Errors.StoreUnavailable({ cause: new Error("the pet id counter (table pet_ids) has no row; nothing was inserted") }))
-              : Effect.succeed(drafts.map((d, i): Pet.Pet => ({
-              id: (row.first + i) as Pet.PetId,
-              name: d.name,
-              categoryId: d.categoryId,
-              status: d.status
-            })))
+              : Effect.succeed(batch.map((draft, i) => stored(row.first + i, draft)))
         ),
       options
     )
@@ -70,11 +90,11 @@ export const make = (
       listAfter: ({ afterId, limit, status }) =>
         Effect.map(
           Option.isSome(status)
-            ? db.query<StoreRows.PetRow>(PAGE_BY_STATUS, [status.value, afterId, limit])
-            : db.query<StoreRows.PetRow>(PAGE, [afterId, limit]),
-          (rows) => rows.map(StoreRows.toPet)
+            ? db.query<Pet.Pet>(PAGE_BY_STATUS, [status.value, afterId, limit])
+            : db.query<Pet.Pet>(PAGE, [afterId, limit]),
+          readPets
         ),
-      findById: (id) => Effect.map(db.query<StoreRows.PetRow>(BY_ID, [id]), (rows) => Option.map(Option.fromNullishOr(rows[0]), StoreRows.toPet))
+      findById: (id) => Effect.map(db.query<Pet.Pet>(BY_ID, [id]), (rows) => Option.fromNullishOr(readPets(rows)[0]))
     })
   })
 

@@ -8,13 +8,21 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { StoreRows, UsageStore } from "@petstore/core"
+import { UsageStore } from "@petstore/core"
 import { Database, queryOn, statement } from "./Database.js"
+import * as Table from "./internal/table.js"
 
-const COUNT_COLUMNS = StoreRows.USAGE_COUNT_COLUMNS
-const SUMS = COUNT_COLUMNS.split(", ")
-  .map((c) => `sum(${c})::bigint AS ${c}`)
-  .join(", ")
+/** The count columns of the usage tables, each with the `Counts` field it holds. */
+const COUNTS: ReadonlyArray<Table.Column<UsageStore.Counts>> = [
+  ["allowed", "int8", "allowed"],
+  ["rate_limited", "int8", "rateLimited"],
+  ["quota_exceeded", "int8", "quotaExceeded"],
+  ["banned", "int8", "banned"],
+  ["client_errors", "int8", "clientErrors"],
+  ["server_errors", "int8", "serverErrors"]
+]
+const COUNT_COLUMNS = Table.names(COUNTS)
+const SUMS = COUNTS.map(([column, , field]) => `sum(${column})::bigint AS "${String(field)}"`).join(", ")
 
 const CLAIM = statement(
   "INSERT INTO usage_flushes (instance_id, seq, at) VALUES ($1, $2, $3) ON CONFLICT (instance_id, seq) DO NOTHING RETURNING 1 AS claimed"
@@ -26,7 +34,7 @@ const SWEEP_FLUSHES = counted("DELETE FROM usage_flushes WHERE at < $1")
 const statements = (table: string) => ({
   add: statement(`
     INSERT INTO ${table} (account_id, start, key_id, ${COUNT_COLUMNS})
-    SELECT * FROM unnest($1::text[], $2::int8[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int8[], $8::int8[], $9::int8[])
+    SELECT * FROM unnest($1::text[], $2::int8[], $3::text[], ${Table.arrays(COUNTS, 4)})
     ON CONFLICT (account_id, start, key_id) DO UPDATE SET
       allowed = ${table}.allowed + excluded.allowed,
       rate_limited = ${table}.rate_limited + excluded.rate_limited,
@@ -34,8 +42,8 @@ const statements = (table: string) => ({
       banned = ${table}.banned + excluded.banned,
       client_errors = ${table}.client_errors + excluded.client_errors,
       server_errors = ${table}.server_errors + excluded.server_errors`),
-  read: statement(`SELECT key_id, start, ${COUNT_COLUMNS} FROM ${table} WHERE account_id = $1 AND start >= $2 AND start < $3`),
-  totals: statement(`SELECT account_id, ${SUMS} FROM ${table} WHERE start >= $1 AND start < $2 GROUP BY account_id`),
+  read: statement(`SELECT key_id AS "keyId", start, ${Table.selectList(COUNTS)} FROM ${table} WHERE account_id = $1 AND start >= $2 AND start < $3`),
+  totals: statement(`SELECT account_id AS "accountId", ${SUMS} FROM ${table} WHERE start >= $1 AND start < $2 GROUP BY account_id`),
   sweep: counted(`DELETE FROM ${table} WHERE start < $1`)
 })
 const TABLES = { hour: statements("usage_hourly"), day: statements("usage_daily") }
@@ -66,12 +74,7 @@ const columns = (buckets: ReadonlyArray<Bucketed>): ReadonlyArray<unknown> => [
   buckets.map((b) => b.accountId),
   buckets.map((b) => b.start),
   buckets.map((b) => b.keyId),
-  buckets.map((b) => b.counts.allowed),
-  buckets.map((b) => b.counts.rateLimited),
-  buckets.map((b) => b.counts.quotaExceeded),
-  buckets.map((b) => b.counts.banned),
-  buckets.map((b) => b.counts.clientErrors),
-  buckets.map((b) => b.counts.serverErrors)
+  ...Table.columnValues(COUNTS, buckets.map((b) => b.counts))
 ]
 
 /** The usage store on PostgreSQL. @category constructors */
@@ -89,18 +92,15 @@ export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Databa
       }),
     read: (accountId, granularity, from, to) =>
       Effect.map(
-        db.query<StoreRows.UsageCountsRow & { key_id: string; start: number }>(TABLES[granularity].read, [accountId, from, to]),
-        (rows) => rows.map((row) => ({ keyId: row.key_id, start: row.start, counts: StoreRows.toUsageCounts(row) }))
+        db.query<UsageStore.Counts & { keyId: string; start: number }>(TABLES[granularity].read, [accountId, from, to]),
+        (rows) => rows.map(({ keyId, start, ...counts }) => ({ keyId, start, counts }))
       ),
     top: (granularity, from, to, by, limit) =>
       Effect.map(
-        db.query<StoreRows.UsageCountsRow & { account_id: string }>(TABLES[granularity].totals, [from, to]),
+        db.query<UsageStore.Counts & { accountId: string }>(TABLES[granularity].totals, [from, to]),
         (rows) =>
           UsageStore.rank(
-            rows.map((row) => {
-              const counts = StoreRows.toUsageCounts(row)
-              return { accountId: row.account_id, total: UsageStore.total(counts), refused: UsageStore.refused(counts) }
-            }),
+            rows.map((counts) => ({ accountId: counts.accountId, total: UsageStore.total(counts), refused: UsageStore.refused(counts) })),
             by,
             limit
           )

@@ -22,7 +22,6 @@ export interface Node {
   readonly port: number
 }
 
-/** The Sentinels to ask and the master's name. */
 export interface SentinelMasterOptions {
   /** The sentinels to ask (any one that answers is enough). */
   readonly nodes: ReadonlyArray<Node>
@@ -67,7 +66,6 @@ const within = <A>(millis: number, promise: Promise<A>): Promise<A | undefined> 
   ])
 }
 
-/** A connection to the master the Sentinels name, following its failovers. */
 export interface SentinelMaster {
   /** Connects to the sentinels and to the master they name (waits at most a moment for it). */
   readonly connect: () => Promise<void>
@@ -78,30 +76,102 @@ export interface SentinelMaster {
   readonly send: (args: Array<string>, expired: () => boolean) => Promise<unknown>
 }
 
-/** Connects to the master the Sentinels name, and follows it. */
-export const follow = (options: SentinelMasterOptions): SentinelMaster => {
-  const sentinels = options.nodes.map((node) => newClient(node, options.socket))
-  let first = 0
-  let master: Master | undefined
+/** Drops a connection (a client closed already throws: it is dropped then). */
+const drop = (client: Client) => {
+  try {
+    if (client.isOpen) client.destroy()
+  } catch {
+    // closed already
+  }
+}
+
+const pause = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
+
+/** The sentinels, the master they name, and the connections to masters no longer named. */
+class Follower {
+  private readonly sentinels: ReadonlyArray<Client>
+  /** The sentinel that answered last, asked first. */
+  private first = 0
+  private master: Master | undefined
   /** Connections to masters no longer named that still owe replies. */
-  const retiring = new Set<Master>()
-  let open = false
-  let timer: ReturnType<typeof setInterval> | undefined
-  let asking: Promise<void> | undefined
-  let askedAt = 0
+  private readonly retiring = new Set<Master>()
+  open = false
+  private timer: ReturnType<typeof setInterval> | undefined
+  private asking: Promise<void> | undefined
+  private askedAt = 0
+
+  constructor(private readonly options: SentinelMasterOptions) {
+    this.sentinels = options.nodes.map((node) => newClient(node, options.socket))
+  }
+
+  async connect(): Promise<void> {
+    this.open = true
+    for (const sentinel of this.sentinels) sentinel.connect().catch(() => undefined)
+    this.timer = setInterval(() => void this.refresh(), this.options.checkEveryMillis ?? 1_000)
+    this.timer.unref()
+    // The sentinels' connections come up concurrently; asked as soon as one is ready.
+    const giveUpAt = Date.now() + this.options.socket.connectTimeout
+    while (this.master === undefined && Date.now() < giveUpAt) {
+      if (this.sentinels.some((s) => s.isReady)) await this.refresh()
+      if (this.master === undefined) await pause(10)
+    }
+  }
+
+  async close(): Promise<void> {
+    this.open = false
+    if (this.timer !== undefined) clearInterval(this.timer)
+    // Replies owed by a connection that is up are waited for; one that is down is dropped.
+    await Promise.all(this.clients().map((c) => c.isReady ? c.close().catch(() => c.destroy()) : c.isOpen ? c.destroy() : undefined))
+  }
+
+  destroy(): void {
+    this.open = false
+    if (this.timer !== undefined) clearInterval(this.timer)
+    for (const c of this.clients()) if (c.isOpen) c.destroy()
+  }
+
+  async send(args: Array<string>, expired: () => boolean): Promise<unknown> {
+    for (let asked = false; ; asked = true) {
+      const current = this.master
+      if (current !== undefined && current.client.isReady) {
+        current.inFlight++
+        try {
+          return await current.client.sendCommand(args)
+        } catch (error) {
+          if (asked) throw error
+          // No answer (the connection was dropped) because the sentinels named another master
+          // meanwhile: sent once more, to that one. An error the old master answered is its answer.
+          if (!(error instanceof ErrorReply) && this.master !== current && this.master?.client.isReady === true) {
+            if (expired()) throw new Error(ABANDONED)
+            continue
+          }
+          // A master demoted to a replica (a failover): asked where the master is, sent once more.
+          if (!(error instanceof Error) || !error.message.startsWith("READONLY")) throw error
+        } finally {
+          this.settled(current)
+        }
+      } else if (asked) {
+        throw new Error(`Sentinel master ${this.options.name}: ${current === undefined ? "none named yet" : `${current.at} does not answer`}`)
+      }
+      if (expired()) throw new Error(ABANDONED)
+      await this.askAgain()
+      if (expired()) throw new Error(ABANDONED)
+    }
+  }
 
   /** Where the first sentinel to answer says the master is; `undefined` when none knows. */
-  const ask = async (): Promise<Node | undefined> => {
+  private async ask(): Promise<Node | undefined> {
+    const sentinels = this.sentinels
     for (let i = 0; i < sentinels.length; i++) {
-      const index = (first + i) % sentinels.length
+      const index = (this.first + i) % sentinels.length
       const sentinel = sentinels[index]!
       if (!sentinel.isReady) continue
       const named = await within(
-        options.askTimeoutMillis,
-        sentinel.sendCommand<Array<string> | null>(["SENTINEL", "get-master-addr-by-name", options.name]).catch(() => undefined)
+        this.options.askTimeoutMillis,
+        sentinel.sendCommand<Array<string> | null>(["SENTINEL", "get-master-addr-by-name", this.options.name]).catch(() => undefined)
       )
       if (named === undefined) continue
-      first = index
+      this.first = index
       // null: this sentinel does not watch a master of that name.
       if (named === null || named.length < 2) return undefined
       return { host: String(named[0]), port: Number(named[1]) }
@@ -109,13 +179,39 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
     return undefined
   }
 
-  /** Drops a connection (a client closed already throws: it is dropped then). */
-  const drop = (client: Client) => {
-    try {
-      if (client.isOpen) client.destroy()
-    } catch {
-      // closed already
-    }
+  /** Asks the sentinels (one question at a time) and moves to the master they name if it changed. */
+  private refresh(): Promise<void> {
+    if (this.asking !== undefined) return this.asking
+    this.askedAt = Date.now()
+    this.asking = this.moveToNamedMaster().finally(() => {
+      this.asking = undefined
+    })
+    return this.asking
+  }
+
+  private async moveToNamedMaster(): Promise<void> {
+    const node = await this.ask()
+    if (node === undefined || !this.open) return
+    const at = `${node.host}:${node.port}`
+    if (this.master?.at === at) return
+    const client = newClient(node, this.options.socket)
+    // It reconnects by itself if it cannot connect now; calls fail at once meanwhile.
+    await within(this.options.socket.connectTimeout, client.connect().catch(() => undefined))
+    const old = this.master
+    this.master = { at, client, inFlight: 0, retireTimer: undefined }
+    if (!this.open && client.isOpen) client.destroy()
+    if (old !== undefined) this.retire(old)
+  }
+
+  /**
+   * After a failure: asks the sentinels (or joins the question being asked); when they were asked a
+   * moment ago, after a pause, so that a burst of failing calls asks once.
+   */
+  private async askAgain(): Promise<void> {
+    if (this.asking !== undefined) return this.asking
+    const wait = this.askedAt + ASK_AT_MOST_EVERY_MILLIS - Date.now()
+    if (wait > 0) await pause(wait)
+    return this.refresh()
   }
 
   /**
@@ -124,114 +220,39 @@ export const follow = (options: SentinelMasterOptions): SentinelMaster => {
    * `close()`d: a closed node-redis client ignores its server hanging up (Sentinel kills the clients of
    * a master it demotes), so the calls it owed would never settle; open, they fail and are sent again.
    */
-  const retire = (old: Master) => {
+  private retire(old: Master): void {
     if (old.inFlight === 0 || !old.client.isReady) return drop(old.client)
-    retiring.add(old)
+    this.retiring.add(old)
     old.retireTimer = setTimeout(() => {
-      retiring.delete(old)
+      this.retiring.delete(old)
       drop(old.client)
-    }, options.askTimeoutMillis)
+    }, this.options.askTimeoutMillis)
     old.retireTimer.unref()
   }
 
   /** A call on `m` is over: a retiring connection with nothing owed any more is dropped. */
-  const settled = (m: Master) => {
+  private settled(m: Master): void {
     m.inFlight--
-    if (m.inFlight === 0 && retiring.delete(m)) {
+    if (m.inFlight === 0 && this.retiring.delete(m)) {
       clearTimeout(m.retireTimer)
       drop(m.client)
     }
   }
 
-  const clients = () => [...sentinels, ...(master === undefined ? [] : [master.client]), ...[...retiring].map((m) => m.client)]
-
-  /** Asks the sentinels (one question at a time) and moves to the master they name if it changed. */
-  const refresh = (): Promise<void> => {
-    if (asking !== undefined) return asking
-    askedAt = Date.now()
-    asking = (async () => {
-      const node = await ask()
-      if (node === undefined || !open) return
-      const at = `${node.host}:${node.port}`
-      if (master?.at === at) return
-      const client = newClient(node, options.socket)
-      // It reconnects by itself if it cannot connect now; calls fail at once meanwhile.
-      await within(options.socket.connectTimeout, client.connect().catch(() => undefined))
-      const old = master
-      master = { at, client, inFlight: 0, retireTimer: undefined }
-      if (!open && client.isOpen) client.destroy()
-      if (old !== undefined) retire(old)
-    })().finally(() => {
-      asking = undefined
-    })
-    return asking
+  private clients(): Array<Client> {
+    return [...this.sentinels, ...(this.master === undefined ? [] : [this.master.client]), ...[...this.retiring].map((m) => m.client)]
   }
+}
 
-  /**
-   * After a failure: asks the sentinels (or joins the question being asked); when they were asked a
-   * moment ago, after a pause, so that a burst of failing calls asks once.
-   */
-  const askAgain = async (): Promise<void> => {
-    if (asking !== undefined) return asking
-    const pause = askedAt + ASK_AT_MOST_EVERY_MILLIS - Date.now()
-    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause))
-    return refresh()
-  }
-
+export const follow = (options: SentinelMasterOptions): SentinelMaster => {
+  const follower = new Follower(options)
   return {
-    connect: async () => {
-      open = true
-      for (const sentinel of sentinels) sentinel.connect().catch(() => undefined)
-      timer = setInterval(() => void refresh(), options.checkEveryMillis ?? 1_000)
-      timer.unref()
-      // The sentinels' connections come up concurrently; asked as soon as one is ready.
-      const giveUpAt = Date.now() + options.socket.connectTimeout
-      while (master === undefined && Date.now() < giveUpAt) {
-        if (sentinels.some((s) => s.isReady)) await refresh()
-        if (master === undefined) await new Promise((resolve) => setTimeout(resolve, 10))
-      }
-    },
-    close: async () => {
-      open = false
-      if (timer !== undefined) clearInterval(timer)
-      // Replies owed by a connection that is up are waited for; one that is down is dropped.
-      await Promise.all(clients().map((c) => c.isReady ? c.close().catch(() => c.destroy()) : c.isOpen ? c.destroy() : undefined))
-    },
-    destroy: () => {
-      open = false
-      if (timer !== undefined) clearInterval(timer)
-      for (const c of clients()) if (c.isOpen) c.destroy()
-    },
+    connect: () => follower.connect(),
+    close: () => follower.close(),
+    destroy: () => follower.destroy(),
     get isOpen() {
-      return open
+      return follower.open
     },
-    send: async (args, expired) => {
-      for (let asked = false; ; asked = true) {
-        const current = master
-        if (current !== undefined && current.client.isReady) {
-          current.inFlight++
-          try {
-            return await current.client.sendCommand(args)
-          } catch (error) {
-            if (asked) throw error
-            // No answer (the connection was dropped) because the sentinels named another master
-            // meanwhile: sent once more, to that one. An error the old master answered is its answer.
-            if (!(error instanceof ErrorReply) && master !== current && master?.client.isReady === true) {
-              if (expired()) throw new Error(ABANDONED)
-              continue
-            }
-            // A master demoted to a replica (a failover): asked where the master is, sent once more.
-            if (!(error instanceof Error) || !error.message.startsWith("READONLY")) throw error
-          } finally {
-            settled(current)
-          }
-        } else if (asked) {
-          throw new Error(`Sentinel master ${options.name}: ${current === undefined ? "none named yet" : `${current.at} does not answer`}`)
-        }
-        if (expired()) throw new Error(ABANDONED)
-        await askAgain()
-        if (expired()) throw new Error(ABANDONED)
-      }
-    }
+    send: (args, expired) => follower.send(args, expired)
   }
 }

@@ -1,8 +1,6 @@
 /**
  * The rules a setting's value must follow, in the words the server answers with: a value that breaks
  * one is refused with a message naming the variable and the rule (never the value of a secret).
- *
- * @since 1.0.0
  */
 import * as Config from "effect/Config"
 import * as ConfigProvider from "effect/ConfigProvider"

@@ -11,12 +11,11 @@
  *
  * @since 1.0.0
  */
-import { AccountStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository, Layers } from "@petstore/core"
+import { AccountStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository } from "@petstore/core"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { Metrics, StoreOperationCells } from "./Metrics.js"
 
@@ -108,7 +107,3 @@ export const instrumentContext = <A>(context: Context.Context<A>, options: Instr
   }
   return result
 }
-
-/** `stores` with every store port it provides instrumented (the layer itself when nothing is measured or traced). */
-export const layer = <A, E, R>(stores: Layer.Layer<A, E, R>, options: InstrumentOptions): Layer.Layer<A, E, R> =>
-  options.metrics === undefined && !options.tracing ? stores : Layers.map(stores, (context) => instrumentContext(context, options))

@@ -15,7 +15,7 @@ import * as Redacted from "effect/Redacted"
 import * as Api from "@petstore/http-node/Api"
 import * as AppModule from "@petstore/http-node/App"
 import * as Server from "@petstore/http-node/Server"
-import type { ServerConfig } from "./Config.js"
+import type { ServerConfig } from "./ServerConfig.js"
 import * as Logging from "./Logging.js"
 import * as StoreRegistry from "./StoreRegistry.js"
 import * as Tracing from "./Tracing.js"
@@ -96,12 +96,6 @@ const createDemoAccount = Effect.gen(function*() {
   yield* onTerminal ? Console.log(shown) : Console.error(shown)
   yield* Effect.log(`demo account ${account.id} created (plan free); its key was shown once on ${onTerminal ? "the terminal" : "standard error"}`)
 })
-
-/** In-memory services with the default message processor, whatever store `config` names. */
-export const memoryServices = (config: ServerConfig): ServicesLayer => {
-  const { registration, store } = StoreRegistry.builtIn.of(undefined)
-  return registration.services(config, store)
-}
 
 /** The services the configuration asks for, shared by the server and the command line: the store's registration builds them. */
 export const services = (config: ServerConfig, registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn): ServicesLayer => {

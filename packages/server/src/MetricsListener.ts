@@ -1,8 +1,6 @@
 /**
  * The metrics on an address of their own (`PETSTORE_METRICS_ADDRESS`), without a token: for a
  * scraper on a private network or a sidecar, the address kept off the public one.
- *
- * @since 1.0.0
  */
 import * as ErrorResponse from "@petstore/http-node/ErrorResponse"
 import * as Server from "@petstore/http-node/Server"

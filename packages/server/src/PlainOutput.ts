@@ -3,8 +3,6 @@
  * `NO_COLOR` is set to anything but the empty string (https://no-color.org). Effect's command line
  * decides on styles by its own rules (`FORCE_COLOR` styles piped help, say), so ANSI escapes are
  * taken out of what reaches the Console.
- *
- * @since 1.0.0
  */
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

@@ -3,10 +3,8 @@
  * exposition format (escaping, `_bucket`/`_sum`/`_count`, `le`) and adds Node's process metrics.
  * Our metrics are registered as collectors that read the plain cells when scraped, so serving
  * costs prom-client nothing. prom-client is imported at the first scrape: a server nobody scrapes,
- * or with metrics off, never loads it (its modules, and the @opentelemetry/api it requires, weigh
- * about 12 MB of resident memory).
- *
- * @since 1.0.0
+ * or with metrics off, never loads it nor the @opentelemetry/api it requires (what they weigh in
+ * resident memory: docs/decisions.md, "When is prom-client loaded?").
  */
 import * as Effect from "effect/Effect"
 import type * as PromClient from "prom-client"

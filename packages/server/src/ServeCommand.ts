@@ -2,12 +2,10 @@
  * `petstore serve`: the configuration from the environment, then the server on the services it
  * chooses, until interrupted. The command line's `serve` runs this; `bin` runs it directly when
  * `serve` is the whole command, without loading the command line (effect/cli and its platform services).
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import { CliFailure, configuration, describe, explained } from "./CommandFailure.js"
-import type { ServerConfig } from "./Config.js"
+import type { ServerConfig } from "./ServerConfig.js"
 import * as Main from "./Main.js"
 
 /** Runs the server on the services `services` chooses for the configuration. */

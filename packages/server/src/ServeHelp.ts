@@ -2,13 +2,11 @@
  * `petstore serve --help` and `serve`'s one option, `--log-level`: the help names every variable
  * that configures the server (from `Variables`, the one table of them), and `--log-level` takes the
  * levels `PETSTORE_LOG_LEVEL` takes, for this run.
- *
- * @since 1.0.0
  */
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import { LOG_LEVELS } from "./Config.js"
+import { LOG_LEVELS } from "./ServerConfig.js"
 import * as Variables from "./Variables.js"
 import { VERSION } from "./Version.js"
 

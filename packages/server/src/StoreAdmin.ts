@@ -2,12 +2,10 @@
  * Work on the store itself rather than through the API: bringing the schema up to date
  * (`petstore migrate`) and moving a SQLite file's data into another store (`petstore
  * import-sqlite`). What each does on a store is that store's registration's to say.
- *
- * @since 1.0.0
  */
 import { StoreSnapshot } from "@petstore/core"
 import * as Effect from "effect/Effect"
-import type { ServerConfig } from "./Config.js"
+import type { ServerConfig } from "./ServerConfig.js"
 import { StoreAdminError } from "./StoreRegistration.js"
 import * as StoreRegistry from "./StoreRegistry.js"
 import * as SqliteStore from "./stores/sqlite.js"

@@ -12,12 +12,9 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
-import type { ServerConfig } from "./Config.js"
+import type { ServerConfig, StoreConfig } from "./ServerConfig.js"
 
-/** A configured store: its registration's `tag`, and whatever settings that registration keeps. */
-export interface StoreConfig {
-  readonly _tag: string
-}
+export type { StoreConfig } from "./ServerConfig.js"
 
 /** Store work that could not be done; `message` is the whole explanation (never a password). */
 export class StoreAdminError extends Data.TaggedError("StoreAdminError")<{ readonly message: string }> {}

@@ -2,8 +2,6 @@
  * The core services over a store's ports, as every registration builds them: the stores observed
  * (see `ServerMetrics.observeStores`), the rate limiter in process memory or on Redis, the default
  * message processor. Kept apart from the registrations so each says only what is its own.
- *
- * @since 1.0.0
  */
 import {
   BanPolicy,
@@ -22,7 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type { ServerConfig } from "./Config.js"
+import type { ServerConfig } from "./ServerConfig.js"
 import * as ServerMetrics from "./ServerMetrics.js"
 import { adapter, layerFrom } from "./StoreRegistration.js"
 import { urlProblem } from "./WebhookAddress.js"

@@ -2,12 +2,10 @@
  * Tracing for the standalone server: with `PETSTORE_TRACING=otlp`, Effect's tracer exports through
  * `@effect/opentelemetry` and the OTLP/HTTP exporter (endpoint, headers and batching from the
  * standard `OTEL_EXPORTER_OTLP_*` and `OTEL_BSP_*` variables). Off, none of these modules is loaded.
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { ServerConfig } from "./Config.js"
+import type { ServerConfig } from "./ServerConfig.js"
 
 /** The service name spans are exported under. */
 export const SERVICE_NAME = "petstore"

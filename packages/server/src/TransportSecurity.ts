@@ -3,12 +3,10 @@
  * their URLs (and `PGSSLMODE`, which node-postgres reads when the URL says nothing of TLS) before
  * anything connects: the server warns at start, naming the variable and the host, never a password.
  * A connection to this machine (a loopback address, `localhost`, a Unix socket) needs no TLS.
- *
- * @since 1.0.0
  */
 import * as Redacted from "effect/Redacted"
 import { BlockList, isIP } from "node:net"
-import type { SentinelConfig, ServerConfig } from "./Config.js"
+import type { SentinelConfig, ServerConfig } from "./ServerConfig.js"
 import type { PostgresStore } from "./stores/postgres.js"
 
 const LOOPBACK = new BlockList()

@@ -3,8 +3,6 @@
  * allowed part `█` in green and its refused part `▒` in red. The colours are ANSI escapes, which
  * the command line's plain output takes out when standard output is not a terminal or `NO_COLOR`
  * is set (`PlainOutput`); the two characters still tell the parts apart.
- *
- * @since 1.0.0
  */
 import { UsageStore } from "@petstore/core"
 

@@ -2,8 +2,6 @@
  * Every environment variable the server reads, with its default and meaning: the one table that
  * `petstore serve --help` prints (and that a test holds to the configuration itself: every variable
  * the configuration reads is here, and each default here is the one it applies).
- *
- * @since 1.0.0
  */
 
 export interface Variable {

@@ -1,8 +1,6 @@
 /**
  * The server's version, as its package says (`package.json` sits beside `dist` and `src` in the
  * repository and in the published package alike).
- *
- * @since 1.0.0
  */
 import { createRequire } from "node:module"
 

@@ -7,8 +7,6 @@
  * 6to4 `2002::/16`, Teredo `2001::/32`) are refused as a whole rather than decoded. Names that are
  * local by definition (`localhost` and `*.localhost`, RFC 6761; `*.local`, RFC 6762) are refused
  * with them.
- *
- * @since 1.0.0
  */
 import * as net from "node:net"
 

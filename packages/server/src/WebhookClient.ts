@@ -5,8 +5,6 @@
  * re-resolves to a private address is caught) must be public unless private addresses are allowed.
  * undici is loaded, and the agent made, at the first delivery: a server that sends none never loads it
  * (loading it at start-up also starts Node's own copy of undici, for `Headers`).
- *
- * @since 1.0.0
  */
 import { WebhookDelivery } from "@petstore/core"
 import * as Clock from "effect/Clock"

@@ -1,8 +1,6 @@
 /**
  * The webhook delivery settings (`PETSTORE_WEBHOOK_*`), read by `Config`, and what they mean for the
  * message queue: its retry schedule, its workers, and a lease longer than any attempt.
- *
- * @since 1.0.0
  */
 import { type MessageQueue, RetrySchedule, WebhookDelivery, WebhookSecretSealing } from "@petstore/core"
 import * as Config from "effect/Config"

@@ -1,8 +1,6 @@
 #!/usr/bin/env node
 /**
  * The `petstore` command.
- *
- * @since 1.0.0
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"

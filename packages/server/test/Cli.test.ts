@@ -25,6 +25,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Cli from "../src/Cli.js"
 import * as Main from "../src/Main.js"
+import { memoryServices } from "./support/MemoryServices.js"
 
 const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url))
@@ -316,7 +317,7 @@ describe("petstore CLI (in process, over a store that keeps data)", () => {
 
   it.effect("with the in-memory stores, accounts create warns on stderr that nothing is kept", () =>
     Effect.gen(function*() {
-      const cli = Cli.make({ services: Main.memoryServices })
+      const cli = Cli.make({ services: memoryServices })
       const created = yield* runCli(cli, "accounts", "create", "--plan", "free")
       expect(created.ok, created.stderr).toBe(true)
       expect(field(created.stdout, "key")).toMatch(KEY)

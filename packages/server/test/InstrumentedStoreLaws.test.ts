@@ -1,8 +1,9 @@
 /**
  * The store laws run against the stores as production wraps them: every port measured (metrics on)
- * by `InstrumentedStores.layer`, on memory, SQLite and PostgreSQL, and traced as well on SQLite. The
- * wrapper must change nothing a store answers; each suite's metrics must show the calls it made, so
- * the laws cannot pass on the bare stores by mistake. The laws of what a database keeps across
+ * by `InstrumentedStores.instrumentContext` (through `support/InstrumentedLayer`), on memory, SQLite
+ * and PostgreSQL, and traced as well on SQLite. The wrapper must change nothing a store answers;
+ * each suite's metrics must show the calls it made, so the laws cannot pass on the bare stores by
+ * mistake. The laws of what a database keeps across
  * processes (the page-cursor secret, the limiter's state written behind) run on the same wrapping,
  * each process opening the wrapped stores of one database (a SQLite file, a PostgreSQL schema).
  */
@@ -23,7 +24,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as TestDatabase from "../../postgres/test/support/TestDatabase.js"
-import * as InstrumentedStores from "../src/InstrumentedStores.js"
+import { instrumented } from "./support/InstrumentedLayer.js"
 import { Metrics } from "../src/Metrics.js"
 
 const database = await TestDatabase.make()
@@ -35,7 +36,7 @@ const lawsOnInstrumented = <E>(
   options: { readonly numRuns: number; readonly tracing: boolean }
 ) => {
   const metrics = new Metrics()
-  const wrapped = InstrumentedStores.layer(stores, { metrics, tracing: options.tracing })
+  const wrapped = instrumented(stores, { metrics, tracing: options.tracing })
   petRepositoryLaws(`${name}, instrumented`, wrapped, options)
   accountStoreLaws(`${name}, instrumented`, wrapped, options)
   messageStoreLaws(`${name}, instrumented`, wrapped, options)
@@ -60,7 +61,7 @@ const databaseLawsOnInstrumented = <D, E1, E2>(
   options: { readonly numRuns: number; readonly tracing: boolean }
 ) => {
   const metrics = new Metrics()
-  const wrapped = (d: D) => InstrumentedStores.layer(open(d), { metrics, tracing: options.tracing })
+  const wrapped = (d: D) => instrumented(open(d), { metrics, tracing: options.tracing })
   cursorSecretStoreLaws(`${name}, instrumented`, { database, signer: wrapped }, options)
   limiterPersistenceLaws(`${name}, instrumented`, { database, stateStore: wrapped }, options)
   afterAll(() => {

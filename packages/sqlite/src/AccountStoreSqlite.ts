@@ -16,23 +16,77 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { AccountStore, BoundedCache, Errors, StoreRows } from "@petstore/core"
+import { AccountStore, BoundedCache, Errors } from "@petstore/core"
+import * as Columns from "./internal/columns.js"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
-/** How often the account store looks for keys changed by another process. */
 export interface AccountStoreSqliteOptions {
   /** How often another process's commits are looked for. */
   readonly pollMillis: number
 }
 
-/** The account store's defaults. */
 export const DEFAULT_OPTIONS: AccountStoreSqliteOptions = { pollMillis: 250 }
 
 /** Above this many cached keys (or accounts) the cache starts over (it only saves reads). */
 const MAX_CACHED = 100_000
 
-/** The account store on SQLite. @category constructors */
+/** The columns of `api_keys`, each with the `KeyRecord` field it holds. */
+const KEY_FIELDS: ReadonlyArray<Columns.Column<AccountStore.KeyRecord>> = [
+  ["id", "id"],
+  ["account_id", "accountId"],
+  ["hash", "hash"],
+  ["prefix", "prefix"],
+  ["created_at", "createdAt"],
+  ["expires_at", "expiresAt"],
+  ["revoked_at", "revokedAt"],
+  ["rotated_to", "rotatedTo"]
+]
+
+/** What every read of `api_keys` selects (here and in `Export`): a row is a `KeyRecord`. */
+export const KEY_COLUMNS = Columns.selectList(KEY_FIELDS)
+
+/** What every read of `accounts` selects (here and in `Export`): `accountOf` makes a row an `Account`. */
+export const ACCOUNT_COLUMNS = `id, plan, per_minute AS "perMinute", per_day AS "perDay", created_at AS "createdAt"`
+
+/** The account of a row read with `ACCOUNT_COLUMNS` (its limits are two columns). */
+export const accountOf = (row: unknown): AccountStore.Account => {
+  const { perDay, perMinute, ...account } = row as Omit<AccountStore.Account, "limits"> & AccountStore.Account["limits"]
+  return { ...account, limits: { perMinute, perDay } }
+}
+
+const keyValues = (key: AccountStore.KeyRecord) => Columns.values(KEY_FIELDS, key)
+
+/** The store's prepared statements. */
+const statements = (connection: Connection["Service"]) => ({
+  insertAccountRow: connection.prepare(
+    "INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?)"
+  ),
+  insertKeyRow: connection.prepare(`INSERT INTO api_keys (${Columns.names(KEY_FIELDS)}) VALUES (${Columns.placeholders(KEY_FIELDS)})`),
+  // The account check and the insert are one statement, so no other write can come between.
+  insertKeyOfAccount: connection.prepare(
+    `INSERT INTO api_keys (${Columns.names(KEY_FIELDS)}) SELECT ${Columns.placeholders(KEY_FIELDS)}
+     WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?) RETURNING id`
+  ),
+  accountRow: connection.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`),
+  accountCount: connection.prepare("SELECT count(*) AS n FROM accounts").pluck(),
+  keyById: connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`),
+  keyByHash: connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`),
+  keysOfAccount: connection.prepare(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, id`
+  ),
+  revoke: connection.prepare(
+    "UPDATE api_keys SET revoked_at = min(coalesce(revoked_at, @at), @at) WHERE id = @id RETURNING id"
+  ),
+  // Only a key never rotated: of two rotations of one key, the second finds it marked and changes nothing.
+  rotateOut: connection.prepare(
+    `UPDATE api_keys SET expires_at = min(coalesce(expires_at, @at), @at), rotated_to = @successor
+     WHERE id = @id AND rotated_to IS NULL RETURNING id`
+  ),
+  successorOf: connection.prepare("SELECT rotated_to FROM api_keys WHERE id = ?").pluck()
+})
+
+/** @category constructors */
 export const make = (
   options: AccountStoreSqliteOptions
 ): Effect.Effect<AccountStore.AccountStore["Service"], Errors.StoreUnavailable, Connection | Database> =>
@@ -56,34 +110,8 @@ export const make = (
         return result
       })
 
-    const { KEY_COLUMNS } = StoreRows
-    const insertAccountRow = connection.prepare(
-      "INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?)"
-    )
-    const insertKeyRow = connection.prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-    // The account check and the insert are one statement, so no other write can come between.
-    const insertKeyOfAccount = connection.prepare(
-      `INSERT INTO api_keys (${KEY_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?
-       WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?) RETURNING id`
-    )
-    const accountById = connection.prepare("SELECT id, plan, per_minute, per_day, created_at FROM accounts WHERE id = ?")
-    const accountCount = connection.prepare("SELECT count(*) AS n FROM accounts").pluck()
-    const keyById = connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`)
-    const keyByHash = connection.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = ?`)
-    const keysOfAccount = connection.prepare(
-      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, id`
-    )
-    const revoke = connection.prepare(
-      "UPDATE api_keys SET revoked_at = min(coalesce(revoked_at, @at), @at) WHERE id = @id RETURNING id"
-    )
-    // Only a key never rotated: of two rotations of one key, the second finds it marked and changes nothing.
-    const rotateOut = connection.prepare(
-      `UPDATE api_keys SET expires_at = min(coalesce(expires_at, @at), @at), rotated_to = @successor
-       WHERE id = @id AND rotated_to IS NULL RETURNING id`
-    )
-    const successorOf = connection.prepare("SELECT rotated_to FROM api_keys WHERE id = ?").pluck()
+    const sql = statements(connection)
     const dataVersionOf = connection.prepare("PRAGMA data_version").pluck()
-
 
     // Another process's commits show as a change of data_version on this connection. It is looked
     // at when a cached key is about to be used and the last look is `pollMillis` old: no timer runs.
@@ -106,16 +134,16 @@ export const make = (
       noticeOtherWriters(now)
       const cached = keysByHash.get(hash)
       if (cached !== undefined) return Option.some(cached)
-      const found = Option.map(Option.fromNullishOr(keyByHash.get(hash) as StoreRows.KeyRow | undefined), StoreRows.toKey)
+      const found = Option.fromNullishOr(sql.keyByHash.get(hash) as AccountStore.KeyRecord | undefined)
       if (Option.isSome(found)) {
         keysByHash.set(hash, found.value)
       }
       return found
     }
-    const accountOf = (id: string): Option.Option<AccountStore.Account> => {
+    const accountById = (id: string): Option.Option<AccountStore.Account> => {
       const cached = accounts.get(id)
       if (cached !== undefined) return Option.some(cached)
-      const found = Option.map(Option.fromNullishOr(accountById.get(id) as StoreRows.AccountRow | undefined), StoreRows.toAccount)
+      const found = Option.map(Option.fromNullishOr(sql.accountRow.get(id)), accountOf)
       if (Option.isSome(found)) accounts.set(id, found.value)
       return found
     }
@@ -126,22 +154,22 @@ export const make = (
     return AccountStore.AccountStore.of({
       insertAccount: (account, firstKey) =>
         keyWrite(() => {
-          insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
-          insertKeyRow.run(...StoreRows.keyValues(firstKey))
+          sql.insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
+          sql.insertKeyRow.run(...keyValues(firstKey))
         }),
-      findAccount: (id) => atOnce(() => accountOf(id)),
-      countAccounts: db.read(() => accountCount.get() as number),
+      findAccount: (id) => atOnce(() => accountById(id)),
+      countAccounts: db.read(() => sql.accountCount.get() as number),
       insertKey: (key) =>
         Effect.flatMap(
-          keyWrite(() => insertKeyOfAccount.all(...StoreRows.keyValues(key), key.accountId).length),
+          keyWrite(() => sql.insertKeyOfAccount.all(...keyValues(key), key.accountId).length),
           (inserted) => inserted === 0 ? Effect.fail(new Errors.AccountNotFound({ id: key.accountId })) : Effect.void
         ),
-      findKey: (id) => db.read(() => Option.map(Option.fromNullishOr(keyById.get(id) as StoreRows.KeyRow | undefined), StoreRows.toKey)),
+      findKey: (id) => db.read(() => Option.fromNullishOr(sql.keyById.get(id) as AccountStore.KeyRecord | undefined)),
       findKeyByHash: (hash) => atOnce(() => keyByHashAt(hash, clock.currentTimeMillisUnsafe())),
-      listKeys: (accountId) => db.read(() => (keysOfAccount.all(accountId) as Array<StoreRows.KeyRow>).map(StoreRows.toKey)),
+      listKeys: (accountId) => db.read(() => sql.keysOfAccount.all(accountId) as Array<AccountStore.KeyRecord>),
       revokeKey: (id, at) =>
         Effect.flatMap(
-          keyWrite(() => revoke.all({ at, id }).length),
+          keyWrite(() => sql.revoke.all({ at, id }).length),
           (updated) => updated === 0 ? Effect.fail(new Errors.KeyNotFound({ id })) : Effect.void
         ),
       rotateKey: (oldId, oldExpiresAt, newKey) =>
@@ -149,10 +177,10 @@ export const make = (
           keyWrite(() => {
             // The new key only when the old one exists and was never rotated: the check and both
             // writes are one transaction. Refused: what stopped it (the key's successor, or no key).
-            if (rotateOut.all({ at: oldExpiresAt, id: oldId, successor: newKey.id }).length === 0) {
-              return { refused: successorOf.get(oldId) as string | null | undefined }
+            if (sql.rotateOut.all({ at: oldExpiresAt, id: oldId, successor: newKey.id }).length === 0) {
+              return { refused: sql.successorOf.get(oldId) as string | null | undefined }
             }
-            insertKeyRow.run(...StoreRows.keyValues(newKey))
+            sql.insertKeyRow.run(...keyValues(newKey))
             return undefined
           }),
           (outcome) => outcome === undefined ? Effect.void : AccountStore.refusedRotation(oldId, outcome.refused)
@@ -160,7 +188,7 @@ export const make = (
     })
   })
 
-/** The account store on SQLite, as a layer. @category layers */
+/** @category layers */
 export const layer = (
   options: Partial<AccountStoreSqliteOptions> = {}
 ): Layer.Layer<AccountStore.AccountStore, Errors.StoreUnavailable, Connection | Database> =>

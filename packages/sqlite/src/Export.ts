@@ -5,8 +5,12 @@
  * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
-import { StoreRows, type StoreSnapshot } from "@petstore/core"
+import type { AccountStore, MessageStore, Pet, StoreSnapshot } from "@petstore/core"
+import { ACCOUNT_COLUMNS, accountOf, KEY_COLUMNS } from "./AccountStoreSqlite.js"
 import { Connection, DatabaseOpenError, explain } from "./Connection.js"
+import { QUOTA_COLUMNS, quotasOf, STANDING_COLUMNS, standingsOf } from "./LimiterStateStoreSqlite.js"
+import { MESSAGE_COLUMNS } from "./MessageStoreSqlite.js"
+import { PET_COLUMNS, readPets } from "./PetRepositorySqlite.js"
 
 /** Everything the database holds, as a snapshot. @category constructors */
 export const snapshot: Effect.Effect<StoreSnapshot.StoreSnapshot, DatabaseOpenError, Connection> = Effect.flatMap(
@@ -14,24 +18,15 @@ export const snapshot: Effect.Effect<StoreSnapshot.StoreSnapshot, DatabaseOpenEr
   (connection) =>
     Effect.try({
       try: () => {
-        const all = <R>(source: string) => connection.prepare(source).all() as Array<R>
+        const all = <R = unknown>(source: string) => connection.prepare(source).all() as Array<R>
         connection.exec("BEGIN")
         try {
-          const accounts = all<StoreRows.AccountRow>(
-            "SELECT id, plan, per_minute, per_day, created_at FROM accounts ORDER BY created_at, id"
-          ).map(StoreRows.toAccount)
-          const keys = all<StoreRows.KeyRow>(
-            `SELECT ${StoreRows.KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`
-          ).map(StoreRows.toKey)
-          const pets = all<StoreRows.PetRow>("SELECT id, name, category_id, status FROM pets ORDER BY id").map(StoreRows.toPet)
-          const messages = all<StoreRows.MessageRow>(
-            `SELECT id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error
-             FROM messages ORDER BY seq`
-          ).map(StoreRows.toStoredMessage)
-          const quotas = all<StoreRows.QuotaRow>("SELECT account_id, day, used FROM limiter_quotas").map(StoreRows.toQuota)
-          const standings = all<StoreRows.StandingRow>(
-            "SELECT key_id, wait_until, strikes, banned_until, bans, last_ban_at FROM limiter_standings"
-          ).map(StoreRows.toStanding)
+          const accounts = all(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`).map(accountOf)
+          const keys = all<AccountStore.KeyRecord>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, id`)
+          const pets = readPets(all<Pet.Pet>(`SELECT ${PET_COLUMNS} FROM pets ORDER BY id`))
+          const messages = all<MessageStore.StoredMessage>(`SELECT ${MESSAGE_COLUMNS} FROM messages ORDER BY seq`)
+          const quotas = quotasOf(all(`SELECT ${QUOTA_COLUMNS} FROM limiter_quotas`))
+          const standings = standingsOf(all(`SELECT ${STANDING_COLUMNS} FROM limiter_standings`))
           const secret = connection.prepare("SELECT value FROM secrets WHERE name = 'cursor-hmac'").pluck().get() as
             | Uint8Array
             | undefined

@@ -174,7 +174,7 @@ export const make = (options: GroupCommitOptions) =>
     const closedError = Exit.fail(unavailable("the database is closed"))
 
     return Database.of({
-      // A read is a synchronous query, run in the caller's step (`Effect.try`), like every synchronous lookup.
+      // Run in the caller's step: no fiber is forked for a read.
       read: <A>(query: () => A) => Effect.try({ try: query, catch: unavailable }),
       write: <A>(write: () => A) =>
         Effect.callback<A, Errors.StoreUnavailable>((resume) => {

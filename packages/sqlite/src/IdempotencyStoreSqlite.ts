@@ -13,27 +13,38 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { IdempotencyStore, type Pet, StoreRows } from "@petstore/core"
+import { IdempotencyStore } from "@petstore/core"
+import * as Columns from "./internal/columns.js"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 import { insertMessageStatement, messageValues } from "./MessageStoreSqlite.js"
+import { petInsert } from "./PetRepositorySqlite.js"
 
-const COLUMNS = "account_id, key, operation, fingerprint, resource_id, created_at, expires_at"
+/** The columns of `idempotency_keys`, each with the `IdempotencyRecord` field it holds. */
+const RECORD_FIELDS: ReadonlyArray<Columns.Column<IdempotencyStore.IdempotencyRecord>> = [
+  ["account_id", "accountId"],
+  ["key", "key"],
+  ["operation", "operation"],
+  ["fingerprint", "fingerprint"],
+  ["resource_id", "resourceId"],
+  ["created_at", "createdAt"],
+  ["expires_at", "expiresAt"]
+]
 
 /** The idempotency store on SQLite. @category constructors */
 export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
-  const live = connection.prepare(`SELECT ${COLUMNS} FROM idempotency_keys WHERE account_id = ? AND key = ? AND expires_at > ?`)
+  const live = connection.prepare(`SELECT ${Columns.selectList(RECORD_FIELDS)} FROM idempotency_keys WHERE account_id = ? AND key = ? AND expires_at > ?`)
   // The key's record, unless it has a live one (then nothing changes); an expired record of the key
   // is taken over: the key is new again.
   const record = connection.prepare(
-    `INSERT INTO idempotency_keys (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO idempotency_keys (${Columns.names(RECORD_FIELDS)}) VALUES (${Columns.placeholders(RECORD_FIELDS)})
      ON CONFLICT (account_id, key) DO UPDATE SET operation = excluded.operation, fingerprint = excluded.fingerprint,
        resource_id = excluded.resource_id, created_at = excluded.created_at, expires_at = excluded.expires_at
      WHERE idempotency_keys.expires_at <= excluded.created_at`
   )
-  const insertPet = connection.prepare("INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)")
+  const insertPet = petInsert(connection)
   const deletePet = connection.prepare("DELETE FROM pets WHERE id = ?")
   const insertMessage = insertMessageStatement(connection)
   const deleteMessage = connection.prepare("DELETE FROM messages WHERE id = ?")
@@ -42,10 +53,10 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], n
   )
 
   const find = (request: IdempotencyStore.KeyedRequest) =>
-    live.get(request.accountId, request.key, request.now) as StoreRows.IdempotencyRow | undefined
+    live.get(request.accountId, request.key, request.now) as IdempotencyStore.IdempotencyRecord | undefined
   /** Writes the key's record naming `resourceId`; false when the key has a live record (nothing written). */
   const keep = (request: IdempotencyStore.KeyedRequest, resourceId: string): boolean =>
-    record.run(request.accountId, request.key, request.operation, request.fingerprint, resourceId, request.now, request.expiresAt)
+    record.run(...Columns.values(RECORD_FIELDS, IdempotencyStore.toRecord(request, resourceId)))
       .changes === 1
 
   /**
@@ -61,16 +72,16 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], n
       // Refused by a live record that is gone when looked at: impossible inside one transaction;
       // thrown, the write is undone and fails alone.
       if (found === undefined) throw new Error(`the live record of an idempotency key could not be read`)
-      return { _tag: "Completed", record: StoreRows.toIdempotencyRecord(found) }
+      return { _tag: "Completed", record: found }
     })
 
   return IdempotencyStore.IdempotencyStore.of({
     find: (accountId, key, now) =>
-      db.read(() => Option.map(Option.fromNullishOr(live.get(accountId, key, now) as StoreRows.IdempotencyRow | undefined), StoreRows.toIdempotencyRecord)),
+      db.read(() => Option.fromNullishOr(live.get(accountId, key, now) as IdempotencyStore.IdempotencyRecord | undefined)),
     insertPet: (request, draft) =>
       claim(request, () => {
-        const id = Number(insertPet.run(draft.name, draft.categoryId, draft.status).lastInsertRowid)
-        return [{ id: id as Pet.PetId, name: draft.name, categoryId: draft.categoryId, status: draft.status }, String(id)] as const
+        const pet = insertPet(draft)
+        return [pet, String(pet.id)] as const
       }, (pet) => deletePet.run(pet.id)),
     insertMessage: (request, message) =>
       claim(request, () => {

@@ -6,11 +6,31 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { LimiterStateStore, StoreRows } from "@petstore/core"
+import type { BanPolicy, DailyQuota } from "@petstore/core"
+import { LimiterStateStore } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
-/** The limiter's durable state on SQLite. @category constructors */
+/** `limiter_quotas` read under `DailyQuotaState`'s field names, with the account (here and in `Export`). */
+export const QUOTA_COLUMNS = `account_id AS "accountId", day, used`
+/**
+ * `limiter_standings` read under `KeyStanding`'s field names, with the key. The grace of a wait is
+ * not kept, so a restart ends it (see docs/decisions.md).
+ */
+export const STANDING_COLUMNS = `key_id AS "keyId", wait_until AS "waitUntil", 0 AS "graceUntil", strikes,
+  banned_until AS "bannedUntil", bans, last_ban_at AS "lastBanAt"`
+
+/** The quotas of rows read with `QUOTA_COLUMNS`, by account. */
+export const quotasOf = (rows: ReadonlyArray<unknown>) =>
+  (rows as ReadonlyArray<DailyQuota.DailyQuotaState & { readonly accountId: string }>).map(
+    ({ accountId, ...quota }) => [accountId, quota] as const
+  )
+
+/** The standings of rows read with `STANDING_COLUMNS`, by key. */
+export const standingsOf = (rows: ReadonlyArray<unknown>) =>
+  (rows as ReadonlyArray<BanPolicy.KeyStanding & { readonly keyId: string }>).map(({ keyId, ...standing }) => [keyId, standing] as const)
+
+/** @category constructors */
 export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"], never, Connection | Database> = Effect.gen(
   function*() {
     const connection = yield* Connection
@@ -19,10 +39,8 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"],
     const dropOldStandings = connection.prepare(
       "DELETE FROM limiter_standings WHERE banned_until <= ? AND wait_until <= ?"
     )
-    const allQuotas = connection.prepare("SELECT account_id, day, used FROM limiter_quotas")
-    const allStandings = connection.prepare(
-      "SELECT key_id, wait_until, strikes, banned_until, bans, last_ban_at FROM limiter_standings"
-    )
+    const allQuotas = connection.prepare(`SELECT ${QUOTA_COLUMNS} FROM limiter_quotas`)
+    const allStandings = connection.prepare(`SELECT ${STANDING_COLUMNS} FROM limiter_standings`)
     // Per account and day the highest count saved is kept (as on a store shared by instances).
     const saveQuota = connection.prepare(
       `INSERT INTO limiter_quotas (account_id, day, used) VALUES (?, ?, ?)
@@ -44,8 +62,8 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"],
             dropOldStandings.run(forgetBefore, now)
           }),
           db.read(() => ({
-            quotas: (allQuotas.all() as Array<StoreRows.QuotaRow>).map(StoreRows.toQuota),
-            standings: (allStandings.all() as Array<StoreRows.StandingRow>).map(StoreRows.toStanding)
+            quotas: quotasOf(allQuotas.all()),
+            standings: standingsOf(allStandings.all())
           }))
         ),
       save: ({ quotas, standings }) =>
@@ -57,7 +75,7 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"],
   }
 )
 
-/** The limiter's durable state on SQLite, as a layer. @category layers */
+/** @category layers */
 export const layer: Layer.Layer<LimiterStateStore.LimiterStateStore, never, Connection | Database> = Layer.effect(
   LimiterStateStore.LimiterStateStore,
   make

@@ -9,26 +9,41 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { MessageStore, StoreRows } from "@petstore/core"
+import { MessageStore } from "@petstore/core"
+import * as Columns from "./internal/columns.js"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
-const COLUMNS = "id, account_id, message, status, created_at, updated_at, attempts, available_at, lease_until, last_error"
+/** The columns of `messages`, each with the `StoredMessage` field it holds (`seq` is the table's). */
+const MESSAGE_FIELDS: ReadonlyArray<Columns.Column<MessageStore.StoredMessage>> = [
+  ["id", "id"],
+  ["account_id", "accountId"],
+  ["message", "message"],
+  ["status", "status"],
+  ["created_at", "createdAt"],
+  ["updated_at", "updatedAt"],
+  ["attempts", "attempts"],
+  ["available_at", "availableAt"],
+  ["lease_until", "leaseUntil"],
+  ["last_error", "lastError"]
+]
+
+/** What every read of `messages` selects (here and in `Export`): a row is a `StoredMessage`. */
+export const MESSAGE_COLUMNS = Columns.selectList(MESSAGE_FIELDS)
 
 /** The statement that inserts a message (shared with keyed creates, which insert it with their record). */
 export const insertMessageStatement = (connection: Connection["Service"]) =>
-  connection.prepare(`INSERT INTO messages (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  connection.prepare(`INSERT INTO messages (${Columns.names(MESSAGE_FIELDS)}) VALUES (${Columns.placeholders(MESSAGE_FIELDS)})`)
 
 /** The values of `insertMessageStatement` for `m`, in its columns' order. */
-export const messageValues = (m: MessageStore.StoredMessage) =>
-  [m.id, m.accountId, m.message, m.status, m.createdAt, m.updatedAt, m.attempts, m.availableAt, m.leaseUntil, m.lastError] as const
+export const messageValues = (m: MessageStore.StoredMessage) => Columns.values(MESSAGE_FIELDS, m)
 
 /** The message store on SQLite. @category constructors */
 export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
   const insert = insertMessageStatement(connection)
-  const byId = connection.prepare(`SELECT ${COLUMNS} FROM messages WHERE id = ?`)
+  const byId = connection.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id = ?`)
   const claim = connection.prepare(
     `UPDATE messages
      SET status = 'processing', attempts = attempts + 1, lease_until = @leaseUntil, updated_at = @now
@@ -38,7 +53,7 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
          AND ((status = 'queued' AND available_at <= @now) OR (status = 'processing' AND lease_until <= @now))
          AND account_id NOT IN (SELECT value FROM json_each(@skip))
        ORDER BY seq LIMIT 1)
-     RETURNING ${COLUMNS}`
+     RETURNING ${MESSAGE_COLUMNS}`
   )
   const release = connection.prepare(
     "UPDATE messages SET status = 'queued', attempts = attempts - 1, lease_until = 0 WHERE id = ? AND status = 'processing' AND lease_until = ?"
@@ -55,7 +70,7 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
   // The four listings of an account's messages: with or without a status, from the start or after a position.
   const listing = (status: boolean, after: boolean) =>
     connection.prepare(
-      `SELECT ${COLUMNS} FROM messages WHERE account_id = @accountId${status ? " AND status = @status" : ""}
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE account_id = @accountId${status ? " AND status = @status" : ""}
        ${after ? "AND (created_at, id) > (@createdAt, @id)" : ""} ORDER BY created_at, id LIMIT @limit`
     )
   const listings = [listing(false, false), listing(false, true), listing(true, false), listing(true, true)] as const
@@ -68,7 +83,7 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
      FROM messages INDEXED BY messages_pending WHERE status IN ('queued', 'processing')`
   )
 
-  const stored = (row: unknown) => Option.map(Option.fromNullishOr(row as StoreRows.MessageRow | undefined), StoreRows.toStoredMessage)
+  const stored = (row: unknown) => Option.fromNullishOr(row as MessageStore.StoredMessage | undefined)
 
   return MessageStore.MessageStore.of({
     insert: (m) => db.write(() => void insert.run(...messageValues(m))),
@@ -86,7 +101,7 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
           limit,
           ...(status === undefined ? {} : { status }),
           ...(after === undefined ? {} : { createdAt: after.createdAt, id: after.id })
-        }) as Array<StoreRows.MessageRow>).map(StoreRows.toStoredMessage)
+        }) as Array<MessageStore.StoredMessage>)
       ),
     nextClaimAt: db.read(() => Option.fromNullishOr(nextClaim.get() as number | null | undefined)),
     pendingCounts: db.read(() => pending.get() as MessageStore.PendingCounts)

@@ -7,14 +7,24 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { StoreRows, UsageStore } from "@petstore/core"
+import { UsageStore } from "@petstore/core"
+import * as Columns from "./internal/columns.js"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
 const TABLES = { hour: "usage_hourly", day: "usage_daily" } as const
 
-const COUNT_COLUMNS = StoreRows.USAGE_COUNT_COLUMNS
-const SUMS = COUNT_COLUMNS.split(", ").map((c) => `sum(${c}) AS ${c}`).join(", ")
+/** The count columns of the usage tables, each with the `Counts` field it holds. */
+const COUNTS: ReadonlyArray<Columns.Column<UsageStore.Counts>> = [
+  ["allowed", "allowed"],
+  ["rate_limited", "rateLimited"],
+  ["quota_exceeded", "quotaExceeded"],
+  ["banned", "banned"],
+  ["client_errors", "clientErrors"],
+  ["server_errors", "serverErrors"]
+]
+const COUNT_COLUMNS = Columns.names(COUNTS)
+const SUMS = COUNTS.map(([column, field]) => `sum(${column}) AS "${field}"`).join(", ")
 
 /** The usage store on SQLite. @category constructors */
 export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connection | Database> = Effect.gen(function*() {
@@ -30,10 +40,10 @@ export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connec
          client_errors = client_errors + excluded.client_errors, server_errors = server_errors + excluded.server_errors`
     ),
     read: connection.prepare(
-      `SELECT key_id, start, ${COUNT_COLUMNS} FROM ${table} WHERE account_id = ? AND start >= ? AND start < ?`
+      `SELECT key_id AS "keyId", start, ${Columns.selectList(COUNTS)} FROM ${table} WHERE account_id = ? AND start >= ? AND start < ?`
     ),
     totals: connection.prepare(
-      `SELECT account_id, ${SUMS} FROM ${table} WHERE start >= ? AND start < ? GROUP BY account_id`
+      `SELECT account_id AS "accountId", ${SUMS} FROM ${table} WHERE start >= ? AND start < ? GROUP BY account_id`
     ),
     sweep: connection.prepare(`DELETE FROM ${table} WHERE start < ?`)
   })
@@ -41,8 +51,7 @@ export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connec
   const sweepFlushes = connection.prepare("DELETE FROM usage_flushes WHERE at < ?")
 
   const addRow = (row: UsageStore.UsageRow) => {
-    const c = row.counts
-    const values = [c.allowed, c.rateLimited, c.quotaExceeded, c.banned, c.clientErrors, c.serverErrors]
+    const values = Columns.values(COUNTS, row.counts)
     tables.hour.add.run(row.accountId, row.hour, row.keyId, ...values)
     tables.day.add.run(row.accountId, UsageStore.bucketStart("day", row.hour), row.keyId, ...values)
   }
@@ -56,19 +65,18 @@ export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connec
       }),
     read: (accountId, granularity, from, to) =>
       db.read(() =>
-        (tables[granularity].read.all(accountId, from, to) as Array<StoreRows.UsageCountsRow & { key_id: string; start: number }>).map((row) => ({
-          keyId: row.key_id,
-          start: row.start,
-          counts: StoreRows.toUsageCounts(row)
-        }))
+        (tables[granularity].read.all(accountId, from, to) as Array<UsageStore.Counts & { keyId: string; start: number }>).map((
+          { keyId, start, ...counts }
+        ) => ({ keyId, start, counts }))
       ),
     top: (granularity, from, to, by, limit) =>
       db.read(() =>
         UsageStore.rank(
-          (tables[granularity].totals.all(from, to) as Array<StoreRows.UsageCountsRow & { account_id: string }>).map((row) => {
-            const counts = StoreRows.toUsageCounts(row)
-            return { accountId: row.account_id, total: UsageStore.total(counts), refused: UsageStore.refused(counts) }
-          }),
+          (tables[granularity].totals.all(from, to) as Array<UsageStore.Counts & { accountId: string }>).map((counts) => ({
+            accountId: counts.accountId,
+            total: UsageStore.total(counts),
+            refused: UsageStore.refused(counts)
+          })),
           by,
           limit
         )

@@ -1,8 +1,6 @@
 /**
  * `petstore-conformance --base-url URL (--admin-token T | --key K[:LIMITS] ...) [--runs N] [--seed S]`
  * runs the conformance suite against a server and exits non-zero on any failure.
- *
- * @since 1.0.0
  */
 import { parseArgs } from "node:util"
 import { formatReport, parseKey, runConformance } from "./conformance/Runner.js"

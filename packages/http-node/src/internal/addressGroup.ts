@@ -4,8 +4,6 @@
  * address in it for every request, so per-address buckets would not limit it at all (the problem
  * express-rate-limit#502 describes). An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, what a
  * dual-stack listener reports for an IPv4 client) is its IPv4 address, not a member of `::ffff:0:0/96`.
- *
- * @since 1.0.0
  */
 import { isIP } from "node:net"
 

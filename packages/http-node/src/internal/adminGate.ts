@@ -6,30 +6,20 @@
  * passes: failures from one address (every operator behind one proxy shares it) must not lock the
  * operators out, and a token of 16 or more token68 characters (≥ 96 bits) is not found by guessing
  * at 20 a minute — the limit bounds the noise of a guesser, not its odds.
- *
- * @since 1.0.0
  */
+import { AddressLimit } from "@petstore/core"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { AppRequest } from "../AppRequest.js"
 import * as ErrorResponse from "../ErrorResponse.js"
-import * as AddressLimit from "./addressLimit.js"
 import { type Answer, refusal } from "./stages/answer.js"
 import { bearerToken } from "./credentials.js"
 
 const FAILURES_PER_MINUTE = 20
 
-const LIMITED = ErrorResponse.make(
-  "rate_limited",
-  "Too many failed admin tokens from this address; retry after `Retry-After` seconds."
-)
-
-/** Not the API key's message: these paths take the admin token, which an API key never is. */
-const NO_ADMIN_TOKEN = ErrorResponse.make(
-  "unauthorized",
-  "The admin token is required: send `Authorization: Bearer <PETSTORE_ADMIN_TOKEN>` (an API key is not accepted here)."
-)
+const LIMITED = ErrorResponse.STATIC.adminTokensLimited
+const NO_ADMIN_TOKEN = ErrorResponse.STATIC.adminTokenRequired
 
 export interface AdminGateOptions {
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
@@ -40,7 +30,7 @@ export interface AdminGateOptions {
 export const make = (options: AdminGateOptions): (request: AppRequest, now: number) => Answer | undefined => {
   const adminDigest = Option.map(options.adminToken, (t) => digest(Redacted.value(t)))
   // Failed tokens per client address, in this process (the admin API is for operators).
-  const failures = AddressLimit.make(FAILURES_PER_MINUTE)
+  const failures = AddressLimit.make(FAILURES_PER_MINUTE, 10_000)
 
   return (request, now) => {
     if (Option.isNone(adminDigest)) return refusal(ErrorResponse.STATIC.routeNotFound)

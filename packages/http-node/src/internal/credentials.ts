@@ -1,8 +1,6 @@
 /**
  * What a request says about who sends it: the bearer token of its `Authorization` header and the
  * client's address (the socket peer, or the hop `X-Forwarded-For` names behind trusted proxies).
- *
- * @since 1.0.0
  */
 import { isIP } from "node:net"
 import type { AppRequest } from "../AppRequest.js"

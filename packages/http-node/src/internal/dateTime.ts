@@ -1,7 +1,5 @@
 /**
  * Date-times as the API takes them: ISO 8601 with an offset, checked to name a real instant.
- *
- * @since 1.0.0
  */
 import * as Schema from "effect/Schema"
 

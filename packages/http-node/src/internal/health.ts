@@ -5,8 +5,6 @@
  * - `/readyz`: 200 when the store and the rate limiter answer (`Readiness.probe`: one probe at a
  *   time, its answer shared for a second); 503 `unavailable` naming what does not, and 503 from
  *   the moment the server starts draining on shutdown.
- *
- * @since 1.0.0
  */
 import { Readiness } from "@petstore/core"
 import * as Effect from "effect/Effect"
@@ -34,8 +32,7 @@ const notAllowed = (method: string): AppResponse => {
   return { status: error.status, headers: { "Content-Type": JSON_CONTENT_TYPE, Allow: READS }, body: error.body }
 }
 
-const unavailable = (message: string): AppResponse => {
-  const error = ErrorResponse.make("unavailable", message)
+const unavailable = (error: ErrorResponse.ErrorResult): AppResponse => {
   return {
     status: error.status,
     headers: { "Content-Type": JSON_CONTENT_TYPE, "Cache-Control": "no-store", "Retry-After": RETRY_AFTER },
@@ -52,7 +49,7 @@ const ok = (body: string, route: string): AppResponse => ({
 })
 
 const ALIVE = JSON.stringify({ status: "ok" })
-const DRAINING = "Not ready: the server is shutting down."
+const DRAINING = ErrorResponse.STATIC.shuttingDown
 
 /** The 200 or 503 answer to a readiness report. */
 const readyAnswer = (report: Readiness.Report): AppResponse =>
@@ -65,7 +62,7 @@ const readyAnswer = (report: Readiness.Report): AppResponse =>
       }),
       `GET ${READY_PATH}`
     )
-    : unavailable(`Not ready: ${report.reasons.join("; ")}.`)
+    : unavailable(ErrorResponse.notReady(report.reasons))
 
 /**
  * The endpoints over `probe`, the readiness of the ports (see `Readiness.watch`).

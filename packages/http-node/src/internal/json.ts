@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { Json, JsonObject } from "../OpenApiDocument.js"
+import type { Json, JsonObject } from "./openapi/documentModel.js"
 
 /** Whether `u` is a JSON object (neither `null` nor an array). */
 export const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)

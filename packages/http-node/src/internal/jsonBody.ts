@@ -2,10 +2,9 @@
  * Reading a request body as JSON: strict UTF-8, and at most `MAX_DEPTH` levels of nesting, checked
  * in one pass over the bytes before parsing, so that no later step (validation, its messages) ever
  * walks a value deep enough to exhaust the stack.
- *
- * @since 1.0.0
  */
 import * as Result from "effect/Result"
+import type { JsonRefusal } from "../ErrorResponse.js"
 
 /** Deeper than any body of the interface needs (a pet is 1 level; the admin API 2). */
 export const MAX_DEPTH = 32
@@ -39,12 +38,12 @@ export const nestsDeeperThan = (bytes: Uint8Array, max: number): boolean => {
   return false
 }
 
-/** The parsed body, or why it is not acceptable JSON (a sentence for an `invalid_json` answer). */
-export const parse = (bytes: Uint8Array): Result.Result<unknown, string> => {
-  if (nestsDeeperThan(bytes, MAX_DEPTH)) return Result.fail(`The body nests deeper than ${MAX_DEPTH} levels.`)
+/** The parsed body, or why it is not acceptable JSON (for an `invalid_json` answer). */
+export const parse = (bytes: Uint8Array): Result.Result<unknown, JsonRefusal> => {
+  if (nestsDeeperThan(bytes, MAX_DEPTH)) return Result.fail({ _tag: "TooDeep", maxDepth: MAX_DEPTH })
   try {
     return Result.succeed(JSON.parse(utf8.decode(bytes)))
   } catch (e) {
-    return Result.fail(`The body is not valid JSON: ${(e as Error).message}`)
+    return Result.fail({ _tag: "NotJson", detail: (e as Error).message })
   }
 }

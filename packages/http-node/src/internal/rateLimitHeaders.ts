@@ -1,14 +1,12 @@
 /**
  * The one header writer for rate limits: `X-RateLimit-*` of the limit closest to exhaustion, the
  * IETF `RateLimit-Policy` and `RateLimit` fields for every limit, and `Retry-After` on rejections.
- *
- * @since 1.0.0
  */
 import { BoundedCache, type LimitDecision } from "@petstore/core"
 import type { ResponseHeaders } from "../AppResponse.js"
 
 // `RateLimit-Policy` texts, one cache level per limit, so a text is found with one lookup per limit
-// and no key is built per response (a flat cache under a string key measured 3× slower). Invalidation:
+// and no key is built per response (a flat cache under a string key was slower: docs/performance.md). Invalidation:
 // none needed. The text is a pure function of the limits' names and quotas (the window follows from
 // the name), so a kept text is always right. Each level starts over when full: at most 1 024 first
 // limits (minute quotas), each followed by at most 8 day quotas; beyond, texts are only built again.

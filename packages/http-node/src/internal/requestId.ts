@@ -1,8 +1,6 @@
 /**
  * Request ids: the `X-Request-Id` a client or a proxy sent, kept when it is well-formed, otherwise
  * a new random one. The id is written on the response and on every log line of the request.
- *
- * @since 1.0.0
  */
 import { randomUUID } from "node:crypto"
 

@@ -2,8 +2,6 @@
  * Routes compiled once from an `HttpApi`: method and path from the endpoint, decoders for path,
  * query and body from its schemas, the success status from its annotations. Nothing here runs per
  * request except the compiled functions themselves.
- *
- * @since 1.0.0
  */
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
@@ -18,7 +16,7 @@ import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as FindMyWay from "find-my-way-ts"
 import type { ResponseHeaders } from "../AppResponse.js"
-import type { OperationError } from "../ErrorResponse.js"
+import { type OperationError, repeatedQueryParameter } from "../ErrorResponse.js"
 
 /** What a handler answers: the success value (encoded with the endpoint's schema) and extra headers. */
 export interface Reply<A> {
@@ -132,7 +130,7 @@ const queryDecoder = (schema: AnySchema): Decoder => {
         continue
       }
       if (typeof value !== "string") {
-        return Result.fail(new DecodeFailure({ message: `query parameter ${name}: must be given at most once` }))
+        return Result.fail(new DecodeFailure({ message: repeatedQueryParameter(name) }))
       }
       picked[name] = value
       // Length-prefixed, so no two tuples of values share a key whatever characters they hold.
@@ -206,7 +204,6 @@ export interface RouteTable<Ctx, Err> {
 // Paths match exactly as declared: `/v1/PETS` and `/v1/pets/` are other (unknown) routes.
 const EXACT = { caseSensitive: true, ignoreTrailingSlash: false } as const
 
-/** @category constructors */
 export const table = <Ctx, Err>(routes: ReadonlyArray<CompiledRoute<Ctx, Err>>): RouteTable<Ctx, Err> => {
   const router = FindMyWay.make<CompiledRoute<Ctx, Err>>(EXACT)
   const byPath = new Map<string, Set<string>>()

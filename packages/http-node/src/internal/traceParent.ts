@@ -2,8 +2,6 @@
  * The caller's span from a W3C `traceparent` header (Trace Context, level 1), through
  * Effect's parser (`effect/http/HttpTraceContext`), so that a request's span continues the trace a proxy or a client
  * started. A header that is absent or malformed starts no trace of its own: the span is a root.
- *
- * @since 1.0.0
  */
 import * as Headers from "effect/http/Headers"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"

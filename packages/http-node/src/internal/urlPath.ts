@@ -1,7 +1,5 @@
 /**
  * The path of a request target: what comes before its query.
- *
- * @since 1.0.0
  */
 export const pathOf = (url: string): string => {
   const q = url.indexOf("?")

@@ -2,8 +2,6 @@
  * Each answer to a request with a valid key counted as its account's usage (the core's `Usage`,
  * when the application is given one): the limiter's verdict, and the status among the allowed.
  * Decided once, when the application is built: without `Usage` nothing is counted and no hook runs.
- *
- * @since 1.0.0
  */
 import { Usage } from "@petstore/core"
 import * as Effect from "effect/Effect"

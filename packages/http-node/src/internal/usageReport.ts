@@ -2,8 +2,6 @@
  * The usage answer on the wire, shared by `GET /v1/usage` and the admin API: the schemas, the
  * range read from the query (`from`, `to`, `granularity`; 400 beyond the bounds), and the answer
  * built from the core's zero-filled buckets.
- *
- * @since 1.0.0
  */
 import { DailyQuota, type LimitDecision, type Plan, UsageRange, UsageStore } from "@petstore/core"
 import * as Result from "effect/Result"
@@ -68,7 +66,7 @@ export const rangeOf = (
       to: params.to === undefined ? undefined : Date.parse(params.to),
       now
     }),
-    (reason) => new InvalidInput({ message: `query: ${reason}` })
+    (reason) => new InvalidInput({ location: "query", reason })
   )
 
 /** One bucket on the wire. */

@@ -8,7 +8,7 @@ import * as AdminGate from "../../src/internal/adminGate.js"
 import * as AdminGateStage from "../../src/internal/stages/adminGate.js"
 import * as Scrape from "../../src/internal/stages/scrape.js"
 import { write } from "../../src/internal/stages/write.js"
-import { exchange, outcomeAtOnce } from "./support/Stages.js"
+import { exchange, outcome, outcomeAtOnce } from "./support/Stages.js"
 
 const TOKEN = "an-admin-token-of-32-characters-x"
 const gate = AdminGateStage.make(
@@ -37,7 +37,7 @@ describe("stage scrape", () => {
   it("answers the exporter's text with its media type, labelled GET /metrics", async () => {
     const stage = Scrape.make({ scrape: Effect.succeed("# HELP x\nx 1\n"), contentType: "text/plain; version=0.0.4" })
     const e = exchange({ url: "/metrics" })
-    const answer = (await Effect.runPromise(stage(e)))!
+    const answer = (await outcome(stage, e))!
     const response = write(e, answer)
     expect(response).toMatchObject({ status: 200, body: "# HELP x\nx 1\n", route: "GET /metrics" })
     expect(response.headers["Content-Type"]).toBe("text/plain; version=0.0.4")

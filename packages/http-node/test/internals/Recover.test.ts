@@ -3,7 +3,10 @@
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { answer } from "../../src/internal/stages/answer.js"
-import { recover } from "../../src/internal/stages/recover.js"
+import * as Recover from "../../src/internal/stages/recover.js"
+
+/** The recovery that logs each 503's reason as a warning (the default). */
+const recover = Recover.make()
 
 const run = (effect: Effect.Effect<unknown>) => Effect.runPromise(Effect.exit(effect))
 

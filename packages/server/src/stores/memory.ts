@@ -1,8 +1,6 @@
 /**
  * The memory store's registration: everything in process memory, nothing kept when the process
  * ends (`PETSTORE_STORE=memory`). Always ready; no schema to migrate.
- *
- * @since 1.0.0
  */
 import {
   AccountStore,

@@ -2,8 +2,6 @@
  * The PostgreSQL store's registration: a database shared by any number of instances
  * (`PETSTORE_DATABASE=postgres://…` or `postgresql://…`, with a host), which can take a SQLite
  * file's data (`import-sqlite`). pg is loaded only when the configuration chooses this store.
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -4,8 +4,6 @@
  * counts and bans kept across restarts (see docs/storage.md); one server per file (a second one
  * refuses to start, naming the process that serves it). better-sqlite3 is loaded only when
  * the configuration chooses this store, or when `import-sqlite` reads a file.
- *
- * @since 1.0.0
  */
 import type { StoreSnapshot } from "@petstore/core"
 import * as Effect from "effect/Effect"

@@ -2,8 +2,6 @@
  * better-sqlite3 is a native addon, built for one Node ABI (`NODE_MODULE_VERSION`). Loaded by another
  * Node line it fails with Node's multi-line message; this turns that failure into one line: which Node
  * the module was built for, which is running, and the command that rebuilds it for the running one.
- *
- * @since 1.0.0
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"

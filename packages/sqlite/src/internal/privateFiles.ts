@@ -4,8 +4,6 @@
  * the database file 0600 before SQLite opens it, so SQLite gives `-wal` and `-shm` the same mode as
  * the database file); what exists already is left as the operator set it, and reported when other
  * users can read it.
- *
- * @since 1.0.0
  */
 import * as Fs from "node:fs"
 import * as Path from "node:path"

@@ -1,17 +1,30 @@
 /**
  * The admin API as the checker uses it: creating accounts, and issuing, rotating, revoking and
- * listing keys. Each call is logged on its {@link Session} (with the shell variables its answer
+ * listing keys. Each call is logged on its session (with the shell variables its answer
  * defines), checked, and recorded in the model.
- *
- * @since 1.0.0
  */
 import { expectCode } from "./AnswerRules.js"
 import { decisionWindow } from "./Expectations.js"
 import type { HttpExchange, HttpRequest } from "./HttpExchange.js"
+import type { Model } from "./Model.js"
 import type { AccountModel, KeyModel, PlanLimits } from "./ModelRecords.js"
-import type { Session } from "./Session.js"
 import type { LoggedExchange } from "./SessionLog.js"
 import { fail } from "./Violation.js"
+import type { WebhookLedger } from "./WebhookLedger.js"
+import type { WebhookReceiver } from "./WebhookReceiver.js"
+
+/** What the admin calls use of the session they are made in (`Session` is one). */
+export interface AdminSession {
+  readonly adminToken: string | undefined
+  readonly model: Model
+  /** Literal values (keys, ids) and the shell variables that stand for them in printed commands. */
+  readonly variables: Map<string, string>
+  readonly webhooks: { readonly receiver: WebhookReceiver; readonly ledger: WebhookLedger } | undefined
+  readonly log: Array<LoggedExchange>
+  send(label: string, request: HttpRequest): Promise<HttpExchange>
+  sendUnlogged(request: HttpRequest): Promise<{ readonly exchange: HttpExchange; readonly origin: string }>
+  json(x: HttpExchange, what: string): unknown
+}
 
 const KEY_FORMAT = /^psk_(live|test)_[0-9A-Za-z]{22,}$/
 
@@ -33,7 +46,7 @@ const checkIssuedKey = (body: unknown, what: string): { key: string; id: string 
 export class AdminApi {
   private keyCounter = 0
 
-  constructor(private readonly session: Session) {}
+  constructor(private readonly session: AdminSession) {}
 
   private headers(body: boolean): Record<string, string> {
     return body

@@ -2,8 +2,6 @@
  * Values of answers that the interface and the product decisions fix exactly, beyond what the
  * document's schemas say: the Error `code` of each kind of refusal, the code each class of invalid
  * input gets, and the form of timestamps (RFC 3339 in UTC).
- *
- * @since 1.0.0
  */
 import type { HttpExchange } from "./HttpExchange.js"
 import { fail } from "./Violation.js"

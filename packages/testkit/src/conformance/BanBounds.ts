@@ -4,8 +4,6 @@
  * for, the end of the wait's grace and the strikes are intervals; a refused request counts as a
  * strike for certain only when it certainly arrived after the grace and before the wait's end, and
  * certainly not when it arrived before the grace ended or after the wait.
- *
- * @since 1.0.0
  */
 
 /** An interval of instants (monotonic ms). */

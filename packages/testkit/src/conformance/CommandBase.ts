@@ -1,8 +1,6 @@
 /**
  * What every command of the conformance run shares: how it picks a key at run time (by index, so
  * any sequence is runnable and shrinking can drop any command) and its base class.
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

@@ -4,8 +4,6 @@
  * few requests, checks every response against the OpenAPI document and the model, and updates the
  * model. Commands pick keys, pets, listings and messages by index at run time, so any sequence is
  * runnable and shrinking can drop any command.
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

@@ -3,8 +3,6 @@
  * checker's key pages through the whole listing at the same time. Under any interleaving no pet is
  * repeated or out of order across pages, none that existed before the paging began is skipped, and
  * every pet whose 201 came back before the last page was asked for is on a page.
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

@@ -4,8 +4,6 @@
  * declared tags, a bearer security scheme every operation requires, every status each operation can
  * answer, and the headers each response carries. Each departure is a failure; matters of taste
  * (see the README) are warnings.
- *
- * @since 1.0.0
  */
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json }

@@ -1,20 +1,26 @@
 /**
  * Authentication that fails: a request with a missing or invalid key draws on its client address's
  * bucket, answered 401 while the address has tokens and 429 when it has none.
- *
- * @since 1.0.0
  */
-import { decisionWindow } from "./Expectations.js"
+import { decisionWindow, type Expectations } from "./Expectations.js"
 import type { HttpExchange } from "./HttpExchange.js"
-import type { Model } from "./Model.js"
 import { checkReset, intHeader, retryAfter } from "./RateLimitHeaders.js"
+import type { TokenBounds } from "./TokenBounds.js"
 import { fail } from "./Violation.js"
+
+/** What the checks of a failed authentication read and update of the checker's model. */
+export interface FailedAuthState {
+  readonly expect: Expectations
+  /** The client address's bucket for failed authentication. */
+  readonly addressBucket: TokenBounds
+  failedAuthSent: number
+}
 
 /**
  * A request with a missing or invalid key: 401 with `WWW-Authenticate: Bearer` while the address
  * has tokens, 429 when it has none. Checks the answer and updates the model's address bucket.
  */
-export const checkFailedAuth = (model: Model, x: HttpExchange, what: string): void => {
+export const checkFailedAuth = (model: FailedAuthState, x: HttpExchange, what: string): void => {
   const { r, s } = decisionWindow(model.expect, x)
   const eps = 1e-6
   const bucket = model.addressBucket

@@ -3,8 +3,6 @@
  * after the last it pages through the whole listing and each status filter (limit 100): every pet
  * the server acknowledged with 201 is there exactly once, under its status, nothing else is, and
  * the ids ascend across pages; and each `Idempotency-Key` the run created under names exactly one pet.
- *
- * @since 1.0.0
  */
 import type { HttpExchange } from "./HttpExchange.js"
 import type { Model } from "./Model.js"

@@ -1,7 +1,5 @@
 /**
  * The commands on keys through the admin API: issue, rotate (once, or twice), revoke and list.
- *
- * @since 1.0.0
  */
 import { type Command, Base, describePick, type KeyPick, pickKey } from "./CommandBase.js"
 import { type Model } from "./Model.js"

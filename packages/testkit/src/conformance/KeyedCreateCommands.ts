@@ -3,8 +3,6 @@
  * forms, spread over the instances), concurrent retries at once over every `--base-url`, and the
  * key reused with another body or on the other create. Each keyed pet is named after its key, so
  * the inventory can check that every key names exactly one pet.
- *
- * @since 1.0.0
  */
 import { randomUUID } from "node:crypto"
 import { errorCode } from "./AnswerRules.js"

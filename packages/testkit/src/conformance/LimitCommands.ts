@@ -2,8 +2,6 @@
  * The commands on authentication, routing and limits: bad `Authorization` headers, ended keys,
  * wrong methods, unknown routes, bursts (one after another and at once), exhausting a bucket and
  * sending while told to wait, and honouring `Retry-After`.
- *
- * @since 1.0.0
  */
 import { type Command, Base, describePick, type KeyPick, pickKey, sleep } from "./CommandBase.js"
 import { now } from "./HttpExchange.js"

@@ -1,8 +1,6 @@
 /**
  * The commands on messages: submit (valid and invalid), read with its own and another account's
  * key, and poll until delivered.
- *
- * @since 1.0.0
  */
 import * as Invalid from "../arbitraries/Invalid.js"
 import { codesForDefect, expectCode, expectUtcTimestamp } from "./AnswerRules.js"

@@ -19,11 +19,13 @@ import { checkFailedAuth } from "./FailedAuth.js"
 import type { HttpExchange } from "./HttpExchange.js"
 import {
   type AccountModel,
+  type AuthOutcome,
   type ChainModel,
   type KeyModel,
   type MessageModel,
   type PetRecord,
   type PlanLimits,
+  keyAuth,
   utcDay
 } from "./ModelRecords.js"
 import { TokenBounds } from "./TokenBounds.js"
@@ -35,8 +37,7 @@ export { DEFAULT_EXPECTATIONS, type Expectations } from "./Expectations.js"
 export type { AccountModel, ChainModel, KeyModel, MessageModel, PetRecord, PlanLimits } from "./ModelRecords.js"
 export { ConformanceViolation, expectStatus, fail } from "./Violation.js"
 
-/** The outcome of the authentication step. */
-export type AuthOutcome = "valid" | "invalid" | "either"
+export type { AuthOutcome } from "./ModelRecords.js"
 
 /** What the checker expects of the server: accounts, keys, limits and data. @category models */
 export class Model {
@@ -107,9 +108,7 @@ export class Model {
   }
 
   authOf(key: KeyModel, s: number, r: number): AuthOutcome {
-    if (key.endsAt === undefined || r < key.endsAt.lo) return "valid"
-    if (s >= key.endsAt.hi) return "invalid"
-    return "either"
+    return keyAuth(key, s, r)
   }
 
   /** Whether the key may be told to wait at `at` (a request now could be a strike). */
@@ -121,31 +120,15 @@ export class Model {
     return key.bannedUntil !== undefined && at < key.bannedUntil.lo
   }
 
-
-  // ---------------------------------------------------------------------------------------------
-  // Authentication that fails: the per-address bucket
-
-  /**
-   * A request with a missing or invalid key: 401 with `WWW-Authenticate: Bearer` while the address
-   * has tokens, 429 when it has none.
-   */
+  /** A request with a missing or invalid key, checked against the address's bucket (`FailedAuth`). */
   failedAuth(x: HttpExchange, what: string): void {
     checkFailedAuth(this, x, what)
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Admission of an authenticated request
-
-  /**
-   * Checks the rate-limit step of a request made with `key` and updates the model. Returns what the
-   * server decided (a 401 when the key may have ended is handled as a failed authentication).
-   */
+  /** The rate-limit step of a request made with `key`, checked and recorded (`Admission`). */
   admission(key: KeyModel, x: HttpExchange, what: string): Admission | "unauthorized" {
     return checkAdmission(this, key, x, what)
   }
-
-  // ---------------------------------------------------------------------------------------------
-  // Pets
 
   /** Records a pet seen in a response, checking it against what was seen before. */
   observePet(pet: PetRecord, what: string): void {

@@ -71,3 +71,13 @@ export interface ChainModel {
 
 /** The UTC day of a wall-clock instant (ms): the period of an account's daily quota. */
 export const utcDay = (wallMs: number) => Math.floor(wallMs / 86_400_000)
+
+/** The outcome of the authentication step. */
+export type AuthOutcome = "valid" | "invalid" | "either"
+
+/** Whether `key` authenticates a request decided in [s, r]: surely, surely not, or either. */
+export const keyAuth = (key: KeyModel, s: number, r: number): AuthOutcome => {
+  if (key.endsAt === undefined || r < key.endsAt.lo) return "valid"
+  if (s >= key.endsAt.hi) return "invalid"
+  return "either"
+}

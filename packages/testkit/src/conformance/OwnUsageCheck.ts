@@ -8,8 +8,6 @@
  * accounts with a past: their usage is read once before the run (`readBaselines`) and the check
  * compares what was added since, which holds when nothing else used those keys during the run or
  * in the flush interval before it.
- *
- * @since 1.0.0
  */
 import type { AccountModel, KeyModel } from "./ModelRecords.js"
 import type { Session } from "./Session.js"

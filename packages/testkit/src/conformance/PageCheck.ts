@@ -2,8 +2,6 @@
  * The checks every page of `GET /pets` must pass, whichever command asked for it: a plain array,
  * ascending ids after where the listing stands, the status filter kept, `Link rel="next"` exactly
  * when more exist (path-absolute, keeping `limit` and `status`), and no known pet skipped.
- *
- * @since 1.0.0
  */
 import type { HttpExchange } from "./HttpExchange.js"
 import type { Model } from "./Model.js"

@@ -4,8 +4,6 @@
  * window; when the bucket certainly held a token for each, every one is admitted; the daily quota
  * is exact; a burst of at most the ban threshold never bans. The model is then updated as if each
  * request were decided anywhere in the window.
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

@@ -2,8 +2,6 @@
  * The commands on pets and listings: creates (valid, with ignored fields, invalid by each defect
  * class), reads by id, listings and their pages, invalid queries, forged cursors, and creates while
  * a listing is paged.
- *
- * @since 1.0.0
  */
 import * as Invalid from "../arbitraries/Invalid.js"
 import { codesForDefect, expectCode } from "./AnswerRules.js"

@@ -2,8 +2,6 @@
  * The rate-limit fields every response carries (`X-RateLimit-*`, `Retry-After`, and the IETF
  * `RateLimit` and `RateLimit-Policy`): reading them, and checking them against an account's model
  * after a request it admitted or refused.
- *
- * @since 1.0.0
  */
 import type { Expectations } from "./Expectations.js"
 import type { HttpExchange } from "./HttpExchange.js"

@@ -3,8 +3,6 @@
  * it in its status filter's listing, and reads an accepted message back by id with its account's
  * key. Each read is a real request that the model admits or refuses like any other; a read the
  * limits refuse checks nothing, a read that misses is a failure of the sequence that led to it.
- *
- * @since 1.0.0
  */
 import { now } from "./HttpExchange.js"
 import type { Model } from "./Model.js"

@@ -2,8 +2,6 @@
  * The command line that replays a failure: the options of the run that matter to what it sent (no
  * secrets: the admin token and keys stay shell variables), the seed, and fast-check's path to the
  * shrunk counterexample with the commands' replay path, so the same shortest sequence runs again.
- *
- * @since 1.0.0
  */
 import type { Expectations } from "./Expectations.js"
 

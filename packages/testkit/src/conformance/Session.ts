@@ -2,11 +2,9 @@
  * The real side of a conformance run: sends requests, checks each response against the OpenAPI
  * document, keeps the log of the current command sequence (printed as curl commands when it
  * fails, see `SessionLog`), and talks to the admin API when there is one (see `AdminApi`).
- *
- * @since 1.0.0
  */
 import { UsageTally } from "./UsageCheck.js"
-import { AdminApi } from "./AdminApi.js"
+import { AdminApi, type AdminSession } from "./AdminApi.js"
 import { codeProblem } from "./AnswerRules.js"
 import { type HttpClient, type HttpExchange, type HttpRequest, now } from "./HttpExchange.js"
 import type { Model } from "./Model.js"
@@ -14,7 +12,7 @@ import type { KeyModel, PlanLimits } from "./ModelRecords.js"
 import type { OpenApiChecker } from "./OpenApiChecker.js"
 import { curlScript, type LoggedExchange } from "./SessionLog.js"
 import { fail } from "./Violation.js"
-import type { WebhookLedger } from "./WebhookCheck.js"
+import type { WebhookLedger } from "./WebhookLedger.js"
 import type { WebhookReceiver } from "./WebhookReceiver.js"
 
 /** A key given on the command line, with its account's limits. */
@@ -60,7 +58,7 @@ const CHECKER_ACCOUNT = {
 }
 
 /** @category models */
-export class Session {
+export class Session implements AdminSession {
   readonly clients: ReadonlyArray<HttpClient>
   readonly checker: OpenApiChecker
   readonly model: Model

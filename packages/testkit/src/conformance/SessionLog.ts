@@ -1,8 +1,6 @@
 /**
  * The log of a command sequence: each request sent, with the values of its answer that later
  * requests use, and the log as a replayable shell script (printed when the sequence fails).
- *
- * @since 1.0.0
  */
 import { type HttpExchange, type HttpRequest, toCurl } from "./HttpExchange.js"
 

@@ -6,8 +6,6 @@
  * left out (a refused old key's 401 or address 429 is not the account's, and which one the checker
  * saw around the end is uncertain). Counts arrive after the server's flush interval: the check waits
  * for them, up to `waitMs`; once an account's totals match, its `byKey` must split them key by key.
- *
- * @since 1.0.0
  */
 import type { HttpExchange } from "./HttpExchange.js"
 import type { AccountModel } from "./ModelRecords.js"

@@ -6,22 +6,12 @@
  * (so every duplicate carries the same one) and its payload the message as submitted:
  * `{"type": "message.submitted", "timestamp", "data": {id, message, createdAt}}`. A delivery of a
  * message the checker never got a `202` for, or to another account's endpoint, is a violation too.
- *
- * @since 1.0.0
  */
-import { Webhook } from "standardwebhooks"
 import { JSON_HEADERS } from "./CommandBase.js"
 import type { Session } from "./Session.js"
 import { expectStatus, fail } from "./Violation.js"
+import { type AcceptedMessage, header, type WebhookLedger } from "./WebhookLedger.js"
 import type { ReceivedDelivery, WebhookReceiver } from "./WebhookReceiver.js"
-
-/** A message accepted (`202`) from an account with an endpoint. */
-export interface AcceptedMessage {
-  readonly id: string
-  readonly accountId: string
-  readonly text: string
-  readonly createdAt: string
-}
 
 /** What the check saw, for the report. @category models */
 export interface WebhookSummary {
@@ -35,51 +25,6 @@ export interface WebhookSummary {
 }
 
 const EVENT_TYPE = "message.submitted"
-
-const header = (d: Pick<ReceivedDelivery, "headers">, name: string): string | undefined => {
-  const value = d.headers[name]
-  return Array.isArray(value) ? value[0] : value
-}
-
-/** The endpoints the checker set (with the secret each `PUT` answered) and the messages it got a 202 for. */
-export class WebhookLedger {
-  private readonly secrets = new Map<string, string>()
-  readonly accepted = new Map<string, AcceptedMessage>()
-
-  setEndpoint(accountId: string, secret: string): void {
-    this.secrets.set(accountId, secret)
-  }
-
-  hasEndpoint(accountId: string | undefined): boolean {
-    return accountId !== undefined && this.secrets.has(accountId)
-  }
-
-  /** Notes a message accepted from an account with an endpoint (the others are not delivered). */
-  accept(message: AcceptedMessage): void {
-    if (this.hasEndpoint(message.accountId)) this.accepted.set(message.id, message)
-  }
-
-  get endpoints(): number {
-    return this.secrets.size
-  }
-
-  /** The receiver's check on arrival: the signature under the account's secret, the timestamp within 5 minutes. */
-  readonly verify = (d: Pick<ReceivedDelivery, "accountId" | "headers" | "body">): string | undefined => {
-    const secret = d.accountId === undefined ? undefined : this.secrets.get(d.accountId)
-    if (secret === undefined) return "no secret was issued for this URL"
-    const headers: Record<string, string> = {}
-    for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature"]) {
-      const value = header(d, name)
-      if (value !== undefined) headers[name] = value
-    }
-    try {
-      new Webhook(secret).verify(d.body, headers)
-      return undefined
-    } catch (error) {
-      return (error as Error).message
-    }
-  }
-}
 
 const missing = (ledger: WebhookLedger, receiver: WebhookReceiver): Array<AcceptedMessage> => {
   const arrived = new Set(receiver.deliveries.map((d) => header(d, "webhook-id")))

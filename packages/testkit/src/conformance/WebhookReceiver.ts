@@ -3,8 +3,6 @@
  * every delivery as it came (raw body, headers, which account's URL it was POSTed to, when) and
  * answers `204` at once. Each account the checker creates gets its own path, `/hooks/{accountId}`,
  * so a delivery says which endpoint it was sent to.
- *
- * @since 1.0.0
  */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"

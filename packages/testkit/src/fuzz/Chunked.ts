@@ -3,8 +3,6 @@
  * extensions, trailers) and malformed (sizes that are not hex, overflow, a missing CRLF, data
  * longer than its size). Every malformed form is detectable from the bytes sent, so a server never
  * has to wait for more to refuse it.
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

@@ -4,8 +4,6 @@
  * `Connection: close` or HTTP/1.0 without keep-alive, after a body that never came, after an
  * answer that says `close`, or pipelined behind a request to switch protocols, is owed nothing;
  * every request before is.
- *
- * @since 1.0.0
  */
 import type { ConnectionScript, RawRequest } from "./RawRequest.js"
 import type { Answer } from "./ResponseReader.js"

@@ -6,8 +6,6 @@
  *
  * A connection's script depends only on the run's seed and the connection's index, so any
  * connection of a run can be generated again (and shrunk) on its own.
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

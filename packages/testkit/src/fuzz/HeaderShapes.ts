@@ -3,8 +3,6 @@
  * and many headers, missing or repeated `Host`, `Expect`, obs-fold, bare CR or LF line ends,
  * control bytes, names that are not tokens, `Connection` options, odd `Idempotency-Key` values. Each is a whole request with the
  * framing RFC 9112 gives it and the answer docs/api.md fixes.
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

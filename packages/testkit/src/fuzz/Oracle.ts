@@ -13,8 +13,6 @@
  * - a broken request gets a 4xx; others get a status docs/api.md allows, where it fixes one;
  * - every request before the one that ends the connection is answered (see `Due`), and the
  *   server closes the connection where it must.
- *
- * @since 1.0.0
  */
 import * as Due from "./Due.js"
 import type { Outcome } from "./RawClient.js"

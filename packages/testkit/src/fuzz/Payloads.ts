@@ -1,8 +1,6 @@
 /**
  * Hostile JSON bodies for `POST /pets` and `POST /messages`: malformed JSON, invalid UTF-8, lone
  * surrogate escapes, deep nesting and odd numbers, each with the statuses docs/api.md allows.
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

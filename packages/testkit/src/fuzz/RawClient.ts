@@ -4,8 +4,6 @@
  * after the previous answer (sequential); the client's side is half-closed after the last write when
  * the script says so. It waits for every answer owed (see `Due`), then for the server's close where
  * one is owed, and gives up after `deadlineMs` without progress.
- *
- * @since 1.0.0
  */
 import * as Net from "node:net"
 import * as Due from "./Due.js"

@@ -1,8 +1,6 @@
 /**
  * One raw HTTP/1.1 request as the fuzzer sends it: its exact bytes, and what the interface says
  * about its answer (whether one is due, which statuses, which headers).
- *
- * @since 1.0.0
  */
 
 /**

@@ -3,8 +3,6 @@
  * have, extension methods, unknown and malformed ones, CONNECT), protocol versions (1.0 with and
  * without keep-alive, 0.9-style lines, versions that do not exist), and garbage (random bytes, a
  * TLS ClientHello, the HTTP/2 preface).
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

@@ -1,8 +1,6 @@
 /**
  * Building a fuzz request for the server under test: the usual headers (Host, the key, the body's
  * length) unless the shape being fuzzed replaces them, and what docs/api.md says about its answer.
- *
- * @since 1.0.0
  */
 import { assemble, type Framing, type RawRequest } from "./RawRequest.js"
 

@@ -4,8 +4,6 @@
  * (none for HEAD, 1xx, 204 and 304; chunked; Content-Length; else until the close). Interim 1xx
  * answers are counted and skipped. Anything else is a protocol error, and a close in the middle of
  * an answer is a premature close.
- *
- * @since 1.0.0
  */
 
 /** A complete final answer. @category models */
@@ -45,6 +43,207 @@ type State =
   | { readonly _tag: "until-close"; readonly head: Head }
   | { readonly _tag: "failed" }
 
+type Of<T extends State["_tag"]> = Extract<State, { readonly _tag: T }>
+/** What one step of reading gives: an answer, nothing yet (read on), or "wait" for more bytes. */
+type Step = Answer | undefined | "wait"
+
+/** A head's text (status line and fields, without the blank line), or why it is not one. */
+const parseHead = (text: string): Head | string => {
+  const lines = text.split("\r\n")
+  const status = STATUS_LINE.exec(lines[0]!)
+  if (status === null) return `not a status line: ${JSON.stringify(lines[0]!.slice(0, 80))}`
+  const headers: Record<string, string> = {}
+  for (const l of lines.slice(1)) {
+    const field = FIELD.exec(l)
+    if (field === null) return `not a header field: ${JSON.stringify(l.slice(0, 80))}`
+    const name = field[1]!.toLowerCase()
+    headers[name] = headers[name] === undefined ? field[2]! : `${headers[name]}, ${field[2]!}`
+  }
+  const minor = Number(status[1])
+  const connection = (headers["connection"] ?? "").toLowerCase().split(",").map((s) => s.trim())
+  const closes = connection.includes("close") || (minor === 0 && !connection.includes("keep-alive"))
+  return { status: Number(status[2]), minor, headers, closes }
+}
+
+/** How a final answer's body is framed (RFC 9112 6.3): the state that reads it, or why it cannot be read. */
+const bodyFraming = (head: Head): State | "none" | string => {
+  const te = head.headers["transfer-encoding"]
+  const cl = head.headers["content-length"]
+  if (te !== undefined) {
+    if (cl !== undefined) return "both Transfer-Encoding and Content-Length"
+    return /(^|,)\s*chunked\s*$/i.test(te) ? { _tag: "chunk-size", head } : { _tag: "until-close", head }
+  }
+  if (cl !== undefined) {
+    const values = new Set(cl.split(",").map((s) => s.trim()))
+    const [value] = values
+    if (values.size !== 1 || !/^\d{1,15}$/.test(value!)) return `Content-Length ${JSON.stringify(cl)}`
+    const n = Number(value)
+    return n === 0 ? "none" : { _tag: "length", head, remaining: n }
+  }
+  return { _tag: "until-close", head }
+}
+
+/** The reading of one connection: the bytes not read yet, where the reader is, the body so far. */
+class Reader {
+  buffer: Buffer = Buffer.alloc(0)
+  state: State = { _tag: "head" }
+  private body: Array<Buffer> = []
+  private bodySize = 0
+  private answered = 0
+  interimCount = 0
+  failure: string | undefined
+
+  constructor(private readonly methodOf: (index: number) => string | undefined) {}
+
+  fail(why: string): void {
+    this.failure = why
+    this.state = { _tag: "failed" }
+  }
+
+  /** The answers the buffered bytes complete. */
+  drain(): Array<Answer> {
+    const out: Array<Answer> = []
+    for (;;) {
+      const result = this.step()
+      if (result === "wait") return out
+      if (result !== undefined) out.push(result)
+    }
+  }
+
+  finish(head: Head, closes = head.closes): Answer {
+    const answer = { status: head.status, headers: head.headers, body: Buffer.concat(this.body), closes }
+    this.body = []
+    this.bodySize = 0
+    this.answered++
+    this.state = { _tag: "head" }
+    return answer
+  }
+
+  private step(): Step {
+    const state = this.state
+    switch (state._tag) {
+      case "failed":
+        return "wait"
+      case "head":
+        return this.readHead()
+      case "length":
+        return this.readLength(state)
+      case "chunk-size":
+        return this.readChunkSize(state)
+      case "chunk-data":
+        return this.readChunkData(state)
+      case "chunk-end":
+        return this.readChunkEnd(state)
+      case "trailers":
+        return this.readTrailer(state)
+      case "until-close": {
+        if (this.buffer.length > 0) this.takeBody(this.buffer.length)
+        return "wait"
+      }
+    }
+  }
+
+  private line(): string | undefined {
+    const at = this.buffer.indexOf("\r\n")
+    if (at === -1) {
+      if (this.buffer.length > MAX_HEAD) this.fail("a line longer than 64 KiB")
+      return undefined
+    }
+    const text = this.buffer.subarray(0, at).toString("latin1")
+    this.buffer = this.buffer.subarray(at + 2)
+    return text
+  }
+
+  private takeBody(n: number): Buffer {
+    const part = this.buffer.subarray(0, n)
+    this.buffer = this.buffer.subarray(n)
+    this.bodySize += part.length
+    if (this.bodySize > MAX_BODY) this.fail("a body over 16 MiB")
+    this.body.push(part)
+    return part
+  }
+
+  private readHead(): Step {
+    const at = this.buffer.indexOf("\r\n\r\n")
+    if (at === -1) {
+      if (this.buffer.length > MAX_HEAD) this.fail("a header block over 64 KiB")
+      return "wait"
+    }
+    const text = this.buffer.subarray(0, at).toString("latin1")
+    this.buffer = this.buffer.subarray(at + 4)
+    const head = parseHead(text)
+    if (typeof head === "string") {
+      this.fail(head)
+      return "wait"
+    }
+    return this.afterHead(head)
+  }
+
+  /** What follows a head: an interim answer skipped, or its body's framing. */
+  private afterHead(head: Head): Step {
+    if (head.status < 200) {
+      this.interimCount++
+      if (head.status === 101) {
+        // The connection now speaks another protocol: nothing after this is read.
+        const switched = this.finish(head, true)
+        this.state = { _tag: "failed" }
+        return switched
+      }
+      this.state = { _tag: "head" }
+      return undefined
+    }
+    if (this.methodOf(this.answered) === "HEAD" || head.status === 204 || head.status === 304) return this.finish(head)
+    const framing = bodyFraming(head)
+    if (framing === "none") return this.finish(head)
+    if (typeof framing === "string") return void this.fail(framing)
+    this.state = framing
+    return undefined
+  }
+
+  private readLength(state: Of<"length">): Step {
+    if (this.buffer.length === 0) return "wait"
+    const part = this.takeBody(Math.min(state.remaining, this.buffer.length))
+    const remaining = state.remaining - part.length
+    if (remaining === 0) return this.finish(state.head)
+    this.state = { ...state, remaining }
+    return "wait"
+  }
+
+  private readChunkSize(state: Of<"chunk-size">): Step {
+    const text = this.line()
+    if (text === undefined) return "wait"
+    const size = /^([0-9A-Fa-f]{1,12})[\t ]*(;.*)?$/.exec(text)
+    if (size === null) return void this.fail(`not a chunk size: ${JSON.stringify(text.slice(0, 40))}`)
+    const n = parseInt(size[1]!, 16)
+    this.state = n === 0 ? { _tag: "trailers", head: state.head } : { _tag: "chunk-data", head: state.head, remaining: n }
+    return undefined
+  }
+
+  private readChunkData(state: Of<"chunk-data">): Step {
+    if (this.buffer.length === 0) return "wait"
+    const part = this.takeBody(Math.min(state.remaining, this.buffer.length))
+    const remaining = state.remaining - part.length
+    this.state = remaining === 0 ? { _tag: "chunk-end", head: state.head } : { ...state, remaining }
+    return remaining === 0 ? undefined : "wait"
+  }
+
+  private readChunkEnd(state: Of<"chunk-end">): Step {
+    if (this.buffer.length < 2) return "wait"
+    if (this.buffer[0] !== 0x0d || this.buffer[1] !== 0x0a) return void this.fail("chunk data not followed by CRLF")
+    this.buffer = this.buffer.subarray(2)
+    this.state = { _tag: "chunk-size", head: state.head }
+    return undefined
+  }
+
+  private readTrailer(state: Of<"trailers">): Step {
+    const text = this.line()
+    if (text === undefined) return "wait"
+    if (text === "") return this.finish(state.head)
+    if (FIELD.exec(text) === null) return void this.fail(`not a trailer field: ${JSON.stringify(text.slice(0, 80))}`)
+    return undefined
+  }
+}
+
 /**
  * A reader for one connection; `methodOf(i)` is the method of the request the i-th final answer
  * belongs to (a HEAD answer has no body).
@@ -52,187 +251,23 @@ type State =
  * @category constructors
  */
 export const make = (methodOf: (index: number) => string | undefined): ResponseReader => {
-  let buffer: Buffer = Buffer.alloc(0)
-  let state: State = { _tag: "head" }
-  let body: Array<Buffer> = []
-  let bodySize = 0
-  let answered = 0
-  let interimCount = 0
-  let failure: string | undefined
-
-  const fail = (why: string): void => {
-    failure = why
-    state = { _tag: "failed" }
-  }
-
-  const line = (): string | undefined => {
-    const at = buffer.indexOf("\r\n")
-    if (at === -1) {
-      if (buffer.length > MAX_HEAD) fail("a line longer than 64 KiB")
-      return undefined
-    }
-    const text = buffer.subarray(0, at).toString("latin1")
-    buffer = buffer.subarray(at + 2)
-    return text
-  }
-
-  const parseHead = (text: string): Head | undefined => {
-    const lines = text.split("\r\n")
-    const status = STATUS_LINE.exec(lines[0]!)
-    if (status === null) return void fail(`not a status line: ${JSON.stringify(lines[0]!.slice(0, 80))}`)
-    const headers: Record<string, string> = {}
-    for (const l of lines.slice(1)) {
-      const field = FIELD.exec(l)
-      if (field === null) return void fail(`not a header field: ${JSON.stringify(l.slice(0, 80))}`)
-      const name = field[1]!.toLowerCase()
-      headers[name] = headers[name] === undefined ? field[2]! : `${headers[name]}, ${field[2]!}`
-    }
-    const minor = Number(status[1])
-    const connection = (headers["connection"] ?? "").toLowerCase().split(",").map((s) => s.trim())
-    const closes = connection.includes("close") || (minor === 0 && !connection.includes("keep-alive"))
-    return { status: Number(status[2]), minor, headers, closes }
-  }
-
-  const finish = (head: Head, closes = head.closes): Answer => {
-    const answer = { status: head.status, headers: head.headers, body: Buffer.concat(body), closes }
-    body = []
-    bodySize = 0
-    answered++
-    state = { _tag: "head" }
-    return answer
-  }
-
-  const takeBody = (n: number): Buffer => {
-    const part = buffer.subarray(0, n)
-    buffer = buffer.subarray(n)
-    bodySize += part.length
-    if (bodySize > MAX_BODY) fail("a body over 16 MiB")
-    body.push(part)
-    return part
-  }
-
-  /** What follows a head: its body's framing (RFC 9112 6.3). */
-  const afterHead = (head: Head): Answer | undefined => {
-    if (head.status < 200) {
-      interimCount++
-      if (head.status === 101) {
-        // The connection now speaks another protocol: nothing after this is read.
-        const switched = finish(head, true)
-        state = { _tag: "failed" }
-        return switched
-      }
-      state = { _tag: "head" }
-      return undefined
-    }
-    if (methodOf(answered) === "HEAD" || head.status === 204 || head.status === 304) return finish(head)
-    const te = head.headers["transfer-encoding"]
-    const cl = head.headers["content-length"]
-    if (te !== undefined) {
-      if (cl !== undefined) return void fail("both Transfer-Encoding and Content-Length")
-      if (!/(^|,)\s*chunked\s*$/i.test(te)) {
-        state = { _tag: "until-close", head }
-        return undefined
-      }
-      state = { _tag: "chunk-size", head }
-      return undefined
-    }
-    if (cl !== undefined) {
-      const values = new Set(cl.split(",").map((s) => s.trim()))
-      const [value] = values
-      if (values.size !== 1 || !/^\d{1,15}$/.test(value!)) return void fail(`Content-Length ${JSON.stringify(cl)}`)
-      const n = Number(value)
-      if (n === 0) return finish(head)
-      state = { _tag: "length", head, remaining: n }
-      return undefined
-    }
-    state = { _tag: "until-close", head }
-    return undefined
-  }
-
-  const step = (): Answer | undefined | "wait" => {
-    switch (state._tag) {
-      case "failed":
-        return "wait"
-      case "head": {
-        const at = buffer.indexOf("\r\n\r\n")
-        if (at === -1) {
-          if (buffer.length > MAX_HEAD) fail("a header block over 64 KiB")
-          return "wait"
-        }
-        const text = buffer.subarray(0, at).toString("latin1")
-        buffer = buffer.subarray(at + 4)
-        const head = parseHead(text)
-        return head === undefined ? "wait" : afterHead(head)
-      }
-      case "length": {
-        if (buffer.length === 0) return "wait"
-        const part = takeBody(Math.min(state.remaining, buffer.length))
-        const remaining = state.remaining - part.length
-        if (remaining === 0) return finish(state.head)
-        state = { ...state, remaining }
-        return "wait"
-      }
-      case "chunk-size": {
-        const text = line()
-        if (text === undefined) return "wait"
-        const size = /^([0-9A-Fa-f]{1,12})[\t ]*(;.*)?$/.exec(text)
-        if (size === null) return void fail(`not a chunk size: ${JSON.stringify(text.slice(0, 40))}`)
-        const n = parseInt(size[1]!, 16)
-        state = n === 0 ? { _tag: "trailers", head: state.head } : { _tag: "chunk-data", head: state.head, remaining: n }
-        return undefined
-      }
-      case "chunk-data": {
-        if (buffer.length === 0) return "wait"
-        const part = takeBody(Math.min(state.remaining, buffer.length))
-        const remaining = state.remaining - part.length
-        state = remaining === 0 ? { _tag: "chunk-end", head: state.head } : { ...state, remaining }
-        return remaining === 0 ? undefined : "wait"
-      }
-      case "chunk-end": {
-        if (buffer.length < 2) return "wait"
-        if (buffer[0] !== 0x0d || buffer[1] !== 0x0a) return void fail("chunk data not followed by CRLF")
-        buffer = buffer.subarray(2)
-        state = { _tag: "chunk-size", head: state.head }
-        return undefined
-      }
-      case "trailers": {
-        const text = line()
-        if (text === undefined) return "wait"
-        if (text === "") return finish(state.head)
-        if (FIELD.exec(text) === null) return void fail(`not a trailer field: ${JSON.stringify(text.slice(0, 80))}`)
-        return undefined
-      }
-      case "until-close": {
-        if (buffer.length > 0) takeBody(buffer.length)
-        return "wait"
-      }
-    }
-  }
-
-  const drain = (): Array<Answer> => {
-    const out: Array<Answer> = []
-    for (;;) {
-      const result = step()
-      if (result === "wait") return out
-      if (result !== undefined) out.push(result)
-    }
-  }
-
+  const reader = new Reader(methodOf)
   return {
     push: (bytes) => {
-      if (state._tag === "failed") return []
-      buffer = buffer.length === 0 ? bytes : Buffer.concat([buffer, bytes])
-      return drain()
+      if (reader.state._tag === "failed") return []
+      reader.buffer = reader.buffer.length === 0 ? bytes : Buffer.concat([reader.buffer, bytes])
+      return reader.drain()
     },
     end: () => {
-      if (state._tag === "until-close") return [finish(state.head, true)]
+      const state = reader.state
+      if (state._tag === "until-close") return [reader.finish(state.head, true)]
       if (state._tag === "failed") return []
-      if (state._tag !== "head" || buffer.length > 0) {
-        fail(state._tag === "head" ? `the connection closed in the middle of an answer's head (${buffer.length} bytes)` : "the connection closed in the middle of an answer's body")
+      if (state._tag !== "head" || reader.buffer.length > 0) {
+        reader.fail(state._tag === "head" ? `the connection closed in the middle of an answer's head (${reader.buffer.length} bytes)` : "the connection closed in the middle of an answer's body")
       }
       return []
     },
-    error: () => failure,
-    interim: () => interimCount
+    error: () => reader.failure,
+    interim: () => reader.interimCount
   }
 }

@@ -2,8 +2,6 @@
  * The shortest failing connection: a failing connection's script is generated again from its seed
  * and shrunk by fast-check (fewer requests, simpler ones, fewer fragments), each candidate run
  * alone against the server, keeping those that fail with the same kind.
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

@@ -2,8 +2,6 @@
  * Odd request targets: percent-encoding (valid, invalid, of NUL and of invalid UTF-8), dot
  * segments, empty segments, very long paths and queries, fragments, absolute and asterisk forms,
  * and raw bytes a request line may not carry.
- *
- * @since 1.0.0
  */
 
 import * as fc from "fast-check"

@@ -2,8 +2,6 @@
  * `petstore-fuzz --base-url URL (--admin-token T | --key K) [--requests N] [--seed S] [--connections C]`
  * sends seeded raw HTTP/1.1 exchanges to a server, checks every answer, prints the figures and
  * exits non-zero on any failure.
- *
- * @since 1.0.0
  */
 import * as CommandLine from "../internal/CommandLine.js"
 import { formatFuzzReport } from "./Report.js"

@@ -91,6 +91,216 @@ const expectKey = (store: Store, key: KeyRecord) =>
     expect(Option.map(yield* store.findKeyByHash(key.hash), plain)).toStrictEqual(Option.some(key))
   })
 
+/** What the laws of this suite share: its parameters and the helpers over its layer. */
+const suiteOf = <E>(
+  name: string,
+  layer: Layer.Layer<AccountStore.AccountStore, E>,
+  options?: LawSuiteOptions
+) => {
+  const withStore = <A, E2>(f: (store: Store) => Effect.Effect<A, E2>) =>
+    Effect.provide(Effect.flatMap(AccountStore.AccountStore, f), layer)
+  const runs = numRuns(options)
+  return { name, layer, options, withStore, runs }
+}
+
+type Suite<E> = ReturnType<typeof suiteOf<E>>
+
+/** Accounts and keys as stored: round trips, listings and revocation. */
+const recordLaws = <E>({ withStore, runs }: Suite<E>): void => {
+  property(
+    "insertAccount and insertKey round-trip: findAccount, findKey and findKeyByHash return exactly what was stored",
+    [holdings],
+    ([hs]) =>
+      withStore((s) =>
+        Effect.gen(function*() {
+          yield* storeAll(s, hs)
+          for (const h of hs) {
+            expect(Option.map(yield* s.findAccount(h.account.id), plain)).toStrictEqual(Option.some(h.account))
+            for (const key of h.keys) yield* expectKey(s, key)
+          }
+          expect(yield* s.countAccounts).toBe(hs.length)
+        })
+      ),
+    runs
+  )
+
+  property("listKeys returns exactly the keys of that account, and no other account's", [holdings, accountId], ([hs, stranger]) =>
+    withStore((s) =>
+      Effect.gen(function*() {
+        yield* storeAll(s, hs)
+        for (const h of hs) {
+          const listed = (yield* s.listKeys(h.account.id)).map(plain).sort(byId)
+          expect(listed).toStrictEqual([...h.keys].sort(byId))
+        }
+        if (!hs.some((h) => h.account.id === stranger)) expect(yield* s.listKeys(stranger)).toStrictEqual([])
+      })
+    ), runs)
+
+  property(
+    "revokeKey keeps the earliest revokedAt, whatever the order of the calls, and changes nothing else",
+    [single, fc.array(instant, { minLength: 1, maxLength: 5 })],
+    ([h, times]) =>
+      withStore((s) =>
+        Effect.gen(function*() {
+          yield* storeAll(s, [h])
+          const key = h.keys[0]!
+          yield* Effect.forEach(times, (at) => s.revokeKey(key.id, at))
+          const earliest = Math.min(...times, ...(key.revokedAt === null ? [] : [key.revokedAt]))
+          yield* expectKey(s, { ...key, revokedAt: earliest })
+        })
+      ),
+    runs
+  )
+}
+
+/** Rotation: the old key shortened and replaced, once, even under concurrent rotations. */
+const rotationLaws = <E>({ withStore, runs }: Suite<E>): void => {
+  property(
+    "rotateKey shortens the old key's expiry (never lengthens it), marks it replaced by the new key and stores the new key; a key is rotated once: again, it fails with KeyAlreadyRotated naming its successor and changes nothing",
+    [single, instant, base62(8), fc.array(instant, { maxLength: 3 })],
+    ([h, oldExpiresAt, suffix, later]) =>
+      withStore((s) =>
+        Effect.gen(function*() {
+          yield* storeAll(s, [h])
+          const old = h.keys[0]!
+          const fresh = successor(old, `key_new_${suffix}`)
+          const first = yield* Effect.result(s.rotateKey(old.id, oldExpiresAt, fresh))
+          const rotated: KeyRecord = old.rotatedTo !== null ? old : {
+            ...old,
+            expiresAt: old.expiresAt === null ? oldExpiresAt : Math.min(old.expiresAt, oldExpiresAt),
+            rotatedTo: fresh.id
+          }
+          if (old.rotatedTo !== null) {
+            expect(Result.isFailure(first) && first.failure).toMatchObject(alreadyRotated(old.id, old.rotatedTo))
+            yield* expectAbsent(s, fresh)
+          } else {
+            expect(Result.isSuccess(first)).toBe(true)
+            yield* expectKey(s, fresh)
+          }
+          yield* expectKey(s, rotated)
+          // Rotating the same key again (a retried request, or another operator's) issues nothing.
+          for (const [i, at] of later.entries()) {
+            const next = successor(old, `${fresh.id}_${i}`)
+            const again = yield* Effect.flip(s.rotateKey(old.id, at, next))
+            expect(again).toMatchObject(alreadyRotated(old.id, rotated.rotatedTo!))
+            yield* expectKey(s, rotated)
+            yield* expectAbsent(s, next)
+          }
+          expect((yield* s.listKeys(h.account.id)).length).toBe(old.rotatedTo === null ? 2 : 1)
+        })
+      ),
+    runs
+  )
+
+  property(
+    "concurrent rotations of one key: exactly one succeeds, the others fail with KeyAlreadyRotated naming its new key, and only that key is stored",
+    [single, fc.integer({ min: 2, max: 6 }), base62(8)],
+    ([h, n, suffix]) =>
+      withStore((s) =>
+        Effect.gen(function*() {
+          const old = { ...h.keys[0]!, rotatedTo: null }
+          yield* storeAll(s, [{ ...h, keys: [old] }])
+          const candidates = Array.from({ length: n }, (_, i) => successor(old, `key_race_${i}_${suffix}`))
+          const outcomes = yield* Effect.forEach(
+            candidates,
+            (fresh, i) => Effect.result(s.rotateKey(old.id, 1_000 + i, fresh)),
+            { concurrency: "unbounded" }
+          )
+          const won = candidates.filter((_, i) => Result.isSuccess(outcomes[i]!))
+          expect(won).toHaveLength(1)
+          const winner = won[0]!
+          for (const outcome of outcomes) {
+            if (Result.isFailure(outcome)) {
+              expect(outcome.failure).toMatchObject(alreadyRotated(old.id, winner.id))
+            }
+          }
+          expect(Option.map(yield* s.findKey(old.id), (k) => k.rotatedTo)).toStrictEqual(Option.some(winner.id))
+          for (const fresh of candidates) {
+            if (fresh === winner) yield* expectKey(s, fresh)
+            else yield* expectAbsent(s, fresh)
+          }
+          expect((yield* s.listKeys(h.account.id)).map((k) => k.id).sort()).toStrictEqual([old.id, winner.id].sort())
+        })
+      ),
+    runs
+  )
+}
+
+/** Unknown ids refused, and no key ever stored in clear. */
+const refusalAndSecrecyLaws = <E>({ layer, options, withStore, runs }: Suite<E>): void => {
+  property(
+    "unknown ids: revokeKey and rotateKey fail with KeyNotFound, insertKey with AccountNotFound, and nothing is stored",
+    [single, accountId, base62(8)],
+    ([h, stranger, suffix]) =>
+      withStore((s) =>
+        Effect.gen(function*() {
+          yield* storeAll(s, [h])
+          const unknownKeyId = `key_unknown_${suffix}`
+          const orphan: KeyRecord = { ...h.keys[0]!, id: `key_orphan_${suffix}`, hash: ApiKey.hash(`key_orphan_${suffix}`) }
+
+          const revoked = yield* Effect.flip(s.revokeKey(unknownKeyId, 1))
+          expect(revoked._tag).toBe("KeyNotFound")
+          const rotated = yield* Effect.flip(s.rotateKey(unknownKeyId, 1, orphan))
+          expect(rotated._tag).toBe("KeyNotFound")
+          // Atomic: the failed rotation left no new key behind.
+          yield* expectAbsent(s, orphan)
+
+          if (stranger !== h.account.id) {
+            const inserted = yield* Effect.flip(s.insertKey({ ...orphan, accountId: stranger }))
+            expect(inserted._tag).toBe("AccountNotFound")
+            expect(Option.isNone(yield* s.findKey(orphan.id))).toBe(true)
+            expect(Option.isNone(yield* s.findAccount(stranger))).toBe(true)
+          }
+          expect(Option.isNone(yield* s.findKey(unknownKeyId))).toBe(true)
+          expect(Option.isNone(yield* s.findKeyByHash(ApiKey.hash(unknownKeyId)))).toBe(true)
+          expect(yield* s.listKeys(h.account.id)).toHaveLength(1)
+          yield* expectKey(s, h.keys[0]!)
+        })
+      ),
+    runs
+  )
+
+  property(
+    "keys issued through Accounts never appear in any stored record: only their SHA-256 and display prefix are kept",
+    [fc.constantFrom<ApiKey.KeyEnvironment>("production", "staging"), fc.integer({ min: 0, max: 3 }), fc.boolean()],
+    ([environment, extraKeys, revokeFirst]) =>
+      Effect.gen(function*() {
+        const accounts = yield* Accounts.Accounts
+        const s = yield* AccountStore.AccountStore
+        const created = yield* accounts.create({ plan: "enterprise", limits: { perMinute: 10, perDay: 100 } })
+        const issued = [created.key]
+        for (let i = 0; i < extraKeys; i++) issued.push(yield* accounts.issueKey(created.account.id))
+        if (revokeFirst) yield* accounts.revoke(created.key.id)
+        else issued.push(yield* accounts.rotate(created.key.id, { graceSeconds: 60 }))
+
+        const records: Array<unknown> = [yield* s.findAccount(created.account.id), yield* s.listKeys(created.account.id)]
+        for (const k of issued) {
+          const key = Redacted.value(k.key)
+          const byHash = yield* s.findKeyByHash(ApiKey.hash(key))
+          expect(Option.map(byHash, (r) => [r.id, r.hash, r.prefix])).toStrictEqual(
+            Option.some([k.id, ApiKey.hash(key), ApiKey.displayPrefix(key)])
+          )
+          records.push(byHash, yield* s.findKey(k.id))
+        }
+        const stored = stringsIn(records)
+        for (const k of issued) {
+          expect(stored).toContain(ApiKey.hash(Redacted.value(k.key))) // the scan does see the records
+          // The secret part of the key, without its public `psk_live_`/`psk_test_` prefix.
+          const secret = Redacted.value(k.key).slice(ApiKey.KEY_PREFIX[environment].length)
+          expect(stored.filter((field) => field.includes(secret))).toStrictEqual([])
+        }
+      }).pipe(
+        Effect.provide(
+          Accounts.Accounts.layer({ environment }).pipe(
+            Layer.provideMerge(layer),
+            Layer.provide(SecureRandom.SecureRandom.Live)
+          )
+        )
+      ),
+    numRuns(options, 20)
+  )
+}
+
 /**
  * Registers the laws of `AccountStore` for the implementation `layer` provides. The last law runs the
  * `Accounts` service on top of it.
@@ -103,196 +313,10 @@ export const accountStoreLaws = <E>(
   layer: Layer.Layer<AccountStore.AccountStore, E>,
   options?: LawSuiteOptions
 ): void => {
-  const withStore = <A, E2>(f: (store: Store) => Effect.Effect<A, E2>) =>
-    Effect.provide(Effect.flatMap(AccountStore.AccountStore, f), layer)
-  const runs = numRuns(options)
-
+  const suite = suiteOf(name, layer, options)
   describe(`AccountStore laws: ${name}`, () => {
-    property(
-      "insertAccount and insertKey round-trip: findAccount, findKey and findKeyByHash return exactly what was stored",
-      [holdings],
-      ([hs]) =>
-        withStore((s) =>
-          Effect.gen(function*() {
-            yield* storeAll(s, hs)
-            for (const h of hs) {
-              expect(Option.map(yield* s.findAccount(h.account.id), plain)).toStrictEqual(Option.some(h.account))
-              for (const key of h.keys) yield* expectKey(s, key)
-            }
-            expect(yield* s.countAccounts).toBe(hs.length)
-          })
-        ),
-      runs
-    )
-
-    property("listKeys returns exactly the keys of that account, and no other account's", [holdings, accountId], ([hs, stranger]) =>
-      withStore((s) =>
-        Effect.gen(function*() {
-          yield* storeAll(s, hs)
-          for (const h of hs) {
-            const listed = (yield* s.listKeys(h.account.id)).map(plain).sort(byId)
-            expect(listed).toStrictEqual([...h.keys].sort(byId))
-          }
-          if (!hs.some((h) => h.account.id === stranger)) expect(yield* s.listKeys(stranger)).toStrictEqual([])
-        })
-      ), runs)
-
-    property(
-      "revokeKey keeps the earliest revokedAt, whatever the order of the calls, and changes nothing else",
-      [single, fc.array(instant, { minLength: 1, maxLength: 5 })],
-      ([h, times]) =>
-        withStore((s) =>
-          Effect.gen(function*() {
-            yield* storeAll(s, [h])
-            const key = h.keys[0]!
-            yield* Effect.forEach(times, (at) => s.revokeKey(key.id, at))
-            const earliest = Math.min(...times, ...(key.revokedAt === null ? [] : [key.revokedAt]))
-            yield* expectKey(s, { ...key, revokedAt: earliest })
-          })
-        ),
-      runs
-    )
-
-    property(
-      "rotateKey shortens the old key's expiry (never lengthens it), marks it replaced by the new key and stores the new key; a key is rotated once: again, it fails with KeyAlreadyRotated naming its successor and changes nothing",
-      [single, instant, base62(8), fc.array(instant, { maxLength: 3 })],
-      ([h, oldExpiresAt, suffix, later]) =>
-        withStore((s) =>
-          Effect.gen(function*() {
-            yield* storeAll(s, [h])
-            const old = h.keys[0]!
-            const fresh = successor(old, `key_new_${suffix}`)
-            const first = yield* Effect.result(s.rotateKey(old.id, oldExpiresAt, fresh))
-            const rotated: KeyRecord = old.rotatedTo !== null ? old : {
-              ...old,
-              expiresAt: old.expiresAt === null ? oldExpiresAt : Math.min(old.expiresAt, oldExpiresAt),
-              rotatedTo: fresh.id
-            }
-            if (old.rotatedTo !== null) {
-              expect(Result.isFailure(first) && first.failure).toMatchObject(alreadyRotated(old.id, old.rotatedTo))
-              yield* expectAbsent(s, fresh)
-            } else {
-              expect(Result.isSuccess(first)).toBe(true)
-              yield* expectKey(s, fresh)
-            }
-            yield* expectKey(s, rotated)
-            // Rotating the same key again (a retried request, or another operator's) issues nothing.
-            for (const [i, at] of later.entries()) {
-              const next = successor(old, `${fresh.id}_${i}`)
-              const again = yield* Effect.flip(s.rotateKey(old.id, at, next))
-              expect(again).toMatchObject(alreadyRotated(old.id, rotated.rotatedTo!))
-              yield* expectKey(s, rotated)
-              yield* expectAbsent(s, next)
-            }
-            expect((yield* s.listKeys(h.account.id)).length).toBe(old.rotatedTo === null ? 2 : 1)
-          })
-        ),
-      runs
-    )
-
-    property(
-      "concurrent rotations of one key: exactly one succeeds, the others fail with KeyAlreadyRotated naming its new key, and only that key is stored",
-      [single, fc.integer({ min: 2, max: 6 }), base62(8)],
-      ([h, n, suffix]) =>
-        withStore((s) =>
-          Effect.gen(function*() {
-            const old = { ...h.keys[0]!, rotatedTo: null }
-            yield* storeAll(s, [{ ...h, keys: [old] }])
-            const candidates = Array.from({ length: n }, (_, i) => successor(old, `key_race_${i}_${suffix}`))
-            const outcomes = yield* Effect.forEach(
-              candidates,
-              (fresh, i) => Effect.result(s.rotateKey(old.id, 1_000 + i, fresh)),
-              { concurrency: "unbounded" }
-            )
-            const won = candidates.filter((_, i) => Result.isSuccess(outcomes[i]!))
-            expect(won).toHaveLength(1)
-            const winner = won[0]!
-            for (const outcome of outcomes) {
-              if (Result.isFailure(outcome)) {
-                expect(outcome.failure).toMatchObject(alreadyRotated(old.id, winner.id))
-              }
-            }
-            expect(Option.map(yield* s.findKey(old.id), (k) => k.rotatedTo)).toStrictEqual(Option.some(winner.id))
-            for (const fresh of candidates) {
-              if (fresh === winner) yield* expectKey(s, fresh)
-              else yield* expectAbsent(s, fresh)
-            }
-            expect((yield* s.listKeys(h.account.id)).map((k) => k.id).sort()).toStrictEqual([old.id, winner.id].sort())
-          })
-        ),
-      runs
-    )
-
-    property(
-      "unknown ids: revokeKey and rotateKey fail with KeyNotFound, insertKey with AccountNotFound, and nothing is stored",
-      [single, accountId, base62(8)],
-      ([h, stranger, suffix]) =>
-        withStore((s) =>
-          Effect.gen(function*() {
-            yield* storeAll(s, [h])
-            const unknownKeyId = `key_unknown_${suffix}`
-            const orphan: KeyRecord = { ...h.keys[0]!, id: `key_orphan_${suffix}`, hash: ApiKey.hash(`key_orphan_${suffix}`) }
-
-            const revoked = yield* Effect.flip(s.revokeKey(unknownKeyId, 1))
-            expect(revoked._tag).toBe("KeyNotFound")
-            const rotated = yield* Effect.flip(s.rotateKey(unknownKeyId, 1, orphan))
-            expect(rotated._tag).toBe("KeyNotFound")
-            // Atomic: the failed rotation left no new key behind.
-            yield* expectAbsent(s, orphan)
-
-            if (stranger !== h.account.id) {
-              const inserted = yield* Effect.flip(s.insertKey({ ...orphan, accountId: stranger }))
-              expect(inserted._tag).toBe("AccountNotFound")
-              expect(Option.isNone(yield* s.findKey(orphan.id))).toBe(true)
-              expect(Option.isNone(yield* s.findAccount(stranger))).toBe(true)
-            }
-            expect(Option.isNone(yield* s.findKey(unknownKeyId))).toBe(true)
-            expect(Option.isNone(yield* s.findKeyByHash(ApiKey.hash(unknownKeyId)))).toBe(true)
-            expect(yield* s.listKeys(h.account.id)).toHaveLength(1)
-            yield* expectKey(s, h.keys[0]!)
-          })
-        ),
-      runs
-    )
-
-    property(
-      "keys issued through Accounts never appear in any stored record: only their SHA-256 and display prefix are kept",
-      [fc.constantFrom<ApiKey.KeyEnvironment>("production", "staging"), fc.integer({ min: 0, max: 3 }), fc.boolean()],
-      ([environment, extraKeys, revokeFirst]) =>
-        Effect.gen(function*() {
-          const accounts = yield* Accounts.Accounts
-          const s = yield* AccountStore.AccountStore
-          const created = yield* accounts.create({ plan: "enterprise", limits: { perMinute: 10, perDay: 100 } })
-          const issued = [created.key]
-          for (let i = 0; i < extraKeys; i++) issued.push(yield* accounts.issueKey(created.account.id))
-          if (revokeFirst) yield* accounts.revoke(created.key.id)
-          else issued.push(yield* accounts.rotate(created.key.id, { graceSeconds: 60 }))
-
-          const records: Array<unknown> = [yield* s.findAccount(created.account.id), yield* s.listKeys(created.account.id)]
-          for (const k of issued) {
-            const key = Redacted.value(k.key)
-            const byHash = yield* s.findKeyByHash(ApiKey.hash(key))
-            expect(Option.map(byHash, (r) => [r.id, r.hash, r.prefix])).toStrictEqual(
-              Option.some([k.id, ApiKey.hash(key), ApiKey.displayPrefix(key)])
-            )
-            records.push(byHash, yield* s.findKey(k.id))
-          }
-          const stored = stringsIn(records)
-          for (const k of issued) {
-            expect(stored).toContain(ApiKey.hash(Redacted.value(k.key))) // the scan does see the records
-            // The secret part of the key, without its public `psk_live_`/`psk_test_` prefix.
-            const secret = Redacted.value(k.key).slice(ApiKey.KEY_PREFIX[environment].length)
-            expect(stored.filter((field) => field.includes(secret))).toStrictEqual([])
-          }
-        }).pipe(
-          Effect.provide(
-            Accounts.Accounts.layer({ environment }).pipe(
-              Layer.provideMerge(layer),
-              Layer.provide(SecureRandom.SecureRandom.Live)
-            )
-          )
-        ),
-      numRuns(options, 20)
-    )
+    recordLaws(suite)
+    rotationLaws(suite)
+    refusalAndSecrecyLaws(suite)
   })
 }

@@ -114,17 +114,12 @@ export const renaming = (repository: PetRepository.PetRepository["Service"]): {
   return { repository: changed, rename }
 }
 
-/**
- * Registers the laws of the `Pets` service running on the `PetRepository` that `layer` provides.
- *
- * @category law suites
- * @since 1.0.0
- */
-export const petsServiceLaws = <E>(
+/** What the laws of this suite share: its parameters and the helpers over its layer. */
+const suiteOf = <E>(
   name: string,
   layer: Layer.Layer<PetRepository.PetRepository, E>,
   options?: LawSuiteOptions
-): void => {
+) => {
   const service = Pets.Pets.layer.pipe(Layer.provide(PageCursor.CursorSigner.fromSecret(SECRET)), Layer.provide(layer))
   const withPets = <A, E2>(f: (pets: Service) => Effect.Effect<A, E2>) =>
     Effect.provide(Effect.flatMap(Pets.Pets, f), service)
@@ -144,193 +139,222 @@ export const petsServiceLaws = <E>(
         return yield* f(pets, Option.getOrThrow(first.next))
       })
     )
+  return { name, layer, options, service, withPets, runs, withCursor }
+}
 
-  describe(`Pets service laws: ${name}`, () => {
-    property(
-      "a page served after the repository announces a change to one of its pets shows the change (the page cache's premise)",
-      [newPets(12), limit, statusFilter, fc.array(fc.tuple(fc.nat(), petName), { minLength: 1, maxLength: 4 })],
-      ([ps, size, filter, renames]) =>
-        Effect.gen(function*() {
-          const changing = renaming(yield* PetRepository.PetRepository)
-          const pets = yield* Effect.provide(
-            Pets.Pets,
-            Pets.Pets.layer.pipe(
-              Layer.provide(PageCursor.CursorSigner.fromSecret(SECRET)),
-              Layer.provide(Layer.succeed(PetRepository.PetRepository, changing.repository))
-            )
+type Suite<E> = ReturnType<typeof suiteOf<E>>
+
+/** Pets created, read and changed. */
+const petLaws = <E>({ layer, withPets, runs }: Suite<E>): void => {
+  property(
+    "a page served after the repository announces a change to one of its pets shows the change (the page cache's premise)",
+    [newPets(12), limit, statusFilter, fc.array(fc.tuple(fc.nat(), petName), { minLength: 1, maxLength: 4 })],
+    ([ps, size, filter, renames]) =>
+      Effect.gen(function*() {
+        const changing = renaming(yield* PetRepository.PetRepository)
+        const pets = yield* Effect.provide(
+          Pets.Pets,
+          Pets.Pets.layer.pipe(
+            Layer.provide(PageCursor.CursorSigner.fromSecret(SECRET)),
+            Layer.provide(Layer.succeed(PetRepository.PetRepository, changing.repository))
           )
-          const created = yield* createAll(pets, ps)
-          const read = Effect.map(pageAll(pets, { limit: size, status: filter }, () => Effect.void), (pages) =>
-            pages.flatMap((page) => page.pets).map(plain))
-          yield* read // every full page is now kept
-          const expected = new Map(created.map((pet) => [pet.id, plain(pet)]))
-          for (const [n, newName] of renames) {
-            if (created.length === 0) break
-            const pet = created[n % created.length]!
-            changing.rename(pet.id, newName)
-            expected.set(pet.id, { ...expected.get(pet.id)!, name: newName })
-          }
-          expect(yield* read).toStrictEqual([...expected.values()].filter(matches(filter)))
-        }).pipe(Effect.provide(layer)),
-      runs
-    )
+        )
+        const created = yield* createAll(pets, ps)
+        const read = Effect.map(pageAll(pets, { limit: size, status: filter }, () => Effect.void), (pages) =>
+          pages.flatMap((page) => page.pets).map(plain))
+        yield* read // every full page is now kept
+        const expected = new Map(created.map((pet) => [pet.id, plain(pet)]))
+        for (const [n, newName] of renames) {
+          if (created.length === 0) break
+          const pet = created[n % created.length]!
+          changing.rename(pet.id, newName)
+          expected.set(pet.id, { ...expected.get(pet.id)!, name: newName })
+        }
+        expect(yield* read).toStrictEqual([...expected.values()].filter(matches(filter)))
+      }).pipe(Effect.provide(layer)),
+    runs
+  )
 
-    property("create returns the pet with an assigned id, and get returns it; status defaults to available", [newPets(10)], ([ps]) =>
+  property("create returns the pet with an assigned id, and get returns it; status defaults to available", [newPets(10)], ([ps]) =>
+    withPets((pets) =>
+      Effect.gen(function*() {
+        const created = yield* createAll(pets, ps)
+        for (const [i, pet] of created.entries()) {
+          const input = ps[i]!
+          expect(plain(pet)).toStrictEqual({
+            id: pet.id,
+            name: input.name,
+            categoryId: input.categoryId,
+            status: input.status ?? "available"
+          })
+          expect(plain(yield* pets.get(pet.id))).toStrictEqual(plain(pet))
+        }
+        const available = yield* pageAll(pets, { limit: 100, status: Option.some("available") }, () => Effect.void)
+        const listed = new Set(available.flatMap((page) => page.pets.map((p) => p.id)))
+        for (const [i, pet] of created.entries()) {
+          if (ps[i]!.status === undefined) expect(listed.has(pet.id)).toBe(true)
+        }
+      })
+    ), runs)
+
+  property("get of an unknown id fails with PetNotFound", [newPets(5), fromSchema(Pet.PetId)], ([ps, id]) =>
+    withPets((pets) =>
+      Effect.gen(function*() {
+        const created = yield* createAll(pets, ps)
+        if (created.some((p) => p.id === id)) return
+        const error = yield* Effect.flip(pets.get(id))
+        expect(error).toMatchObject({ _tag: "PetNotFound", id })
+      })
+    ), runs)
+}
+
+/** Paging: next cursors, every pet once in id order, pages stable under creates. */
+const pagingLaws = <E>({ withPets, runs }: Suite<E>): void => {
+  property(
+    "a page has a next cursor exactly when more pets follow, and a page with a next cursor is full",
+    [newPets(20), limit, statusFilter],
+    ([ps, size, filter]) =>
       withPets((pets) =>
         Effect.gen(function*() {
-          const created = yield* createAll(pets, ps)
-          for (const [i, pet] of created.entries()) {
-            const input = ps[i]!
-            expect(plain(pet)).toStrictEqual({
-              id: pet.id,
-              name: input.name,
-              categoryId: input.categoryId,
-              status: input.status ?? "available"
-            })
-            expect(plain(yield* pets.get(pet.id))).toStrictEqual(plain(pet))
+          const total = (yield* createAll(pets, ps)).filter(matches(filter)).length
+          const pages = yield* pageAll(pets, { limit: size, status: filter }, () => Effect.void)
+          let seen = 0
+          for (const page of pages) {
+            seen += page.pets.length
+            expect(Option.isSome(page.next)).toBe(seen < total)
+            if (Option.isSome(page.next)) expect(page.pets).toHaveLength(size)
           }
-          const available = yield* pageAll(pets, { limit: 100, status: Option.some("available") }, () => Effect.void)
-          const listed = new Set(available.flatMap((page) => page.pets.map((p) => p.id)))
-          for (const [i, pet] of created.entries()) {
-            if (ps[i]!.status === undefined) expect(listed.has(pet.id)).toBe(true)
-          }
+          expect(seen).toBe(total)
         })
-      ), runs)
+      ),
+    runs
+  )
 
-    property("get of an unknown id fails with PetNotFound", [newPets(5), fromSchema(Pet.PetId)], ([ps, id]) =>
+  property(
+    "paging with next cursors visits every pet exactly once, by ascending id, also when pets are created between pages",
+    [newPets(15), fc.array(newPets(4), { maxLength: 8 }), limit, statusFilter],
+    ([initial, batches, size, filter]) =>
       withPets((pets) =>
         Effect.gen(function*() {
-          const created = yield* createAll(pets, ps)
-          if (created.some((p) => p.id === id)) return
-          const error = yield* Effect.flip(pets.get(id))
-          expect(error).toMatchObject({ _tag: "PetNotFound", id })
+          const created = [...yield* createAll(pets, initial)]
+          const pages = yield* pageAll(pets, { limit: size, status: filter }, (n) =>
+            n <= batches.length
+              ? Effect.map(createAll(pets, batches[n - 1]!), (ps) => void created.push(...ps))
+              : Effect.void)
+          const visited = pages.flatMap((page) => page.pets)
+          expect(visited.map(plain)).toStrictEqual(created.filter(matches(filter)).map(plain))
         })
-      ), runs)
+      ),
+    runs
+  )
 
-    property(
-      "a page has a next cursor exactly when more pets follow, and a page with a next cursor is full",
-      [newPets(20), limit, statusFilter],
-      ([ps, size, filter]) =>
-        withPets((pets) =>
-          Effect.gen(function*() {
-            const total = (yield* createAll(pets, ps)).filter(matches(filter)).length
-            const pages = yield* pageAll(pets, { limit: size, status: filter }, () => Effect.void)
-            let seen = 0
-            for (const page of pages) {
-              seen += page.pets.length
-              expect(Option.isSome(page.next)).toBe(seen < total)
-              if (Option.isSome(page.next)) expect(page.pets).toHaveLength(size)
+  property(
+    "paging concurrently with creates never repeats a pet, keeps id order, and visits every pet that existed before",
+    [newPets(15), newPets(15), limit, statusFilter],
+    ([initial, concurrent, size, filter]) =>
+      withPets((pets) =>
+        Effect.gen(function*() {
+          const before = yield* createAll(pets, initial)
+          const [pages, during] = yield* Effect.all([
+            pageAll(pets, { limit: size, status: filter }, () => Effect.yieldNow),
+            Effect.forEach(concurrent, (p) => Effect.tap(pets.create(p), () => Effect.yieldNow))
+          ], { concurrency: "unbounded" })
+          const visited = pages.flatMap((page) => page.pets.map((p) => p.id))
+          expect(isStrictlyIncreasing(visited)).toBe(true)
+          const existing = new Set<number>([...before, ...during].filter(matches(filter)).map((p) => p.id))
+          for (const id of visited) expect(existing.has(id)).toBe(true)
+          const seen = new Set(visited)
+          for (const pet of before.filter(matches(filter))) expect(seen.has(pet.id)).toBe(true)
+        })
+      ),
+    runs
+  )
+
+  property(
+    "a page asked again after more creates is the same page when it was full, and grows only at the end otherwise",
+    [newPets(12), newPets(8), limit, statusFilter],
+    ([initial, later, size, filter]) =>
+      withPets((pets) =>
+        Effect.gen(function*() {
+          yield* createAll(pets, initial)
+          const before = yield* pageAll(pets, { limit: size, status: filter }, () => Effect.void)
+          yield* createAll(pets, later)
+          let cursor = Option.none<string>()
+          for (const page of before) {
+            const again = yield* pets.list({ limit: size, status: filter, cursor })
+            if (Option.isSome(page.next)) {
+              expect(again.pets.map(plain)).toStrictEqual(page.pets.map(plain))
+              expect(again.next).toStrictEqual(page.next)
+            } else {
+              expect(again.pets.slice(0, page.pets.length).map(plain)).toStrictEqual(page.pets.map(plain))
             }
-            expect(seen).toBe(total)
-          })
-        ),
-      runs
-    )
+            cursor = page.next
+          }
+        })
+      ),
+    runs
+  )
+}
 
-    property(
-      "paging with next cursors visits every pet exactly once, by ascending id, also when pets are created between pages",
-      [newPets(15), fc.array(newPets(4), { maxLength: 8 }), limit, statusFilter],
-      ([initial, batches, size, filter]) =>
-        withPets((pets) =>
-          Effect.gen(function*() {
-            const created = [...yield* createAll(pets, initial)]
-            const pages = yield* pageAll(pets, { limit: size, status: filter }, (n) =>
-              n <= batches.length
-                ? Effect.map(createAll(pets, batches[n - 1]!), (ps) => void created.push(...ps))
-                : Effect.void)
-            const visited = pages.flatMap((page) => page.pets)
-            expect(visited.map(plain)).toStrictEqual(created.filter(matches(filter)).map(plain))
-          })
-        ),
-      runs
-    )
+/** Cursors that are altered, forged or used with another filter are refused. */
+const cursorLaws = <E>({ runs, withCursor }: Suite<E>): void => {
+  property("an altered cursor fails with InvalidCursor", [statusFilter, alteration], ([filter, edit]) =>
+    withCursor(filter, (pets, cursor) =>
+      Effect.gen(function*() {
+        const altered = alter(cursor, edit)
+        if (altered === cursor) return
+        const error = yield* Effect.flip(pets.list({ limit: 1, status: filter, cursor: Option.some(altered) }))
+        expect(error._tag).toBe("InvalidCursor")
+      })
+    ), runs)
 
-    property(
-      "paging concurrently with creates never repeats a pet, keeps id order, and visits every pet that existed before",
-      [newPets(15), newPets(15), limit, statusFilter],
-      ([initial, concurrent, size, filter]) =>
-        withPets((pets) =>
-          Effect.gen(function*() {
-            const before = yield* createAll(pets, initial)
-            const [pages, during] = yield* Effect.all([
-              pageAll(pets, { limit: size, status: filter }, () => Effect.yieldNow),
-              Effect.forEach(concurrent, (p) => Effect.tap(pets.create(p), () => Effect.yieldNow))
-            ], { concurrency: "unbounded" })
-            const visited = pages.flatMap((page) => page.pets.map((p) => p.id))
-            expect(isStrictlyIncreasing(visited)).toBe(true)
-            const existing = new Set<number>([...before, ...during].filter(matches(filter)).map((p) => p.id))
-            for (const id of visited) expect(existing.has(id)).toBe(true)
-            const seen = new Set(visited)
-            for (const pet of before.filter(matches(filter))) expect(seen.has(pet.id)).toBe(true)
-          })
-        ),
-      runs
-    )
-
-    property(
-      "a page asked again after more creates is the same page when it was full, and grows only at the end otherwise",
-      [newPets(12), newPets(8), limit, statusFilter],
-      ([initial, later, size, filter]) =>
-        withPets((pets) =>
-          Effect.gen(function*() {
-            yield* createAll(pets, initial)
-            const before = yield* pageAll(pets, { limit: size, status: filter }, () => Effect.void)
-            yield* createAll(pets, later)
-            let cursor = Option.none<string>()
-            for (const page of before) {
-              const again = yield* pets.list({ limit: size, status: filter, cursor })
-              if (Option.isSome(page.next)) {
-                expect(again.pets.map(plain)).toStrictEqual(page.pets.map(plain))
-                expect(again.next).toStrictEqual(page.next)
-              } else {
-                expect(again.pets.slice(0, page.pets.length).map(plain)).toStrictEqual(page.pets.map(plain))
-              }
-              cursor = page.next
-            }
-          })
-        ),
-      runs
-    )
-
-    property("an altered cursor fails with InvalidCursor", [statusFilter, alteration], ([filter, edit]) =>
+  property(
+    "a forged cursor (any text, or a well-formed cursor signed with another secret) fails with InvalidCursor",
+    [statusFilter, fc.string({ maxLength: 200 }), fc.nat(), fc.uint8Array({ minLength: 16, maxLength: 32 })],
+    ([filter, forged, afterId, otherSecret]) =>
       withCursor(filter, (pets, cursor) =>
         Effect.gen(function*() {
-          const altered = alter(cursor, edit)
-          if (altered === cursor) return
-          const error = yield* Effect.flip(pets.list({ limit: 1, status: filter, cursor: Option.some(altered) }))
+          const signed = PageCursor.make(otherSecret).encode({ afterId, status: filter })
+          for (const token of [forged, signed]) {
+            if (token === cursor || PageCursor.make(SECRET).encode({ afterId, status: filter }) === token) continue
+            const error = yield* Effect.flip(pets.list({ limit: 1, status: filter, cursor: Option.some(token) }))
+            expect(error._tag).toBe("InvalidCursor")
+          }
+        })
+      ),
+    runs
+  )
+
+  property(
+    "a cursor used with another status filter fails with InvalidCursor",
+    [statusFilter, statusFilter],
+    ([issuedFor, usedWith]) =>
+      withCursor(issuedFor, (pets, cursor) =>
+        Effect.gen(function*() {
+          if (Option.makeEquivalence<string>((a, b) => a === b)(issuedFor, usedWith)) return
+          const error = yield* Effect.flip(pets.list({ limit: 1, status: usedWith, cursor: Option.some(cursor) }))
           expect(error._tag).toBe("InvalidCursor")
         })
-      ), runs)
+      ),
+    runs
+  )
+}
 
-    property(
-      "a forged cursor (any text, or a well-formed cursor signed with another secret) fails with InvalidCursor",
-      [statusFilter, fc.string({ maxLength: 200 }), fc.nat(), fc.uint8Array({ minLength: 16, maxLength: 32 })],
-      ([filter, forged, afterId, otherSecret]) =>
-        withCursor(filter, (pets, cursor) =>
-          Effect.gen(function*() {
-            const signed = PageCursor.make(otherSecret).encode({ afterId, status: filter })
-            for (const token of [forged, signed]) {
-              if (token === cursor || PageCursor.make(SECRET).encode({ afterId, status: filter }) === token) continue
-              const error = yield* Effect.flip(pets.list({ limit: 1, status: filter, cursor: Option.some(token) }))
-              expect(error._tag).toBe("InvalidCursor")
-            }
-          })
-        ),
-      runs
-    )
-
-    property(
-      "a cursor used with another status filter fails with InvalidCursor",
-      [statusFilter, statusFilter],
-      ([issuedFor, usedWith]) =>
-        withCursor(issuedFor, (pets, cursor) =>
-          Effect.gen(function*() {
-            if (Option.makeEquivalence<string>((a, b) => a === b)(issuedFor, usedWith)) return
-            const error = yield* Effect.flip(pets.list({ limit: 1, status: usedWith, cursor: Option.some(cursor) }))
-            expect(error._tag).toBe("InvalidCursor")
-          })
-        ),
-      runs
-    )
+/**
+ * Registers the laws of the `Pets` service running on the `PetRepository` that `layer` provides.
+ *
+ * @category law suites
+ * @since 1.0.0
+ */
+export const petsServiceLaws = <E>(
+  name: string,
+  layer: Layer.Layer<PetRepository.PetRepository, E>,
+  options?: LawSuiteOptions
+): void => {
+  const suite = suiteOf(name, layer, options)
+  describe(`Pets service laws: ${name}`, () => {
+    petLaws(suite)
+    pagingLaws(suite)
+    cursorLaws(suite)
   })
 }

@@ -7,25 +7,22 @@
  * mount (`/petstore/docs`): the bundle at `docs?asset=…` (versioned, cached for a year), the document
  * at `v1/openapi.json`, "this server" at the page's folder.
  *
- * The bundle is 3.3 MB and needs no key, so it is served as a static file should be: compressed
+ * The bundle is megabytes and needs no key, so it is served as a static file should be: compressed
  * once, tagged, written as the client reads (`compressedAsset`), and limited per client address
  * (`assetsPerMinute`, then 429), so neither a flood of requests nor a client that does not read makes
  * the server work or hold much for it.
- *
- * @since 1.0.0
  */
 import type * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import { AddressLimit } from "@petstore/core"
 import type { AppRequest } from "../../AppRequest.js"
 import type { AppResponse, ResponseHeaders } from "../../AppResponse.js"
 import { JSON_CONTENT_TYPE } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
-import * as AddressLimit from "../addressLimit.js"
 import * as CompressedAsset from "./compressedAsset.js"
 import * as ScalarBundle from "./scalarBundle.js"
-import type { OpenApiDocument } from "../../OpenApiDocument.js"
+import type { OpenApiDocument } from "./documentModel.js"
 
-/** @category models */
 export interface ApiReference {
   /** The page (a few kilobytes, built at its first use, then kept). */
   readonly html: () => string
@@ -40,6 +37,9 @@ export interface ApiReference {
 
 /** Default of `assetsPerMinute`: a browser asks once a page load (then caches for a year); a team behind one address reloads freely. */
 export const ASSETS_PER_MINUTE = 120
+
+/** Client addresses whose asset requests are counted at most. */
+const ADDRESSES_KEPT = 10_000
 
 /** JSON inside a `<script>`: nothing in it can close the element or start markup. */
 const scriptJson = (value: unknown): string =>
@@ -107,11 +107,8 @@ const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self' 'unsafe-i
   "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'; " +
   "frame-ancestors 'self'"
 
-const notFound = ErrorResponse.make("not_found", "No such asset of the API reference; reload /docs.")
-const limited = ErrorResponse.make(
-  "rate_limited",
-  "Too many requests for the API reference's files from this address; retry after `Retry-After` seconds."
-)
+const notFound = ErrorResponse.STATIC.referenceAssetNotFound
+const limited = ErrorResponse.STATIC.referenceAssetsLimited
 
 // The URL names the version, so its content never changes.
 const BUNDLE_HEADERS: ResponseHeaders = {
@@ -124,7 +121,6 @@ const BUNDLE_HEADERS: ResponseHeaders = {
  * but `effect`'s version: the bundle is read on its first request, then kept.
  *
  * @category constructors
- * @since 1.0.0
  */
 export const make = (options: {
   /** The document (built at the page's first request, then kept). */
@@ -144,7 +140,7 @@ export const make = (options: {
   let html: string | undefined
   const htmlOf = () => (html ??= page(options.document(), `docs?${bundleQuery}`, options.openApiPath.slice(1)))
 
-  const limit = AddressLimit.make(options.assetsPerMinute ?? ASSETS_PER_MINUTE)
+  const limit = AddressLimit.make(options.assetsPerMinute ?? ASSETS_PER_MINUTE, ADDRESSES_KEPT)
 
   // Read and compressed on the first request, once; only the bytes are kept, not the text.
   let bundle: CompressedAsset.CompressedAsset | undefined

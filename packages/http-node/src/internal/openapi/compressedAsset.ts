@@ -32,8 +32,8 @@ const brotli = promisify(Zlib.brotliCompress)
 const gzip = promisify(Zlib.gzip)
 
 /**
- * Brotli quality 9: on the 3.3 MB reference script, 11 is 9% smaller but takes about ten times as
- * long (seconds of CPU on the first request); 9 takes well under a second.
+ * Brotli quality 9, not 11: 11 saves little on the reference script for many times the CPU on the
+ * first request (docs/performance.md).
  */
 const BROTLI_OPTIONS = (size: number): Zlib.BrotliOptions => ({
   params: {

@@ -2,13 +2,11 @@
  * The prose of the OpenAPI document: its introduction (authentication, rate limits, pagination,
  * deprecation, stability, errors), the tags', and the `default` response's descriptions (each operation's own is in its module). Every renderer of the
  * document (the page at `/docs`, generated clients' docs) shows it, so it is written once, here.
- *
- * @since 1.0.0
  */
 import { Plan } from "@petstore/core"
-import { ERROR_CODES } from "../../ErrorCodes.js"
-import * as GetPetLifecycle from "../getPetLifecycle.js"
-import type { OpenApiDocument, Operation, Tag } from "../../OpenApiDocument.js"
+import { ERROR_CODES } from "../../ErrorResponse.js"
+import * as Lifecycle from "../operations/lifecycle.js"
+import type { OpenApiDocument, Operation, Tag } from "./documentModel.js"
 
 /** Tags every document declares; a group's own description, when annotated, wins. @category descriptions */
 export const DECLARED_TAGS: ReadonlyArray<Required<Tag>> = [
@@ -40,7 +38,11 @@ const operationList = (paths: OpenApiDocument["paths"], keep: (op: Operation) =>
  *
  * @category descriptions
  */
-export const describe = (intro: ReadonlyArray<string>, paths: OpenApiDocument["paths"]): string => {
+export const describe = (
+  intro: ReadonlyArray<string>,
+  paths: OpenApiDocument["paths"],
+  deprecations: ReadonlyMap<string, Lifecycle.Deprecation>
+): string => {
   const experimental = operationList(paths, (op) => op["x-stability"] === "experimental")
   return [
     ...intro,
@@ -74,9 +76,14 @@ export const describe = (intro: ReadonlyArray<string>, paths: OpenApiDocument["p
     "is the last. The `cursor` is opaque and tamper-evident: a forged or altered one gets `400 invalid_cursor`. " +
     "Animals added while a client pages are neither skipped nor repeated.",
     "## Deprecation",
-    "Deprecated operations are marked `deprecated: true` and answer with `Deprecation` (RFC 9745), `Sunset` " +
-    "(RFC 8594) and a `Link` to their replacement. `GET /v1/pets/{petId}` is deprecated and is removed on " +
-    `${GetPetLifecycle.SUNSET}: from then on it answers \`410 gone\`. Use \`GET /v1/pets\` with the \`status\` filter instead.`,
+    [
+      "Deprecated operations are marked `deprecated: true` and answer with `Deprecation` (RFC 9745), `Sunset` " +
+      "(RFC 8594) and a `Link` to their replacement.",
+      ...[...deprecations].map(([operation, deprecation]) =>
+        `\`${operation}\` is deprecated and is removed on ${Lifecycle.sunsetValue(deprecation)}: from then on it answers ` +
+        `\`410 gone\`. Use ${Lifecycle.successorText(deprecation)} instead.`
+      )
+    ].join(" "),
     "## Stability",
     `Operations may carry \`x-stability: experimental\` or \`beta\`. Experimental: ${experimental || "none"}.`,
     "## Errors",

@@ -12,15 +12,12 @@ import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as Context from "effect/Context"
 import { ResponseHeaders } from "../operations/endpoint.js"
-import type { Header, Json, Reference } from "../../OpenApiDocument.js"
-import { lifecycleHeaders as getPetLifecycleHeaders } from "../operations/getPet.js"
+import type { Header, Json, Reference } from "./documentModel.js"
+import * as Lifecycle from "../operations/lifecycle.js"
 import { refsUnder } from "../json.js"
 
 /** Where header components live; a `$ref` to one starts with it. */
 const COMPONENTS = "#/components/headers/"
-
-/** What `getPet` sends when the application is mounted at the root: the examples of its headers. */
-const getPet = getPetLifecycleHeaders("")
 
 const BEFORE_LIMITER = "Absent when the failure came before the rate limiter decided (the store could not be " +
   "reached to check the key, or an unexpected error)."
@@ -97,13 +94,13 @@ const HEADERS = {
     description: "RFC 8288 links to the operation that replaces this deprecated one (`rel=\"successor-version\"`) " +
       "and to its deprecation notice (`rel=\"deprecation\"`).",
     schema: { type: "string" },
-    example: getPet.Link,
+    example: "",
     whenAbsent: BEFORE_ROUTING
   },
   "Deprecation": {
     description: "RFC 9745: when the operation was deprecated, as a structured date (epoch seconds).",
     schema: { type: "string" },
-    example: getPet.Deprecation,
+    example: "",
     whenAbsent: BEFORE_ROUTING
   },
   "Idempotent-Replayed": {
@@ -116,7 +113,7 @@ const HEADERS = {
   "Sunset": {
     description: "RFC 8594: when the operation is removed; from then on it answers 410.",
     schema: { type: "string" },
-    example: getPet.Sunset,
+    example: "",
     whenAbsent: BEFORE_ROUTING
   }
 } as const satisfies Record<string, Omit<Header, "required"> & { readonly whenAbsent?: string }>
@@ -129,20 +126,31 @@ export type DeclaredHeader = ResponseHeaders["Service"][number]
 /** The key of an operation in `declaredByRoute`: its method and its path as the document writes it. */
 export const routeKey = (method: string, path: string): string => `${method.toLowerCase()} ${path}`
 
-/** The `ResponseHeaders` annotation of every endpoint of `api`, by `routeKey`. */
+/** What the endpoints of an API declare for the document: their own response headers, and their deprecations. */
+export interface Declared {
+  /** The `ResponseHeaders` annotation of every endpoint, by `routeKey`. */
+  readonly headers: ReadonlyMap<string, ReadonlyArray<DeclaredHeader>>
+  /** The `Deprecated` annotation of each deprecated endpoint, by its method and path as the document writes them (`GET /v1/pets/{petId}`). */
+  readonly deprecations: ReadonlyMap<string, Lifecycle.Deprecation>
+}
+
+/** What the endpoints of `api` declare. */
 export const declaredByRoute = <Id extends string, Groups extends HttpApiGroup.Constraint>(
   api: HttpApi.HttpApi<Id, Groups>
-): ReadonlyMap<string, ReadonlyArray<DeclaredHeader>> => {
-  const byRoute = new Map<string, ReadonlyArray<DeclaredHeader>>()
+): Declared => {
+  const headers = new Map<string, ReadonlyArray<DeclaredHeader>>()
+  const deprecations = new Map<string, Lifecycle.Deprecation>()
   HttpApi.reflect(api as unknown as HttpApi.HttpApi<string, HttpApiGroup.Top>, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
       // The same path rewrite as `OpenApi.fromApi`.
       const path = endpoint.path.replace(/:(\w+)\??/g, "{$1}")
-      byRoute.set(routeKey(endpoint.method, path), Context.getOrElse(mergedAnnotations, ResponseHeaders, () => []))
+      headers.set(routeKey(endpoint.method, path), Context.getOrElse(mergedAnnotations, ResponseHeaders, () => []))
+      const deprecation = Context.getOption(mergedAnnotations, Lifecycle.Deprecated)
+      if (deprecation._tag === "Some") deprecations.set(`${endpoint.method} ${path}`, deprecation.value)
     }
   })
-  return byRoute
+  return { headers, deprecations }
 }
 
 /** One header of one response: its name on the wire and the header component describing it. */
@@ -211,11 +219,24 @@ export const DEFAULT_RESPONSE_HEADERS: { readonly [name: string]: Reference } = 
   "X-Request-Id": { $ref: `${COMPONENTS}X-Request-Id` }
 }
 
-/** The header components `paths` refers to, by name, each as always or sometimes sent. */
-export const components = (paths: Json): { readonly [component: string]: Header } => {
+/** The examples of a deprecated operation's headers: what the first one declared sends at the root. */
+const deprecationExamples = (deprecation: Lifecycle.Deprecation | undefined): Partial<Record<HeaderName, string>> => {
+  if (deprecation === undefined) return {}
+  const sent = Lifecycle.headers(deprecation, "")
+  return { "Link-Successor": sent.Link, "Deprecation": sent.Deprecation, "Sunset": sent.Sunset }
+}
+
+/**
+ * The header components `paths` refers to, by name, each as always or sometimes sent; the examples
+ * of the deprecation headers are those of `deprecation`, the document's deprecated operation.
+ */
+export const components = (paths: Json, deprecation: Lifecycle.Deprecation | undefined): { readonly [component: string]: Header } => {
   const used = new Set(refsUnder(COMPONENTS, paths))
+  const examples = deprecationExamples(deprecation)
   return Object.fromEntries(
-    Object.entries(HEADERS).flatMap(([name, header]): ReadonlyArray<readonly [string, Header]> => {
+    Object.entries(HEADERS).flatMap(([name, declared]): ReadonlyArray<readonly [string, Header]> => {
+      const example = examples[name as HeaderName]
+      const header = example === undefined ? declared : { ...declared, example }
       const { whenAbsent, ...rest } = header as typeof header & { readonly whenAbsent?: string }
       return [
         ...(used.has(name) ? [[name, { ...rest, required: true }] as const] : []),

@@ -7,9 +7,9 @@
  * @internal
  */
 import type * as OpenApi from "effect/http-api/OpenApi"
-import { ERROR_CODES } from "../../ErrorCodes.js"
+import { ERROR_CODES } from "../../ErrorResponse.js"
 import { DEFAULT_RESPONSE_DESCRIPTION } from "./openApiDescriptions.js"
-import type { Content, JsonObject, Operation, Parameter, Response, SecurityRequirement } from "../../OpenApiDocument.js"
+import type { Content, JsonObject, Operation, Parameter, Response, SecurityRequirement } from "./documentModel.js"
 import { asJson, isObject, mapValues, omit } from "../json.js"
 import * as OpenApiHeaders from "./openApiHeaders.js"
 import { ERROR_REF, SCHEMAS, toSchema30 } from "./openApiSchema.js"

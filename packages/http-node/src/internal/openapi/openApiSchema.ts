@@ -6,9 +6,8 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
-import { ErrorBody } from "@petstore/core"
-import { ERROR_CODES } from "../../ErrorCodes.js"
-import type { Json, JsonObject, Reference } from "../../OpenApiDocument.js"
+import { ERROR_CODES, ErrorBody } from "../../ErrorResponse.js"
+import type { Json, JsonObject, Reference } from "./documentModel.js"
 import { asJson, isObject, jsonEqual, mapValues, omit, refsUnder } from "../json.js"
 
 /** Where component schemas live; a `$ref` to one starts with it. */
@@ -213,7 +212,7 @@ const withCodeEnum = (error: JsonObject): JsonObject => {
  */
 export const components = (source: { readonly [name: string]: unknown }): { readonly [name: string]: JsonObject } => {
   const errorDefs: Record<string, unknown> = {}
-  const document = Schema.toJsonSchemaDocument(ErrorBody.ErrorBody)
+  const document = Schema.toJsonSchemaDocument(ErrorBody)
   Object.assign(errorDefs, document.definitions)
   const root = document.schema as { readonly $ref?: string }
   const errorSchema = toSchema30(asJson(

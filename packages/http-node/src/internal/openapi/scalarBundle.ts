@@ -1,8 +1,9 @@
 /**
  * Scalar's API reference as one browser script: the standalone bundle `effect` ships for
- * `HttpApiScalar` (its internal module `httpApiScalar.js`, `export const javascript = "…"`, ~3.4 MB).
- * It is read from that file when first asked for, never imported: importing the module keeps its
- * source and the string in memory (~30 MB of RSS) in every process, even one nobody reads docs from.
+ * `HttpApiScalar` (its internal module `httpApiScalar.js`, `export const javascript = "…"`, megabytes).
+ * It is read from that file when first asked for, never imported: importing the module would keep its
+ * source and the string in memory in every process, even one nobody reads docs from (the cost is in
+ * docs/performance.md).
  *
  * @internal
  */

@@ -1,8 +1,6 @@
 /**
  * `POST /v1/messages` (experimental): queues a message, stored before the answer; `202` with it and
  * its `Location`.
- *
- * @since 1.0.0
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"

@@ -1,7 +1,5 @@
 /**
  * `POST /v1/pets`: adds an animal; `201` with it and its `Location`.
- *
- * @since 1.0.0
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
@@ -14,12 +12,8 @@ import { invalid, ResponseHeaders, tooLarge, commonErrors } from "./endpoint.js"
 import * as IdempotencyKeyHeader from "./idempotencyKey.js"
 import * as Operation from "./operation.js"
 
-/** NewPet with exact optionals, so an explicit `null` status is refused with one clear issue. */
-export const NewPetBody = Schema.Struct({
-  name: Pet.PetName,
-  categoryId: Pet.CategoryId,
-  status: Schema.optionalKey(Pet.PetStatus)
-}).annotate({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
+/** The body is core's `NewPet` itself: the fields a pet is created with are declared once. */
+export const NewPetBody = Pet.NewPet
 
 const DESCRIPTION = "Adds an animal and answers `201` with it and its `Location`. `name` needs a non-blank " +
   "character and at most 256 characters; `categoryId` is an integer from 1 to 2^53 − 1; `status` is " +

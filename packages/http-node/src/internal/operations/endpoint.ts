@@ -2,18 +2,14 @@
  * What every operation's declaration shares: the API key security, the response headers an
  * operation declares besides the rate-limit ones, the Error responses every operation can give,
  * and the path prefix of the public API.
- *
- * @since 1.0.0
  */
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { ErrorBody } from "@petstore/core"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
-import { ERROR_CODES } from "../../ErrorCodes.js"
-import { STORE_UNAVAILABLE } from "../../ErrorResponse.js"
+import { ERROR_CODES, ErrorBody, STORE_UNAVAILABLE } from "../../ErrorResponse.js"
 
 /** The path prefix of the pet operations (part of both environments' base URLs). */
 export const PUBLIC_PREFIX = "/v1"
@@ -40,7 +36,7 @@ export const integer1To100 = digits.pipe(Schema.decodeTo(Schema.NumberFromString
 
 /** An Error response with `status`, described. */
 export const error = (status: number, description: string) =>
-  ErrorBody.ErrorBody.pipe(HttpApiSchema.status(status)).annotate({ description })
+  ErrorBody.pipe(HttpApiSchema.status(status)).annotate({ description })
 
 /** The Error responses every operation can give, whatever its own. */
 /** The Error answers every operation can give, whatever it does: each endpoint lists them after its own. */

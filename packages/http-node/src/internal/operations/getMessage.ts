@@ -1,7 +1,5 @@
 /**
  * `GET /v1/messages/{id}` (experimental): a message's current state, to the account that submitted it.
- *
- * @since 1.0.0
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as OpenApi from "effect/http-api/OpenApi"

@@ -1,8 +1,6 @@
 /**
  * `GET /v1/usage` (beta): the calling account's usage per hour or day, zero-filled, by outcome, with
  * its limits as the decision that admitted this very request states them.
- *
- * @since 1.0.0
  */
 import * as Clock from "effect/Clock"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"

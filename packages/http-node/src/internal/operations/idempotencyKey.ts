@@ -3,8 +3,6 @@
  * its declaration (with the retention it promises), its reading, and the reply of a create that
  * may be keyed. Without the header a create runs as it always did; with it the core's
  * `Idempotency` service carries it out once per key and replays the answer.
- *
- * @since 1.0.0
  */
 import { type Errors, Idempotency, IdempotencyKey } from "@petstore/core"
 import * as Effect from "effect/Effect"
@@ -13,7 +11,7 @@ import * as Schema from "effect/Schema"
 import type { ResponseHeaders } from "../../AppResponse.js"
 import type { Reply, RouteContext } from "../routes.js"
 import { error } from "./endpoint.js"
-import { ERROR_CODES } from "../../ErrorCodes.js"
+import { ERROR_CODES } from "../../ErrorResponse.js"
 
 /** The header's name as requests carry it (header names are read in lower case). */
 const HEADER = "idempotency-key"

@@ -1,8 +1,6 @@
 /**
  * `GET /v1/pets`: the animals by id, a page at a time, filtered by status; the next page named by
  * a `Link` with an opaque cursor.
- *
- * @since 1.0.0
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as OpenApi from "effect/http-api/OpenApi"

@@ -1,8 +1,6 @@
 /**
  * The operations of an API as the application serves them: their handlers by endpoint name (built
  * once, from the services they yield) and the headers of each operation that has its own.
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import type { ResponseHeaders } from "../../AppResponse.js"

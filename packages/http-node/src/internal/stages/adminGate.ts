@@ -2,16 +2,14 @@
  * Stage admin gate, first of the admin API's stages (and of `/metrics`): the gate's refusal (404
  * without an admin token, 401, 429), or "go on" with `Cache-Control: no-store` on every answer
  * from here on (what the admin API answers is never cached).
- *
- * @since 1.0.0
  */
 import type * as Clock from "effect/Clock"
 import type { AppRequest } from "../../AppRequest.js"
 import type { Answer } from "./answer.js"
+import type { Gated, Start } from "./exchange.js"
 import { answerWith, GO_ON, type Stage } from "./pipeline.js"
 
-/** @category constructors */
-export const make = (gate: (request: AppRequest, now: number) => Answer | undefined, clock: Clock.Clock): Stage =>
+export const make = (gate: (request: AppRequest, now: number) => Answer | undefined, clock: Clock.Clock): Stage<Start, Gated> =>
 (exchange) => {
   const refused = gate(exchange.request, clock.currentTimeMillisUnsafe())
   if (refused !== undefined) return answerWith(refused)

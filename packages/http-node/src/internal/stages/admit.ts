@@ -2,8 +2,6 @@
  * Stage admit: the limiter decides for the key's account (429 when it refuses), or, for a request
  * without a valid key, for its address (401, or 429 once the address's failed attempts are spent).
  * Either way the decision's rate-limit headers go on every answer from here on.
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 import { type LimitDecision, type RateLimiter } from "@petstore/core"
@@ -12,26 +10,15 @@ import type { ResponseHeaders } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import * as RateLimitHeaders from "../rateLimitHeaders.js"
 import { refusal } from "./answer.js"
-import type { Exchange } from "./exchange.js"
-import { type Outcome, type Stage } from "./pipeline.js"
+import type { Admitted, Authenticated, Start } from "./exchange.js"
+import { type Draft, type Outcome, type Stage } from "./pipeline.js"
 
 const REJECTION = {
-  rate_limited: refusal(
-    ErrorResponse.make("rate_limited", "Rate limit exceeded; retry after the number of seconds in Retry-After.")
-  ),
-  daily_quota_exceeded: refusal(ErrorResponse.make(
-    "daily_quota_exceeded",
-    "Daily quota exhausted; it resets at 00:00 UTC (see Retry-After)."
-  )),
-  key_banned: refusal(ErrorResponse.make(
-    "key_banned",
-    "This key kept sending while told to wait and is temporarily banned; retry after the number of seconds in Retry-After."
-  ))
+  rate_limited: refusal(ErrorResponse.STATIC.rateLimited),
+  daily_quota_exceeded: refusal(ErrorResponse.STATIC.dailyQuotaExceeded),
+  key_banned: refusal(ErrorResponse.STATIC.keyBanned)
 } as const
-const FAILED_AUTH_LIMITED = refusal(ErrorResponse.make(
-  "rate_limited",
-  "Too many requests without a valid API key from this address; retry after the number of seconds in Retry-After."
-))
+const FAILED_AUTH_LIMITED = refusal(ErrorResponse.STATIC.failedAuthLimited)
 const NO_KEY = refusal(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore\"" })
 const INVALID_KEY = refusal(ErrorResponse.STATIC.unauthorized, {
   "WWW-Authenticate": "Bearer realm=\"petstore\", error=\"invalid_token\""
@@ -49,10 +36,9 @@ export interface AdmitOptions {
   readonly clientAddress: (request: AppRequest) => string
 }
 
-/** @category constructors */
-export const make = ({ clientAddress, limiter }: AdmitOptions): Stage => {
+export const make = ({ clientAddress, limiter }: AdmitOptions): Stage<Start & Authenticated, Admitted> => {
   /** Without a valid key: 401, or 429 once the address's failed attempts are spent. */
-  const refuseUnknown = (exchange: Exchange) =>
+  const refuseUnknown = (exchange: Start & Authenticated & Draft<Admitted>) =>
     Effect.map(limiter.admitFailedAuth(clientAddress(exchange.request)), (decision): Outcome => {
       exchange.admission = limitHeaders(decision)
       if (decision.verdict !== "allowed") return FAILED_AUTH_LIMITED

@@ -1,8 +1,6 @@
 /**
  * What a stage answers with: the status, the body and the headers of the stage that answered. The
  * response is made of it by the last stage, `write`.
- *
- * @since 1.0.0
  */
 import type { ResponseHeaders } from "../../AppResponse.js"
 import type { ErrorResult } from "../../ErrorResponse.js"

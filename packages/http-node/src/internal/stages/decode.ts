@@ -1,19 +1,17 @@
 /**
  * Stage decode: the operation's input from the path's parameters, the query and the payload,
  * decoded with the endpoint's schemas; the first that fails is answered 400 with what was wrong.
- *
- * @since 1.0.0
  */
 import * as Result from "effect/Result"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import { refusal } from "./answer.js"
+import type { Decoded, Read, Routed, Start } from "./exchange.js"
 import { answerWith, GO_ON, type Stage } from "./pipeline.js"
 
-const invalid = (message: string) => answerWith(refusal(ErrorResponse.make("invalid_request", message)))
+const invalid = (description: string) => answerWith(refusal(ErrorResponse.invalidRequest(description)))
 
-/** @category stages */
-export const decode: Stage = (exchange) => {
-  const found = exchange.found!
+export const decode: Stage<Start & Routed & Read, Decoded> = (exchange) => {
+  const found = exchange.found
   const route = found.handler
   const input: Record<string, unknown> = {}
   if (route.decodePath !== undefined) {

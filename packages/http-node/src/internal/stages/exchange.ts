@@ -1,9 +1,8 @@
 /**
- * One request while it is being answered: what each stage learned of it (the key's principal, the
- * admission's headers, the route, the decoded input), written by the stage that learns it and read
- * by the stages after it. One record per request, made when it arrives.
- *
- * @since 1.0.0
+ * The exchange: what the stages of one request learn, in one record the stages fill in order. Each
+ * stage's part is a type of its own below; a stage is typed by the parts it reads (set by stages
+ * before it) and the part it sets (see `Pipeline.Stage`), so a list of stages in the wrong order
+ * does not compile. `write` and `recover` run after any stage: they read every part as possibly unset.
  */
 import type { Accounts, LimitDecision } from "@petstore/core"
 import type { AppRequest } from "../../AppRequest.js"
@@ -11,31 +10,70 @@ import type { ResponseHeaders } from "../../AppResponse.js"
 import type * as Routes from "../routes.js"
 import type { AnsweringRoute } from "./answer.js"
 
-export interface Exchange {
+/** What an exchange holds from the start. */
+export interface Start {
   readonly request: AppRequest
   /** Where the application is mounted (`""` at the root). */
   readonly basePath: string
-  /** authenticate: the bearer token the request carried, if well-formed. */
+}
+
+/** Set by authenticate: the bearer token the request carried, if well-formed, and the principal of an active key. */
+export interface Authenticated {
   token: string | undefined
-  /** authenticate: the principal of an active key. */
   principal: Accounts.Principal | undefined
+}
+
+/** Set by admit, when it lets the request go on: a request with a valid key, admitted. */
+export interface Admitted {
+  /** The key's principal (admit goes on only for one). */
+  principal: Accounts.Principal
   /**
-   * admit (or the admin gate): the headers every answer from here on carries (rate-limit headers,
-   * the admin API's `Cache-Control`). A new record per request: it becomes the response's own.
+   * The headers every answer from here on carries (the rate-limit headers). A new record per
+   * request: it becomes the response's own.
    */
-  admission: ResponseHeaders | undefined
-  /** admit: the account the request is charged to, for logs and metrics. */
-  accountId: string | undefined
-  /** admit: the limiter's decision on a request with a valid key (counted as the account's usage; `GET /v1/usage` shows its limits). */
-  decision: LimitDecision.Decision | undefined
-  /** route: the route that answers, for logs, metrics and the operation's own headers. */
-  route: AnsweringRoute | undefined
-  /** route: the compiled route and the path's parameters. */
-  found: Routes.Found | undefined
-  /** read body: the JSON payload, when the route takes one. */
+  admission: ResponseHeaders
+  /** The account the request is charged to, for logs and metrics. */
+  accountId: string
+  /** The limiter's decision (counted as the account's usage; `GET /v1/usage` shows its limits). */
+  decision: LimitDecision.Decision
+}
+
+/** Set by the admin gate: `Cache-Control: no-store` on every answer from here on. */
+export interface Gated {
+  admission: ResponseHeaders
+}
+
+/** Set by the stage that names the answering route, for logs, metrics and the operation's own headers. */
+export interface Labelled {
+  route: AnsweringRoute
+}
+
+/** Set by route: the answering route, and the compiled route with the path's parameters. */
+export interface Routed extends Labelled {
+  found: Routes.Found
+}
+
+/** Set by read body: the JSON payload, when the route takes one. */
+export interface Read {
   payload: unknown
-  /** decode: the operation's input (`path`, `urlParams`, `payload`). */
-  input: Record<string, unknown> | undefined
+}
+
+/** Set by decode: the operation's input (`path`, `urlParams`, `payload`). */
+export interface Decoded {
+  input: Record<string, unknown>
+}
+
+/** The whole record, as `write` and `recover` read it: any part may be unset, whichever stage answered. */
+export interface Exchange extends Start {
+  token?: string | undefined
+  principal?: Accounts.Principal | undefined
+  admission?: ResponseHeaders | undefined
+  accountId?: string | undefined
+  decision?: LimitDecision.Decision | undefined
+  route?: AnsweringRoute | undefined
+  found?: Routes.Found | undefined
+  payload?: unknown
+  input?: Record<string, unknown> | undefined
 }
 
 /** A new exchange for `request`, nothing learned yet. */

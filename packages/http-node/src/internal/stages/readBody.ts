@@ -1,8 +1,6 @@
 /**
  * Stage read body: the JSON payload of a route that takes one (413 past the limit; 400 for a body
  * that is not JSON or not declared as JSON). A route without a payload goes on at once.
- *
- * @since 1.0.0
  */
 
 import * as Effect from "effect/Effect"
@@ -11,8 +9,8 @@ import { JSON_CONTENT_TYPE } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import * as JsonBody from "../jsonBody.js"
 import { refusal } from "./answer.js"
-import type { Exchange } from "./exchange.js"
-import { answerWith, GO_ON, type Outcome, type Stage } from "./pipeline.js"
+import type { Read, Routed, Start } from "./exchange.js"
+import { answerWith, type Draft, GO_ON, type Outcome, type Stage } from "./pipeline.js"
 
 export interface ReadBodyOptions {
   /** The largest body read, in bytes (413 beyond). */
@@ -31,9 +29,8 @@ const isJson = (contentType: string | undefined): boolean => {
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === JSON_CONTENT_TYPE
 }
 
-/** @category constructors */
-export const make = (options: ReadBodyOptions): Stage => {
-  const read = (exchange: Exchange) =>
+export const make = (options: ReadBodyOptions): Stage<Start & Routed, Read> => {
+  const read = (exchange: Start & Draft<Read>) =>
     Effect.flatMap(exchange.request.readBody(options.bodyLimit), (body): Effect.Effect<Outcome> => {
       if (body._tag === "TooLarge") return answerWith(TOO_LARGE)
       if (body._tag === "Consumed") {
@@ -45,9 +42,9 @@ export const make = (options: ReadBodyOptions): Stage => {
       }
       if (!isJson(exchange.request.header("content-type"))) return answerWith(NOT_JSON)
       const payload = JsonBody.parse(body.bytes)
-      if (Result.isFailure(payload)) return answerWith(refusal(ErrorResponse.make("invalid_json", payload.failure)))
+      if (Result.isFailure(payload)) return answerWith(refusal(ErrorResponse.invalidJson(payload.failure)))
       exchange.payload = payload.success
       return GO_ON
     })
-  return (exchange) => (exchange.found!.handler.hasPayload ? read(exchange) : GO_ON)
+  return (exchange) => (exchange.found.handler.hasPayload ? read(exchange) : GO_ON)
 }

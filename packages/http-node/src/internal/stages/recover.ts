@@ -5,8 +5,6 @@
  * is handed to `refused`, which says an outage once rather than once per request (see
  * `Readiness.watch`), so the request itself shows only in its access line. The answer keeps what the stages before learned (the admission's headers, the
  * route), since `write` takes them from the exchange.
- *
- * @since 1.0.0
  */
 
 import * as Cause from "effect/Cause"
@@ -60,6 +58,3 @@ export const make = (refused: (reason: string) => Effect.Effect<void> = sayRefus
     return Effect.catchCause(answer, handler)
   }
 }
-
-/** `make()`: the recovery that logs each 503's reason as a warning. */
-export const recover = make()

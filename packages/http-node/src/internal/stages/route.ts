@@ -2,13 +2,12 @@
  * Stage route: the route of the request's method and path (404 for an unknown path, 405 with
  * `Allow` for a known path and another method). The answering route is noted on the exchange, so
  * every answer from here on names it (logs, metrics) and carries the operation's own headers.
- *
- * @since 1.0.0
  */
 import type { ResponseHeaders } from "../../AppResponse.js"
 import * as ErrorResponse from "../../ErrorResponse.js"
 import type * as Routes from "../routes.js"
 import { type AnsweringRoute, refusal } from "./answer.js"
+import type { Routed, Start } from "./exchange.js"
 import { answerWith, GO_ON, type Stage } from "./pipeline.js"
 
 type Route = Routes.CompiledRoute<any, ErrorResponse.OperationError>
@@ -23,8 +22,7 @@ export interface RouteOptions {
 
 const NOT_FOUND = answerWith(refusal(ErrorResponse.STATIC.routeNotFound))
 
-/** @category constructors */
-export const make = (options: RouteOptions): Stage => {
+export const make = (options: RouteOptions): Stage<Start, Routed> => {
   const label = (route: Route, basePath: string): AnsweringRoute => ({
     template: route.template,
     headers: options.operationHeaders[route.name]?.(basePath)

@@ -1,12 +1,11 @@
 /**
  * Stage scrape, the last of `GET /metrics` (behind the admin gate): the metrics in the exporter's
  * text format.
- *
- * @since 1.0.0
  */
 import * as Effect from "effect/Effect"
 
 import type { AnsweringRoute } from "./answer.js"
+import type { Gated, Labelled, Start } from "./exchange.js"
 import type { Stage } from "./pipeline.js"
 
 export interface ScrapeOptions {
@@ -16,8 +15,7 @@ export interface ScrapeOptions {
 
 const METRICS_ROUTE: AnsweringRoute = { template: "GET /metrics", headers: undefined }
 
-/** @category constructors */
-export const make = ({ contentType, scrape }: ScrapeOptions): Stage => (exchange) => {
+export const make = ({ contentType, scrape }: ScrapeOptions): Stage<Start & Gated, Labelled> => (exchange) => {
   exchange.route = METRICS_ROUTE
   return Effect.map(scrape, (body) => ({ status: 200, body, headers: undefined, contentType }))
 }

@@ -1,9 +1,7 @@
 /**
- * The last stage: the response to an answer. Its headers are, in this order, the admission's
+ * After the stages: the response to the answer one of them gave. Its headers are, in this order, the admission's
  * (rate-limit headers, the admin API's `Cache-Control`), the operation's own, the answer's own and
  * `Content-Type`: each stage's headers are merged here, once, and nowhere else.
- *
- * @since 1.0.0
  */
 import { type AppResponse, JSON_CONTENT_TYPE, type ResponseHeaders } from "../../AppResponse.js"
 import type { Answer } from "./answer.js"

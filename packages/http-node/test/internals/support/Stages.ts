@@ -28,8 +28,11 @@ export const request = (
 
 export const exchange = (parts?: Parameters<typeof request>[0]) => Exchange.make(request(parts))
 
+/** Any stage, as the tests hand it an exchange they filled themselves. */
+type AnyStage = Stage<any, any>
+
 /** The outcome of `stage` on `exchange`, answered at once (the test fails if it needed a fiber). */
-export const outcomeAtOnce = (stage: Stage, exchange: Exchange.Exchange): Outcome => {
+export const outcomeAtOnce = (stage: AnyStage, exchange: Exchange.Exchange): Outcome => {
   // Run synchronously: a stage that has to wait fails to run this way.
   const result: Exit.Exit<Outcome, unknown> = Effect.runSyncExit(stage(exchange))
   if (Exit.isFailure(result)) throw new Error("the stage failed or had to wait")
@@ -37,7 +40,7 @@ export const outcomeAtOnce = (stage: Stage, exchange: Exchange.Exchange): Outcom
 }
 
 /** The outcome of `stage` on `exchange`, run in a fiber (for stages that wait or log). */
-export const outcome = (stage: Stage, exchange: Exchange.Exchange) => Effect.runPromise(stage(exchange))
+export const outcome = (stage: AnyStage, exchange: Exchange.Exchange) => Effect.runPromise(stage(exchange))
 
 /** The public API's route table, with a handler for every operation it lists (the stages under test never run one). */
 export const apiRoutes = Routes.table(

@@ -24,7 +24,7 @@ export const connectNotAllowed = (methods: ReadonlyArray<string>): (requestId: s
   return (requestId) => rawAnswer(error, `Allow: ${allow}\r\n${RequestId.HEADER}: ${requestId}\r\n`)
 }
 
-const TOO_MANY_CONNECTIONS = ErrorResponse.make("unavailable", "The server holds as many connections as it may; retry in a moment.")
+const TOO_MANY_CONNECTIONS = ErrorResponse.STATIC.tooManyConnections
 
 /** The answer to a connection past the cap: no request has been read, so its id is generated. */
 export const tooManyConnections = (): string =>
