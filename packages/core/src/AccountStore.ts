@@ -10,6 +10,7 @@ import * as Option from "effect/Option"
 import { AccountNotFound, KeyAlreadyRotated, KeyNotFound, type StoreUnavailable } from "./Errors.js"
 import type { Plan, PlanLimits } from "./Plan.js"
 
+/** An account as stored: its plan and the limits that plan gives. */
 export interface Account {
   readonly id: string
   readonly plan: Plan
@@ -30,7 +31,7 @@ export interface KeyRecord {
   readonly rotatedTo: string | null
 }
 
-/** @category services */
+/** The port of the accounts and their keys, which each store implements. @category services */
 export class AccountStore extends Context.Service<
   AccountStore,
   {
@@ -82,7 +83,7 @@ export const refusedRotation = (
       : new KeyAlreadyRotated({ id: oldId, successorId })
   )
 
-/** @category constructors */
+/** The accounts and keys in process memory. @category constructors */
 export const makeMemory = (): AccountStore["Service"] => {
   const accounts = new Map<string, Account>()
   const keys = new Map<string, KeyRecord>()

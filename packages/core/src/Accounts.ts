@@ -39,6 +39,7 @@ export interface IssuedKey {
   readonly expiresAt: number | null
 }
 
+/** Where a key stands at a given instant. */
 export type KeyState = "active" | "expired" | "revoked"
 
 /** What may be shown about a key after its creation. */
@@ -54,7 +55,7 @@ export interface KeyMetadata {
   readonly state: KeyState
 }
 
-/** @category models */
+/** Where `key` stands at `now`: revoked, expired or active. @category models */
 export const keyState = (key: KeyRecord, now: number): KeyState =>
   // A revocation is effective at once wherever it is read, whatever the reader's clock says.
   key.revokedAt !== null
@@ -63,7 +64,7 @@ export const keyState = (key: KeyRecord, now: number): KeyState =>
     ? "expired"
     : "active"
 
-/** @category services */
+/** The accounts service: create accounts, issue, verify, list, revoke, rotate and expire their keys. @category services */
 export class Accounts extends Context.Service<
   Accounts,
   {
@@ -103,7 +104,7 @@ export class Accounts extends Context.Service<
     Layer.effect(Accounts, make(options))
 }
 
-/** @category constructors */
+/** Builds the accounts service over the account store and the secure random source. @category constructors */
 export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =>
   Effect.gen(function*() {
     const store = yield* AccountStore

@@ -13,7 +13,7 @@
 import * as LimitDecision from "./LimitDecision.js"
 import * as TokenBucket from "./TokenBucket.js"
 
-/** @category models */
+/** A limit per client address: a token bucket of its own for each address seen. @category models */
 export interface AddressLimit {
   /** Takes one from `address`'s bucket at `now` when it has one: the decision, with the wait when it has none. */
   readonly decide: (address: string, now: number) => LimitDecision.Decision

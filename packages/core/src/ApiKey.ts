@@ -13,6 +13,7 @@ import { base62, type SecureRandom } from "./SecureRandom.js"
 /** Which deployment issued a key; decides its prefix. */
 export type KeyEnvironment = "production" | "staging"
 
+/** The prefix of the keys issued in each environment. */
 export const KEY_PREFIX: { readonly [E in KeyEnvironment]: string } = {
   production: "psk_live_",
   staging: "psk_test_"
@@ -38,7 +39,7 @@ export interface GeneratedKey {
   readonly prefix: string
 }
 
-/** @category constructors */
+/** A new key for `environment`: its secret, its id and its prefix, from the secure random source. @category constructors */
 export const generate = (environment: KeyEnvironment): Effect.Effect<GeneratedKey, never, SecureRandom> =>
   Effect.map(base62(SECRET_LENGTH), (secret) => {
     const key = KEY_PREFIX[environment] + secret

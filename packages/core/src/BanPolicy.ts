@@ -19,6 +19,7 @@ export interface BanPolicyOptions {
   readonly graceMillis: number
 }
 
+/** The ban policy's defaults. */
 export const DEFAULT_OPTIONS: BanPolicyOptions = {
   threshold: 10,
   baseMillis: 15 * 60_000,
@@ -27,6 +28,7 @@ export const DEFAULT_OPTIONS: BanPolicyOptions = {
   graceMillis: 250
 }
 
+/** What the ban policy remembers of a key: its grace, its strikes and its bans. */
 export interface KeyStanding {
   /** The key was told to wait until this instant (epoch ms); 0 when it was not. */
   readonly waitUntil: number
@@ -44,8 +46,10 @@ export interface KeyStanding {
   readonly lastBanAt: number
 }
 
+/** The standing of a key that has never been limited. */
 export const CLEAN: KeyStanding = { waitUntil: 0, graceUntil: 0, strikes: 0, bannedUntil: 0, bans: 0, lastBanAt: 0 }
 
+/** Whether the key is banned at `now`. */
 export const isBanned = (standing: KeyStanding, now: number): boolean => standing.bannedUntil > now
 
 /** An admitted request ends any wait. */

@@ -5,19 +5,19 @@
  */
 import * as Data from "effect/Data"
 
-/** @category errors */
+/** No pet has this id. @category errors */
 export class PetNotFound extends Data.TaggedError("PetNotFound")<{ readonly id: number }> {}
 
-/** @category errors */
+/** No message has this id. @category errors */
 export class MessageNotFound extends Data.TaggedError("MessageNotFound")<{ readonly id: string }> {}
 
 /** A page cursor that was not issued by this service, was altered, or does not fit the query. */
 export class InvalidCursor extends Data.TaggedError("InvalidCursor")<{ readonly reason: string }> {}
 
-/** @category errors */
+/** No account has this id. @category errors */
 export class AccountNotFound extends Data.TaggedError("AccountNotFound")<{ readonly id: string }> {}
 
-/** @category errors */
+/** No key has this id. @category errors */
 export class KeyNotFound extends Data.TaggedError("KeyNotFound")<{ readonly id: string }> {}
 
 /**

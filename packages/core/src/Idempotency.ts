@@ -37,6 +37,7 @@ import { randomId, SecureRandom } from "./SecureRandom.js"
 /** The shortest retention of a key: 24 hours, as payment APIs keep theirs. */
 export const MIN_TTL_MILLIS = 24 * 60 * 60 * 1000
 
+/** How long keyed creates are remembered, and how often the expired ones are swept. */
 export interface IdempotencyOptions {
   /** How long a key's answer is kept and replayed (at least `MIN_TTL_MILLIS`). */
   readonly ttlMillis: number
@@ -44,6 +45,7 @@ export interface IdempotencyOptions {
   readonly sweepEveryMillis: number
 }
 
+/** The defaults: keys kept for the minimum of 24 hours, swept every hour. */
 export const DEFAULT_OPTIONS: IdempotencyOptions = { ttlMillis: MIN_TTL_MILLIS, sweepEveryMillis: 60 * 60 * 1000 }
 
 /** Another request with this key is still being carried out: retry after `retryAfterSeconds`. @category errors */
@@ -70,7 +72,7 @@ export interface Keyed<A> {
 /** What a keyed create can be refused with, besides the store being unreachable. */
 export type KeyedRefusal = IdempotencyKeyInUse | IdempotencyKeyReused
 
-/** @category services */
+/** Retry-safe creates: a create sent again with the same `Idempotency-Key` answers what the first one did. @category services */
 export class Idempotency extends Context.Service<
   Idempotency,
   {
@@ -87,7 +89,7 @@ export class Idempotency extends Context.Service<
 
 const lost = (what: string) => new StoreUnavailable({ cause: new Error(`the ${what} a kept answer names is missing`) })
 
-/** @category constructors */
+/** Builds the idempotency service over the idempotency store. @category constructors */
 export const make = (options: IdempotencyOptions) =>
   Effect.gen(function*() {
     const store = yield* IdempotencyStore

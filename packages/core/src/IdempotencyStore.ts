@@ -62,7 +62,7 @@ export type Claim<A> =
 /** How many expired records one sweep statement removes at most. */
 export const SWEEP_BATCH = 1_000
 
-/** @category services */
+/** The port of the keyed creates' records, which each store implements. @category services */
 export class IdempotencyStore extends Context.Service<
   IdempotencyStore,
   {

@@ -10,6 +10,7 @@ import * as DailyQuota from "./DailyQuota.js"
 import type { PlanLimits } from "./Plan.js"
 import * as TokenBucket from "./TokenBucket.js"
 
+/** What the limiter decided for a request. */
 export type Verdict = "allowed" | "rate_limited" | "daily_quota_exceeded" | "key_banned"
 
 /** One limit's numbers after the decision. */
@@ -24,6 +25,7 @@ export interface LimitStatus {
   readonly fullAt: number
 }
 
+/** The limiter's answer to one request: the verdict and what the rate-limit headers say. */
 export interface Decision {
   readonly verdict: Verdict
   /**

@@ -20,6 +20,7 @@ import type { StoreUnavailable } from "./Errors.js"
 import { LimiterStateStore } from "./LimiterStateStore.js"
 import { RateLimiter } from "./RateLimiter.js"
 
+/** How often the limiter's durable state is written behind, and how much at once. */
 export interface LimiterPersistenceOptions {
   /** The longest a change waits before it is written. */
   readonly flushMillis: number
@@ -27,12 +28,13 @@ export interface LimiterPersistenceOptions {
   readonly forgetAfterMillis: number
 }
 
+/** The defaults of the write-behind of the limiter's state. */
 export const DEFAULT_OPTIONS: LimiterPersistenceOptions = {
   flushMillis: 1_000,
   forgetAfterMillis: BanPolicy.DEFAULT_OPTIONS.memoryMillis
 }
 
-/** @category constructors */
+/** Restores the limiter's durable state from its store, then writes its changes behind. @category constructors */
 export const make = (
   options: LimiterPersistenceOptions
 ): Effect.Effect<void, StoreUnavailable, LimiterStateStore | RateLimiter | Scope.Scope> =>

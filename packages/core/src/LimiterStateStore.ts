@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import type { StoreUnavailable } from "./Errors.js"
 import type { DurableLimiterState } from "./RateLimiter.js"
 
-/** @category services */
+/** The port of the limiter's durable state (daily counts and bans), which a durable store implements. @category services */
 export class LimiterStateStore extends Context.Service<
   LimiterStateStore,
   {
@@ -31,7 +31,7 @@ export class LimiterStateStore extends Context.Service<
   static readonly layerMemory = Layer.sync(LimiterStateStore, () => makeMemory())
 }
 
-/** @category constructors */
+/** The limiter's durable state in process memory. @category constructors */
 export const makeMemory = (): LimiterStateStore["Service"] => {
   const quotas = new Map<string, { readonly day: number; readonly used: number }>()
   const standings = new Map<string, DurableLimiterState["standings"][number][1]>()

@@ -6,11 +6,12 @@
 import * as Schema from "effect/Schema"
 import { isWellFormed } from "./Pet.js"
 
-/** @category schemas */
+/** The identifier of a message, assigned by the service. @category schemas */
 export const MessageId = Schema.String.pipe(Schema.brand("MessageId")).annotate({
   identifier: "MessageId",
   description: "Identifier assigned by the service."
 })
+/** The identifier of a message, decoded. */
 export type MessageId = typeof MessageId.Type
 
 /**
@@ -25,7 +26,7 @@ export const MessageStatus = Schema.Literals(["queued", "processing", "delivered
 })
 export type MessageStatus = typeof MessageStatus.Type
 
-/** @category schemas */
+/** A message to submit. @category schemas */
 export const NewMessage = Schema.Struct({
   message: Schema.String.check(
     // No store keeps text with U+0000 the same way (PostgreSQL refuses it): refused for all of them.
@@ -38,12 +39,13 @@ export const NewMessage = Schema.Struct({
     })
   ).annotate({ description: "The text to submit (no NUL character)." })
 }).annotate({ identifier: "NewMessage", description: "A message to submit." })
+/** A message to submit, decoded. */
 export type NewMessage = typeof NewMessage.Type
 
 const CREATED_AT_DESCRIPTION = "Creation time, ISO 8601 in UTC."
 const DELIVERED_AT_DESCRIPTION = "When the message was delivered, ISO 8601 in UTC (once delivered)."
 
-/** @category schemas */
+/** A submitted message and its current state. @category schemas */
 export const Message = Schema.Struct({
   id: MessageId,
   message: Schema.String.annotate({ description: "The submitted text, echoed back." }),
@@ -61,4 +63,5 @@ export const Message = Schema.Struct({
     description: "Why the last attempt failed, once the message is failed: a short description that stays the same across versions, such as `endpoint answered 503` or `no answer within 15000 ms`."
   }))
 }).annotate({ identifier: "Message", description: "A submitted message and its current state." })
+/** A submitted message and its current state, decoded. */
 export type Message = typeof Message.Type

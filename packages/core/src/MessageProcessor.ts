@@ -18,6 +18,7 @@ export class ProcessingFailed extends Data.TaggedError("ProcessingFailed")<{
   readonly final?: boolean | undefined
 }> {}
 
+/** A message as the processor gets it. */
 export interface ProcessableMessage {
   readonly id: string
   readonly accountId: string
@@ -28,7 +29,7 @@ export interface ProcessableMessage {
   readonly createdAt?: number | undefined
 }
 
-/** @category services */
+/** What is done with each submitted message: the embedding application's processor, webhook delivery, or a record. @category services */
 export class MessageProcessor extends Context.Service<
   MessageProcessor,
   { readonly process: (message: ProcessableMessage) => Effect.Effect<void, ProcessingFailed> }

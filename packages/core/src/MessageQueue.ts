@@ -24,6 +24,7 @@ import { MessageStore, type StoredMessage } from "./MessageStore.js"
 import { nextDelayMillis } from "./RetrySchedule.js"
 import { randomId, SecureRandom } from "./SecureRandom.js"
 
+/** How the queue runs its workers and retries. */
 export interface MessageQueueOptions {
   /** Worker fibers processing at once. */
   readonly concurrency: number
@@ -50,6 +51,7 @@ export interface MessageQueueOptions {
   readonly retryDelaysMillis?: ReadonlyArray<number> | undefined
 }
 
+/** The message queue's defaults. */
 export const DEFAULT_OPTIONS: MessageQueueOptions = {
   concurrency: 2,
   maxAttempts: 5,
@@ -99,7 +101,7 @@ export const toMessageDelivery = (m: StoredMessage): Message => ({
   ...(m.status === "failed" && m.lastError !== null ? { lastError: m.lastError } : {})
 })
 
-/** @category services */
+/** The queue of submitted messages: submits, reads and hands each to the message processor, with retries. @category services */
 export class MessageQueue extends Context.Service<
   MessageQueue,
   {
@@ -197,7 +199,7 @@ const accountBounds = (perAccount: number, wake: Queue.Queue<void>) => {
   return { enter, leave, saturated, skipped }
 }
 
-/** @category constructors */
+/** Builds the message queue over the message store and the processor. @category constructors */
 export const make = (options: MessageQueueOptions) =>
   Effect.gen(function*() {
     const store = yield* MessageStore

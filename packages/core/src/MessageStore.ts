@@ -48,7 +48,7 @@ export interface PendingCounts {
   readonly processing: number
 }
 
-/** @category services */
+/** The port of the submitted messages, which each store implements. @category services */
 export class MessageStore extends Context.Service<
   MessageStore,
   {
@@ -92,7 +92,7 @@ export class MessageStore extends Context.Service<
 export const isClaimable = (m: StoredMessage, now: number): boolean =>
   (m.status === "queued" && m.availableAt <= now) || (m.status === "processing" && m.leaseUntil <= now)
 
-/** @category constructors */
+/** The messages in process memory. @category constructors */
 export const makeMemory = (): MessageStore["Service"] => {
   const messages = new Map<string, StoredMessage>()
   // Ids of queued and processing messages, in submission order.

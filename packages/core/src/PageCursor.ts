@@ -27,7 +27,7 @@ const MAC_LENGTH = 22 // base64url characters ≈ 132 bits
 /** How many issued cursors are kept (the cache starts over beyond). */
 const CURSORS_KEPT = 4096
 
-/** @category services */
+/** Signs and reads the opaque cursors of paged lists. @category services */
 export class CursorSigner extends Context.Service<
   CursorSigner,
   {
@@ -48,7 +48,7 @@ export class CursorSigner extends Context.Service<
 const sign = (secret: Uint8Array, payload: string): string =>
   createHmac("sha256", secret).update(payload).digest("base64url").slice(0, MAC_LENGTH)
 
-/** @category constructors */
+/** A cursor signer keyed with `secret`. @category constructors */
 export const make = (secret: Uint8Array): CursorSigner["Service"] => {
   if (secret.length < 16) throw new Error("cursor secret must be at least 16 bytes")
   const key = Buffer.from(secret)

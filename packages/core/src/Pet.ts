@@ -14,18 +14,20 @@ const integerId = Schema.Number.annotate({ format: "int64", message: "Expected n
   Schema.isBetween({ minimum: 1, maximum: MAX_ID }, { message: `must be between 1 and ${MAX_ID}` })
 )
 
-/** @category schemas */
+/** The identifier of an animal, assigned by the service. @category schemas */
 export const PetId = integerId.pipe(Schema.brand("PetId")).annotate({
   identifier: "PetId",
   description: "Unique identifier of an animal, assigned by the service."
 })
+/** The identifier of an animal, decoded. */
 export type PetId = typeof PetId.Type
 
-/** @category schemas */
+/** The identifier of an animal's category. @category schemas */
 export const CategoryId = integerId.pipe(Schema.brand("CategoryId")).annotate({
   identifier: "CategoryId",
   description: "Identifier of the category the animal belongs to."
 })
+/** The identifier of an animal's category, decoded. */
 export type CategoryId = typeof CategoryId.Type
 
 /** Maximum length of a name, in Unicode code points (as JSON Schema counts `maxLength`). */
@@ -75,11 +77,12 @@ export const PetName = Schema.String.check(
   })
 ).annotate({ identifier: "PetName", description: NAME_DESCRIPTION })
 
-/** @category schemas */
+/** Where an animal stands in the store: available, pending or sold. @category schemas */
 export const PetStatus = Schema.Literals(["available", "pending", "sold"]).annotate({
   identifier: "PetStatus",
   description: "Availability of the animal."
 })
+/** An animal's status, decoded. */
 export type PetStatus = typeof PetStatus.Type
 
 /** The status a pet gets when the creation request leaves it out. */
@@ -99,15 +102,17 @@ export const NewPet = Schema.Struct({
 }).annotate({ identifier: "NewPet", description: "An animal to add; the service assigns its id." })
 export type NewPet = typeof NewPet.Type
 
-/** @category schemas */
+/** An animal kept in the store. @category schemas */
 export const Pet = Schema.Struct({
   id: PetId,
   name: PetName,
   categoryId: CategoryId,
   status: PetStatus
 }).annotate({ identifier: "Pet", description: "An animal of the store." })
+/** An animal kept in the store, decoded. */
 export type Pet = typeof Pet.Type
 
-/** @category schemas */
+/** A page of animals, ordered by id. @category schemas */
 export const Pets = Schema.Array(Pet).annotate({ identifier: "Pets", description: "A page of animals, ordered by id." })
+/** A page of animals, decoded. */
 export type Pets = typeof Pets.Type

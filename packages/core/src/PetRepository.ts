@@ -17,7 +17,7 @@ export type PetDraft = Omit<Pet, "id">
 /** What a creation body stores: its fields, with the defaults of those it leaves out. */
 export const draftOf = (input: NewPet): PetDraft => ({ ...input, status: input.status ?? DEFAULT_PET_STATUS })
 
-/** @category services */
+/** The port of the animals, which each store implements. @category services */
 export class PetRepository extends Context.Service<
   PetRepository,
   {
@@ -54,7 +54,7 @@ export interface ChangeListeners {
   readonly announce: (id?: PetId | undefined) => void
 }
 
-/** @category constructors */
+/** A new set of change listeners, for an adapter to announce its changes with. @category constructors */
 export const changeListeners = (): ChangeListeners => {
   const listeners = new Set<(id: PetId | undefined) => void>()
   return {
@@ -76,7 +76,7 @@ const firstAfter = (pets: ReadonlyArray<Pet>, afterId: number): number => {
   return lo
 }
 
-/** @category constructors */
+/** The animals in process memory. @category constructors */
 export const makeMemory = (): PetRepository["Service"] => {
   const all: Array<Pet> = []
   const byStatus: Record<PetStatus, Array<Pet>> = { available: [], pending: [], sold: [] }

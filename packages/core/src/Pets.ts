@@ -30,6 +30,7 @@ export const pageBytes = (page: Page): number => {
   return bytes
 }
 
+/** How many pages the pets service keeps, and for how long. */
 export interface PetsOptions {
   /** The most bytes of full pages kept in memory (by `pageBytes`), besides their number (default 32 MiB). */
   readonly fullPageBytes?: number | undefined
@@ -51,7 +52,7 @@ export interface Page {
   readonly next: Option.Option<string>
 }
 
-/** @category services */
+/** The pets service: create, read and page through animals. @category services */
 export class Pets extends Context.Service<
   Pets,
   {

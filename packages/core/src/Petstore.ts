@@ -21,6 +21,7 @@ import type { WebhookAttemptStore } from "./WebhookAttempt.js"
 import type { WebhookEndpointStore } from "./WebhookEndpoint.js"
 import { SecureRandom } from "./SecureRandom.js"
 
+/** The options of every service of the pet store. */
 export interface PetstoreOptions {
   readonly environment?: KeyEnvironment | undefined
   readonly rateLimiter?: Partial<RateLimiterOptions> | undefined
@@ -59,7 +60,21 @@ export const layer = (
     options.rateLimiterLayer ?? RateLimiter.layerMemory(options.rateLimiter)
   )))
 
-/** Everything in process memory: for tests, embedding and trying things out (nothing survives a restart). */
+/**
+ * Everything in process memory: for tests, embedding and trying things out (nothing survives a restart).
+ *
+ * @example
+ * ```ts
+ * import { MessageProcessor, Pet, Pets, Petstore } from "@petstore/core"
+ * import { Effect, Layer } from "effect"
+ *
+ * const store = Petstore.layerMemory().pipe(Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly))
+ * const pet = await Effect.runPromise(
+ *   Effect.flatMap(Pets.Pets, (pets) => pets.create({ name: "Rex", categoryId: Pet.CategoryId.make(1), status: "available" })).pipe(Effect.provide(store))
+ * )
+ * console.log(pet.id, pet.name)
+ * ```
+ */
 export const layerMemory = (
   options: PetstoreOptions = {}
 ): Layer.Layer<Services | Stores | StoreReadiness, never, MessageProcessor> =>

@@ -7,8 +7,9 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { InvalidPlan } from "./Errors.js"
 
-/** @category schemas */
+/** An account's plan. @category schemas */
 export const Plan = Schema.Literals(["free", "pro", "business", "enterprise"]).annotate({ identifier: "Plan" })
+/** An account's plan, decoded. */
 export type Plan = typeof Plan.Type
 
 /** Requests per minute (token-bucket capacity and refill per 60 s) and per UTC day. */
@@ -17,7 +18,7 @@ export interface PlanLimits {
   readonly perDay: number
 }
 
-/** @category schemas */
+/** The limits of a plan, as a schema. @category schemas */
 export const PlanLimits = Schema.Struct({
   perMinute: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000 })),
   perDay: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000_000 }))

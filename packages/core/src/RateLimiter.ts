@@ -17,6 +17,7 @@ import type { StoreUnavailable } from "./Errors.js"
 import * as LimitDecision from "./LimitDecision.js"
 import type { PlanLimits } from "./Plan.js"
 
+/** The rate limiter's options: the ban policy and the limit on failed authentication. */
 export interface RateLimiterOptions {
   readonly ban: BanPolicy.BanPolicyOptions
   /** Failed authentications admitted per client address per minute before 429 replaces 401. */
@@ -25,6 +26,7 @@ export interface RateLimiterOptions {
   readonly failedAuthAddressesKept?: number | undefined
 }
 
+/** The rate limiter's defaults. */
 export const DEFAULT_OPTIONS: RateLimiterOptions = { ban: BanPolicy.DEFAULT_OPTIONS, failedAuthPerMinute: 100 }
 
 /** Who a request is charged to. */
@@ -40,7 +42,7 @@ export interface DurableLimiterState {
   readonly standings: ReadonlyArray<readonly [keyId: string, standing: BanPolicy.KeyStanding]>
 }
 
-/** @category services */
+/** The rate limiter: decides each request of a key (token bucket, daily quota, bans) and limits failed authentication per address. @category services */
 export class RateLimiter extends Context.Service<
   RateLimiter,
   {

@@ -35,7 +35,7 @@ export interface Check {
 /** The answer of a dependency that was reached. */
 export const UP: Check = { state: "up" }
 
-/** @category services */
+/** Whether the stores answer, for `/readyz`. @category services */
 export class StoreReadiness extends Context.Service<
   StoreReadiness,
   { readonly check: Effect.Effect<Check> }
@@ -44,7 +44,7 @@ export class StoreReadiness extends Context.Service<
   static readonly layerAlwaysUp: Layer.Layer<StoreReadiness> = Layer.succeed(StoreReadiness, { check: Effect.succeed(UP) })
 }
 
-/** @category services */
+/** Whether the rate limiter's store answers, for `/readyz`. @category services */
 export class LimiterReadiness extends Context.Service<
   LimiterReadiness,
   { readonly check: Effect.Effect<Check> }
@@ -59,6 +59,7 @@ export interface Report {
   readonly reasons: ReadonlyArray<string>
 }
 
+/** How long a probe's answer is reused, and how long a probe may take. */
 export interface ProbeOptions {
   /** How long an answer is reused (default 1 s): requests in that time share it. */
   readonly reuse?: Duration.Input | undefined
@@ -97,6 +98,7 @@ export interface Watch {
   readonly refused: (reason: string) => Effect.Effect<void>
 }
 
+/** How often a readiness watch probes, beside the probe's own options. */
 export interface WatchOptions extends ProbeOptions {
   /** How often an outage is probed until it ends (default 250 ms). */
   readonly watchEvery?: Duration.Input | undefined

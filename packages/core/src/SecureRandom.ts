@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
 
-/** @category services */
+/** Random bytes for keys, ids and secrets. @category services */
 export class SecureRandom extends Context.Service<
   SecureRandom,
   { readonly bytes: (n: number) => Effect.Effect<Uint8Array> }

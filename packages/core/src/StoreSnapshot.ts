@@ -10,6 +10,7 @@ import type { StoredMessage } from "./MessageStore.js"
 import type { Pet } from "./Pet.js"
 import type { DurableLimiterState } from "./RateLimiter.js"
 
+/** Everything a store holds, as one value: what an export writes and an import reads. */
 export interface StoreSnapshot {
   readonly accounts: ReadonlyArray<Account>
   readonly keys: ReadonlyArray<KeyRecord>

@@ -9,6 +9,7 @@
 /** Units per token (the number of milliseconds in a minute). */
 export const UNIT = 60_000
 
+/** A token bucket: the tokens it holds and when it was last filled. */
 export interface TokenBucketState {
   /** Units in the bucket at `at`. */
   readonly units: number

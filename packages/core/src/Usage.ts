@@ -21,6 +21,7 @@ import * as UsageCounter from "./UsageCounter.js"
 import type { UsageRange } from "./UsageRange.js"
 import { type AccountTotals, DAY_MILLIS, type FlushBatch, type StoredBucket, UsageStore } from "./UsageStore.js"
 
+/** How usage is counted, flushed and kept. */
 export interface UsageOptions {
   /** The longest counts wait in memory before they are written (`PETSTORE_USAGE_FLUSH_SECONDS`, default 5 s). */
   readonly flushMillis: number
@@ -37,6 +38,7 @@ export interface UsageOptions {
   readonly maxUnsentRows: number
 }
 
+/** The defaults of usage counting. */
 export const DEFAULT_OPTIONS: UsageOptions = {
   flushMillis: 5_000,
   hourlyRetentionMillis: 90 * DAY_MILLIS,
@@ -48,7 +50,7 @@ export const DEFAULT_OPTIONS: UsageOptions = {
 /** Batch names are kept a day: a batch is retried within seconds, never a day later. */
 const FLUSH_NAME_RETENTION_MILLIS = DAY_MILLIS
 
-/** @category services */
+/** Usage per account and key: counts every decided request and reports it by hour or day. @category services */
 export class Usage extends Context.Service<
   Usage,
   {
@@ -74,7 +76,7 @@ export class Usage extends Context.Service<
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex")
 
-/** @category constructors */
+/** Builds the usage service over the usage store. @category constructors */
 export const make = (options: UsageOptions) =>
   Effect.gen(function*() {
     const store = yield* UsageStore

@@ -25,6 +25,7 @@ interface Slot {
   readonly counts: Float64Array
 }
 
+/** The in-memory counts of decided requests, drained into the usage store. */
 export interface UsageCounter {
   /** Counts one decided request of `keyId` (of `accountId`), answered with `status`, at `now` (epoch ms). */
   readonly record: (accountId: string, keyId: string, verdict: Verdict, status: number, now: number) => void
@@ -41,7 +42,7 @@ const countsOf = (c: Float64Array): Counts => ({
   serverErrors: c[5]!
 })
 
-/** @category constructors */
+/** A new, empty usage counter. @category constructors */
 export const make = (): UsageCounter => {
   // The hour being counted and its slots by key id; the hours before it wait here for the drain.
   let hourStart = Number.NaN

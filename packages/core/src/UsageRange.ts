@@ -8,6 +8,7 @@
 import * as Result from "effect/Result"
 import { add, bucketMillis, bucketStart, type Counts, type Granularity, type StoredBucket, zero } from "./UsageStore.js"
 
+/** A range of time for a usage report, and its granularity. */
 export interface UsageRange {
   readonly granularity: Granularity
   /** Epoch ms of the first bucket's start. */

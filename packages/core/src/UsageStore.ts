@@ -14,14 +14,18 @@ import type { StoreUnavailable } from "./Errors.js"
 
 /** The counters of a bucket, in storage order: the four decisions, then the allowed answers that were errors. */
 export const COUNTERS = ["allowed", "rateLimited", "quotaExceeded", "banned", "clientErrors", "serverErrors"] as const
+/** The name of one counter of a usage bucket. */
 export type Counter = typeof COUNTERS[number]
 
 /** One count per counter. */
 export type Counts = { readonly [K in Counter]: number }
 
+/** An hour in milliseconds. */
 export const HOUR_MILLIS = 3_600_000
+/** A day in milliseconds. */
 export const DAY_MILLIS = 86_400_000
 
+/** The size of a usage bucket. */
 export type Granularity = "hour" | "day"
 
 /** The length of a bucket of `granularity`, in ms. */
@@ -73,6 +77,7 @@ export interface SweepCutoffs {
   readonly flushesBefore: number
 }
 
+/** Counts of zero. */
 export const zero: Counts = { allowed: 0, rateLimited: 0, quotaExceeded: 0, banned: 0, clientErrors: 0, serverErrors: 0 }
 
 /** `a + b`, counter by counter. */
@@ -91,7 +96,7 @@ export const total = (c: Counts): number => c.allowed + c.rateLimited + c.quotaE
 /** The refused requests: rate limit, quota and ban. */
 export const refused = (c: Counts): number => c.rateLimited + c.quotaExceeded + c.banned
 
-/** @category services */
+/** The port of the usage counts, which each store implements. @category services */
 export class UsageStore extends Context.Service<
   UsageStore,
   {
@@ -140,7 +145,7 @@ interface MemoryBucket {
   counts: Counts
 }
 
-/** @category constructors */
+/** The usage counts in process memory. @category constructors */
 export const makeMemory = (): UsageStore["Service"] => {
   const tables = { hour: new Map<string, MemoryBucket>(), day: new Map<string, MemoryBucket>() }
   const flushes = new Map<string, number>()

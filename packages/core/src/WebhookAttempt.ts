@@ -24,7 +24,7 @@ export interface WebhookAttempt {
   readonly error: string | null
 }
 
-/** @category services */
+/** The port of the webhook delivery attempts, which each store implements. @category services */
 export class WebhookAttemptStore extends Context.Service<
   WebhookAttemptStore,
   {
@@ -38,7 +38,7 @@ export class WebhookAttemptStore extends Context.Service<
   static readonly layerMemory = Layer.sync(WebhookAttemptStore, () => makeMemory())
 }
 
-/** @category constructors */
+/** The webhook attempts in process memory. @category constructors */
 export const makeMemory = (): WebhookAttemptStore["Service"] => {
   const byMessage = new Map<string, Array<WebhookAttempt>>()
   return {

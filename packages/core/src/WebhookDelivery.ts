@@ -85,6 +85,7 @@ export class WebhookSender extends Context.Service<
   }
 >()("@petstore/core/WebhookSender") {}
 
+/** The deadlines and caps of webhook delivery. */
 export interface WebhookDeliveryOptions {
   /** Each attempt's deadline, connection included (an unanswered attempt is a failure). */
   readonly attemptTimeoutMillis: number
@@ -94,6 +95,7 @@ export interface WebhookDeliveryOptions {
   readonly maxInFlightPerEndpoint: number
 }
 
+/** The defaults of webhook delivery. */
 export const DEFAULT_OPTIONS: WebhookDeliveryOptions = {
   attemptTimeoutMillis: 15_000,
   disableAfterMillis: 5 * 24 * 3600 * 1000,
@@ -211,7 +213,7 @@ const settleWith = (
     )
   })
 
-/** @category constructors */
+/** Builds the webhook delivery processor over the endpoint and attempt stores. @category constructors */
 export const make = (options: WebhookDeliveryOptions) =>
   Effect.gen(function*() {
     const endpoints = yield* WebhookEndpointStore

@@ -76,7 +76,7 @@ export const rotated = (endpoint: WebhookEndpoint, secret: string, now: number, 
 /** What an attempt's outcome did to the endpoint's failing streak. */
 export type StreakChange = "cleared" | "failing" | "disabled"
 
-/** @category services */
+/** The port of the accounts' webhook endpoints, which each store implements. @category services */
 export class WebhookEndpointStore extends Context.Service<
   WebhookEndpointStore,
   {
@@ -121,7 +121,7 @@ export const afterFailure = (
     : [{ ...endpoint, failingSince }, "failing"]
 }
 
-/** @category constructors */
+/** The webhook endpoints in process memory. @category constructors */
 export const makeMemory = (): WebhookEndpointStore["Service"] => {
   const endpoints = new Map<string, WebhookEndpoint>()
   return {

@@ -7,6 +7,7 @@
 import type { WebhookAttempt } from "./WebhookAttempt.js"
 import type { WebhookEndpoint, WebhookSecret } from "./WebhookEndpoint.js"
 
+/** A row of the webhook endpoints table. */
 export interface EndpointRow {
   readonly account_id: string
   readonly url: string
@@ -18,6 +19,7 @@ export interface EndpointRow {
   readonly disabled_reason: string | null
 }
 
+/** A row of the webhook attempts table. */
 export interface AttemptRow {
   readonly message_id: string
   readonly account_id: string
@@ -35,6 +37,7 @@ const maybeTime = (v: number | string | null): number | null => (v === null ? nu
 /** The columns of `webhook_endpoints`, in the order `endpointValues` gives them. */
 export const ENDPOINT_COLUMNS = "account_id, url, secrets, created_at, updated_at, failing_since, disabled_at, disabled_reason"
 
+/** The column values of an endpoint, in the table's order. */
 export const endpointValues = (e: WebhookEndpoint): ReadonlyArray<string | number | null> => [
   e.accountId,
   e.url,
@@ -46,6 +49,7 @@ export const endpointValues = (e: WebhookEndpoint): ReadonlyArray<string | numbe
   e.disabledReason
 ]
 
+/** The endpoint of a row. */
 export const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
   accountId: row.account_id,
   url: row.url,
@@ -60,6 +64,7 @@ export const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
 /** The columns of `webhook_attempts`, in the order `attemptValues` gives them. */
 export const ATTEMPT_COLUMNS = "message_id, account_id, attempt, url, started_at, duration_ms, status_code, error"
 
+/** The column values of an attempt, in the table's order. */
 export const attemptValues = (a: WebhookAttempt): ReadonlyArray<string | number | null> => [
   a.messageId,
   a.accountId,
@@ -71,6 +76,7 @@ export const attemptValues = (a: WebhookAttempt): ReadonlyArray<string | number 
   a.error
 ]
 
+/** The attempt of a row. */
 export const toAttempt = (row: AttemptRow): WebhookAttempt => ({
   messageId: row.message_id,
   accountId: row.account_id,

@@ -69,6 +69,7 @@ const header = (headers: DeliveryHeaders, name: string): string | undefined => {
   return undefined
 }
 
+/** How far a delivery's timestamp may be from now for `verify` to accept it. */
 export interface VerifyOptions {
   /** Now, in seconds since the epoch (default: the system clock). */
   readonly nowSeconds?: number

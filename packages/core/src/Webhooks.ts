@@ -23,6 +23,7 @@ import { type WebhookAttempt, WebhookAttemptStore } from "./WebhookAttempt.js"
 import { rotated, signingProblem, signingSecrets, type WebhookEndpoint, WebhookEndpointStore } from "./WebhookEndpoint.js"
 import { SECRET_BYTES, secretFromBytes } from "./WebhookSignature.js"
 
+/** What endpoint URLs are accepted, and how long a rotated secret still signs. */
 export interface WebhooksOptions {
   /** Why a URL may not be an endpoint, or undefined when it may (the server checks addresses too). */
   readonly urlProblem: (url: string) => string | undefined
@@ -39,6 +40,7 @@ export const httpsOnly = (url: string): string | undefined => {
   }
 }
 
+/** The webhooks service's defaults: HTTPS endpoints only, a rotated secret signs for 24 hours more. */
 export const DEFAULT_OPTIONS: WebhooksOptions = { urlProblem: httpsOnly, rotationGraceMillis: 24 * 3600 * 1000 }
 
 /** The most a rotation's grace can be: a week, as Svix allows. */
@@ -59,6 +61,7 @@ export interface EndpointView {
   readonly secretError: string | null
 }
 
+/** An endpoint as its account sees it at `now`. */
 export const view = (e: WebhookEndpoint, now: number): EndpointView => ({
   accountId: e.accountId,
   url: e.url,
@@ -97,7 +100,7 @@ export interface IssuedEndpoint {
 
 type Failure = StoreUnavailable
 
-/** @category services */
+/** The webhooks service: set, read, rotate and remove an account's endpoint, list its attempts and replay messages. @category services */
 export class Webhooks extends Context.Service<
   Webhooks,
   {
@@ -126,7 +129,7 @@ export class Webhooks extends Context.Service<
     Layer.effect(Webhooks, make({ ...DEFAULT_OPTIONS, ...options }))
 }
 
-/** @category constructors */
+/** Builds the webhooks service over the endpoint, attempt and message stores. @category constructors */
 export const make = (options: WebhooksOptions) =>
   Effect.gen(function*() {
     const accounts = yield* AccountStore

@@ -1,4 +1,7 @@
 /**
+ * The pet store's domain: schemas, rules, services and the ports the stores implement, with
+ * in-memory stores. No HTTP, SQL or Redis module.
+ *
  * @since 1.0.0
  */
 export * as Accounts from "./Accounts.js"

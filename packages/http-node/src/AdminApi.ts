@@ -56,6 +56,7 @@ export const ADMIN_OPERATIONS: ReadonlyArray<Operation.Operation<any, Accounts.A
   topUsage
 ]
 
+/** The admin API's endpoints: accounts, keys, webhooks, usage and messages. */
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(createAccount.endpoint)
   .add(createKey.endpoint)
@@ -75,5 +76,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .prefix(ADMIN_PREFIX)
 {}
 
+/** The admin API's definition, behind the admin token. */
 export const AdminApi = HttpApi.make("petstore-admin").add(AdminGroup)
+/** The type of the admin API's definition. */
 export type AdminApi = typeof AdminApi

@@ -69,6 +69,7 @@ export const methodsOf = (app: App["Service"]): ReadonlyArray<string> => app.met
 /** Largest accepted request body, in bytes. */
 export const BODY_LIMIT = Limits.BODY_LIMIT
 
+/** What the application needs beside the core's services: base path, admin token, proxies, servers. */
 export interface AppOptions {
   readonly quickstartBasePath: `/${string}`
   readonly adminToken: Option.Option<Redacted.Redacted<string>>
@@ -96,7 +97,7 @@ export interface AppOptions {
   } | undefined
 }
 
-/** @category services */
+/** The application: one request in, one answer out, whatever the host. @category services */
 export class App extends Context.Service<
   App,
   {
@@ -162,7 +163,7 @@ const servedPaths = (options: AppOptions): ReadonlyArray<string> => {
   return [...paths]
 }
 
-/** @category constructors */
+/** Builds the application from the core's services and `options`. @category constructors */
 export const make = (options: AppOptions): Effect.Effect<App["Service"], never, AppServices> =>
   Effect.gen(function*() {
     const api = makeApi(options.quickstartBasePath)

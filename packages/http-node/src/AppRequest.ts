@@ -14,6 +14,7 @@ export type BodyResult =
   | { readonly _tag: "TooLarge" }
   | { readonly _tag: "Consumed" }
 
+/** A request as the application reads it, whatever the host. */
 export interface AppRequest {
   readonly method: string
   /** Path and query the application routes on: as sent, less `basePath`. */

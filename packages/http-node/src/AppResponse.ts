@@ -5,8 +5,10 @@
  */
 import type { LimitDecision } from "@petstore/core"
 
+/** The headers of an answer, by lower-case name. */
 export type ResponseHeaders = Record<string, string>
 
+/** An answer as the application writes it, whatever the host. */
 export interface AppResponse {
   readonly status: number
   readonly headers: ResponseHeaders
@@ -36,4 +38,5 @@ export interface AppResponse {
   decision?: LimitDecision.Decision | undefined
 }
 
+/** The content type of every JSON answer. */
 export const JSON_CONTENT_TYPE = "application/json"

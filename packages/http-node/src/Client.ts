@@ -8,7 +8,7 @@
  * ```ts
  * const program = Effect.gen(function*() {
  *   const client = yield* Client.PetstoreClient
- *   return yield* client.animals.listPets({ urlParams: { status: "available" } })
+ *   return yield* client.animals.listPets({ query: { status: "available" } })
  * })
  * program.pipe(
  *   Effect.provide(Client.layer({ baseUrl: "http://127.0.0.1:8080", apiKey: Redacted.make(key) })),
@@ -48,7 +48,7 @@ export interface RetryPolicy {
   readonly maxRetryAfter: Duration.Input
 }
 
-/** @category constants */
+/** What the typed client retries by default: 429 and 503, four attempts, backing off. @category constants */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 4,
   baseDelay: "500 millis",
@@ -118,6 +118,7 @@ export const withRetries = (policy: RetryPolicy) => <E, R>(client: HttpClient.Ht
     ))
 }
 
+/** The typed client's base URL, key and retry policy. */
 export interface ClientOptions {
   /** Where the server is, without the `/v1` prefix (the API definition carries it). */
   readonly baseUrl: string | URL
@@ -140,7 +141,7 @@ export const make = (options: ClientOptions) =>
       )
   })
 
-/** @category services */
+/** The typed client of the pet store's interface. @category services */
 export class PetstoreClient extends Context.Service<
   PetstoreClient,
   Effect.Success<ReturnType<typeof make>>

@@ -33,6 +33,7 @@ import * as NodeHost from "./internal/hosts/nodeHost.js"
 /** An answer to the request in context: what a host's `HttpRouter` mounts. */
 export type HttpApp = Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
 
+/** Where the application is mounted in the host's router. */
 export interface HttpAppOptions {
   /**
    * Where the host mounted the app, when that is not the root: with

@@ -22,8 +22,10 @@ import * as NodeHost from "./internal/hosts/nodeHost.js"
 
 /** Express's request, as far as the middleware reads it. */
 export type Request = IncomingMessage & { readonly originalUrl?: string; readonly body?: unknown }
+/** Express's `next`. */
 export type Next = (error?: unknown) => void
 
+/** An Express request handler. */
 export type RequestHandler = (request: Request, response: ServerResponse, next: Next) => void
 /** Express tells error middleware by its four parameters. */
 export type ErrorHandler = (error: unknown, request: Request, response: ServerResponse, next: Next) => void
@@ -31,6 +33,7 @@ export type ErrorHandler = (error: unknown, request: Request, response: ServerRe
 /** What `app.use` takes: the request middleware and the one for bodies the host's parser refused. */
 export type Middleware = [RequestHandler, ErrorHandler]
 
+/** Where the middleware is mounted, when that is not the root. */
 export interface Options {
   /**
    * The part of the URL before the pet store's own paths, when there is one: with

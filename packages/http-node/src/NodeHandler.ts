@@ -10,8 +10,10 @@ import type { App } from "./App.js"
 import * as Mount from "./internal/hosts/mount.js"
 import * as NodeHost from "./internal/hosts/nodeHost.js"
 
+/** A node:http request listener. */
 export type NodeHandler = (request: IncomingMessage, response: ServerResponse) => void
 
+/** Where the host mounted the handler. */
 export interface NodeHandlerOptions {
   /**
    * Where the host mounted the handler, when that is not the root: `"/petstore"` serves
@@ -32,5 +34,23 @@ export const makeWith = (options: NodeHandlerOptions): Effect.Effect<NodeHandler
   })
 }
 
-/** Builds the listener on the current runtime (its services, clock and logger serve every request). */
+/**
+ * Builds the listener on the current runtime (its services, clock and logger serve every request).
+ *
+ * @example
+ * ```ts
+ * import { MessageProcessor, Petstore } from "@petstore/core"
+ * import { App, NodeHandler } from "@petstore/http-node"
+ * import { Layer, ManagedRuntime, Option } from "effect"
+ * import * as Http from "node:http"
+ *
+ * const runtime = ManagedRuntime.make(
+ *   App.App.layer({ quickstartBasePath: "/v1", adminToken: Option.none(), trustProxy: 0, servers: [] }).pipe(
+ *     Layer.provideMerge(Petstore.layerMemory()),
+ *     Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
+ *   )
+ * )
+ * Http.createServer(await runtime.runPromise(NodeHandler.make)).listen(3000)
+ * ```
+ */
 export const make: Effect.Effect<NodeHandler, never, App> = makeWith({})

@@ -27,6 +27,7 @@ import * as RequestId from "./internal/requestId.js"
 import { pathOf } from "./internal/urlPath.js"
 import * as TraceParent from "./internal/traceParent.js"
 
+/** What the request observer records and where. */
 export interface ObserveOptions {
   /**
    * One line per request at level Info, through the loggers current when the application is
@@ -157,7 +158,7 @@ const endSpan = (span: Tracer.Span, clock: Clock.Clock, exit: Exit.Exit<AppRespo
 const withRequestId = (effect: Effect.Effect<AppResponse>, requestId: string, hostRequestId: string | undefined): Effect.Effect<AppResponse> =>
   Effect.annotateLogs(effect, hostRequestId === undefined ? { requestId } : { requestId, reqId: hostRequestId })
 
-/** @category constructors */
+/** Builds the observer of requests (access log, metrics and traces hooks) from `options`. @category constructors */
 export const make = (options: ObserveOptions): Effect.Effect<Observe> =>
   Effect.gen(function*() {
     const clock = yield* Clock.Clock

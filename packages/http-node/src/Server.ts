@@ -17,6 +17,7 @@ import * as ErrorResponse from "./ErrorResponse.js"
 import * as Mount from "./internal/hosts/mount.js"
 import * as NodeHost from "./internal/hosts/nodeHost.js"
 
+/** Where the server listens, and its timeouts. */
 export interface ListenOptions {
   readonly port: number
   readonly host: string
@@ -40,7 +41,9 @@ export interface ListenOptions {
   readonly connections?: Partial<Connections.ConnectionLimits> | undefined
 }
 
+/** How long a client has to send a request's headers. */
 export const DEFAULT_HEADERS_TIMEOUT = Duration.seconds(10)
+/** How long a client has to send a whole request. */
 export const DEFAULT_REQUEST_TIMEOUT = Duration.seconds(30)
 
 /** Where the server listens (the real port when 0 was asked). */

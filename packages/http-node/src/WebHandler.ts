@@ -21,8 +21,10 @@ export interface RequestInfo {
   readonly body?: unknown
 }
 
+/** A fetch-style handler: a `Request` in, a `Response` out. */
 export type WebHandler = (request: Request, info?: RequestInfo) => Promise<Response>
 
+/** Where the fetch handler is mounted. */
 export interface WebHandlerOptions {
   /**
    * Where the host mounted the handler, when that is not the root: `"/petstore"` serves

@@ -21,11 +21,13 @@ import { AccountStore, BoundedCache, Errors } from "@petstore/core"
 import * as Table from "./internal/table.js"
 import { Database, queryOn, statement } from "./Database.js"
 
+/** How long keys are cached before the database is asked again. */
 export interface AccountStorePgOptions {
   /** The longest a cached key is used without reading it again (the bound on missed notifications). */
   readonly keyCacheMillis: number
 }
 
+/** The account store's defaults. */
 export const DEFAULT_OPTIONS: AccountStorePgOptions = { keyCacheMillis: 1_000 }
 
 /** The channel key changes are announced on; the payload is the key's hash. */
@@ -105,7 +107,7 @@ const ROTATE_OUT = statement(
 const SUCCESSOR_OF = statement("SELECT rotated_to FROM api_keys WHERE id = $1")
 
 
-/** @category constructors */
+/** The account store on PostgreSQL. @category constructors */
 export const make = (
   options: AccountStorePgOptions
 ): Effect.Effect<AccountStore.AccountStore["Service"], never, Database | Scope.Scope> =>
@@ -210,7 +212,7 @@ export const make = (
     })
   })
 
-/** @category layers */
+/** The account store on PostgreSQL, as a layer. @category layers */
 export const layer = (
   options: Partial<AccountStorePgOptions> = {}
 ): Layer.Layer<AccountStore.AccountStore, never, Database> =>

@@ -9,6 +9,7 @@ import * as Layer from "effect/Layer"
 import { type Errors, PageCursor, SecureRandom } from "@petstore/core"
 import { Database, statement } from "./Database.js"
 
+/** The name of the cursor secret in the database. */
 export const SECRET_NAME = "cursor-hmac"
 
 // Inserted if absent, then read by a second statement (a snapshot of its own, which sees the row
@@ -26,6 +27,6 @@ export const loadOrCreate: Effect.Effect<Uint8Array, Errors.StoreUnavailable, Da
     return new Uint8Array(rows[0]!.value)
   })
 
-/** @category layers */
+/** The cursor signer keyed with the secret kept in the database (made at first use). @category layers */
 export const layer: Layer.Layer<PageCursor.CursorSigner, Errors.StoreUnavailable, Database | SecureRandom.SecureRandom> =
   Layer.effect(PageCursor.CursorSigner, Effect.map(loadOrCreate, PageCursor.make))

@@ -23,6 +23,7 @@ import pg from "pg"
 import { Errors } from "@petstore/core"
 import { isUrl, redact } from "./DatabaseUrl.js"
 
+/** The database URL, the pool's size and the deadlines. */
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database?sslmode=…` (or `postgresql://`). */
   readonly url: string
@@ -34,8 +35,11 @@ export interface PostgresOptions {
   readonly connectTimeoutMillis?: number | undefined
 }
 
+/** The pool's size by default. */
 export const DEFAULT_POOL_SIZE = 10
+/** A statement's deadline by default, in milliseconds. */
 export const DEFAULT_QUERY_TIMEOUT_MILLIS = 4_000
+/** A connection's deadline by default, in milliseconds. */
 export const DEFAULT_CONNECT_TIMEOUT_MILLIS = 3_000
 /** How long administrative work (migrations, an import) may take. */
 export const ADMIN_TIMEOUT = Duration.minutes(30)
@@ -110,7 +114,7 @@ export const queryOn = async <R>(client: pg.ClientBase, s: Statement, values: Re
     query_timeout: DEFAULT_QUERY_TIMEOUT_MILLIS
   } as pg.QueryConfig)).rows as Array<R>
 
-/** @category services */
+/** The PostgreSQL pool and its statements, each with a deadline. @category services */
 export class Database extends Context.Service<
   Database,
   {
@@ -335,7 +339,7 @@ const transactionOnPool = async <A>(primary: Primary, work: (client: Client) => 
   }
 }
 
-/** @category constructors */
+/** Opens the pool for the life of the scope. @category constructors */
 export const make = (options: PostgresOptions): Effect.Effect<Database["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
     const config = clientConfig(options)

@@ -106,7 +106,7 @@ const byKey = (a: Keyed<unknown>, b: Keyed<unknown>): number => {
   return x.accountId < y.accountId ? -1 : x.accountId > y.accountId ? 1 : x.key < y.key ? -1 : x.key > y.key ? 1 : 0
 }
 
-/** @category constructors */
+/** The idempotency store on PostgreSQL. @category constructors */
 export const make = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
 ): Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], never, Database> =>
@@ -199,7 +199,7 @@ export const make = (
     })
   })
 
-/** @category layers */
+/** The idempotency store on PostgreSQL, as a layer. @category layers */
 export const layer = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
 ): Layer.Layer<IdempotencyStore.IdempotencyStore, never, Database> => Layer.effect(IdempotencyStore.IdempotencyStore, make(options))

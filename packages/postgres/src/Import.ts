@@ -33,7 +33,7 @@ class Served {
   constructor(readonly by: ReadonlyArray<string>) {}
 }
 
-/** @category constructors */
+/** Writes a snapshot (a SQLite export) into an empty PostgreSQL database. @category constructors */
 export const importSnapshot = (
   snapshot: StoreSnapshot.StoreSnapshot
 ): Effect.Effect<void, TargetNotEmpty | TargetServed | Errors.StoreUnavailable, Database> =>

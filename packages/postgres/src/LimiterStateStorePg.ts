@@ -62,7 +62,7 @@ const SAVE_STANDINGS = statement(`
     bans = GREATEST(limiter_standings.bans, excluded.bans),
     last_ban_at = GREATEST(limiter_standings.last_ban_at, excluded.last_ban_at)`)
 
-/** @category constructors */
+/** The limiter's durable state on PostgreSQL. @category constructors */
 export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"], never, Database> = Effect.map(
   Database,
   (db) =>
@@ -93,7 +93,7 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"],
     })
 )
 
-/** @category layers */
+/** The limiter's durable state on PostgreSQL, as a layer. @category layers */
 export const layer: Layer.Layer<LimiterStateStore.LimiterStateStore, never, Database> = Layer.effect(
   LimiterStateStore.LimiterStateStore,
   make

@@ -90,7 +90,7 @@ const PENDING = statement(
    FROM messages WHERE status IN ('queued', 'processing')`
 )
 
-/** @category constructors */
+/** The message store on PostgreSQL. @category constructors */
 export const make = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
 ): Effect.Effect<MessageStore.MessageStore["Service"], never, Database> =>
@@ -157,7 +157,7 @@ export const make = (
     })
   })
 
-/** @category layers */
+/** The message store on PostgreSQL, as a layer. @category layers */
 export const layer = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
 ): Layer.Layer<MessageStore.MessageStore, never, Database> => Layer.effect(MessageStore.MessageStore, make(options))

@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ADMIN_TIMEOUT, Database, DatabaseOpenError, messageOf } from "./Database.js"
 
+/** A migration: its number, its name and its statements. */
 export interface Migration {
   readonly id: number
   readonly name: string

@@ -66,7 +66,7 @@ const PAGE = statement(`SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LI
 const PAGE_BY_STATUS = statement(`SELECT ${COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`)
 const BY_ID = statement(`SELECT ${COLUMNS} FROM pets WHERE id = $1`)
 
-/** @category constructors */
+/** The pet repository on PostgreSQL. @category constructors */
 export const make = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
 ): Effect.Effect<PetRepository.PetRepository["Service"], never, Database> =>
@@ -98,7 +98,7 @@ export const make = (
     })
   })
 
-/** @category layers */
+/** The pet repository on PostgreSQL, as a layer. @category layers */
 export const layer = (
   options: Partial<WriteBatcher.WriteBatcherOptions> = {}
 ): Layer.Layer<PetRepository.PetRepository, never, Database> => Layer.effect(PetRepository.PetRepository, make(options))

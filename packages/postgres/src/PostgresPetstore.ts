@@ -19,6 +19,7 @@ import * as WebhookStoresPg from "./WebhookStoresPg.js"
 import * as UsageStorePg from "./UsageStorePg.js"
 import type { WriteBatcherOptions } from "./WriteBatcher.js"
 
+/** The database and the options of its stores. */
 export interface PostgresStoreOptions extends PostgresOptions {
   /** Group commit of pet and message inserts. */
   readonly batching?: Partial<WriteBatcherOptions> | undefined
@@ -30,6 +31,7 @@ export interface PostgresStoreOptions extends PostgresOptions {
   readonly serving?: boolean | undefined
 }
 
+/** The stores' options and those of the pet store's services. */
 export interface PostgresPetstoreOptions extends PostgresStoreOptions {
   readonly petstore?: Petstore.PetstoreOptions | undefined
   readonly limiter?: Partial<LimiterPersistence.LimiterPersistenceOptions> | undefined
@@ -72,6 +74,20 @@ export const layer = (
 /**
  * The pet store's services on PostgreSQL, with the rate limiter's daily counts and bans written
  * behind. The message processor is the embedding application's.
+ *
+ * @example
+ * ```ts
+ * import { MessageProcessor, Pets } from "@petstore/core"
+ * import * as Postgres from "@petstore/postgres"
+ * import { Effect, Layer, Option } from "effect"
+ *
+ * const store = Postgres.layerPetstore({ url: "postgres://petstore@127.0.0.1:5432/petstore" }).pipe(
+ *   Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
+ * )
+ * const page = await Effect.runPromise(
+ *   Effect.flatMap(Pets.Pets, (pets) => pets.list({ limit: 20, status: Option.none(), cursor: Option.none() })).pipe(Effect.provide(store))
+ * )
+ * ```
  *
  * @category layers
  */

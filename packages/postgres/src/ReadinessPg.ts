@@ -15,7 +15,7 @@ export const PROBE_TIMEOUT = "1 second"
 const SELECT_ONE = statement("SELECT 1")
 const DOWN: Readiness.Check = { state: "down", reason: "the store (PostgreSQL) cannot be reached" }
 
-/** @category layers */
+/** The stores' readiness on PostgreSQL: whether the database answers. @category layers */
 export const layer: Layer.Layer<Readiness.StoreReadiness, never, Database> = Layer.effect(
   Readiness.StoreReadiness,
   Effect.map(Database, (db) => ({

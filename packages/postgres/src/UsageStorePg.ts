@@ -77,7 +77,7 @@ const columns = (buckets: ReadonlyArray<Bucketed>): ReadonlyArray<unknown> => [
   ...Table.columnValues(COUNTS, buckets.map((b) => b.counts))
 ]
 
-/** @category constructors */
+/** The usage store on PostgreSQL. @category constructors */
 export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Database> = Effect.map(Database, (db) =>
   UsageStore.UsageStore.of({
     flush: (batch) =>
@@ -116,5 +116,5 @@ export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Databa
       })
   }))
 
-/** @category layers */
+/** The usage store on PostgreSQL, as a layer. @category layers */
 export const layer: Layer.Layer<UsageStore.UsageStore, never, Database> = Layer.effect(UsageStore.UsageStore, make)

@@ -54,7 +54,7 @@ const SINCE = statement(
 // A NUL character cannot be stored, so an id with one names nothing (PostgreSQL would refuse the query).
 const storable = (id: string) => !id.includes("\u0000")
 
-/** @category constructors */
+/** The webhook endpoint store on PostgreSQL. @category constructors */
 export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["Service"], never, Database> = Effect.map(
   Database,
   (db) => {
@@ -86,7 +86,7 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
   }
 )
 
-/** @category constructors */
+/** The webhook attempt store on PostgreSQL. @category constructors */
 export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Service"], never, Database> = Effect.map(
   Database,
   (db) => {

@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type { Errors } from "@petstore/core"
 
+/** How many writes a batch takes, and how many batches are in flight at once. */
 export interface WriteBatcherOptions<O = unknown> {
   /** The most writes sent in one statement. */
   readonly maxBatch: number
@@ -30,6 +31,7 @@ export interface WriteBatcherOptions<O = unknown> {
   readonly onAbandoned?: ((results: ReadonlyArray<O>) => void) | undefined
 }
 
+/** The write batcher's defaults. */
 export const DEFAULT_OPTIONS: WriteBatcherOptions = { maxBatch: 512, maxInFlight: 2 }
 
 interface Pending<I, O> {
@@ -39,6 +41,7 @@ interface Pending<I, O> {
   gone: boolean
 }
 
+/** Writes sent in batches: one statement for many waiting callers. */
 export interface WriteBatcher<I, O> {
   /** Queues `item`; succeeds with its result once the batch holding it committed. */
   readonly write: (item: I) => Effect.Effect<O, Errors.StoreUnavailable>

@@ -27,6 +27,7 @@ import { Errors, LimitDecision, RateLimiter, Readiness } from "@petstore/core"
 import * as LimiterScripts from "./LimiterScripts.js"
 import { Redis, type RedisOptions, type RedisUnavailable, layer as layerRedis, script } from "./RedisConnection.js"
 
+/** The Redis connection and the prefix of the limiter's keys. */
 export interface RateLimiterRedisOptions extends RedisOptions {
   /** Put before every key (default `petstore:`), so several deployments can share one Redis. */
   readonly prefix?: string | undefined
@@ -49,6 +50,7 @@ const PROBE_EVERY = Duration.millis(250)
 /** The key of an account's usage and of its keys' standing. */
 export const accountKey = (prefix: string, accountId: string) => `${prefix}{a:${accountId}}:usage`
 
+/** The key of an address's failed authentications. */
 export const addressKey = (prefix: string, address: string) => `${prefix}{ip:${address}}:auth`
 
 /**
@@ -81,7 +83,7 @@ export const readiness = (
     })
   )
 
-/** @category constructors */
+/** The rate limiter on a Redis connection. @category constructors */
 export const make = (
   options: RateLimiterRedisOptions
 ): Effect.Effect<RateLimiter.RateLimiter["Service"], never, Redis | Scope.Scope> =>
@@ -177,7 +179,24 @@ export const make = (
     })
   })
 
-/** The rate limiter on Redis and its readiness, with their own connection, for the life of the layer. */
+/**
+ * The rate limiter on Redis and its readiness, with their own connection, for the life of the layer.
+ *
+ * @example
+ * ```ts
+ * import { RateLimiter } from "@petstore/core"
+ * import * as Redis from "@petstore/redis"
+ * import { Effect } from "effect"
+ *
+ * const subject = { accountId: "acc_1", keyId: "key_1", limits: { perMinute: 60, perDay: 10_000 } }
+ * const decision = await Effect.runPromise(
+ *   Effect.flatMap(RateLimiter.RateLimiter, (limiter) => limiter.admit(subject)).pipe(
+ *     Effect.provide(Redis.layer({ url: "redis://127.0.0.1:6379", prefix: "petstore:" }))
+ *   )
+ * )
+ * console.log(decision.verdict)
+ * ```
+ */
 export const layer = (options: RateLimiterRedisOptions): Layer.Layer<RateLimiter.RateLimiter | Readiness.LimiterReadiness> =>
   Layer.merge(Layer.effect(RateLimiter.RateLimiter, make(options)), readiness(options)).pipe(Layer.provide(layerRedis(options)))
 

@@ -29,6 +29,7 @@ export interface SentinelOptions {
   readonly name: string
 }
 
+/** Where Redis is (URL, Sentinels or Cluster) and the commands' deadline. */
 export interface RedisOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://` for TLS; not used with `sentinel`. */
   readonly url: string
@@ -109,6 +110,7 @@ const connection = (options: RedisOptions): Connection => {
   }
 }
 
+/** A command's deadline by default, in milliseconds. */
 export const DEFAULT_COMMAND_TIMEOUT_MILLIS = 250
 
 /** A call to Redis failed or had no answer in time; `message` says which, with no password. */
@@ -131,9 +133,10 @@ export interface Script {
   readonly sha: string
 }
 
+/** A Lua script and its SHA-1, for EVALSHA. */
 export const script = (source: string): Script => ({ source, sha: createHash("sha1").update(source).digest("hex") })
 
-/** @category services */
+/** A Redis connection (one server, a Sentinel's master, or a Cluster) and its commands with deadlines. @category services */
 export class Redis extends Context.Service<
   Redis,
   {
@@ -150,7 +153,7 @@ export class Redis extends Context.Service<
   }
 >()("@petstore/redis/Redis") {}
 
-/** @category constructors */
+/** Opens the connection for the life of the scope. @category constructors */
 export const make = (options: RedisOptions): Effect.Effect<Redis["Service"], never, Scope.Scope> =>
   Effect.gen(function*() {
     const where = options.sentinel === undefined ? redact(options.url) : sentinelUrl(options.sentinel)

@@ -22,6 +22,7 @@ export interface Node {
   readonly port: number
 }
 
+/** The Sentinels to ask and the master's name. */
 export interface SentinelMasterOptions {
   /** The sentinels to ask (any one that answers is enough). */
   readonly nodes: ReadonlyArray<Node>
@@ -66,6 +67,7 @@ const within = <A>(millis: number, promise: Promise<A>): Promise<A | undefined> 
   ])
 }
 
+/** A connection to the master the Sentinels name, following its failovers. */
 export interface SentinelMaster {
   /** Connects to the sentinels and to the master they name (waits at most a moment for it). */
   readonly connect: () => Promise<void>
@@ -244,6 +246,7 @@ class Follower {
   }
 }
 
+/** Connects to the master the Sentinels name, and follows it. */
 export const follow = (options: SentinelMasterOptions): SentinelMaster => {
   const follower = new Follower(options)
   return {

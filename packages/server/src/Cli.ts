@@ -30,7 +30,7 @@ import { VERSION } from "./Version.js"
 export { CliFailure } from "./CommandFailure.js"
 export type { CliOptions } from "./cli/CommandServices.js"
 
-/** @category constructors */
+/** Builds the `petstore` command line. @category constructors */
 export const make = (options: CliOptions) => {
   const services = commandServices(options)
   const serve = Command.make("serve", {}, () => ServeCommand.serve(options.services)).pipe(

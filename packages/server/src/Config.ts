@@ -269,7 +269,7 @@ const idempotencyTtlMillis = Config.String("PETSTORE_IDEMPOTENCY_TTL").pipe(
   Config.withDefault(Idempotency.MIN_TTL_MILLIS)
 )
 
-/** @category config */
+/** Reads the server's configuration from the environment variables. @category config */
 export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   port: Config.Port("PORT").pipe(Config.withDefault(8080)),
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),

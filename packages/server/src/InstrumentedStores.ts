@@ -19,6 +19,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type { Metrics, StoreOperationCells } from "./Metrics.js"
 
+/** What an instrumented store records: metrics, and spans when tracing. */
 export interface InstrumentOptions {
   /** Where durations and errors are counted; none: only tracing. */
   readonly metrics?: Metrics | undefined

@@ -38,6 +38,18 @@ export const serverUrl = (baseUrl: string): string =>
 /**
  * The application and its server, for a given configuration and services (metered unless
  * `PETSTORE_METRICS=false`); `logShutdown`: log when the shutdown begins and ends (`serve` does).
+ *
+ * @example
+ * ```ts
+ * import { Config, Main } from "@petstore/server"
+ * import { ConfigProvider, Effect, Layer } from "effect"
+ *
+ * const settings = { HOST: "127.0.0.1", PORT: "3000", PETSTORE_STORE: "memory" }
+ * const config = await Effect.runPromise(
+ *   Effect.provideService(Config.ServerConfig, ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(settings))
+ * )
+ * await Effect.runPromise(Layer.launch(Main.layer(config, Main.services(config))))
+ * ```
  */
 export const layer = (config: ServerConfig, services: ServicesLayer, options: { readonly logShutdown?: boolean | undefined } = {}) =>
   Server.layer({

@@ -19,6 +19,7 @@ export interface StoreConfig {
   readonly _tag: string
 }
 
+/** What a server is configured with, as `Config` reads it from the environment. */
 export interface ServerConfig {
   readonly port: number
   readonly host: string

@@ -21,11 +21,13 @@ import * as Columns from "./internal/columns.js"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
+/** How often the account store looks for keys changed by another process. */
 export interface AccountStoreSqliteOptions {
   /** How often another process's commits are looked for. */
   readonly pollMillis: number
 }
 
+/** The account store's defaults. */
 export const DEFAULT_OPTIONS: AccountStoreSqliteOptions = { pollMillis: 250 }
 
 /** Above this many cached keys (or accounts) the cache starts over (it only saves reads). */
@@ -86,7 +88,7 @@ const statements = (connection: Connection["Service"]) => ({
   successorOf: connection.prepare("SELECT rotated_to FROM api_keys WHERE id = ?").pluck()
 })
 
-/** @category constructors */
+/** The account store on SQLite. @category constructors */
 export const make = (
   options: AccountStoreSqliteOptions
 ): Effect.Effect<AccountStore.AccountStore["Service"], Errors.StoreUnavailable, Connection | Database> =>
@@ -188,7 +190,7 @@ export const make = (
     })
   })
 
-/** @category layers */
+/** The account store on SQLite, as a layer. @category layers */
 export const layer = (
   options: Partial<AccountStoreSqliteOptions> = {}
 ): Layer.Layer<AccountStore.AccountStore, Errors.StoreUnavailable, Connection | Database> =>

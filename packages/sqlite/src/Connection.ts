@@ -38,6 +38,7 @@ export class DatabaseOpenError extends Data.TaggedError("DatabaseOpenError")<{
 /** How long a statement waits for another process (the CLI) to finish its write before giving up. */
 export const BUSY_TIMEOUT_MILLIS = 5_000
 
+/** Whether `filename` names an in-memory database. */
 export const isMemory = (filename: string): boolean => filename === ":memory:" || filename === ""
 
 /** The SQLite result code (`SQLITE_BUSY` ...) or Node error code somewhere in `error`'s causes. */
@@ -94,7 +95,7 @@ export interface Statement {
   pluck(toggle?: boolean): this
 }
 
-/** @category services */
+/** The SQLite connection: its statements, run synchronously. @category services */
 export class Connection extends Context.Service<
   Connection,
   {
@@ -135,7 +136,7 @@ const warnIfExposed = (filename: string): Effect.Effect<void> => {
   return Effect.flatMap(warning, (text) => text === undefined ? Effect.void : Effect.logWarning(text))
 }
 
-/** @category constructors */
+/** Opens the database file (or memory) in WAL mode with synchronous commits, for the life of the scope. @category constructors */
 export const make = (options: SqliteOptions) =>
   Effect.map(
     Effect.acquireRelease(

@@ -31,7 +31,7 @@ export const loadOrCreate: Effect.Effect<
   return new Uint8Array(stored)
 })
 
-/** @category layers */
+/** The cursor signer keyed with the secret kept in the database (made at first use). @category layers */
 export const layer: Layer.Layer<
   PageCursor.CursorSigner,
   Errors.StoreUnavailable,

@@ -12,7 +12,7 @@ import { QUOTA_COLUMNS, quotasOf, STANDING_COLUMNS, standingsOf } from "./Limite
 import { MESSAGE_COLUMNS } from "./MessageStoreSqlite.js"
 import { PET_COLUMNS, readPets } from "./PetRepositorySqlite.js"
 
-/** @category constructors */
+/** Everything the database holds, as a snapshot. @category constructors */
 export const snapshot: Effect.Effect<StoreSnapshot.StoreSnapshot, DatabaseOpenError, Connection> = Effect.flatMap(
   Connection,
   (connection) =>

@@ -21,6 +21,7 @@ import * as Layer from "effect/Layer"
 import { Errors } from "@petstore/core"
 import { Connection } from "./Connection.js"
 
+/** How many writes a commit takes at most, and how long it gathers them. */
 export interface GroupCommitOptions {
   /** The most writes committed together; 1 turns grouping off (one transaction per write). */
   readonly maxBatch: number
@@ -35,6 +36,7 @@ export interface GroupCommitOptions {
   readonly onBatch?: ((writes: number) => void) | undefined
 }
 
+/** The group commit's defaults. */
 export const DEFAULT_OPTIONS: GroupCommitOptions = { maxBatch: 256, gatherTurns: 3 }
 
 const unavailable = (cause: unknown) => new Errors.StoreUnavailable({ cause })
@@ -44,7 +46,7 @@ interface PendingWrite {
   readonly resume: (exit: Exit.Exit<unknown, Errors.StoreUnavailable>) => void
 }
 
-/** @category services */
+/** The database's writes, committed in groups. @category services */
 export class Database extends Context.Service<
   Database,
   {
@@ -64,7 +66,7 @@ export class Database extends Context.Service<
     Layer.effect(Database, make({ ...DEFAULT_OPTIONS, ...options }))
 }
 
-/** @category constructors */
+/** Builds the group-commit writer over the connection. @category constructors */
 export const make = (options: GroupCommitOptions) =>
   Effect.gen(function*() {
     const connection = yield* Connection

@@ -31,7 +31,7 @@ const RECORD_FIELDS: ReadonlyArray<Columns.Column<IdempotencyStore.IdempotencyRe
   ["expires_at", "expiresAt"]
 ]
 
-/** @category constructors */
+/** The idempotency store on SQLite. @category constructors */
 export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
@@ -92,7 +92,7 @@ export const make: Effect.Effect<IdempotencyStore.IdempotencyStore["Service"], n
   })
 })
 
-/** @category layers */
+/** The idempotency store on SQLite, as a layer. @category layers */
 export const layer: Layer.Layer<IdempotencyStore.IdempotencyStore, never, Connection | Database> = Layer.effect(
   IdempotencyStore.IdempotencyStore,
   make

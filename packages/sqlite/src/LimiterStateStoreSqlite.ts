@@ -30,7 +30,7 @@ export const quotasOf = (rows: ReadonlyArray<unknown>) =>
 export const standingsOf = (rows: ReadonlyArray<unknown>) =>
   (rows as ReadonlyArray<BanPolicy.KeyStanding & { readonly keyId: string }>).map(({ keyId, ...standing }) => [keyId, standing] as const)
 
-/** @category constructors */
+/** The limiter's durable state on SQLite. @category constructors */
 export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"], never, Connection | Database> = Effect.gen(
   function*() {
     const connection = yield* Connection
@@ -75,7 +75,7 @@ export const make: Effect.Effect<LimiterStateStore.LimiterStateStore["Service"],
   }
 )
 
-/** @category layers */
+/** The limiter's durable state on SQLite, as a layer. @category layers */
 export const layer: Layer.Layer<LimiterStateStore.LimiterStateStore, never, Connection | Database> = Layer.effect(
   LimiterStateStore.LimiterStateStore,
   make

@@ -38,7 +38,7 @@ export const insertMessageStatement = (connection: Connection["Service"]) =>
 /** The values of `insertMessageStatement` for `m`, in its columns' order. */
 export const messageValues = (m: MessageStore.StoredMessage) => Columns.values(MESSAGE_FIELDS, m)
 
-/** @category constructors */
+/** The message store on SQLite. @category constructors */
 export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
@@ -108,7 +108,7 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
   })
 })
 
-/** @category layers */
+/** The message store on SQLite, as a layer. @category layers */
 export const layer: Layer.Layer<MessageStore.MessageStore, never, Connection | Database> = Layer.effect(
   MessageStore.MessageStore,
   make

@@ -16,6 +16,7 @@ import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import { Connection, DatabaseOpenError, explain } from "./Connection.js"
 
+/** A migration: its number, its name and its statements. */
 export interface Migration {
   readonly id: number
   readonly name: string

@@ -41,7 +41,7 @@ export const petInsert = (connection: Connection["Service"]) => {
   })
 }
 
-/** @category constructors */
+/** The pet repository on SQLite. @category constructors */
 export const make: Effect.Effect<PetRepository.PetRepository["Service"], never, Connection | Database> = Effect
   .gen(function*() {
     const connection = yield* Connection
@@ -63,7 +63,7 @@ export const make: Effect.Effect<PetRepository.PetRepository["Service"], never, 
     })
   })
 
-/** @category layers */
+/** The pet repository on SQLite, as a layer. @category layers */
 export const layer: Layer.Layer<PetRepository.PetRepository, never, Connection | Database> = Layer.effect(
   PetRepository.PetRepository,
   make

@@ -68,6 +68,20 @@ export const layer = (
  * The pet store's services on SQLite, with the rate limiter's daily counts and bans written behind.
  * The message processor is the embedding application's.
  *
+ * @example
+ * ```ts
+ * import { MessageProcessor, Pet, Pets } from "@petstore/core"
+ * import * as Sqlite from "@petstore/sqlite"
+ * import { Effect, Layer } from "effect"
+ *
+ * const store = Sqlite.layerPetstore({ filename: "petstore.db" }).pipe(
+ *   Layer.provide(MessageProcessor.MessageProcessor.layerRecordOnly)
+ * )
+ * const pet = await Effect.runPromise(
+ *   Effect.flatMap(Pets.Pets, (pets) => pets.create({ name: "Rex", categoryId: Pet.CategoryId.make(1), status: "available" })).pipe(Effect.provide(store))
+ * )
+ * ```
+ *
  * @category layers
  */
 export const layerPetstore = (

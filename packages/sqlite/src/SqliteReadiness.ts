@@ -10,7 +10,7 @@ import { Connection } from "./Connection.js"
 
 const DOWN: Readiness.Check = { state: "down", reason: "the store (SQLite) cannot be read" }
 
-/** @category layers */
+/** The stores' readiness on SQLite: whether the database answers. @category layers */
 export const layer: Layer.Layer<Readiness.StoreReadiness, never, Connection> = Layer.effect(
   Readiness.StoreReadiness,
   Effect.map(Connection, (connection) => {

@@ -26,7 +26,7 @@ const COUNTS: ReadonlyArray<Columns.Column<UsageStore.Counts>> = [
 const COUNT_COLUMNS = Columns.names(COUNTS)
 const SUMS = COUNTS.map(([column, field]) => `sum(${column}) AS "${field}"`).join(", ")
 
-/** @category constructors */
+/** The usage store on SQLite. @category constructors */
 export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connection | Database> = Effect.gen(function*() {
   const connection = yield* Connection
   const db = yield* Database
@@ -89,5 +89,5 @@ export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connec
   })
 })
 
-/** @category layers */
+/** The usage store on SQLite, as a layer. @category layers */
 export const layer: Layer.Layer<UsageStore.UsageStore, never, Connection | Database> = Layer.effect(UsageStore.UsageStore, make)

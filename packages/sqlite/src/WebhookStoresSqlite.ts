@@ -12,7 +12,7 @@ import { WebhookAttempt, WebhookEndpoint, WebhookRows } from "@petstore/core"
 import { Connection } from "./Connection.js"
 import { Database } from "./GroupCommit.js"
 
-/** @category constructors */
+/** The webhook endpoint store on SQLite. @category constructors */
 export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["Service"], never, Connection | Database> = Effect.gen(
   function*() {
     const connection = yield* Connection
@@ -53,7 +53,7 @@ export const makeEndpoints: Effect.Effect<WebhookEndpoint.WebhookEndpointStore["
   }
 )
 
-/** @category constructors */
+/** The webhook attempt store on SQLite. @category constructors */
 export const makeAttempts: Effect.Effect<WebhookAttempt.WebhookAttemptStore["Service"], never, Connection | Database> = Effect.gen(
   function*() {
     const connection = yield* Connection

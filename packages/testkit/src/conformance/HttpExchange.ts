@@ -17,7 +17,7 @@ export interface HttpRequest {
   readonly body?: string | undefined
 }
 
-/** @category models */
+/** An answer as the checker records it. @category models */
 export interface HttpResponse {
   readonly status: number
   /** Header values by lower-case name (repeated headers joined with ", "). */
@@ -45,7 +45,7 @@ export interface HttpClient {
 /** Monotonic milliseconds. */
 export const now = (): number => performance.now()
 
-/** @category constructors */
+/** A client for the checker's requests to `baseUrl`. @category constructors */
 export const makeClient = (baseUrl: string, options: { readonly timeoutMs?: number } = {}): HttpClient => {
   const url = new URL(baseUrl)
   const secure = url.protocol === "https:"

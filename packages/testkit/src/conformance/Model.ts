@@ -39,7 +39,7 @@ export { ConformanceViolation, expectStatus, fail } from "./Violation.js"
 
 export type { AuthOutcome } from "./ModelRecords.js"
 
-/** @category models */
+/** What the checker expects of the server: accounts, keys, limits and data. @category models */
 export class Model {
   readonly pets = new Map<number, PetRecord>()
   maxPetId = 0

@@ -16,7 +16,7 @@ import { makeValidators, type Validators } from "./OpenApiValidators.js"
 export { translateNullable } from "./OpenApiJson.js"
 export type { RouteMatch } from "./OpenApiRoutes.js"
 
-/** @category models */
+/** Checks answers against the served OpenAPI document. @category models */
 export interface OpenApiChecker {
   readonly document: JsonObject
   /** Problems of the document itself (reported, not failed on). */

@@ -11,7 +11,7 @@ import { replayCommand } from "./Replay.js"
 import type { GivenKey } from "./Session.js"
 import type { ReceiverAddress } from "./WebhookReceiver.js"
 
-/** @category models */
+/** Where the server is, and how long and hard to check it. @category models */
 export interface ConformanceOptions {
   /**
    * Where the server is, e.g. `http://127.0.0.1:8080` (the public API is under `publicPrefix`); several

@@ -7,7 +7,7 @@
 import type { RunSettings } from "./RunOptions.js"
 import type { WebhookSummary } from "./WebhookCheck.js"
 
-/** @category models */
+/** The first failure found, and the commands that lead to it. @category models */
 export interface ConformanceFailure {
   readonly message: string
   /** The shrunk command sequence, as fast-check prints it. */
@@ -19,7 +19,7 @@ export interface ConformanceFailure {
   readonly replay: string
 }
 
-/** @category models */
+/** What a conformance run did and found. @category models */
 export interface ConformanceReport {
   readonly ok: boolean
   readonly runs: number

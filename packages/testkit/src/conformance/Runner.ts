@@ -26,7 +26,20 @@ import { type ReceiverAddress, WebhookReceiver } from "./WebhookReceiver.js"
 export { type ConformanceOptions, parseKey, PLAN_LIMITS } from "./RunOptions.js"
 export { type ConformanceFailure, type ConformanceReport, formatReport } from "./RunReport.js"
 
-/** Runs the suite; never throws for a non-conforming server (see `report.failure`). @category runners */
+/**
+ * Runs the suite; never throws for a non-conforming server (see `report.failure`).
+ *
+ * @example
+ * ```ts
+ * import { formatReport, runConformance } from "@petstore/testkit/conformance"
+ *
+ * const report = await runConformance({ baseUrl: "http://127.0.0.1:3000", adminToken: process.env.PETSTORE_ADMIN_TOKEN, numRuns: 100 })
+ * console.log(formatReport(report))
+ * process.exitCode = report.ok ? 0 : 1
+ * ```
+ *
+ * @category runners
+ */
 export const runConformance = async (options: ConformanceOptions): Promise<ConformanceReport> => {
   const settings = settingsOf(options)
   let receiver: WebhookReceiver | undefined

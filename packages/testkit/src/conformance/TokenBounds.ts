@@ -8,7 +8,7 @@
  * @since 1.0.0
  */
 
-/** @category models */
+/** The bounds on the tokens a key holds, as the checker follows them. @category models */
 export class TokenBounds {
   /** Tokens per millisecond. */
   readonly rate: number

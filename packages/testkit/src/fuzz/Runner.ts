@@ -13,7 +13,7 @@ import type { ConnectionScript } from "./RawRequest.js"
 import type { FuzzTarget } from "./Requests.js"
 import * as Shrink from "./Shrink.js"
 
-/** @category models */
+/** Where the server is, and how many requests to send. @category models */
 export interface FuzzOptions {
   /** The server's origin, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: string
@@ -50,7 +50,7 @@ export interface FailureExample {
   readonly shrunk: Shrink.Shrunk | undefined
 }
 
-/** @category models */
+/** What a fuzzer run sent and found. @category models */
 export interface FuzzReport {
   readonly ok: boolean
   readonly seed: number

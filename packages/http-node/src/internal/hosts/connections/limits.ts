@@ -6,6 +6,7 @@
  */
 import * as Fs from "node:fs"
 
+/** The limits on the connections and their requests that the server holds at once. */
 export interface ConnectionLimits {
   /** Connections held at once; a new one past it gets 503 `unavailable` and is closed. */
   readonly maxConnections: number

@@ -11,11 +11,13 @@ import * as Schema from "effect/Schema"
 import * as Operation from "../operation.js"
 import { adminErrors, error } from "./adminEndpoint.js"
 
+/** The body of an account's creation. */
 export const CreateAccount = Schema.Struct({
   plan: Plan.Plan,
   limits: Schema.optionalKey(Plan.PlanLimits)
 })
 
+/** A created account and its first key, shown once. */
 export const CreatedAccount = Schema.Struct({
   id: Schema.String,
   plan: Plan.Plan,

@@ -7,6 +7,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { iso } from "./adminEndpoint.js"
 
+/** A key as it is issued, shown once. */
 export const IssuedKey = Schema.Struct({
   id: Schema.String,
   key: Schema.String.annotate({ description: "The full API key. It is shown only here, once." }),

@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import * as Operation from "../operation.js"
 import { AccountIdPath, adminErrors, error, iso } from "./adminEndpoint.js"
 
+/** A key as it is listed: never its secret. */
 export const KeyMetadata = Schema.Struct({
   id: Schema.String,
   prefix: Schema.String,

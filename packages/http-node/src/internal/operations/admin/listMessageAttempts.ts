@@ -7,6 +7,7 @@ import * as Operation from "../operation.js"
 import { adminErrors, error, MessageIdPath } from "./adminEndpoint.js"
 import { withWebhooks } from "./webhooks.js"
 
+/** One attempt to deliver a message to a webhook endpoint. */
 export const WebhookAttempt = Schema.Struct({
   attempt: Schema.Int,
   url: Schema.String,

@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { iso } from "./adminEndpoint.js"
 
+/** The body that sets an account's webhook endpoint. */
 export const WebhookUrl = Schema.Struct({
   url: Schema.String.annotate({ description: "Where messages are POSTed: an https URL whose addresses are public." })
 })
@@ -27,8 +28,10 @@ const WEBHOOK_FIELDS = {
   })
 }
 
+/** An account's webhook endpoint as the admin API shows it. */
 export const WebhookEndpoint = Schema.Struct(WEBHOOK_FIELDS)
 
+/** A webhook endpoint as it is set: its signing secret shown once. */
 export const IssuedWebhook = Schema.Struct({
   ...WEBHOOK_FIELDS,
   secret: Schema.String.annotate({ description: "The signing secret (whsec_…). It is shown only here, once." })
