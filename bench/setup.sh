@@ -1,6 +1,6 @@
 #!/usr/bin/env sh
-# The bench's own set-up: the npm packages come with `pnpm install` (fastify, @fastify/rate-limit,
-# autocannon); wrk, the preferred load generator (C, microsecond latencies), is Debian's package.
+# The bench's own set-up: the npm packages come with `pnpm run bench:install` (fastify, @fastify/rate-limit,
+# autocannon, ...; `pnpm bench` runs it); wrk, the preferred load generator (C, microsecond latencies), is Debian's package.
 # Without wrk, bench/run.mjs falls back to autocannon (latencies in whole milliseconds).
 set -eu
 if command -v wrk >/dev/null 2>&1; then

@@ -23,6 +23,8 @@ LUA=$(cd "$(dirname "$0")/.." && pwd)/wrk.lua
 TOKEN=compare-admin-token-0123456789abcdef
 PET='{"name":"Bench","categoryId":3,"status":"pending"}'
 TICKS=$(getconf CLK_TCK)
+# shellcheck source=seed.sh
+. "$(dirname "$0")/seed.sh"
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 
@@ -44,12 +46,7 @@ measure() { # root port
   local pid=$!
   for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
   local key
-  key=$(curl -s -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
-    -d '{"plan":"enterprise","limits":{"perMinute":1000000,"perDay":1000000000}}' \
-    "http://127.0.0.1:$port/admin/v1/accounts" | sed 's/.*"key":"\([^"]*\)".*/\1/')
-  for _ in $(seq 1 100); do
-    curl -s -o /dev/null -X POST -H "Authorization: Bearer $key" -H 'Content-Type: application/json' -d "$PET" "http://127.0.0.1:$port/v1/pets"
-  done
+  key=$(seed "$port" "$TOKEN" "$PET")
   local url="http://127.0.0.1:$port/v1/pets?limit=20"
   if [ "$METHOD" = POST ]; then export BENCH_METHOD=POST BENCH_BODY=$PET; url="http://127.0.0.1:$port/v1/pets"; fi
   export BENCH_AUTH="Bearer $key"

@@ -145,7 +145,9 @@ const warmCodeCache = async () => {
   const env = { ...process.env, PETSTORE_STORE: "memory", PETSTORE_ADMIN_TOKEN: token, PORT: String(port), HOST: "127.0.0.1" }
   for (const name of Object.keys(env)) if (name.startsWith("PETSTORE_") && !(name in { PETSTORE_STORE: 1, PETSTORE_ADMIN_TOKEN: 1 })) delete env[name]
   delete env.NODE_OPTIONS
-  const child = spawn(process.execPath, [runner, "serve"], { cwd, env, stdio: ["ignore", "ignore", "pipe"] })
+  // With the V8 flags bin/petstore.cjs starts the server with: V8 refuses a cache made under other flags.
+  const { startFlags } = createRequire(import.meta.url)("../bin/young-generation.cjs")
+  const child = spawn(process.execPath, [...startFlags(), runner, "serve"], { cwd, env, stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""
   child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4_000)))
   const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))

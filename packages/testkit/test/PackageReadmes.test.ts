@@ -35,7 +35,9 @@ describe.each(PACKAGES)("@petstore/%s", (name) => {
     expect(Fs.readFileSync(Path.join(packageDir(name), "LICENSE"), "utf8")).toMatch(/^MIT License/)
     expect(manifest.license).toBe("MIT")
     expect(manifest.repository).toEqual({ type: "git", url: expect.stringMatching(/^git\+https:/), directory: `packages/${name}` })
-    expect(manifest.engines.node).toMatch(/^>=22\.19/)
+    // The supported Node lines (docs/embedding.md, "Which Node lines"), in engines and in the README.
+    expect(manifest.engines.node).toBe("^22.19.0 || ^24.0.0 || ^26.0.0")
+    expect(Fs.readFileSync(Path.join(packageDir(name), "README.md"), "utf8")).toContain("Node 22 (22.19 or later), 24 or 26")
     expect(manifest.files).toEqual(expect.arrayContaining(["dist", "README.md", "LICENSE"]))
     expect(manifest.keywords.length).toBeGreaterThan(0)
   })
