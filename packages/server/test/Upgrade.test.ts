@@ -81,7 +81,7 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
       /** Waits for `count` more answers at the clients: a step of the deploy under load. */
       const traffic = async (what: string, count = 150) => {
         const from = load.outcomes.length
-        await pollUntil(what, async () => (load.outcomes.length >= from + count ? true : undefined), 600, 20)
+        await pollUntil(what, async () => (load.outcomes.length >= from + count ? true : undefined), 3000, 20)
       }
       await traffic("requests on the previous release")
 
@@ -97,7 +97,7 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
       await pollUntil("each instance to serve requests after the migration", async () => {
         const now = await balancer.served()
         return ["app1", "app2", "app3"].every((name) => now.get(name)! > atMigration.get(name)!) ? true : undefined
-      }, 600, 20)
+      }, 3000, 20)
       const direct = new Map<string, number>()
       for (const old of servers.slice(0, 2)) {
         const name = `written by the previous release at ${old.url}`
