@@ -43,14 +43,14 @@ rmSync(scratch, { recursive: true, force: true })
 mkdirSync(scratch, { recursive: true })
 const run = (what, command, args, options = {}) => {
   const started = Date.now()
-  const result = spawnSync(command, args, { cwd: scratch, stdio: ["ignore", "inherit", "inherit"], ...options })
+  // The steps' output goes to standard error: standard output is the directory alone.
+  const result = spawnSync(command, args, { cwd: scratch, stdio: ["ignore", 2, 2], ...options })
   if (result.status !== 0) {
     rmSync(scratch, { recursive: true, force: true })
     fail(`${what} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}) in ${scratch}`)
   }
   console.error(`release-build: ${what} in ${Math.round((Date.now() - started) / 1000)} s`)
 }
-// Progress goes to standard error: standard output is the directory alone.
 run("git archive", "sh", ["-c", `git -C "$0" archive --format=tar "$1" | tar -x -f -`, root, sha])
 // The Node that runs this script compiles the native addon and will run the release.
 const nodeDir = resolve(dirname(process.execPath), "..")
