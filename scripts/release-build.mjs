@@ -8,7 +8,7 @@
 // is always a whole one, and a second run only prints its path. Exits 1 with the reason when the
 // commit is not in this clone (a shallow clone: `git fetch --unshallow`) or a step fails.
 import { execFileSync, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -31,6 +31,21 @@ try {
 
 const releases = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "petstore", "releases")
 const target = join(releases, sha)
+/** Whether process `pid` still runs. */
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return error.code === "EPERM"
+  }
+}
+// What a build that was killed left behind.
+for (const name of existsSync(releases) ? readdirSync(releases) : []) {
+  const building = /^[0-9a-f]{40}\.building-(\d+)$/.exec(name)
+  if (building !== null && !alive(Number(building[1]))) rmSync(join(releases, name), { recursive: true, force: true })
+}
+
 /** What a finished build leaves: the server's entry point. */
 const built = (dir) => existsSync(join(dir, "packages", "server", "dist", "bin.js"))
 if (built(target)) {

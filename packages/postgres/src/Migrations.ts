@@ -2,7 +2,8 @@
  * The schema, as numbered migrations applied at start (and by `petstore migrate`).
  *
  * - Several instances starting at once apply each migration exactly once: the whole run holds a
- *   transaction-level advisory lock, so the others wait, then find nothing left to do.
+ *   transaction-level advisory lock, so the others wait, then find nothing left to do. (A migration
+ *   run outside the transaction, `outsideTransaction`, has a session-level lock of its own.)
  * - A migration and its record commit together: a failure leaves the database as it was.
  * - Migrations are additive (new tables, columns with defaults, indexes), so an instance of the
  *   previous version keeps serving while a newer one migrates (rolling deploys). A migration that

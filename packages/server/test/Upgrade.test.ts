@@ -6,7 +6,8 @@
  *
  * Two instances of the previous release start on a new database (the schema at its version). Then
  * the rolling deploy: an instance of today's program starts (it migrates at start) and joins the
- * pool; while the three serve, each old one is seen answering after the migration committed; then
+ * pool; while the three serve, each old one is seen answering after the migration committed (and
+ * one more instance of the previous release starts on the migrated schema and writes); then
  * each old one gets SIGTERM in turn and a new one takes its place. No request fails at the client,
  * and every acknowledged pet is there after.
  */
@@ -98,13 +99,18 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
         const now = await balancer.served()
         return ["app1", "app2", "app3"].every((name) => now.get(name)! > atMigration.get(name)!) ? true : undefined
       }, 3000, 20)
+      // An instance of the previous release started now (an orchestrator restarting one mid-deploy)
+      // serves too: the schema is newer than it knows, and compatible.
+      const late = await start(settings, previousBin)
+      servers.push(late)
       const direct = new Map<string, number>()
-      for (const old of servers.slice(0, 2)) {
+      for (const old of [servers[0]!, servers[1]!, late]) {
         const name = `written by the previous release at ${old.url}`
         const reply = await post(old.url, "/v1/pets", account.key, { name, categoryId: 1 })
         expect(reply.status, JSON.stringify(reply.body)).toBe(201)
         direct.set(name, reply.body.id)
       }
+      await stop(late)
       await traffic("requests with both releases in the pool")
       const together = await balancer.served()
       const sinceMigration = ["app1", "app2", "app3"].map((name) => `${name} ${together.get(name)! - atMigration.get(name)!}`).join(", ")
