@@ -89,14 +89,14 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
       // Today's program migrates at start, while the previous release serves; then it joins the pool.
       servers.push(await start(settings))
       expect(await schemaVersion()).toBe(LATEST)
-      const atMigration = await balancer.served()
+      const atMigration = await balancer.answered()
       await balancer.move("app3", Number(new URL(servers[2]!.url).port))
       await balancer.setState("app3", "ready")
       await pollUntil("HAProxy to hold app3 (today's program) up", async () => ((await balancer.up()).includes("app3") ? true : undefined), 400, 50)
-      // Both releases serve at the same time on the migrated schema: each instance is sent requests
-      // after the migration committed (and none fails, below); each old one writes on it too.
-      await pollUntil("each instance to serve requests after the migration", async () => {
-        const now = await balancer.served()
+      // Both releases serve at the same time on the migrated schema: each instance answers requests
+      // (2xx, counted by HAProxy) after the migration committed; each old one writes on it too.
+      await pollUntil("each instance to answer requests after the migration", async () => {
+        const now = await balancer.answered()
         return ["app1", "app2", "app3"].every((name) => now.get(name)! > atMigration.get(name)!) ? true : undefined
       }, 3000, 20)
       // An instance of the previous release started now (an orchestrator restarting one mid-deploy)
@@ -112,7 +112,7 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
       }
       await stop(late)
       await traffic("requests with both releases in the pool")
-      const together = await balancer.served()
+      const together = await balancer.answered()
       const sinceMigration = ["app1", "app2", "app3"].map((name) => `${name} ${together.get(name)! - atMigration.get(name)!}`).join(", ")
 
       // The previous release's instances replaced one at a time by today's.
@@ -125,7 +125,7 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
 
       const failed = failures(load.outcomes)
       console.log(
-        `upgrade from ${PreviousRelease.COMMIT.slice(0, 7)}: ${load.outcomes.length} requests in ${Date.now() - began} ms, ${failed.length} failed, ${load.created.size} pets acknowledged, ${load.retries()} creates sent again; sent after the migration, before the first SIGTERM: ${sinceMigration} (app1, app2 the previous release)`
+        `upgrade from ${PreviousRelease.COMMIT.slice(0, 7)}: ${load.outcomes.length} requests in ${Date.now() - began} ms, ${failed.length} failed, ${load.created.size} pets acknowledged, ${load.retries()} creates sent again; answered after the migration, before the first SIGTERM: ${sinceMigration} (app1, app2 the previous release)`
       )
       expect(failed.slice(0, 5)).toEqual([])
       const pets = await petsByName(base, account.key)

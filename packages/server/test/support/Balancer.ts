@@ -1,6 +1,6 @@
 /**
  * HAProxy (Debian's haproxy) running docs/deploy/haproxy.cfg in front of instances, driven through its
- * admin socket as a deploy tool drives it: which servers are up, how many requests each has served,
+ * admin socket as a deploy tool drives it: which servers are up, how many requests each has answered,
  * a server pointed at another address, a server taken out of or put back into the pool.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -28,8 +28,8 @@ export interface Balancer {
   readonly child: ChildProcess
   /** Which servers (app1..app3) HAProxy holds UP now. */
   readonly up: () => Promise<ReadonlyArray<string>>
-  /** How many requests each server (app1..app3) has been sent so far. */
-  readonly served: () => Promise<ReadonlyMap<string, number>>
+  /** How many 2xx answers each server (app1..app3) has given so far. */
+  readonly answered: () => Promise<ReadonlyMap<string, number>>
   /** Points server `name` at another port (an instance started again elsewhere). */
   readonly move: (name: string, port: number) => Promise<void>
   /** Takes server `name` out of the pool (`maint`: no traffic, no checks) or puts it back (`ready`). */
@@ -77,7 +77,7 @@ export const startBalancer = async (bind: number, apps: ReadonlyArray<number>, f
     if (answer.trim() !== "") throw new Error(`HAProxy did not set ${name} to ${state}: ${answer}`)
   }
   const up = async () => (await servers()).filter((s) => s.get("status") === "UP").map((s) => s.get("svname")!)
-  const served = async () => new Map((await servers()).map((s) => [s.get("svname")!, Number(s.get("stot"))]))
+  const answered = async () => new Map((await servers()).map((s) => [s.get("svname")!, Number(s.get("hrsp_2xx"))]))
   await pollUntil("HAProxy's admin socket", async () => (Fs.existsSync(socket) ? true : undefined), 200, 50)
-  return { child, up, served, move, setState, output: () => output }
+  return { child, up, answered, move, setState, output: () => output }
 }
