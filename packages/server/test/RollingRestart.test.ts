@@ -66,7 +66,7 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
         await load.done()
       } })
       for (let i = 0; i < servers.length; i++) {
-        servers[i] = await replaceInstance(balancer, `app${i + 1}`, servers[i]!, () => start(settings))
+        await replaceInstance(balancer, `app${i + 1}`, servers[i]!, async () => (servers[i] = await start(settings)))
       }
       await pollUntil("the drill's 30 s", async () => (Date.now() - began >= DRILL_MS ? true : undefined), 700, 50)
       running = false

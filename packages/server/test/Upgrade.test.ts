@@ -40,7 +40,7 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
       await Promise.all(processes.map((p) => p.stop()))
     })
     let previousBin = ""
-    // Built once per commit and cached under ~/.cache/petstore/releases (a few minutes the first time).
+    // Built once per commit and cached under ~/.cache/petstore/releases (a minute or two the first time).
     beforeAll(async () => {
       if (skip === undefined) previousBin = await PreviousRelease.build()
     }, 900_000)
@@ -117,7 +117,7 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
 
       // The previous release's instances replaced one at a time by today's.
       for (let i = 0; i < 2; i++) {
-        servers[i] = await replaceInstance(balancer, `app${i + 1}`, servers[i]!, () => start(settings))
+        await replaceInstance(balancer, `app${i + 1}`, servers[i]!, async () => (servers[i] = await start(settings)))
         await traffic(`requests after app${i + 1} was replaced`)
       }
       running = false

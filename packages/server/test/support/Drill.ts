@@ -22,8 +22,9 @@ export const drillSettings = (database: string, redis: { readonly url: string; r
 
 /**
  * The instance HAProxy calls `name` gets SIGTERM and must exit 0 once drained; then `replacement()`
- * starts the one to take its place (on a port of its own: the old one may be taken meanwhile), HAProxy
- * is pointed at it, and this returns it once HAProxy holds it up.
+ * starts the one to take its place (on a port of its own: the old one may be taken meanwhile; the
+ * caller keeps it where it stops its servers), HAProxy is pointed at it, and this returns once HAProxy
+ * holds it up.
  */
 export const replaceInstance = async (balancer: Balancer, name: string, old: Server, replacement: () => Promise<Server>) => {
   old.process.kill("SIGTERM")
