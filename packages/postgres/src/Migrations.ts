@@ -2,7 +2,8 @@
  * The schema, as numbered migrations applied at start (and by `petstore migrate`).
  *
  * - Several instances starting at once apply each migration exactly once: the whole run holds a
- *   transaction-level advisory lock, so the others wait, then find nothing left to do.
+ *   transaction-level advisory lock, so the others wait, then find nothing left to do. (A migration
+ *   run outside the transaction, `outsideTransaction`, has a session-level lock of its own.)
  * - A migration and its record commit together: a failure leaves the database as it was.
  * - Migrations are additive (new tables, columns with defaults, indexes), so an instance of the
  *   previous version keeps serving while a newer one migrates (rolling deploys). A migration that
@@ -15,6 +16,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ADMIN_TIMEOUT, Database, DatabaseOpenError, messageOf } from "./Database.js"
+import { applyOutsideTransaction } from "./internal/outsideTransaction.js"
 
 /** A migration: its number, its name and its statements. */
 export interface Migration {
@@ -23,6 +25,11 @@ export interface Migration {
   readonly statements: ReadonlyArray<string>
   /** Set only when older programs cannot work with the schema once this is applied (default: additive). */
   readonly requiresProgram?: number | undefined
+  /**
+   * Run outside the migration transaction, under a session-level lock of its own, recorded once it
+   * succeeded: for `CREATE INDEX CONCURRENTLY … IF NOT EXISTS` (docs/storage.md says when).
+   */
+  readonly outsideTransaction?: true | undefined
 }
 
 /** The advisory lock that serializes migration runs (any constant shared by every instance). */
@@ -239,21 +246,45 @@ export const migrate = (
       const applied: Array<number> = []
       let requires = row?.requires ?? 0
       for (const m of migrations.filter((m) => m.id > from).sort((a, b) => a.id - b.id)) {
+        // The transaction ends here: that migration, then the rest, are applied after it commits.
+        if (m.outsideTransaction === true) return { from, applied, version: applied.at(-1) ?? from, next: { m, requires } }
         for (const statement of m.statements) await client.query(statement)
         requires = Math.max(requires, m.requiresProgram ?? 1)
         await client.query("INSERT INTO schema_migrations (id, name, requires_program) VALUES ($1, $2, $3)", [m.id, m.name, requires])
         applied.push(m.id)
       }
-      return { from, applied, version: Math.max(from, known) } as const
+      return { from, applied, version: Math.max(from, known), next: undefined }
     }, ADMIN_TIMEOUT).pipe(
       Effect.mapError((error) => new DatabaseOpenError({ url: db.where, message: messageOf(error), cause: error })),
-      Effect.flatMap((result) =>
-        "refused" in result
-          ? Effect.fail(new DatabaseOpenError({ url: db.where, message: `PostgreSQL at ${db.where}: ${result.refused}` }))
-          : Effect.succeed(result)
-      )
+      Effect.flatMap((result): Effect.Effect<MigrationReport, DatabaseOpenError, Database> => {
+        if ("refused" in result) {
+          return Effect.fail(new DatabaseOpenError({ url: db.where, message: `PostgreSQL at ${db.where}: ${result.refused}` }))
+        }
+        const { next, ...report } = result
+        if (next === undefined) return Effect.succeed(report)
+        return outsideTransaction(db, next.m, Math.max(next.requires, next.m.requiresProgram ?? 1)).pipe(
+          Effect.andThen((appliedHere) => Effect.map(migrate(migrations), (rest) => ({
+            from: report.from,
+            applied: [...report.applied, ...(appliedHere ? [next.m.id] : []), ...rest.applied],
+            version: rest.version
+          })))
+        )
+      })
     )
   })
+
+/** Applies `m` outside a transaction (on a pooled connection, its transaction committed first); whether this run did. */
+const outsideTransaction = (db: Database["Service"], m: Migration, requires: number) =>
+  db.transaction(async (client) => {
+    await client.query("COMMIT")
+    try {
+      return await applyOutsideTransaction(client, m, requires)
+    } finally {
+      await client.query("BEGIN")
+    }
+  }, ADMIN_TIMEOUT).pipe(
+    Effect.mapError((error) => new DatabaseOpenError({ url: db.where, message: messageOf(error), cause: error }))
+  )
 
 /**
  * The migrations `migrate` would apply to the database, applying none (`petstore migrate --check`);

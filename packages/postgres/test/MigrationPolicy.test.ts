@@ -28,6 +28,19 @@ const notAdditive = (statement: string, created: ReadonlySet<string>): string | 
   return `is not one of the additive forms (CREATE TABLE, CREATE INDEX, INSERT into a new table, ADD COLUMN nullable or with a default): ${sql.slice(0, 80)}`
 }
 
+/**
+ * Why `statement` does not fit where it runs (`outside`: in a migration run outside the transaction),
+ * or undefined: PostgreSQL refuses CONCURRENTLY in a transaction, and outside one a run that stopped
+ * halfway must be safe to run again (`IF NOT EXISTS`; an INVALID index left behind is rebuilt).
+ */
+const outsideTransactionProblem = (statement: string, outside: boolean): string | undefined => {
+  const concurrently = /\bCONCURRENTLY\b/i.test(statement)
+  if (!outside) return concurrently ? "uses CONCURRENTLY in a migration that does not set outsideTransaction" : undefined
+  return /^\s*CREATE (UNIQUE )?INDEX CONCURRENTLY IF NOT EXISTS \w+ ON \w+/i.test(statement)
+    ? undefined
+    : "a migration outside the transaction holds only CREATE INDEX CONCURRENTLY IF NOT EXISTS statements"
+}
+
 const createdBy = (statements: ReadonlyArray<string>) =>
   new Set(statements.flatMap((s) => {
     const m = /CREATE TABLE (?:IF NOT EXISTS )?(\w+)/i.exec(s)
@@ -43,6 +56,20 @@ describe("the PostgreSQL migration policy", () => {
         expect(notAdditive(statement, created), `migration ${m.id} ${m.name}`).toBeUndefined()
       }
     }
+  })
+
+  it("CONCURRENTLY only outside the transaction, and there only CREATE INDEX CONCURRENTLY IF NOT EXISTS", () => {
+    for (const m of Postgres.Migrations.MIGRATIONS) {
+      for (const statement of m.statements) {
+        expect(outsideTransactionProblem(statement, m.outsideTransaction === true), `migration ${m.id} ${m.name}`).toBeUndefined()
+      }
+    }
+    expect(outsideTransactionProblem("CREATE INDEX CONCURRENTLY pets_by_name ON pets (name)", false)).toEqual(expect.any(String))
+    expect(outsideTransactionProblem("CREATE INDEX CONCURRENTLY pets_by_name ON pets (name)", true)).toEqual(expect.any(String))
+    expect(outsideTransactionProblem("CREATE INDEX pets_by_name ON pets (name)", true)).toEqual(expect.any(String))
+    expect(outsideTransactionProblem("ALTER TABLE pets ADD COLUMN owner text", true)).toEqual(expect.any(String))
+    expect(outsideTransactionProblem("CREATE INDEX CONCURRENTLY IF NOT EXISTS pets_by_name ON pets (name)", true)).toBeUndefined()
+    expect(outsideTransactionProblem("CREATE INDEX IF NOT EXISTS pets_by_name ON pets (name)", false)).toBeUndefined()
   })
 
   it("the check refuses what would break the previous release", () => {

@@ -1,0 +1,44 @@
+/**
+ * The previous release: the program the upgrade test (Upgrade.test.ts) runs next to today's, built
+ * from git history by scripts/release-build.mjs into ~/.cache/petstore/releases/<sha> (built once,
+ * reused after).
+ *
+ * Move `COMMIT` forward at each release that adds a PostgreSQL migration: to the last commit before
+ * that migration (its parent), so the test always upgrades from the schema the newest migration
+ * starts from. `SCHEMA` is the schema version that commit knows (its last migration's id).
+ */
+import { execFile, execFileSync } from "node:child_process"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** The parent of 339d83c, the commit that added migration 6 (messages_by_account). */
+export const COMMIT = "22884c21869457b028c94ec26179eac80abbbe20"
+/** The last migration COMMIT knows. */
+export const SCHEMA = 5
+
+const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../..")
+const SCRIPT = Path.join(ROOT, "scripts", "release-build.mjs")
+
+/** Why the previous release cannot be built here (no git, or the commit is not in this clone), or undefined. */
+export const unavailable = (() => {
+  try {
+    execFileSync("git", ["-C", ROOT, "rev-parse", "--git-dir"], { stdio: "ignore" })
+  } catch {
+    return `${ROOT} is not a git checkout (or git is missing): the previous release is built from git history`
+  }
+  try {
+    execFileSync("git", ["-C", ROOT, "cat-file", "-e", `${COMMIT}^{commit}`], { stdio: "ignore" })
+    return undefined
+  } catch {
+    return `commit ${COMMIT} (the previous release) is not in this clone's history: clone with full history (git fetch --unshallow)`
+  }
+})()
+
+/** The previous release's `petstore` entry point (dist/bin.js), built first when the cache has none. */
+export const build = () =>
+  new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, [SCRIPT, COMMIT], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error !== null) reject(new Error(`building the previous release (${COMMIT}) failed:\n${stderr.slice(-4000)}`))
+      else resolve(Path.join(stdout.trim(), "packages", "server", "dist", "bin.js"))
+    })
+  })
