@@ -11,6 +11,8 @@ const PROJECT_LINE_ONLY = [
   // Drills of other programs, minutes each: HAProxy in front of three instances, Redis Sentinel's failover,
   // and Chromium loading /docs (the page's bytes are the same on every line; Health and ApiReference tests serve them).
   "packages/server/test/RollingRestart.test.ts",
+  // The upgrade drill: HAProxy in front of the previous release (built for the project's line) and this one.
+  "packages/server/test/Upgrade.test.ts",
   "packages/server/test/RedisSentinelFailover.test.ts",
   "packages/server/test/ApiReferenceBrowser.test.ts",
   // The conformance checker's own logic against in-process servers (planted faults, replays, several

@@ -9,13 +9,25 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { StoreUnavailable } from "./Errors.js"
-import { DEFAULT_PET_STATUS, type NewPet, type Pet, type PetId, type PetStatus } from "./Pet.js"
+import { DEFAULT_PET_STATUS, NewPet, type Pet, type PetId, type PetStatus } from "./Pet.js"
 
 /** A pet as it is stored: everything but the id, which the store assigns. */
 export type PetDraft = Omit<Pet, "id">
 
-/** What a creation body stores: its fields, with the defaults of those it leaves out. */
-export const draftOf = (input: NewPet): PetDraft => ({ ...input, status: input.status ?? DEFAULT_PET_STATUS })
+/** The fields of a creation body, from its schema (read once): only these are stored. */
+const DRAFT_FIELDS = Object.keys(NewPet.fields) as ReadonlyArray<keyof NewPet>
+
+/**
+ * What a creation body stores: its fields, with the defaults of those it leaves out. Keys the schema
+ * does not name are left behind (an embedder may pass a wider object, such as a stored `Pet`, whose `id`
+ * must not reach the store).
+ */
+export const draftOf = (input: NewPet): PetDraft => {
+  const draft: Record<string, unknown> = {}
+  for (const field of DRAFT_FIELDS) if (input[field] !== undefined) draft[field] = input[field]
+  draft["status"] = input.status ?? DEFAULT_PET_STATUS
+  return draft as PetDraft
+}
 
 /** The port of the animals, which each store implements. @category services */
 export class PetRepository extends Context.Service<

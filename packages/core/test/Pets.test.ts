@@ -57,6 +57,16 @@ describe("Pets", () => {
       expect(Result.isFailure(missing) && missing.failure).toMatchObject({ _tag: "PetNotFound", id: 9 })
     }).pipe(Effect.provide(layer)))
 
+  it.effect("create stores only the body's fields: a wider object (a stored pet) gets a new id, its own is left behind", () =>
+    Effect.gen(function*() {
+      const pets = yield* Pets
+      const rex = yield* pets.create({ name: "Rex", categoryId: cat })
+      const again = yield* pets.create(rex)
+      expect(again).toEqual({ id: 2, name: "Rex", categoryId: 1, status: "available" })
+      const page = yield* pets.list({ limit: 10, status: Option.none(), cursor: Option.none() })
+      expect(page.pets.map((pet) => pet.id)).toEqual([1, 2])
+    }).pipe(Effect.provide(layer)))
+
   it.effect("list pages by id with a cursor exactly when more pets follow; a page with a cursor is full", () =>
     Effect.gen(function*() {
       const pets = yield* Pets

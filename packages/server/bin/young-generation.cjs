@@ -26,11 +26,21 @@ const chosen = () =>
   [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)]
     .some((option) => /^--(max-semi-space-size|max-heap-size)\b/.test(option.replace(/_/g, "-")))
 
-/** Restarts this process with `startFlags()` when there are any and the user has not chosen a size. */
+/**
+ * Restarts this process with `startFlags()` when there are any and the user has not chosen a size (every
+ * command, so that the bundle's code cache, made under those flags, serves them all). Not when it has
+ * an IPC channel (started by `fork()`, a cluster or a process manager's fork mode): the channel does not
+ * outlive the restart. Where Node refuses the restart (the permission model without
+ * `--allow-child-process`), the command runs as it is.
+ */
 const applyYoungGenerationSize = () => {
   const flags = startFlags()
-  if (flags.length === 0 || chosen()) return
-  process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], process.env)
+  if (flags.length === 0 || chosen() || typeof process.send === "function") return
+  try {
+    process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], process.env)
+  } catch {
+    // Refused: V8's own sizes.
+  }
 }
 
 module.exports = { applyYoungGenerationSize, startFlags, SEMI_SPACE_MB }

@@ -5,7 +5,7 @@
  * Node 20 and 22 (16 MB by default) nothing is added.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
+import { fork, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Path from "node:path"
@@ -18,14 +18,14 @@ const COMMAND = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../b
 const restarts = Number(process.versions.node.split(".")[0]) >= 24
 
 /** Starts `petstore serve` on the in-memory store; answers its command line once it listens, then its exit. */
-const serve = async (nodeOptions: string) => {
-  const child = spawn(process.execPath, [COMMAND, "serve"], {
-    env: { PATH: process.env.PATH ?? "", PETSTORE_STORE: "memory", PORT: String(await freePort()), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+const serve = async (nodeOptions: string, how: "spawn" | "fork" = "spawn") => {
+  const env = { PATH: process.env.PATH ?? "", PETSTORE_STORE: "memory", PORT: String(await freePort()), HOST: "127.0.0.1", NODE_OPTIONS: nodeOptions }
+  const child = how === "spawn"
+    ? spawn(process.execPath, [COMMAND, "serve"], { env, stdio: ["ignore", "pipe", "pipe"] })
+    : fork(COMMAND, ["serve"], { env, execArgv: [], stdio: ["ignore", "pipe", "pipe", "ipc"] })
   let output = ""
-  child.stdout.on("data", (c) => (output += String(c)))
-  child.stderr.on("data", (c) => (output += String(c)))
+  child.stdout!.on("data", (c) => (output += String(c)))
+  child.stderr!.on("data", (c) => (output += String(c)))
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })))
   try {
     await pollUntil("the server to listen", () => /listening on/.test(output) ? true : undefined, 600, 50)
@@ -42,6 +42,12 @@ describe.skipIf(process.platform !== "linux")("the young generation's size", () 
     expect(SEMI_SPACE_MB).toBe(12)
     const { commandLine, exit } = await serve("")
     expect(commandLine.includes(`--max-semi-space-size=${SEMI_SPACE_MB}`)).toBe(restarts)
+    expect(exit).toEqual({ code: 0, signal: null })
+  }, 60_000)
+
+  it("started by fork() (an IPC channel, which a restart would lose): left as it is, and it still drains at SIGTERM", async () => {
+    const { commandLine, exit } = await serve("", "fork")
+    expect(commandLine.some((a) => a.startsWith("--max-semi-space-size"))).toBe(false)
     expect(exit).toEqual({ code: 0, signal: null })
   }, 60_000)
 

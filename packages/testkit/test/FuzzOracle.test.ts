@@ -230,6 +230,21 @@ describe("the strict response reader", () => {
     ])
   })
 
+  it("stops at a body over 16 MiB, by Content-Length or chunked: no answer from it or after it", () => {
+    const big = "x".repeat(16 * 1024 * 1024 + 1)
+    const next = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+    for (
+      const text of [
+        `HTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\n\r\n${big}${next}`,
+        `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n${next}`
+      ]
+    ) {
+      const { answers, error } = read(text)
+      expect(error).toBe("a body over 16 MiB")
+      expect(answers).toStrictEqual([])
+    }
+  })
+
   it("refuses what is not HTTP/1.1: a bad status line, obs-fold, a bad length or chunk, and a close in the middle of an answer", () => {
     for (
       const text of [

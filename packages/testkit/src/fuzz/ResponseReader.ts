@@ -154,11 +154,12 @@ class Reader {
     return text
   }
 
-  private takeBody(n: number): Buffer {
+  /** The next `n` bytes of the body; undefined when they take it over the bound (the reader has failed: it stops). */
+  private takeBody(n: number): Buffer | undefined {
     const part = this.buffer.subarray(0, n)
     this.buffer = this.buffer.subarray(n)
     this.bodySize += part.length
-    if (this.bodySize > MAX_BODY) this.fail("a body over 16 MiB")
+    if (this.bodySize > MAX_BODY) return void this.fail("a body over 16 MiB")
     this.body.push(part)
     return part
   }
@@ -203,6 +204,7 @@ class Reader {
   private readLength(state: Of<"length">): Step {
     if (this.buffer.length === 0) return "wait"
     const part = this.takeBody(Math.min(state.remaining, this.buffer.length))
+    if (part === undefined) return "wait"
     const remaining = state.remaining - part.length
     if (remaining === 0) return this.finish(state.head)
     this.state = { ...state, remaining }
@@ -222,6 +224,7 @@ class Reader {
   private readChunkData(state: Of<"chunk-data">): Step {
     if (this.buffer.length === 0) return "wait"
     const part = this.takeBody(Math.min(state.remaining, this.buffer.length))
+    if (part === undefined) return "wait"
     const remaining = state.remaining - part.length
     this.state = remaining === 0 ? { _tag: "chunk-end", head: state.head } : { ...state, remaining }
     return remaining === 0 ? undefined : "wait"
