@@ -130,8 +130,14 @@ describe("webhook delivery (server process, SQLite)", () => {
 
     // Every failed message of the account since a time, at once.
     receiver.status = 503
-    const more = await Promise.all([1, 2, 3].map((i) => post(server.url, "/v1/messages", account.key, { message: `later ${i}` })))
-    for (const m of more) await awaitStatus(server, account.key, m.body.id, "failed")
+    const sent = await Promise.all([1, 2, 3].map((i) => post(server.url, "/v1/messages", account.key, { message: `later ${i}` })))
+    for (const m of sent) await awaitStatus(server, account.key, m.body.id, "failed")
+    // Oldest first means by creation time, then id (docs/decisions.md): the three were sent at once, so
+    // the server may take them in any order, or in the same millisecond, which the random ids then order.
+    // The order expected is the one their acknowledged creation times and ids give, not the sending order.
+    const more = [...sent].sort((a, b) =>
+      a.body.createdAt === b.body.createdAt ? (a.body.id < b.body.id ? -1 : 1) : a.body.createdAt < b.body.createdAt ? -1 : 1
+    )
     // The account's failed messages, a page at a time, oldest first; the next page named by a Link.
     const first = await admin(server, "GET", `/accounts/${account.accountId}/messages?status=failed&limit=2`)
     expect(first.status).toBe(200)
@@ -139,7 +145,7 @@ describe("webhook delivery (server process, SQLite)", () => {
     expect(first.body[0]).toEqual({
       id: more[0]!.body.id,
       status: "failed",
-      message: "later 1",
+      message: `later ${sent.indexOf(more[0]!) + 1}`,
       attempts: 3,
       createdAt: more[0]!.body.createdAt,
       updatedAt: expect.any(String),
@@ -211,15 +217,15 @@ describe("webhook delivery (server process, SQLite)", () => {
     await receiver.stop()
   })
 
-  it("an endpoint that never answers holds at most its cap of workers: another account's messages, to the same host, arrive within 2 s meanwhile", async () => {
-    const server = await serve({ PETSTORE_WEBHOOK_TIMEOUT_MS: "8000" })
+  it("an endpoint that never answers holds at most its cap of workers: another account's messages, to the same host, arrive meanwhile", async () => {
+    const server = await serve({ PETSTORE_WEBHOOK_TIMEOUT_MS: "20000" })
     // One receiver for both accounts (as a webhook relay serves many), hanging on X's path only.
     const receiver = await WebhookReceiver.start()
     receiver.hang = "/hooks"
     const [x, y] = [await createAccount(server.url), await createAccount(server.url)]
     await admin(server, "PUT", `/accounts/${x.accountId}/webhook`, { url: receiver.url })
     await admin(server, "PUT", `/accounts/${y.accountId}/webhook`, { url: `http://127.0.0.1:${receiver.port}/other` })
-    // More of X's messages than there are workers (32), every one of them hanging for the attempt's 8 s.
+    // More of X's messages than there are workers (32), every one of them hanging for the attempt's 20 s.
     await Promise.all(Array.from({ length: 60 }, (_, i) => post(server.url, "/v1/messages", x.key, { message: `x ${i}` })))
     await pollUntil("the endpoint's cap (16) of requests in flight", async () => receiver.open().now === 16 ? true : undefined, 600, 25)
     const sentAt = Date.now()
@@ -227,7 +233,11 @@ describe("webhook delivery (server process, SQLite)", () => {
     for (const m of ys) await awaitStatus(server, y.key, m.body.id, "delivered")
     const lateness = Date.now() - sentAt
     console.log(`webhook isolation: another account's 5 messages delivered ${lateness} ms after they were sent`)
-    expect(lateness).toBeLessThan(2_000)
+    // Delivered while every one of X's capped requests still hangs: no worker of X's was freed by its
+    // deadline for them (before the cap they waited for those deadlines: 29.6–44.3 s, docs/decisions.md).
+    // That is the event to check rather than a time (it was "within 2 s", a speed a loaded machine need not
+    // keep); X's deadline is 20 s so that the check has ample room on a slow machine.
+    expect(receiver.open().now).toBe(16)
     expect(receiver.deliveries.filter((d) => JSON.parse(d.body).data.message.startsWith("y "))).toHaveLength(5)
     // X's messages beyond the cap waited queued, not in a worker: never more than 16 of its requests at once.
     expect(receiver.open().most).toBe(16)
