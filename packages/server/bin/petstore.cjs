@@ -6,8 +6,8 @@
 // for nothing (about 3 MB of RSS). A file of the repository, so installing the workspace links the
 // command before anything is built.
 "use strict"
-// First of all: the young generation's size, which may restart this process (./young-generation.cjs).
-require("./young-generation.cjs").applyYoungGenerationSize()
+// First of all: the settings read only at a process's start, which may restart this process (./start-settings.cjs).
+require("./start-settings.cjs").applyStartSettings()
 const Fs = require("node:fs")
 const Path = require("node:path")
 

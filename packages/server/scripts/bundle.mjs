@@ -55,13 +55,14 @@ const inputsFile = join(outdir, "inputs.json")
 const staging = join(server, `dist-bundle.${process.pid}.tmp`)
 const staged = join(staging, "petstore.cjs")
 // Nothing to do when the bundle and its cache are newer than every file that went into it (as
-// esbuild's metafile listed them last time) and than this script and the loader: `pnpm start`
+// esbuild's metafile listed them last time) and than this script, the loader and the start settings
+// (the V8 flags the cache is made under): `pnpm start`
 // builds first, and then only checks.
 const upToDate = () => {
   try {
     const built = statSync(bundle).mtimeMs
     if (!existsSync(`${bundle}.v8cache`)) return false
-    const inputs = [...JSON.parse(readFileSync(inputsFile, "utf8")), fileURLToPath(import.meta.url), join(server, "bin/code-cache.cjs")]
+    const inputs = [...JSON.parse(readFileSync(inputsFile, "utf8")), fileURLToPath(import.meta.url), join(server, "bin/code-cache.cjs"), join(server, "bin/start-settings.cjs")]
     return inputs.every((input) => statSync(resolve(root, input)).mtimeMs < built)
   } catch {
     return false
@@ -146,7 +147,7 @@ const warmCodeCache = async () => {
   for (const name of Object.keys(env)) if (name.startsWith("PETSTORE_") && !(name in { PETSTORE_STORE: 1, PETSTORE_ADMIN_TOKEN: 1 })) delete env[name]
   delete env.NODE_OPTIONS
   // With the V8 flags bin/petstore.cjs starts the server with: V8 refuses a cache made under other flags.
-  const { startFlags } = createRequire(import.meta.url)("../bin/young-generation.cjs")
+  const { startFlags } = createRequire(import.meta.url)("../bin/start-settings.cjs")
   const child = spawn(process.execPath, [...startFlags(), runner, "serve"], { cwd, env, stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""
   child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4_000)))
