@@ -163,7 +163,7 @@ const attemptWith = (
         Effect.exit
       )
       const now = yield* Clock.currentTimeMillis
-      if (Exit.isSuccess(exit)) return yield* store.markDelivered(m.id, now)
+      if (Exit.isSuccess(exit)) return yield* store.markDelivered(m, now)
       const failure: { reason: string; retryAfterMillis?: number | undefined; final?: boolean | undefined } | undefined =
         LeaseWatch.wasCut(slot, exit)
           ? { reason: "processing took longer than the lease" }
@@ -171,8 +171,8 @@ const attemptWith = (
       // Interrupted at shutdown: the message stays leased, and is taken again once the lease ends.
       if (failure === undefined) return yield* Effect.failCause(exit.cause)
       const delay = failure.final === true ? Option.none() : nextDelay(m.attempts, yield* Random.next, failure.retryAfterMillis)
-      if (Option.isNone(delay)) return yield* store.markFailed(m.id, now, failure.reason)
-      yield* store.markRetry(m.id, now, now + delay.value, failure.reason)
+      if (Option.isNone(delay)) return yield* store.markFailed(m, now, failure.reason)
+      yield* store.markRetry(m, now, now + delay.value, failure.reason)
     })
 }
 

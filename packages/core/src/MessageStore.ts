@@ -42,6 +42,13 @@ export interface AccountMessagesQuery {
   readonly limit: number
 }
 
+/**
+ * Which claim an outcome belongs to: the message and the lease its claim set. An outcome is written only
+ * while that claim still holds the message (`processing`, leased until `leaseUntil`): once the lease ran
+ * out and another worker claimed it, a late outcome of the earlier attempt changes nothing.
+ */
+export type Claim = Pick<StoredMessage, "id" | "leaseUntil">
+
 /** Messages not yet delivered or failed, by status. */
 export interface PendingCounts {
   readonly queued: number
@@ -70,10 +77,17 @@ export class MessageStore extends Context.Service<
      * attempt not counted. Only while the claim that leased it until `leaseUntil` still holds it.
      */
     readonly release: (id: string, leaseUntil: number) => Effect.Effect<void, StoreUnavailable>
-    readonly markDelivered: (id: string, now: number) => Effect.Effect<void, StoreUnavailable>
-    /** Back to queued, not claimable before `availableAt`. */
-    readonly markRetry: (id: string, now: number, availableAt: number, error: string) => Effect.Effect<void, StoreUnavailable>
-    readonly markFailed: (id: string, now: number, error: string) => Effect.Effect<void, StoreUnavailable>
+    /** The claim's attempt succeeded: delivered. Only while the claim still holds the message. */
+    readonly markDelivered: (claim: Claim, now: number) => Effect.Effect<void, StoreUnavailable>
+    /** The claim's attempt failed: back to queued, not claimable before `availableAt`. Only while the claim still holds it. */
+    readonly markRetry: (claim: Claim, now: number, availableAt: number, error: string) => Effect.Effect<void, StoreUnavailable>
+    /** The claim's attempt failed for the last time: failed. Only while the claim still holds the message. */
+    readonly markFailed: (claim: Claim, now: number, error: string) => Effect.Effect<void, StoreUnavailable>
+    /**
+     * A delivered or failed message queued again, claimable at once, keeping its attempts and `lastError`
+     * (an operator's replay). A message that is queued or processing is left as it is.
+     */
+    readonly requeue: (id: string, now: number) => Effect.Effect<void, StoreUnavailable>
     /**
      * The account's messages of the query, oldest first (by `createdAt`, then `id` in the store's
      * order): paging on from the last one's position visits each once.
@@ -107,6 +121,12 @@ export const makeMemory = (): MessageStore["Service"] => {
       // A replayed message (back to queued from failed or delivered) waits again, behind those already waiting.
       else if (!pending.has(id)) pending.add(id)
     })
+  // An outcome of the claim that leased the message until `claim.leaseUntil`, while that claim still holds it.
+  const updateClaimed = (claim: Claim, patch: Partial<StoredMessage>) =>
+    Effect.suspend(() => {
+      const m = messages.get(claim.id)
+      return m?.status === "processing" && m.leaseUntil === claim.leaseUntil ? update(claim.id, patch) : Effect.void
+    })
   return {
     insert: (message) =>
       Effect.sync(() => {
@@ -138,10 +158,19 @@ export const makeMemory = (): MessageStore["Service"] => {
           ? update(id, { status: "queued", attempts: m.attempts - 1, leaseUntil: 0 })
           : Effect.void
       }),
-    markDelivered: (id, now) => update(id, { status: "delivered", updatedAt: now, leaseUntil: 0, lastError: null }),
-    markRetry: (id, now, availableAt, error) =>
-      update(id, { status: "queued", updatedAt: now, availableAt, leaseUntil: 0, lastError: error }),
-    markFailed: (id, now, error) => update(id, { status: "failed", updatedAt: now, leaseUntil: 0, lastError: error }),
+    markDelivered: (claim, now) =>
+      updateClaimed(claim, { status: "delivered", updatedAt: now, leaseUntil: 0, lastError: null }),
+    markRetry: (claim, now, availableAt, error) =>
+      updateClaimed(claim, { status: "queued", updatedAt: now, availableAt, leaseUntil: 0, lastError: error }),
+    markFailed: (claim, now, error) =>
+      updateClaimed(claim, { status: "failed", updatedAt: now, leaseUntil: 0, lastError: error }),
+    requeue: (id, now) =>
+      Effect.suspend(() => {
+        const m = messages.get(id)
+        return m?.status === "delivered" || m?.status === "failed"
+          ? update(id, { status: "queued", updatedAt: now, availableAt: now, leaseUntil: 0 })
+          : Effect.void
+      }),
     listByAccount: ({ accountId, after, limit, status }) =>
       Effect.sync(() =>
         [...messages.values()]

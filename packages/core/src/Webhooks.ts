@@ -162,11 +162,10 @@ export const make = (options: WebhooksOptions) =>
         const m = yield* message(id)
         if (m.status === "queued" || m.status === "processing") return m
         const now = yield* Clock.currentTimeMillis
-        const lastError = m.lastError ?? "replayed"
-        yield* messages.markRetry(id, now, now, lastError)
+        yield* messages.requeue(id, now)
         // The message as the replay left it (queued, its attempts as they were), not read back: a worker
         // may claim it at once, and the answer would then show that worker's `processing` (or its outcome).
-        const queued: StoredMessage = { ...m, status: "queued", updatedAt: now, availableAt: now, leaseUntil: 0, lastError }
+        const queued: StoredMessage = { ...m, status: "queued", updatedAt: now, availableAt: now, leaseUntil: 0 }
         return queued
       })
 

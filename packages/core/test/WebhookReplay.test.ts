@@ -14,8 +14,7 @@ const claimedAtOnce = Layer.effect(
   Effect.map(Effect.service(MessageStore), (store) =>
     MessageStore.of({
       ...store,
-      markRetry: (id, now, availableAt, error) =>
-        Effect.andThen(store.markRetry(id, now, availableAt, error), store.claim(now, 30_000))
+      requeue: (id, now) => Effect.andThen(store.requeue(id, now), store.claim(now, 30_000))
     }))
 ).pipe(Layer.provide(MessageStore.layerMemory))
 

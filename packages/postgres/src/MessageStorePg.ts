@@ -65,15 +65,26 @@ const RELEASE = statement(
    FROM unnest($1::text[], $2::int8[]) AS r(id, lease_until)
    WHERE m.id = r.id AND m.status = 'processing' AND m.lease_until = r.lease_until`
 )
-// $1 ids, $2 their times (the join locks rows in plan order, whatever the arrays' order).
+// A claim's outcome is written only while that claim still holds the row: still processing, under the
+// lease it set ($1 the id, $2 that lease, $3 the time; DELIVERED does the same per row).
+const CLAIMED = "status = 'processing' AND lease_until"
+// $1 ids, $2 the leases of their claims, $3 their times (the join locks rows in plan order, whatever the arrays' order).
 const DELIVERED = statement(
   `UPDATE messages m SET status = 'delivered', updated_at = d.now, lease_until = 0, last_error = NULL
-   FROM unnest($1::text[], $2::int8[]) AS d(id, now) WHERE m.id = d.id`
+   FROM unnest($1::text[], $2::int8[], $3::int8[]) AS d(id, lease, now)
+   WHERE m.id = d.id AND m.status = 'processing' AND m.lease_until = d.lease`
 )
 const RETRY = statement(
-  "UPDATE messages SET status = 'queued', updated_at = $2, available_at = $3, lease_until = 0, last_error = $4 WHERE id = $1"
+  `UPDATE messages SET status = 'queued', updated_at = $3, available_at = $4, lease_until = 0, last_error = $5
+   WHERE id = $1 AND ${CLAIMED} = $2`
 )
-const FAILED = statement("UPDATE messages SET status = 'failed', updated_at = $2, lease_until = 0, last_error = $3 WHERE id = $1")
+const FAILED = statement(
+  `UPDATE messages SET status = 'failed', updated_at = $3, lease_until = 0, last_error = $4 WHERE id = $1 AND ${CLAIMED} = $2`
+)
+const REQUEUE = statement(
+  `UPDATE messages SET status = 'queued', updated_at = $2, available_at = $2, lease_until = 0
+   WHERE id = $1 AND status IN ('delivered', 'failed')`
+)
 // $1 account, $2 status (null: any), $3 and $4 the position after which (null: from the start), $5 limit.
 const BY_ACCOUNT = statement(
   `SELECT ${COLUMNS} FROM messages
@@ -135,8 +146,12 @@ export const make = (
       { ...sharing, onAbandoned: release }
     )
     // Results of deliveries recorded at once are one statement.
-    const deliveries = WriteBatcher.make<{ readonly id: string; readonly now: number }, void>(
-      (ds) => Effect.as(db.query(DELIVERED, [ds.map((d) => d.id), ds.map((d) => d.now)]), ds.map(() => undefined)),
+    const deliveries = WriteBatcher.make<{ readonly id: string; readonly leaseUntil: number; readonly now: number }, void>(
+      (ds) =>
+        Effect.as(
+          db.query(DELIVERED, [ds.map((d) => d.id), ds.map((d) => d.leaseUntil), ds.map((d) => d.now)]),
+          ds.map(() => undefined)
+        ),
       sharing
     )
     return MessageStore.MessageStore.of({
@@ -145,9 +160,11 @@ export const make = (
       find: (id) => id.includes("\u0000") ? Effect.succeed(Option.none()) : Effect.map(db.query<MessageStore.StoredMessage>(BY_ID, [id]), stored),
       claim: (now, leaseMillis, skipAccounts = []) => claims.write({ now, leaseUntil: now + leaseMillis, skip: skipAccounts }),
       release: (id, leaseUntil) => Effect.asVoid(db.query(RELEASE, [[id], [leaseUntil]])),
-      markDelivered: (id, now) => deliveries.write({ id, now }),
-      markRetry: (id, now, availableAt, error) => Effect.asVoid(db.query(RETRY, [id, now, availableAt, error])),
-      markFailed: (id, now, error) => Effect.asVoid(db.query(FAILED, [id, now, error])),
+      markDelivered: ({ id, leaseUntil }, now) => deliveries.write({ id, leaseUntil, now }),
+      markRetry: ({ id, leaseUntil }, now, availableAt, error) =>
+        Effect.asVoid(db.query(RETRY, [id, leaseUntil, now, availableAt, error])),
+      markFailed: ({ id, leaseUntil }, now, error) => Effect.asVoid(db.query(FAILED, [id, leaseUntil, now, error])),
+      requeue: (id, now) => id.includes("\u0000") ? Effect.void : Effect.asVoid(db.query(REQUEUE, [id, now])),
       listByAccount: ({ accountId, after, limit, status }) =>
         accountId.includes("\u0000")
           ? Effect.succeed([])

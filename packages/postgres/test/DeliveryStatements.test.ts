@@ -76,7 +76,7 @@ if ("skip" in database) {
                   statusCode: 204,
                   error: null
                 })
-                yield* messages.markDelivered(m.id, NOW + 1)
+                yield* messages.markDelivered(m, NOW + 1)
                 return Option.some({ id: m.id, accountId: m.accountId, found: Option.isSome(found) })
               })
             ),

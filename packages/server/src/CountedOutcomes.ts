@@ -37,8 +37,9 @@ export const countDeliveries = (store: MessageStore.MessageStore["Service"], met
   const failed = counted("failed")
   return {
     ...store,
-    markDelivered: (id, now) => Effect.tap(store.markDelivered(id, now), () => Effect.sync(delivered)),
-    markRetry: (id, now, availableAt, error) => Effect.tap(store.markRetry(id, now, availableAt, error), () => Effect.sync(retried)),
-    markFailed: (id, now, error) => Effect.tap(store.markFailed(id, now, error), () => Effect.sync(failed))
+    markDelivered: (claim, now) => Effect.tap(store.markDelivered(claim, now), () => Effect.sync(delivered)),
+    markRetry: (claim, now, availableAt, error) =>
+      Effect.tap(store.markRetry(claim, now, availableAt, error), () => Effect.sync(retried)),
+    markFailed: (claim, now, error) => Effect.tap(store.markFailed(claim, now, error), () => Effect.sync(failed))
   }
 }

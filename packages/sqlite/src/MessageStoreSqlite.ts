@@ -58,14 +58,17 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
   const release = connection.prepare(
     "UPDATE messages SET status = 'queued', attempts = attempts - 1, lease_until = 0 WHERE id = ? AND status = 'processing' AND lease_until = ?"
   )
-  const delivered = connection.prepare(
-    "UPDATE messages SET status = 'delivered', updated_at = ?, lease_until = 0, last_error = NULL WHERE id = ?"
-  )
-  const retry = connection.prepare(
-    "UPDATE messages SET status = 'queued', updated_at = ?, available_at = ?, lease_until = 0, last_error = ? WHERE id = ?"
-  )
-  const failed = connection.prepare(
-    "UPDATE messages SET status = 'failed', updated_at = ?, lease_until = 0, last_error = ? WHERE id = ?"
+  // A claim's outcome, written only while that claim still holds the row (`@id` leased until `@leaseUntil`).
+  const outcome = (set: string) =>
+    connection.prepare(
+      `UPDATE messages SET ${set}, updated_at = @now, lease_until = 0
+       WHERE id = @id AND status = 'processing' AND lease_until = @leaseUntil`
+    )
+  const delivered = outcome("status = 'delivered', last_error = NULL")
+  const retry = outcome("status = 'queued', available_at = @availableAt, last_error = @error")
+  const failed = outcome("status = 'failed', last_error = @error")
+  const requeue = connection.prepare(
+    "UPDATE messages SET status = 'queued', updated_at = @now, available_at = @now, lease_until = 0 WHERE id = @id AND status IN ('delivered', 'failed')"
   )
   // The four listings of an account's messages: with or without a status, from the start or after a position.
   const listing = (status: boolean, after: boolean) =>
@@ -91,9 +94,11 @@ export const make: Effect.Effect<MessageStore.MessageStore["Service"], never, Co
     claim: (now, leaseMillis, skipAccounts = []) =>
       db.write(() => stored(claim.get({ now, leaseUntil: now + leaseMillis, skip: JSON.stringify(skipAccounts) }))),
     release: (id, leaseUntil) => db.write(() => void release.run(id, leaseUntil)),
-    markDelivered: (id, now) => db.write(() => void delivered.run(now, id)),
-    markRetry: (id, now, availableAt, error) => db.write(() => void retry.run(now, availableAt, error, id)),
-    markFailed: (id, now, error) => db.write(() => void failed.run(now, error, id)),
+    markDelivered: ({ id, leaseUntil }, now) => db.write(() => void delivered.run({ id, leaseUntil, now })),
+    markRetry: ({ id, leaseUntil }, now, availableAt, error) =>
+      db.write(() => void retry.run({ id, leaseUntil, now, availableAt, error })),
+    markFailed: ({ id, leaseUntil }, now, error) => db.write(() => void failed.run({ id, leaseUntil, now, error })),
+    requeue: (id, now) => db.write(() => void requeue.run({ id, now })),
     listByAccount: ({ accountId, after, limit, status }) =>
       db.read(() =>
         (listings[(status === undefined ? 0 : 2) + (after === undefined ? 0 : 1)]!.all({

@@ -9,90 +9,21 @@ import { describe, expect } from "@effect/vitest"
 import { Effect, type Layer, Option } from "effect"
 import { Message, MessageStore } from "@petstore/core"
 import type { LawSuiteOptions } from "./LawSuite.js"
-import { base62, instant, numRuns, plain, property, text } from "./internal/support.js"
+import { base62, plain, property } from "./internal/support.js"
+import { fencingLaws, retryAndFinalStateLaws } from "./internal/messageOutcomeLaws.js"
+import {
+  anyMessage,
+  claimedAs,
+  found,
+  insertAll,
+  lease,
+  NOW,
+  queued,
+  type StoredMessage,
+  type Suite,
+  suiteOf
+} from "./internal/messageStoreSuite.js"
 
-type Store = MessageStore.MessageStore["Service"]
-type StoredMessage = MessageStore.StoredMessage
-
-const lease = fc.integer({ min: 1, max: 3_600_000 })
-
-/**
- * `count` messages with distinct ids and strictly increasing `createdAt` (insertion order and age
- * agree), each queued with its own `availableAt` within ±`spread` ms of `around`; ids start with `idPrefix`.
- */
-const queued = (
-  count: { readonly min: number; readonly max: number },
-  around: number,
-  spread: number,
-  idPrefix = "msg"
-) =>
-  fc.array(
-    fc.record({
-      suffix: base62(10),
-      accountId: base62(22).map((s) => `acc_${s}`),
-      message: text({ maxLength: 200 }),
-      gap: fc.integer({ min: 1, max: 60_000 }),
-      available: fc.integer({ min: -spread, max: spread })
-    }),
-    { minLength: count.min, maxLength: count.max }
-  ).map((specs) => {
-    let createdAt = around - 10_000_000
-    return specs.map((spec, i): StoredMessage => {
-      createdAt += spec.gap
-      return {
-        id: `${idPrefix}_${i}_${spec.suffix}`,
-        accountId: spec.accountId,
-        message: spec.message,
-        status: "queued",
-        createdAt,
-        updatedAt: createdAt,
-        attempts: 0,
-        availableAt: around + spec.available,
-        leaseUntil: 0,
-        lastError: null
-      }
-    })
-  })
-
-/** Any stored state, for the round-trip law. */
-const anyMessage: fc.Arbitrary<StoredMessage> = fc.record({
-  id: base62(22).map((s) => `msg_${s}`),
-  accountId: base62(22).map((s) => `acc_${s}`),
-  message: text({ maxLength: 500 }),
-  status: fromSchema(Message.MessageStatus),
-  createdAt: instant,
-  updatedAt: instant,
-  attempts: fc.integer({ min: 0, max: 100 }),
-  availableAt: instant,
-  leaseUntil: fc.oneof(fc.constant(0), instant),
-  lastError: fc.option(text({ maxLength: 200 }), { nil: null })
-})
-
-const NOW = 1_800_000_000_000
-
-const insertAll = (store: Store, ms: ReadonlyArray<StoredMessage>) =>
-  Effect.forEach(ms, (m) => store.insert(m), { discard: true })
-
-/** The claimed version of `m`; `updatedAt` is the store's business. */
-const claimedAs = (m: StoredMessage, now: number, leaseMillis: number) => ({
-  ...m,
-  status: "processing",
-  attempts: m.attempts + 1,
-  leaseUntil: now + leaseMillis,
-  updatedAt: expect.any(Number)
-})
-
-const found = (store: Store, id: string) => Effect.map(store.find(id), Option.getOrThrow)
-
-/** What the laws of this suite share: its parameters and the helpers over its layer. */
-const suiteOf = <E>(name: string, layer: Layer.Layer<MessageStore.MessageStore, E>, options?: LawSuiteOptions) => {
-  const withStore = <A, E2>(f: (store: Store) => Effect.Effect<A, E2>) =>
-    Effect.provide(Effect.flatMap(MessageStore.MessageStore, f), layer)
-  const runs = numRuns(options)
-  return { name, layer, options, withStore, runs }
-}
-
-type Suite<E> = ReturnType<typeof suiteOf<E>>
 
 /** Storing and claiming: the oldest claimable message, accounts skipped, a release. */
 const claimLaws = <E>({ withStore, runs }: Suite<E>): void => {
@@ -232,81 +163,6 @@ const leaseAndListingLaws = <E>({ withStore, runs }: Suite<E>): void => {
   )
 }
 
-/** Retries, final states, and a final message put back (a replay). */
-const retryAndFinalStateLaws = <E>({ withStore, runs }: Suite<E>): void => {
-  property(
-    "markRetry puts the message back in the queue with its error, unclaimable until availableAt",
-    [queued({ min: 1, max: 1 }, NOW, 0), lease, fc.integer({ min: 1, max: 86_400_000 }), text({ maxLength: 100 })],
-    ([[m], leaseMillis, delay, error]) =>
-      withStore((store) =>
-        Effect.gen(function*() {
-          yield* store.insert(m!)
-          yield* store.claim(NOW, leaseMillis)
-          const availableAt = NOW + delay
-          yield* store.markRetry(m!.id, NOW + 1, availableAt, error)
-          expect(plain(yield* found(store, m!.id))).toMatchObject({
-            status: "queued",
-            attempts: 1,
-            availableAt,
-            lastError: error
-          })
-          // The lease it had is gone too: nothing is claimable before availableAt, even after the lease.
-          expect(Option.isNone(yield* store.claim(availableAt - 1, leaseMillis))).toBe(true)
-          expect(yield* store.nextClaimAt).toStrictEqual(Option.some(availableAt))
-          const again = yield* store.claim(availableAt, leaseMillis)
-          expect(Option.map(again, (c) => [c.id, c.status, c.attempts])).toStrictEqual(
-            Option.some([m!.id, "processing", 2])
-          )
-        })
-      ),
-    runs
-  )
-
-  property(
-    "delivered and failed messages are never claimed again and are not pending",
-    [queued({ min: 1, max: 1 }, NOW, 0), lease, fc.constantFrom("delivered" as const, "failed" as const), text({
-      maxLength: 100
-    })],
-    ([[m], leaseMillis, outcome, error]) =>
-      withStore((store) =>
-        Effect.gen(function*() {
-          yield* store.insert(m!)
-          yield* store.claim(NOW, leaseMillis)
-          if (outcome === "delivered") yield* store.markDelivered(m!.id, NOW + 1)
-          else yield* store.markFailed(m!.id, NOW + 1, error)
-          expect(plain(yield* found(store, m!.id))).toMatchObject(
-            outcome === "delivered" ? { status: "delivered", attempts: 1 } : { status: "failed", attempts: 1, lastError: error }
-          )
-          for (const at of [NOW, NOW + leaseMillis, NOW + 100 * 365 * 86_400_000]) {
-            expect(Option.isNone(yield* store.claim(at, leaseMillis))).toBe(true)
-          }
-          expect(Option.isNone(yield* store.nextClaimAt)).toBe(true)
-        })
-      ),
-    runs
-  )
-
-  property(
-    "a delivered or failed message put back with markRetry (a replay) is claimable again at availableAt, its attempts kept",
-    [queued({ min: 1, max: 1 }, NOW, 0), lease, fc.constantFrom("delivered" as const, "failed" as const), fc.nat({ max: 86_400_000 })],
-    ([[m], leaseMillis, outcome, delay]) =>
-      withStore((store) =>
-        Effect.gen(function*() {
-          yield* store.insert(m!)
-          yield* store.claim(NOW, leaseMillis)
-          if (outcome === "delivered") yield* store.markDelivered(m!.id, NOW + 1)
-          else yield* store.markFailed(m!.id, NOW + 1, "gave up")
-          yield* store.markRetry(m!.id, NOW + 2, NOW + 2 + delay, "replayed")
-          expect(plain(yield* found(store, m!.id))).toMatchObject({ status: "queued", attempts: 1, lastError: "replayed" })
-          expect(yield* store.nextClaimAt).toStrictEqual(Option.some(NOW + 2 + delay))
-          const again = yield* store.claim(NOW + 2 + delay, leaseMillis)
-          expect(Option.map(again, (c) => [c.id, c.status, c.attempts])).toStrictEqual(Option.some([m!.id, "processing", 2]))
-        })
-      ),
-    runs
-  )
-}
-
 /** When the next claim is due, and claims at once. */
 const schedulingLaws = <E>({ withStore, runs }: Suite<E>): void => {
   property(
@@ -328,10 +184,10 @@ const schedulingLaws = <E>({ withStore, runs }: Suite<E>): void => {
             expect(claimed.id).toBe(m.id)
             if (fate === "processing") pendingAt.push(NOW + millis)
             else if (fate === "retry") {
-              yield* store.markRetry(m.id, NOW, NOW + millis, "retry")
+              yield* store.markRetry(claimed, NOW, NOW + millis, "retry")
               pendingAt.push(NOW + millis)
-            } else if (fate === "delivered") yield* store.markDelivered(m.id, NOW)
-            else yield* store.markFailed(m.id, NOW, "failed")
+            } else if (fate === "delivered") yield* store.markDelivered(claimed, NOW)
+            else yield* store.markFailed(claimed, NOW, "failed")
           }
           yield* insertAll(store, later)
           pendingAt.push(...later.map((m) => m.availableAt))
@@ -393,6 +249,7 @@ export const messageStoreLaws = <E>(
     claimLaws(suite)
     leaseAndListingLaws(suite)
     retryAndFinalStateLaws(suite)
+    fencingLaws(suite)
     schedulingLaws(suite)
   })
 }
