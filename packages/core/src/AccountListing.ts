@@ -47,7 +47,7 @@ export interface AccountQuery extends AccountFilter {
 }
 
 /** What a listing's rules read of an account. */
-interface Listed {
+export interface Listed {
   readonly id: string
   readonly name: string | null
   readonly plan: Plan

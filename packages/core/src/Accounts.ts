@@ -154,6 +154,31 @@ const resolveChange = (current: Account, update: AccountUpdate): Effect.Effect<A
   })
 }
 
+/** `list` and `update` of the accounts service, over the store and the listing's cursor signer. */
+const listAndUpdate = (
+  store: AccountStore["Service"],
+  cursors: CursorSigner["Service"],
+  findAccount: (id: string) => Effect.Effect<Account, AccountNotFound | StoreUnavailable>
+): Pick<Accounts["Service"], "list" | "update"> => ({
+  list: ({ cursor, limit, ...filter }) =>
+    Effect.gen(function*() {
+      const after = cursor === undefined ? undefined : yield* decodeAccountCursor(cursors, cursor, filter)
+      // One more than asked: whether a next page exists without a second read.
+      const found = yield* store.listAccounts({ ...filter, after, limit: limit + 1 })
+      const page = found.slice(0, limit)
+      const last = page.at(-1)
+      return { accounts: page, next: found.length > limit && last !== undefined ? encodeAccountCursor(cursors, last, filter) : undefined }
+    }),
+  update: (id, update) =>
+    Effect.gen(function*() {
+      const current = yield* findAccount(id)
+      const change = yield* resolveChange(current, update)
+      const updated = yield* store.updateAccount(id, change)
+      if (Option.isNone(updated)) return yield* new AccountNotFound({ id })
+      return updated.value
+    }),
+})
+
 /** Builds the accounts service over the account store and the secure random source. @category constructors */
 export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =>
   Effect.gen(function*() {
@@ -234,23 +259,7 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
         }),
       findAccount,
       countAccounts: store.countAccounts,
-      list: ({ cursor, limit, ...filter }) =>
-        Effect.gen(function*() {
-          const after = cursor === undefined ? undefined : yield* decodeAccountCursor(cursors, cursor, filter)
-          // One more than asked: whether a next page exists without a second read.
-          const found = yield* store.listAccounts({ ...filter, after, limit: limit + 1 })
-          const page = found.slice(0, limit)
-          const last = page.at(-1)
-          return { accounts: page, next: found.length > limit && last !== undefined ? encodeAccountCursor(cursors, last, filter) : undefined }
-        }),
-      update: (id, update) =>
-        Effect.gen(function*() {
-          const current = yield* findAccount(id)
-          const change = yield* resolveChange(current, update)
-          const updated = yield* store.updateAccount(id, change)
-          if (Option.isNone(updated)) return yield* new AccountNotFound({ id })
-          return updated.value
-        }),
+      ...listAndUpdate(store, cursors, findAccount),
       issueKey: (accountId, opts) =>
         Effect.gen(function*() {
           yield* findAccount(accountId)

@@ -140,6 +140,35 @@ const ROTATE_OUT = statement(
 const SUCCESSOR_OF = statement("SELECT rotated_to FROM api_keys WHERE id = $1")
 
 
+/** The listing and the update of accounts; `forget` drops a changed account from the cache once committed. */
+const listAndUpdate = (
+  db: Database["Service"],
+  forget: (payload: string) => void
+): Pick<AccountStore.AccountStore["Service"], "listAccounts" | "updateAccount"> => ({
+  listAccounts: ({ after, limit, plan, q, status }) =>
+    Effect.map(
+      db.query<AccountRow>(LIST_ACCOUNTS, [plan ?? null, status ?? null, q ?? null, after?.createdAt ?? null, after?.id ?? null, limit]),
+      (rows) => rows.map(accountOf)
+    ),
+  updateAccount: (id, change) =>
+    Effect.map(
+      db.query<AccountRow>(UPDATE_ACCOUNT, [
+        id,
+        change.name !== undefined,
+        change.name ?? null,
+        change.plan?.plan ?? null,
+        change.plan?.limits.perMinute ?? null,
+        change.plan?.limits.perDay ?? null,
+        change.status ?? null
+      ]),
+      (rows) => {
+        // Committed: dropped here at once, as a changed key is.
+        forget(`${ACCOUNT_PAYLOAD}${id}`)
+        return Option.map(Option.fromNullishOr(rows[0]), accountOf)
+      }
+    )
+})
+
 /** The account store on PostgreSQL. @category constructors */
 export const make = (
   options: AccountStorePgOptions
@@ -218,28 +247,7 @@ export const make = (
           const cached = accounts.get(id)
           return fresh(cached, now) ? Effect.succeed(Option.some(cached.account)) : lookUpAccount(id, now)
         }),
-      listAccounts: ({ after, limit, plan, q, status }) =>
-        Effect.map(
-          db.query<AccountRow>(LIST_ACCOUNTS, [plan ?? null, status ?? null, q ?? null, after?.createdAt ?? null, after?.id ?? null, limit]),
-          (rows) => rows.map(accountOf)
-        ),
-      updateAccount: (id, change) =>
-        Effect.map(
-          db.query<AccountRow>(UPDATE_ACCOUNT, [
-            id,
-            change.name !== undefined,
-            change.name ?? null,
-            change.plan?.plan ?? null,
-            change.plan?.limits.perMinute ?? null,
-            change.plan?.limits.perDay ?? null,
-            change.status ?? null
-          ]),
-          (rows) => {
-            // Committed: dropped here at once, as a changed key is.
-            forget(`${ACCOUNT_PAYLOAD}${id}`)
-            return Option.map(Option.fromNullishOr(rows[0]), accountOf)
-          }
-        ),
+      ...listAndUpdate(db, forget),
       countAccounts: Effect.map(db.query<{ n: number }>(ACCOUNT_COUNT, []), (rows) => rows[0]!.n),
       insertKey: (key) =>
         Effect.flatMap(

@@ -102,6 +102,40 @@ const statements = (connection: Connection["Service"]) => ({
   successorOf: connection.prepare("SELECT rotated_to FROM api_keys WHERE id = ?").pluck()
 })
 
+/** The listing and the update of accounts; `forgetAccounts` empties the cache in the update's write. */
+const listAndUpdate = (
+  db: Database["Service"],
+  sql: ReturnType<typeof statements>,
+  forgetAccounts: () => void
+): Pick<AccountStore.AccountStore["Service"], "listAccounts" | "updateAccount"> => ({
+  listAccounts: ({ after, limit, plan, q, status }) =>
+    db.read(() =>
+      sql.listAccounts.all({
+        plan: plan ?? null,
+        status: status ?? null,
+        q: q ?? null,
+        afterAt: after?.createdAt ?? null,
+        afterId: after?.id ?? null,
+        limit
+      }).map(accountOf)
+    ),
+  updateAccount: (id, change) =>
+    db.write(() => {
+      const row = sql.updateAccount.get({
+        id,
+        setName: change.name === undefined ? 0 : 1,
+        name: change.name ?? null,
+        plan: change.plan?.plan ?? null,
+        perMinute: change.plan?.limits.perMinute ?? null,
+        perDay: change.plan?.limits.perDay ?? null,
+        status: change.status ?? null
+      })
+      // In the write, as keys are dropped: no lookup caches the old account past the commit.
+      forgetAccounts()
+      return Option.map(Option.fromNullishOr(row), accountOf)
+    })
+})
+
 /** The account store on SQLite. @category constructors */
 export const make = (
   options: AccountStoreSqliteOptions
@@ -186,32 +220,7 @@ export const make = (
         }),
       findAccount: (id) => atOnce(() => accountById(id)),
       countAccounts: db.read(() => sql.accountCount.get() as number),
-      listAccounts: ({ after, limit, plan, q, status }) =>
-        db.read(() =>
-          sql.listAccounts.all({
-            plan: plan ?? null,
-            status: status ?? null,
-            q: q ?? null,
-            afterAt: after?.createdAt ?? null,
-            afterId: after?.id ?? null,
-            limit
-          }).map(accountOf)
-        ),
-      updateAccount: (id, change) =>
-        db.write(() => {
-          const row = sql.updateAccount.get({
-            id,
-            setName: change.name === undefined ? 0 : 1,
-            name: change.name ?? null,
-            plan: change.plan?.plan ?? null,
-            perMinute: change.plan?.limits.perMinute ?? null,
-            perDay: change.plan?.limits.perDay ?? null,
-            status: change.status ?? null
-          })
-          // In the write, as keys are dropped: no lookup caches the old account past the commit.
-          accounts.clear()
-          return Option.map(Option.fromNullishOr(row), accountOf)
-        }),
+      ...listAndUpdate(db, sql, () => accounts.clear()),
       insertKey: (key) =>
         Effect.flatMap(
           keyWrite(() => sql.insertKeyOfAccount.all(...keyValues(key), key.accountId).length),
