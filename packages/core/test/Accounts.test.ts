@@ -45,7 +45,7 @@ describe("Accounts", () => {
       expect(Redacted.value(key.key)).toMatch(/^psk_live_/)
       expect(key.prefix).toBe(Redacted.value(key.key).slice(0, 13))
       expect(yield* accounts.verify(Redacted.value(key.key))).toEqual(
-        Option.some({ accountId: account.id, keyId: key.id, limits: { perMinute: 300, perDay: 10_000 } })
+        Option.some({ accountId: account.id, keyId: key.id, limits: { perMinute: 300, perDay: 10_000 }, suspended: false })
       )
       expect(yield* accounts.countAccounts).toBe(1)
       expect(yield* accounts.findAccount(account.id)).toEqual(account)

@@ -202,6 +202,18 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       // An account's messages in a status, in the order they came (the admin's listing of failures).
       `CREATE INDEX messages_by_account ON messages (account_id, status, created_at, id)`
     ]
+  },
+  {
+    id: 11,
+    name: "account_name_status",
+    statements: [
+      // An account's name for people (none before), and whether its keys are served; accounts
+      // created before these columns are nameless and active.
+      `ALTER TABLE accounts ADD COLUMN name TEXT`,
+      `ALTER TABLE accounts ADD COLUMN status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'suspended'))`,
+      // The admin's listing: newest first, then by id.
+      `CREATE INDEX accounts_newest ON accounts (created_at DESC, id DESC)`
+    ]
   }
 ]
 

@@ -18,7 +18,7 @@ describe("stage authenticate", () => {
       const stage = Authenticate.make(accounts)
       const valid = exchange({ headers: { authorization: `Bearer ${Redacted.value(key.key)}` } })
       expect(outcomeAtOnce(stage, valid)).toBeUndefined()
-      expect(valid.principal).toStrictEqual({ accountId: account.id, keyId: key.id, limits: account.limits })
+      expect(valid.principal).toStrictEqual({ accountId: account.id, keyId: key.id, limits: account.limits, suspended: false })
       for (const authorization of [undefined, "Basic abc", "Bearer psk_test_unknownunknownunknown", "Bearer  two spaces"]) {
         const other = exchange(authorization === undefined ? {} : { headers: { authorization } })
         expect(outcomeAtOnce(stage, other)).toBeUndefined()
