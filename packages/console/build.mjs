@@ -14,7 +14,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Zlib from "node:zlib"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const root = dirname(fileURLToPath(import.meta.url))
 const src = join(root, "src")
 const dist = join(root, "dist")
 const manifestFile = join(dist, "manifest.json")
