@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 // The console's placeholder page: says where it is; the console's UI replaces it.
 import "./main.css"
 

@@ -27,7 +27,7 @@ import { ADMIN_OPERATIONS, AdminApi } from "./AdminApi.js"
 import { Api, makeApi, OPERATIONS, PUBLIC_PREFIX } from "./Api.js"
 import type { AppRequest } from "./AppRequest.js"
 import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
-import * as ErrorResponse from "./ErrorResponse.js"
+import type * as ErrorResponse from "./ErrorResponse.js"
 import * as Console from "./internal/console/console.js"
 import * as ApiReference from "./internal/openapi/apiReference.js"
 import { clientAddress, clientHost } from "./internal/credentials.js"
@@ -42,7 +42,7 @@ import * as Admit from "./internal/stages/admit.js"
 import * as Authenticate from "./internal/stages/authenticate.js"
 import { decode } from "./internal/stages/decode.js"
 import * as Exchange from "./internal/stages/exchange.js"
-import { type Answer, refusal } from "./internal/stages/answer.js"
+import type { Answer } from "./internal/stages/answer.js"
 import * as Operate from "./internal/stages/operate.js"
 import * as Pipeline from "./internal/stages/pipeline.js"
 import * as ReadBody from "./internal/stages/readBody.js"
@@ -160,9 +160,6 @@ const writeAsked = (routes: Routes.RouteTable<Routes.RouteContext, ErrorResponse
   return response
 }
 
-/** The 404 of every `/console` path while the console is off. */
-const consoleOff = (request: AppRequest): AppResponse => write(Exchange.make(request), refusal(ErrorResponse.STATIC.routeNotFound))
-
 /** The paths an application made with `options` answers (see `App.paths`). */
 const servedPaths = (options: AppOptions): ReadonlyArray<string> => {
   const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
@@ -190,14 +187,8 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
     // The runtime's Clock (a TestClock under test), read synchronously by the stages that need it.
     const clock = yield* Clock.Clock
     const reference = ApiReference.make({ document: documentOf, openApiPath, clientAddress: addressOf, assetsPerMinute: options.assetsPerMinute, clock })
-    const consoleParts = yield* Console.make({
-      console: options.console,
-      adminToken: options.adminToken,
-      clientAddress: addressOf,
-      trustProxy: options.trustProxy,
-      clock
-    })
-    const operatorConsole = consoleParts.console
+    const consoleOptions = { console: options.console, adminToken: options.adminToken, trustProxy: options.trustProxy, clock }
+    const { console: operatorConsole, ...consoleParts } = yield* Console.make({ ...consoleOptions, clientAddress: addressOf })
     const adminGate = AdminGateStage.make(consoleParts.gate, clock)
 
     const publicRoutes = Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS)))
@@ -266,19 +257,12 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
       route: `GET ${openApiPath}`
     })
 
-    /** The console's answer: its session (through stages, as the API's), its pages and files; 404 when it is off. */
-    const answerConsole = (request: AppRequest, path: string): Effect.Effect<AppResponse> => {
-      if (operatorConsole === undefined) return Effect.succeed(consoleOff(request))
-      if (path === Console.SESSION_PATH) return serve(operatorConsole.session, request, write)
-      return Effect.succeed(operatorConsole.pages === undefined ? consoleOff(request) : operatorConsole.pages(request, path))
-    }
-
     /** The answer to any request: the paths outside the API first, then the admin API, then the public one. */
     const dispatch = (request: AppRequest): Effect.Effect<AppResponse> => {
       const path = pathOf(request.url)
       if (path === Health.HEALTH_PATH || path === Health.READY_PATH) return health.answer(request.method, path)
       if (metrics !== undefined && path === "/metrics" && isRead(request.method)) return serve(METRICS, request, write)
-      if (Console.isConsolePath(path)) return answerConsole(request, path)
+      if (Console.isConsolePath(path)) return Console.answer(operatorConsole, request, path, (session) => serve(session, request, write))
       if (isRead(request.method)) {
         if (path === openApiPath) return Effect.succeed(openApi())
         if (path === "/docs") return Effect.map(reference.answer(request), labelDocs)

@@ -12,7 +12,11 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { AppRequest } from "../../AppRequest.js"
 import type { AppResponse } from "../../AppResponse.js"
+import * as ErrorResponse from "../../ErrorResponse.js"
 import * as AdminGate from "../adminGate.js"
+import { refusal } from "../stages/answer.js"
+import * as Exchange from "../stages/exchange.js"
+import { write } from "../stages/write.js"
 import * as Pipeline from "../stages/pipeline.js"
 import * as Assets from "./assets.js"
 import * as Pages from "./pages.js"
@@ -35,7 +39,7 @@ export interface Console {
   /** The admin gate, accepting the console's cookie in place of the token. */
   readonly gate: AdminGate.AdminGate
   /** The stages of `/console/session`. */
-  readonly session: (exchange: Parameters<ReturnType<typeof Pipeline.runner>>[0]) => ReturnType<ReturnType<typeof Pipeline.runner>>
+  readonly session: ReturnType<typeof Pipeline.runner>
   /** The answer to a page or a file (`undefined` when the build could not be read: 404). */
   readonly pages: ((request: AppRequest, path: string) => AppResponse) | undefined
 }
@@ -45,6 +49,24 @@ export const isConsolePath = (path: string): boolean => path === "/console" || p
 
 /** The session's path. */
 export const SESSION_PATH = "/console/session"
+
+/** The 404 of every `/console` path while the console is off. */
+const off = (request: AppRequest): AppResponse => write(Exchange.make(request), refusal(ErrorResponse.STATIC.routeNotFound))
+
+/**
+ * The answer to a request for a console path: its session through `serveSession` (the
+ * application's stages' recovery and writing), its pages and files; 404 when it is off.
+ */
+export const answer = (
+  built: Console | undefined,
+  request: AppRequest,
+  path: string,
+  serveSession: (session: Console["session"]) => Effect.Effect<AppResponse>
+): Effect.Effect<AppResponse> => {
+  if (built === undefined) return Effect.succeed(off(request))
+  if (path === SESSION_PATH) return serveSession(built.session)
+  return Effect.succeed(built.pages === undefined ? off(request) : built.pages(request, path))
+}
 
 /** Builds the console, or only the admin gate when it is off (no admin token, or no `options`). */
 export const make = (options: {
