@@ -28,7 +28,7 @@ import { Api, makeApi, OPERATIONS, PUBLIC_PREFIX } from "./Api.js"
 import type { AppRequest } from "./AppRequest.js"
 import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
 import type * as ErrorResponse from "./ErrorResponse.js"
-import * as AdminGate from "./internal/adminGate.js"
+import * as Console from "./internal/console/console.js"
 import * as ApiReference from "./internal/openapi/apiReference.js"
 import { clientAddress, clientHost } from "./internal/credentials.js"
 import * as Health from "./internal/health.js"
@@ -89,6 +89,11 @@ export interface AppOptions {
    * Metrics served at `GET /metrics` to the admin token (with the admin API's failed-token limits);
    * absent, or no admin token: `/metrics` is an unknown path.
    */
+  /**
+   * The operator console at `/console` (docs/console.md): its build's directory and how long its
+   * sessions last. Absent, or without an admin token: every `/console` path is an unknown path (404).
+   */
+  readonly console?: Console.ConsoleOptions | undefined
   readonly metrics?: {
     readonly scrape: Effect.Effect<string>
     readonly contentType: string
@@ -159,6 +164,10 @@ const writeAsked = (routes: Routes.RouteTable<Routes.RouteContext, ErrorResponse
 const servedPaths = (options: AppOptions): ReadonlyArray<string> => {
   const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
   if (Option.isSome(options.adminToken)) paths.add("/admin/")
+  if (Option.isSome(options.adminToken) && options.console !== undefined) {
+    paths.add("/console")
+    paths.add("/console/")
+  }
   if (Option.isSome(options.adminToken) && options.metrics !== undefined) paths.add("/metrics")
   return [...paths]
 }
@@ -178,7 +187,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
     // The runtime's Clock (a TestClock under test), read synchronously by the stages that need it.
     const clock = yield* Clock.Clock
     const reference = ApiReference.make({ document: documentOf, openApiPath, clientAddress: addressOf, assetsPerMinute: options.assetsPerMinute, clock })
-    const adminGate = AdminGateStage.make(AdminGate.make({ adminToken: options.adminToken, clientAddress: addressOf }), clock)
+    const consoleOptions = { console: options.console, adminToken: options.adminToken, trustProxy: options.trustProxy, clock }
+    const { console: operatorConsole, ...consoleParts } = yield* Console.make({ ...consoleOptions, clientAddress: addressOf })
+    const adminGate = AdminGateStage.make(consoleParts.gate, clock)
 
     const publicRoutes = Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS)))
 
@@ -251,6 +262,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
       const path = pathOf(request.url)
       if (path === Health.HEALTH_PATH || path === Health.READY_PATH) return health.answer(request.method, path)
       if (metrics !== undefined && path === "/metrics" && isRead(request.method)) return serve(METRICS, request, write)
+      if (Console.isConsolePath(path)) return Console.answer(operatorConsole, request, path, (session) => serve(session, request, write))
       if (isRead(request.method)) {
         if (path === openApiPath) return Effect.succeed(openApi())
         if (path === "/docs") return Effect.map(reference.answer(request), labelDocs)

@@ -194,6 +194,18 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       // An index only: a program of the previous version runs on it as before.
       `CREATE INDEX IF NOT EXISTS messages_by_account ON messages (account_id, status, created_at, id)`
     ]
+  },
+  {
+    id: 7,
+    name: "console_sessions",
+    statements: [
+      // The operator console's sessions, shared by every instance: the SHA-256 of each session id
+      // (never the id) and its end. A new table only: a program of the previous version runs on it as before.
+      `CREATE TABLE console_sessions (
+        id_hash text PRIMARY KEY,
+        expires_at bigint NOT NULL
+      )`
+    ]
   }
 ]
 

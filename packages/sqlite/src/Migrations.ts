@@ -202,6 +202,17 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       // An account's messages in a status, in the order they came (the admin's listing of failures).
       `CREATE INDEX messages_by_account ON messages (account_id, status, created_at, id)`
     ]
+  },
+  {
+    id: 11,
+    name: "console_sessions",
+    statements: [
+      // The operator console's sessions: the SHA-256 of each session id (never the id) and its end.
+      `CREATE TABLE console_sessions (
+        id_hash TEXT PRIMARY KEY NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) WITHOUT ROWID`
+    ]
   }
 ]
 
