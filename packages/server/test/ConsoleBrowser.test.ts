@@ -75,7 +75,14 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
       /^(http:\/\/127\.0\.0\.1:\d+\/|data:)/.test(route.request().url()) ? route.continue() : route.abort())
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url })
     page = await context.newPage()
-    checks = await watch(page, server.url)
+    checks = await watch(page, server.url, [
+      // Not signed in yet (the page asks whether it is), a wrong token, and after sign-out.
+      { status: 401, path: /^\/console\/session$/ },
+      // An account without a webhook endpoint.
+      { status: 404, path: /^\/admin\/v1\/accounts\/[^/]+\/webhook$/ },
+      // The second rotation of a key, whose message the page shows.
+      { status: 409, path: /^\/admin\/v1\/keys\/[^/]+\/rotate$/ }
+    ])
   }, 120_000)
 
   afterAll(async () => {

@@ -27,12 +27,28 @@ const RECORD_CSP_VIOLATIONS = `
     window.__cspViolations.push(e.violatedDirective + " " + e.blockedURI));
 `
 
-/** What the page did that it must not; read it at the end (`problems`). */
-export const watch = async (page: Page, origin: string) => {
+/** An answer of 400 or more that the page is meant to get: its status, and a pattern of its URL's path. */
+export interface Expected {
+  readonly status: number
+  readonly path: RegExp
+}
+
+/**
+ * What the page did that it must not; read it at the end (`problems`). An answer of 400 or more is
+ * one, unless `expected` names it (the session's `401` before sign-in, a `409` the page shows):
+ * Chromium reports each such answer as a console error too ("Failed to load resource"), which is
+ * then left out with it.
+ */
+export const watch = async (page: Page, origin: string, expected: ReadonlyArray<Expected>) => {
   const problems: Array<string> = []
+  const isExpected = (status: number, url: string) =>
+    url.startsWith(origin) && expected.some((e) => e.status === status && e.path.test(new URL(url).pathname))
   await page.addInitScript({ content: RECORD_CSP_VIOLATIONS })
   page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console error: ${message.text()}`)
+    if (message.type() !== "error") return
+    const status = /^Failed to load resource: the server responded with a status of (\d+)/.exec(message.text())
+    if (status && isExpected(Number(status[1]), message.location().url)) return
+    problems.push(`console error: ${message.text()} (${message.location().url})`)
   })
   page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`))
   page.on("dialog", (dialog) => {
@@ -40,15 +56,16 @@ export const watch = async (page: Page, origin: string) => {
     void dialog.dismiss()
   })
   page.on("requestfailed", (request) => problems.push(`failed: ${request.url()} (${request.failure()?.errorText})`))
+  page.on("response", (response) => {
+    if (response.status() >= 400 && !isExpected(response.status(), response.url())) problems.push(`${response.status()}: ${response.url()}`)
+  })
   page.on("request", (request) => {
     const url = request.url()
     if (!url.startsWith("data:") && !url.startsWith("blob:") && new URL(url).origin !== origin) problems.push(`other origin: ${url}`)
   })
   return {
     problems: async () => {
-      const violations = page.isClosed()
-        ? []
-        : await page.evaluate<Array<string>>("window.__cspViolations ?? []")
+      const violations = page.isClosed() ? [] : await page.evaluate<Array<string>>("window.__cspViolations ?? []")
       return [...problems, ...violations.map((v) => `CSP violation: ${v}`)]
     }
   }
