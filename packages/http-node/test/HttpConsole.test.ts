@@ -1,5 +1,9 @@
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Zlib from "node:zlib"
 import * as ConsoleBuild from "./support/ConsoleBuild.js"
 import { expectError, expectStatus } from "./support/Expectations.js"
 import { ADMIN_TOKEN, TestServer, type TestServerOptions } from "./support/TestServer.js"
@@ -71,5 +75,33 @@ it.effect("assets: immutable for a year, brotli or gzip by Accept-Encoding, 304 
     expect(style.headers.get("content-type")).toBe("text/css; charset=utf-8")
     for (const unknown of ["main-00000000.js", "manifest.json", "..%2Fmanifest.json", ""]) {
       expectError(yield* server.request("GET", `/console/assets/${unknown}`), 404, "not_found")
+    }
+  }))
+
+it.effect("assets compressed at build (`<name>.br`, `<name>.gz` beside it) are sent as they are, and are no files of their own", () =>
+  Effect.gen(function*() {
+    const directory = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-console-precompressed-"))
+    try {
+      const script = "main-PRE12345.js"
+      const text = `console.log(${JSON.stringify("precompressed ".repeat(300))})\n`
+      // Low levels: lengths the server's own compression (brotli 9, gzip 9) would not give.
+      const br = Zlib.brotliCompressSync(text, { params: { [Zlib.constants.BROTLI_PARAM_QUALITY]: 1 } })
+      const gz = Zlib.gzipSync(text, { level: 1 })
+      Fs.writeFileSync(Path.join(directory, script), text)
+      Fs.writeFileSync(Path.join(directory, `${script}.br`), br)
+      Fs.writeFileSync(Path.join(directory, `${script}.gz`), gz)
+      Fs.writeFileSync(Path.join(directory, "manifest.json"), JSON.stringify({ script }))
+      const server = yield* TestServer.start({ console: { directory } })
+      for (const [accept, bytes] of [["br", br], ["gzip", gz]] as const) {
+        const response = yield* Effect.promise(() => fetch(`${server.url}/console/assets/${script}`, { headers: { "accept-encoding": accept } }))
+        expect(response.headers.get("content-encoding")).toBe(accept)
+        expect(Number(response.headers.get("content-length"))).toBe(bytes.length)
+        expect(yield* Effect.promise(() => response.text())).toBe(text)
+      }
+      for (const name of [`${script}.br`, `${script}.gz`]) {
+        expectError(yield* server.request("GET", `/console/assets/${name}`), 404, "not_found")
+      }
+    } finally {
+      Fs.rmSync(directory, { recursive: true, force: true })
     }
   }))

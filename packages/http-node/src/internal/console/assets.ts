@@ -3,7 +3,9 @@
  * `manifest.json` names the entry script and style (`{"script": "main-<hash>.js", "style":
  * "main-<hash>.css"}`; `style` may be absent), and every other regular file of the directory (a
  * flat name with its content hash in it) is served at `/console/assets/<name>`. Each is read and
- * compressed (brotli and gzip) once, here: nothing is read or compressed per request.
+ * compressed (brotli and gzip) once, here, unless the build left its compressed forms beside it
+ * (`<name>.br`, `<name>.gz`, as `packages/console` does, at brotli's highest quality): those are
+ * used as they are. Nothing is read or compressed per request.
  */
 import { readdir, readFile } from "node:fs/promises"
 import * as Path from "node:path"
@@ -24,6 +26,9 @@ export interface ConsoleAssets {
 
 /** The manifest's name in the directory. */
 export const MANIFEST = "manifest.json"
+
+/** A file's brotli or gzip form made at build (`<name>.br`, `<name>.gz`): served as `<name>`'s representations, not as a file. */
+const PRECOMPRESSED = /\.(br|gz)$/
 
 /** A file name served: letters, digits, `.`, `_`, `-`, not starting with a dot. */
 const NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/
@@ -56,10 +61,15 @@ export const load = async (directory: string): Promise<ConsoleAssets> => {
   const manifest = JSON.parse(await readFile(Path.join(directory, MANIFEST), "utf8")) as Record<string, unknown>
   const entries = await readdir(directory, { withFileTypes: true })
   const files = new Map<string, ConsoleFile>()
-  await Promise.all(entries.map(async (e) => {
-    if (!e.isFile() || e.name === MANIFEST || !NAME.test(e.name)) return
-    const bytes = await readFile(Path.join(directory, e.name))
-    files.set(e.name, { asset: await CompressedAsset.compress(bytes), contentType: contentTypeOf(e.name) })
+  const names = new Set(entries.filter((e) => e.isFile()).map((e) => e.name))
+  await Promise.all([...names].map(async (name) => {
+    if (name === MANIFEST || !NAME.test(name) || PRECOMPRESSED.test(name)) return
+    const read = (file: string) => readFile(Path.join(directory, file))
+    const bytes = await read(name)
+    const asset = names.has(`${name}.br`) && names.has(`${name}.gz`)
+      ? CompressedAsset.precompressed(bytes, await read(`${name}.br`), await read(`${name}.gz`))
+      : await CompressedAsset.compress(bytes)
+    files.set(name, { asset, contentType: contentTypeOf(name) })
   }))
   const script = entry(manifest, "script", files)
   if (script === undefined) throw new Error(`${MANIFEST} names no script`)
