@@ -44,7 +44,9 @@ export const recover = async (): Promise<boolean> => {
   const response = await fetch("/console/session", {
     headers: { accept: "application/json" }, credentials: "same-origin", cache: "no-store"
   })
-  current = response.ok ? await response.json() : undefined
+  // The body is read either way: an answer left unread keeps its request open.
+  const body = await response.text()
+  current = response.ok ? JSON.parse(body) : undefined
   return current !== undefined
 }
 
@@ -52,12 +54,13 @@ export const recover = async (): Promise<boolean> => {
 export const signOut = async (): Promise<void> => {
   const token = current?.csrfToken
   current = undefined
-  await fetch("/console/session", {
+  const response = await fetch("/console/session", {
     method: "DELETE",
     headers: token === undefined ? {} : { "x-csrf-token": token },
     credentials: "same-origin",
     cache: "no-store"
   })
+  await response.text()
 }
 
 /** Forgets the session (the server said it ended). */
