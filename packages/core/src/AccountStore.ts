@@ -8,15 +8,38 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { AccountNotFound, KeyAlreadyRotated, KeyNotFound, type StoreUnavailable } from "./Errors.js"
+import { type AccountQuery, type AccountStatus, isAfter, matches, newestFirst } from "./AccountListing.js"
 import type { Plan, PlanLimits } from "./Plan.js"
 
-/** An account as stored: its plan and the limits that plan gives. */
+/** An account as stored: its name, its plan and the limits that plan gives, and its status. */
 export interface Account {
   readonly id: string
+  /** A name for people, or null. */
+  readonly name: string | null
   readonly plan: Plan
   readonly limits: PlanLimits
+  /** `suspended`: its keys are refused (403) until it is `active` again. */
+  readonly status: AccountStatus
   readonly createdAt: number
 }
+
+/**
+ * What an update changes of an account; a field left out stays as it is. `plan` and `limits` go
+ * together (the limits the plan gives, resolved by `Accounts`).
+ */
+export interface AccountChange {
+  readonly name?: string | null | undefined
+  readonly plan?: { readonly plan: Plan; readonly limits: PlanLimits } | undefined
+  readonly status?: AccountStatus | undefined
+}
+
+/** `account` with `change` applied. @category constructors */
+export const applyChange = (account: Account, change: AccountChange): Account => ({
+  ...account,
+  ...(change.name === undefined ? {} : { name: change.name }),
+  ...(change.plan === undefined ? {} : { plan: change.plan.plan, limits: change.plan.limits }),
+  ...(change.status === undefined ? {} : { status: change.status })
+})
 
 /** A key as stored: never the key itself, only its SHA-256 and display prefix. Times are epoch ms. */
 export interface KeyRecord {
@@ -40,6 +63,17 @@ export class AccountStore extends Context.Service<
     /** The account; on every request's path, like `findKeyByHash`. */
     readonly findAccount: (id: string) => Effect.Effect<Option.Option<Account>, StoreUnavailable>
     readonly countAccounts: Effect.Effect<number, StoreUnavailable>
+    /**
+     * At most `query.limit` accounts passing the query's filters, newest first (`createdAt`
+     * descending, then `id` descending), after `query.after` when given.
+     */
+    readonly listAccounts: (query: AccountQuery) => Effect.Effect<ReadonlyArray<Account>, StoreUnavailable>
+    /**
+     * Applies `change` to the account, atomically; the account as it now is, or none when there is
+     * no such account. Every instance sees the change within the bound its key lookups have
+     * (`findAccount` is on every request's path: the limits and the status it answers are used).
+     */
+    readonly updateAccount: (id: string, change: AccountChange) => Effect.Effect<Option.Option<Account>, StoreUnavailable>
     readonly insertKey: (key: KeyRecord) => Effect.Effect<void, AccountNotFound | StoreUnavailable>
     readonly findKey: (id: string) => Effect.Effect<Option.Option<KeyRecord>, StoreUnavailable>
     /**
@@ -101,6 +135,21 @@ export const makeMemory = (): AccountStore["Service"] => {
     // Lookups are on every request's path: answerable at once, in one synchronous step.
     findAccount: (id) => Effect.sync(() => Option.fromNullishOr(accounts.get(id))),
     countAccounts: Effect.sync(() => accounts.size),
+    listAccounts: (query) =>
+      Effect.sync(() =>
+        [...accounts.values()]
+          .filter((a) => matches(a, query) && isAfter(a, query.after))
+          .sort(newestFirst)
+          .slice(0, query.limit)
+      ),
+    updateAccount: (id, change) =>
+      Effect.sync(() => {
+        const account = accounts.get(id)
+        if (account === undefined) return Option.none()
+        const changed = applyChange(account, change)
+        accounts.set(id, changed)
+        return Option.some(changed)
+      }),
     insertKey: (key) =>
       accounts.has(key.accountId)
         ? Effect.sync(() => put(key))

@@ -10,17 +10,21 @@ import * as Result from "effect/Result"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import { type Account, AccountStore, type KeyRecord } from "./AccountStore.js"
+import type { AccountFilter, AccountStatus } from "./AccountListing.js"
+import { type Account, type AccountChange, AccountStore, type KeyRecord } from "./AccountStore.js"
+import { decodeAccountCursor, encodeAccountCursor } from "./AccountCursor.js"
 import * as ApiKey from "./ApiKey.js"
 import {
   AccountNotFound,
   InvalidExpiry,
+  type InvalidCursor,
   type InvalidPlan,
   KeyAlreadyRotated,
   KeyNotFound,
   type StoreUnavailable
 } from "./Errors.js"
 import { limitsFor, type Plan, type PlanLimits } from "./Plan.js"
+import { CursorSigner, make as makeSigner } from "./PageCursor.js"
 import { randomId, SecureRandom } from "./SecureRandom.js"
 
 /** Who a verified key belongs to, and the limits that apply. */
@@ -28,6 +32,23 @@ export interface Principal {
   readonly accountId: string
   readonly keyId: string
   readonly limits: PlanLimits
+  /** The account is suspended: the key is known and active, but the request is refused (403). */
+  readonly suspended: boolean
+}
+
+/** A page of accounts, and the cursor of the next one when more may follow. */
+export interface AccountPage {
+  readonly accounts: ReadonlyArray<Account>
+  readonly next: string | undefined
+}
+
+/** What an account update asks for; a field left out stays as it is. */
+export interface AccountUpdate {
+  readonly name?: string | null | undefined
+  readonly plan?: Plan | undefined
+  /** Enterprise only: required when the plan becomes enterprise, refused for the other plans. */
+  readonly limits?: PlanLimits | undefined
+  readonly status?: AccountStatus | undefined
 }
 
 /** A key as it is handed out, once. */
@@ -74,6 +95,18 @@ export class Accounts extends Context.Service<
     }) => Effect.Effect<{ readonly account: Account; readonly key: IssuedKey }, InvalidPlan | StoreUnavailable>
     readonly findAccount: (id: string) => Effect.Effect<Account, AccountNotFound | StoreUnavailable>
     readonly countAccounts: Effect.Effect<number, StoreUnavailable>
+    /** A page of accounts, newest first, filtered; `cursor` is the `next` of the page before. */
+    readonly list: (
+      query: AccountFilter & { readonly limit: number; readonly cursor?: string | undefined }
+    ) => Effect.Effect<AccountPage, InvalidCursor | StoreUnavailable>
+    /**
+     * Changes the account's name, plan (and limits, by the rules of `create`) or status; the account
+     * as it now is. A suspended account's keys are refused by `verify`'s principal (`suspended`).
+     */
+    readonly update: (
+      id: string,
+      update: AccountUpdate
+    ) => Effect.Effect<Account, AccountNotFound | InvalidPlan | StoreUnavailable>
     readonly issueKey: (
       accountId: string,
       options?: { readonly expiresAt?: number | undefined }
@@ -103,6 +136,48 @@ export class Accounts extends Context.Service<
   static readonly layer = (options: { readonly environment: ApiKey.KeyEnvironment }) =>
     Layer.effect(Accounts, make(options))
 }
+
+/**
+ * What `update` asks of the store: the plan's limits resolved by the rules of creation. Limits alone
+ * are for an enterprise account (its plan stays); with a plan, they follow `limitsFor`.
+ */
+const resolveChange = (current: Account, update: AccountUpdate): Effect.Effect<AccountChange, InvalidPlan> => {
+  const plan = update.plan ?? current.plan
+  // An enterprise account that stays enterprise keeps its limits unless new ones are given.
+  const limits = update.limits ?? (plan === "enterprise" && current.plan === "enterprise" ? current.limits : undefined)
+  const planChange = update.plan === undefined && update.limits === undefined ? undefined : limitsFor(plan, limits)
+  if (planChange !== undefined && Result.isFailure(planChange)) return Effect.fail(planChange.failure)
+  return Effect.succeed({
+    name: update.name,
+    plan: planChange === undefined ? undefined : { plan, limits: planChange.success },
+    status: update.status
+  })
+}
+
+/** `list` and `update` of the accounts service, over the store and the listing's cursor signer. */
+const listAndUpdate = (
+  store: AccountStore["Service"],
+  cursors: CursorSigner["Service"],
+  findAccount: (id: string) => Effect.Effect<Account, AccountNotFound | StoreUnavailable>
+): Pick<Accounts["Service"], "list" | "update"> => ({
+  list: ({ cursor, limit, ...filter }) =>
+    Effect.gen(function*() {
+      const after = cursor === undefined ? undefined : yield* decodeAccountCursor(cursors, cursor, filter)
+      // One more than asked: whether a next page exists without a second read.
+      const found = yield* store.listAccounts({ ...filter, after, limit: limit + 1 })
+      const page = found.slice(0, limit)
+      const last = page.at(-1)
+      return { accounts: page, next: found.length > limit && last !== undefined ? encodeAccountCursor(cursors, last, filter) : undefined }
+    }),
+  update: (id, update) =>
+    Effect.gen(function*() {
+      const current = yield* findAccount(id)
+      const change = yield* resolveChange(current, update)
+      const updated = yield* store.updateAccount(id, change)
+      if (Option.isNone(updated)) return yield* new AccountNotFound({ id })
+      return updated.value
+    }),
+})
 
 /** Builds the accounts service over the account store and the secure random source. @category constructors */
 export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =>
@@ -148,8 +223,13 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
     const principalOf = (key: KeyRecord) => (account: Account): Principal => ({
       accountId: account.id,
       keyId: key.id,
-      limits: account.limits
+      limits: account.limits,
+      suspended: account.status === "suspended"
     })
+    // The listing's cursors are signed with the stores' cursor secret when there is one (shared by
+    // every instance of a shared store), else with a secret of this process.
+    const signer = yield* Effect.serviceOption(CursorSigner)
+    const cursors = Option.isSome(signer) ? signer.value : makeSigner(yield* random.bytes(32))
 
     // Plain steps (`Effect.suspend`, `flatMap`, `map`) rather than a generator: this runs on every
     // request.
@@ -172,13 +252,14 @@ export const make = (options: { readonly environment: ApiKey.KeyEnvironment }) =
           if (Result.isFailure(resolved)) return yield* resolved.failure
           const now = yield* Clock.currentTimeMillis
           const id = yield* withRandom(randomId("acc"))
-          const account: Account = { id, plan, limits: resolved.success, createdAt: now }
+          const account: Account = { id, name: null, plan, limits: resolved.success, status: "active", createdAt: now }
           const key = yield* newKey(id, now, null)
           yield* store.insertAccount(account, key.record)
           return { account, key: key.issued }
         }),
       findAccount,
       countAccounts: store.countAccounts,
+      ...listAndUpdate(store, cursors, findAccount),
       issueKey: (accountId, opts) =>
         Effect.gen(function*() {
           yield* findAccount(accountId)

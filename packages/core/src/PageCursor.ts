@@ -33,6 +33,10 @@ export class CursorSigner extends Context.Service<
   {
     readonly encode: (position: CursorPosition) => string
     readonly decode: (token: string) => Result.Result<CursorPosition, InvalidCursor>
+    /** Another listing's position (`payload`, its own text) as an opaque, signed cursor. */
+    readonly seal: (payload: string) => string
+    /** The payload `seal` signed in `token`; `InvalidCursor` when it was altered or not issued here. */
+    readonly open: (token: string) => Result.Result<string, InvalidCursor>
   }
 >()("@petstore/core/CursorSigner") {
   /** A signer under the given secret (at least 16 bytes); cursors stay valid as long as the secret does. */
@@ -67,6 +71,20 @@ export const make = (secret: Uint8Array): CursorSigner["Service"] => {
         issued.set(payload, token)
       }
       return token
+    },
+    seal: (payload) => `${Buffer.from(payload).toString("base64url")}.${sign(key, `~${payload}`)}`,
+    open: (token) => {
+      const dot = token.indexOf(".")
+      if (dot <= 0 || token.length > 4096) return invalid("cursor is malformed")
+      const body = token.slice(0, dot)
+      const payload = Buffer.from(body, "base64url").toString()
+      if (Buffer.from(payload).toString("base64url") !== body) return invalid("cursor is malformed")
+      const mac = Buffer.from(token.slice(dot + 1))
+      // Signed under another domain ("~") than the pets' cursors: one listing's cursor is never another's.
+      const expected = Buffer.from(sign(key, `~${payload}`))
+      return mac.length !== expected.length || !timingSafeEqual(mac, expected)
+        ? invalid("cursor was not issued by this service or was altered")
+        : Result.succeed(payload)
     },
     decode: (token) => {
       const dot = token.indexOf(".")

@@ -4,6 +4,8 @@
  *
  * @since 1.0.0
  */
+export * as AccountCursor from "./AccountCursor.js"
+export * as AccountListing from "./AccountListing.js"
 export * as Accounts from "./Accounts.js"
 export * as AccountStore from "./AccountStore.js"
 export * as AddressLimit from "./AddressLimit.js"

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result, Option } from "effect"
 import { type Account, AccountStore, type KeyRecord, makeMemory } from "../src/AccountStore.js"
 
-const account: Account = { id: "acc_1", plan: "free", limits: { perMinute: 60, perDay: 1000 }, createdAt: 1 }
+const account: Account = { id: "acc_1", name: null, plan: "free", limits: { perMinute: 60, perDay: 1000 }, status: "active", createdAt: 1 }
 const key = (id: string, accountId = "acc_1"): KeyRecord => ({
   id,
   accountId,

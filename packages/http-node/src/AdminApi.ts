@@ -13,8 +13,10 @@ import { ADMIN_PREFIX } from "./internal/operations/admin/adminEndpoint.js"
 import { createAccount } from "./internal/operations/admin/createAccount.js"
 import { createKey } from "./internal/operations/admin/createKey.js"
 import { deleteWebhook } from "./internal/operations/admin/deleteWebhook.js"
+import { getAccount } from "./internal/operations/admin/getAccount.js"
 import { getWebhook } from "./internal/operations/admin/getWebhook.js"
 import { listAccountMessages } from "./internal/operations/admin/listAccountMessages.js"
+import { listAccounts } from "./internal/operations/admin/listAccounts.js"
 import { listKeys } from "./internal/operations/admin/listKeys.js"
 import { listMessageAttempts } from "./internal/operations/admin/listMessageAttempts.js"
 import { replayFailedMessages } from "./internal/operations/admin/replayFailedMessages.js"
@@ -24,9 +26,13 @@ import { rotateKey } from "./internal/operations/admin/rotateKey.js"
 import { rotateWebhookSecret } from "./internal/operations/admin/rotateWebhookSecret.js"
 import { setWebhook } from "./internal/operations/admin/setWebhook.js"
 import { topUsage } from "./internal/operations/admin/topUsage.js"
+import { updateAccount } from "./internal/operations/admin/updateAccount.js"
 import type * as Operation from "./internal/operations/operation.js"
 
 export { ADMIN_PREFIX } from "./internal/operations/admin/adminEndpoint.js"
+export { AdminAccount } from "./internal/operations/admin/accounts.js"
+export { ListAccountsParams } from "./internal/operations/admin/listAccounts.js"
+export { UpdateAccount } from "./internal/operations/admin/updateAccount.js"
 export { CreateAccount, CreatedAccount } from "./internal/operations/admin/createAccount.js"
 export { IssuedKey } from "./internal/operations/admin/keys.js"
 export { AccountMessagesParams, AdminMessage } from "./internal/operations/admin/listAccountMessages.js"
@@ -40,6 +46,9 @@ export { IssuedWebhook, WebhookEndpoint, WebhookUrl } from "./internal/operation
  */
 export const ADMIN_OPERATIONS: ReadonlyArray<Operation.Operation<any, Accounts.Accounts, Operation.AdminContext>> = [
   createAccount,
+  listAccounts,
+  getAccount,
+  updateAccount,
   createKey,
   listKeys,
   rotateKey,
@@ -59,6 +68,9 @@ export const ADMIN_OPERATIONS: ReadonlyArray<Operation.Operation<any, Accounts.A
 /** The admin API's endpoints: accounts, keys, webhooks, usage and messages. */
 export class AdminGroup extends HttpApiGroup.make("admin")
   .add(createAccount.endpoint)
+  .add(listAccounts.endpoint)
+  .add(getAccount.endpoint)
+  .add(updateAccount.endpoint)
   .add(createKey.endpoint)
   .add(listKeys.endpoint)
   .add(rotateKey.endpoint)

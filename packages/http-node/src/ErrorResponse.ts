@@ -42,6 +42,10 @@ export const ERROR_CODES = {
     status: 403,
     description: "Console: the request comes from a page of another origin (its `Origin` or `Sec-Fetch-Site`); the console's session is accepted only from the server's own origin."
   },
+  account_suspended: {
+    status: 403,
+    description: "The API key is valid but its account is suspended; requests are refused until an operator makes it active again."
+  },
   not_found: { status: 404, description: "No such route, animal or message." },
   method_not_allowed: { status: 405, description: "The route exists but not with this method; see the `Allow` header." },
   gone: { status: 410, description: "The operation has reached its sunset date and was removed." },
@@ -218,6 +222,7 @@ export const STATIC = {
     "key_banned",
     "This key kept sending while told to wait and is temporarily banned; retry after the number of seconds in Retry-After."
   ),
+  accountSuspended: make("account_suspended", "The account of this API key is suspended; contact the operator of this service."),
   failedAuthLimited: make(
     "rate_limited",
     "Too many requests without a valid API key from this address; retry after the number of seconds in Retry-After."

@@ -1,13 +1,13 @@
 /**
  * `AccountStore` on PostgreSQL (key hashes only), shared by every instance. Verifying a key is on
  * every request's path, so keys found by hash and accounts are kept in memory:
- * - accounts never change once stored, so a cached account is always right;
- * - a key changed by this instance (revoke, rotate) is dropped from its cache once the change
- *   committed: refused here at once;
- * - a key changed by another instance: every change sends `NOTIFY petstore_keys` with the key's hash
- *   in its own transaction, and every instance LISTENs and drops that key (milliseconds). Should
- *   notifications be lost (the listening connection down), a cached key is also never used after
- *   `keyCacheMillis` (1 s): that is the published bound for a revocation to reach every instance.
+ * - a key changed by this instance (revoke, rotate), or an account (name, plan, status), is dropped
+ *   from its cache once the change committed: refused (or limited anew) here at once;
+ * - a key or an account changed by another instance: every change sends `NOTIFY petstore_keys` with
+ *   the key's hash (or `account:` and the account's id) in its own transaction, and every instance
+ *   LISTENs and drops that entry (milliseconds). Should notifications be lost (the listening
+ *   connection down), a cached key or account is also never used after `keyCacheMillis` (1 s): that
+ *   is the published bound for a revocation, a suspension or a new plan to reach every instance.
  * Unknown hashes are not cached, so a key created anywhere works at once.
  *
  * @since 1.0.0
@@ -30,7 +30,7 @@ export interface AccountStorePgOptions {
 /** The account store's defaults. */
 export const DEFAULT_OPTIONS: AccountStorePgOptions = { keyCacheMillis: 1_000 }
 
-/** The channel key changes are announced on; the payload is the key's hash. */
+/** The channel key and account changes are announced on; the payload is the key's hash, or `account:` and the account's id. */
 export const KEY_CHANNEL = "petstore_keys"
 
 /** Above this many entries a cache starts over (it only saves reads). */
@@ -41,14 +41,25 @@ interface CachedKey {
   readonly at: number
 }
 
+interface CachedAccount {
+  readonly account: AccountStore.Account
+  readonly at: number
+}
+
+/** The payload of an account's change on `KEY_CHANNEL` (a key's hash never has a colon). */
+const ACCOUNT_PAYLOAD = "account:"
+
 /** `accounts`, each column with what it holds of an `Account`: its statements' and `Import`'s. */
 export const ACCOUNTS: Table.Table<AccountStore.Account> = {
   name: "accounts",
   columns: [
     ["id", "text", "id"],
+    // An account of an export made before names and statuses: nameless and active.
+    ["name", "text", (a) => a.name ?? null],
     ["plan", "text", "plan"],
     ["per_minute", "int4", (a) => a.limits.perMinute],
     ["per_day", "int4", (a) => a.limits.perDay],
+    ["status", "text", (a) => a.status ?? "active"],
     ["created_at", "int8", "createdAt"]
   ]
 }
@@ -70,8 +81,11 @@ const KEY_COLUMNS = Table.selectList(KEYS.columns)
 const KEY_NAMES = Table.names(KEYS.columns)
 const keyValues = (key: AccountStore.KeyRecord) => Table.rowValues(KEYS.columns, key)
 
-/** An account read under its fields' names (its limits are two columns). */
-const accountOf = ({ perDay, perMinute, ...account }: Omit<AccountStore.Account, "limits"> & AccountStore.Account["limits"]) =>
+/** An account's row, read under its fields' names (its limits are two columns). */
+type AccountRow = Omit<AccountStore.Account, "limits"> & AccountStore.Account["limits"] & { readonly pg_notify?: unknown }
+
+/** The account of a row (the notification's column, when the row has one, left out). */
+const accountOf = ({ perDay, perMinute, pg_notify: _, ...account }: AccountRow): AccountStore.Account =>
   ({ ...account, limits: { perMinute, perDay } })
 
 const INSERT_ACCOUNT = statement(`INSERT INTO accounts (${Table.names(ACCOUNTS.columns)}) VALUES (${Table.parameters(ACCOUNTS.columns)})`)
@@ -81,8 +95,27 @@ const INSERT_KEY_OF_ACCOUNT = statement(
   `INSERT INTO api_keys (${KEY_NAMES}) SELECT ${Table.parameters(KEYS.columns)}
    WHERE EXISTS (SELECT 1 FROM accounts WHERE id = $2) RETURNING id`
 )
-const ACCOUNT_BY_ID = statement(
-  `SELECT id, plan, per_minute AS "perMinute", per_day AS "perDay", created_at AS "createdAt" FROM accounts WHERE id = $1`
+const ACCOUNT_COLUMNS = `id, name, plan, per_minute AS "perMinute", per_day AS "perDay", status, created_at AS "createdAt"`
+const ACCOUNT_BY_ID = statement(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`)
+// Newest first after a position, ids in byte order (COLLATE "C": the index's and the other stores'
+// order); each filter applies when given. `q`: an id prefix, or a part of the name with ASCII
+// letters folded (translate, not lower(), which would fold other letters too, by the locale).
+const FOLD = `'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'`
+const LIST_ACCOUNTS = statement(
+  `SELECT ${ACCOUNT_COLUMNS} FROM accounts
+   WHERE ($1::text IS NULL OR plan = $1) AND ($2::text IS NULL OR status = $2)
+     AND ($3::text IS NULL OR starts_with(id, $3) OR strpos(translate(name, ${FOLD}), translate($3, ${FOLD})) > 0)
+     AND ($4::int8 IS NULL OR created_at < $4 OR (created_at = $4 AND (id COLLATE "C") < $5))
+   ORDER BY created_at DESC, (id COLLATE "C") DESC LIMIT $6`
+)
+// A field not given (NULL; the name: $2 false) stays as it is; the change is announced in its transaction.
+const UPDATE_ACCOUNT = statement(
+  `WITH changed AS (
+     UPDATE accounts SET name = CASE WHEN $2 THEN $3 ELSE name END, plan = coalesce($4, plan),
+       per_minute = coalesce($5, per_minute), per_day = coalesce($6, per_day), status = coalesce($7, status)
+     WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}
+   )
+   SELECT changed.*, pg_notify('${KEY_CHANNEL}', '${ACCOUNT_PAYLOAD}' || changed.id) FROM changed`
 )
 const ACCOUNT_COUNT = statement("SELECT count(*)::int8 AS n FROM accounts")
 const KEY_BY_ID = statement(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`)
@@ -107,6 +140,35 @@ const ROTATE_OUT = statement(
 const SUCCESSOR_OF = statement("SELECT rotated_to FROM api_keys WHERE id = $1")
 
 
+/** The listing and the update of accounts; `forget` drops a changed account from the cache once committed. */
+const listAndUpdate = (
+  db: Database["Service"],
+  forget: (payload: string) => void
+): Pick<AccountStore.AccountStore["Service"], "listAccounts" | "updateAccount"> => ({
+  listAccounts: ({ after, limit, plan, q, status }) =>
+    Effect.map(
+      db.query<AccountRow>(LIST_ACCOUNTS, [plan ?? null, status ?? null, q ?? null, after?.createdAt ?? null, after?.id ?? null, limit]),
+      (rows) => rows.map(accountOf)
+    ),
+  updateAccount: (id, change) =>
+    Effect.map(
+      db.query<AccountRow>(UPDATE_ACCOUNT, [
+        id,
+        change.name !== undefined,
+        change.name ?? null,
+        change.plan?.plan ?? null,
+        change.plan?.limits.perMinute ?? null,
+        change.plan?.limits.perDay ?? null,
+        change.status ?? null
+      ]),
+      (rows) => {
+        // Committed: dropped here at once, as a changed key is.
+        forget(`${ACCOUNT_PAYLOAD}${id}`)
+        return Option.map(Option.fromNullishOr(rows[0]), accountOf)
+      }
+    )
+})
+
 /** The account store on PostgreSQL. @category constructors */
 export const make = (
   options: AccountStorePgOptions
@@ -115,9 +177,10 @@ export const make = (
     const db = yield* Database
     // The store's Clock, read when a lookup runs (a TestClock under test): cached keys age by it.
     const clock = yield* Clock.Clock
-    // Accounts by id. Invalidation: none needed. An account never changes once stored and is never
-    // deleted, so a kept account is always right; entries are dropped only when the cache starts over.
-    const accounts = BoundedCache.make<string, AccountStore.Account>(MAX_CACHED)
+    // Accounts by id. An account is wrong once updated (name, plan, status), by this instance or
+    // another. Dropped as keys are: by `forget` after this instance's change committed or on another
+    // instance's NOTIFY, all when the listener (re)starts, and not used after `keyCacheMillis`.
+    const accounts = BoundedCache.make<string, CachedAccount>(MAX_CACHED)
     // Keys found by hash (unknown hashes are not kept). A key is wrong once revoked or expired early
     // (rotation), by this instance or another. Dropped: by `forget` after this instance's change
     // committed; by `forget` on another instance's NOTIFY; all of them when the listener (re)starts;
@@ -126,16 +189,19 @@ export const make = (
     const keysByHash = BoundedCache.make<string, CachedKey>(MAX_CACHED)
     // Moves at every invalidation: a lookup that was in flight across one does not cache what it read.
     let generation = 0
-    const forget = (hash: string | undefined) => {
+    const forget = (payload: string | undefined) => {
       generation++
-      if (hash === undefined) keysByHash.clear()
-      else keysByHash.delete(hash)
+      if (payload === undefined) {
+        keysByHash.clear()
+        accounts.clear()
+      } else if (payload.startsWith(ACCOUNT_PAYLOAD)) accounts.delete(payload.slice(ACCOUNT_PAYLOAD.length))
+      else keysByHash.delete(payload)
     }
 
     // Every (re)start of the listener empties the cache: notifications may have been missed.
     yield* db.listen(KEY_CHANNEL, (hash) => forget(hash), () => forget(undefined))
 
-    const fresh = (cached: CachedKey | undefined, now: number): cached is CachedKey =>
+    const fresh = <C extends { readonly at: number }>(cached: C | undefined, now: number): cached is C =>
       cached !== undefined && now - cached.at < options.keyCacheMillis && now >= cached.at
 
     const lookUpKey = (hash: string, now: number) => {
@@ -146,12 +212,14 @@ export const make = (
         return found
       })
     }
-    const lookUpAccount = (id: string) =>
-      Effect.map(db.query<Parameters<typeof accountOf>[0]>(ACCOUNT_BY_ID, [id]), (rows) => {
+    const lookUpAccount = (id: string, now: number) => {
+      const before = generation
+      return Effect.map(db.query<AccountRow>(ACCOUNT_BY_ID, [id]), (rows) => {
         const found = Option.map(Option.fromNullishOr(rows[0]), accountOf)
-        if (Option.isSome(found)) accounts.set(id, found.value)
+        if (Option.isSome(found) && generation === before) accounts.set(id, { account: found.value, at: now })
         return found
       })
+    }
 
     // Cached answers are answered in the caller's step (`Effect.suspend`): no fiber is forked on a request's path.
     const keyByHash = (hash: string) =>
@@ -175,9 +243,11 @@ export const make = (
         }),
       findAccount: (id) =>
         Effect.suspend(() => {
+          const now = clock.currentTimeMillisUnsafe()
           const cached = accounts.get(id)
-          return cached !== undefined ? Effect.succeed(Option.some(cached)) : lookUpAccount(id)
+          return fresh(cached, now) ? Effect.succeed(Option.some(cached.account)) : lookUpAccount(id, now)
         }),
+      ...listAndUpdate(db, forget),
       countAccounts: Effect.map(db.query<{ n: number }>(ACCOUNT_COUNT, []), (rows) => rows[0]!.n),
       insertKey: (key) =>
         Effect.flatMap(

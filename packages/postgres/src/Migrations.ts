@@ -206,6 +206,26 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
         expires_at bigint NOT NULL
       )`
     ]
+  },
+  {
+    id: 8,
+    name: "account_name_status",
+    statements: [
+      // An account's name for people (none before), and whether its keys are served; accounts
+      // created before these columns are nameless and active. Additive: the previous program
+      // neither reads nor writes them (its inserts take the defaults).
+      `ALTER TABLE accounts ADD COLUMN name text`,
+      `ALTER TABLE accounts ADD COLUMN status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'suspended'))`
+    ]
+  },
+  {
+    id: 9,
+    name: "accounts_newest",
+    outsideTransaction: true,
+    statements: [
+      // The admin's listing: newest first, then by id in byte order (COLLATE "C", as the listing sorts).
+      `CREATE INDEX CONCURRENTLY IF NOT EXISTS accounts_newest ON accounts (created_at DESC, (id COLLATE "C") DESC)`
+    ]
   }
 ]
 

@@ -45,7 +45,7 @@ const keyOf = (n: number): AccountStore.KeyRecord => ({
   revokedAt: null,
   rotatedTo: null
 })
-const accountOf = (n: number): AccountStore.Account => ({ id: `acc_cache_${n}`, plan: "free", limits: { perMinute: 60, perDay: 1_000 }, createdAt: T0 })
+const accountOf = (n: number): AccountStore.Account => ({ id: `acc_cache_${n}`, name: null, plan: "free", limits: { perMinute: 60, perDay: 1_000 }, status: "active", createdAt: T0 })
 
 const revokedAt = (found: Option.Option<AccountStore.KeyRecord>) => Option.getOrThrow(found).revokedAt
 

@@ -65,7 +65,7 @@ if ("skip" in database) {
           for (const spec of accountSpecs) {
             const accountId = `acc_${spec.n}`
             const key = { id: `key_${spec.n}`, accountId, hash: `hash_${spec.n}`, prefix: "psk_live_abcd", createdAt: NOW - 1, expiresAt: null, revokedAt: spec.revokedAt, rotatedTo: spec.rotatedTo }
-            yield* store.insertAccount({ id: accountId, plan: spec.plan as never, limits: { perMinute: 60, perDay: 1_000 }, createdAt: NOW - 1 }, key)
+            yield* store.insertAccount({ id: accountId, name: spec.n % 2 === 0 ? `Name ${spec.n}` : null, plan: spec.plan as never, limits: { perMinute: 60, perDay: 1_000 }, status: spec.n % 3 === 0 ? "suspended" : "active", createdAt: NOW - 1 }, key)
             keys.push(key)
             if (spec.message !== null) {
               const id = `msg_${spec.n}`

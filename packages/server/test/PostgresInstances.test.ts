@@ -138,6 +138,33 @@ if ("skip" in database) {
       expect(refusedAfter).toBeLessThanOrEqual(REVOCATION_BOUND_MS + SCHEDULING_MARGIN_MS)
     })
 
+    it("a suspension is refused at once by the instance that made it and by the other within 1 s (plus a stated margin); resuming restores the keys on both", async () => {
+      const victim = await createAccount(a.url)
+      for (const server of [a, b]) expect((await get(server.url, "/v1/pets?limit=1", victim.key)).status).toBe(200)
+      const setStatus = (status: string) =>
+        request(`${a.url}/admin/v1/accounts/${victim.accountId}`, { method: "PATCH", key: ADMIN_TOKEN, body: JSON.stringify({ status }) })
+      expect((await setStatus("suspended")).status).toBe(200)
+      const at = Date.now()
+      const here = await get(a.url, "/v1/pets?limit=1", victim.key)
+      expect([here.status, here.body.code, here.headers.has("www-authenticate")]).toStrictEqual([403, "account_suspended", false])
+      const refusedAfter = await pollUntil("the other instance to refuse the suspended account", async () => {
+        const reply = await get(b.url, "/v1/pets?limit=1", victim.key)
+        return reply.status === 403 ? Date.now() - at : undefined
+      }, 300, 10)
+      expect(refusedAfter).toBeLessThanOrEqual(REVOCATION_BOUND_MS + SCHEDULING_MARGIN_MS)
+      const other = await get(b.url, "/v1/pets?limit=1", victim.key)
+      expect([other.body.code, other.headers.has("www-authenticate")]).toStrictEqual(["account_suspended", false])
+      // Both instances list it as suspended.
+      for (const server of [a, b]) {
+        const listed = await request(`${server.url}/admin/v1/accounts?status=suspended`, { key: ADMIN_TOKEN })
+        expect(listed.body.map((x: { id: string }) => x.id)).toContain(victim.accountId)
+      }
+      expect((await setStatus("active")).status).toBe(200)
+      expect((await get(a.url, "/v1/pets?limit=1", victim.key)).status).toBe(200)
+      await pollUntil("the other instance to serve the account again", async () =>
+        (await get(b.url, "/v1/pets?limit=1", victim.key)).status === 200 ? true : undefined, 300, 10)
+    })
+
     it("a pet acknowledged before kill -9 is there after it, exactly once", async () => {
       let acked: Array<{ id: number; name: string }> = []
       let running = true

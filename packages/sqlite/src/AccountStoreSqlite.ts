@@ -1,13 +1,12 @@
 /**
  * `AccountStore` on SQLite (key hashes only). Verifying a key is on every request's path, so keys
  * found by hash and accounts are kept in memory:
- * - accounts never change once stored, so a cached account is always right;
- * - keys change (revoke, rotate) through this store, which drops the cache in the same
- *   synchronous step as its commit, or
+ * - keys change (revoke, rotate) and accounts change (name, plan, status) through this store,
+ *   which drops the cache in the same synchronous step as its commit, or
  *   through another process on the same file (the CLI): `PRAGMA data_version`, which moves when
- *   another connection commits, is read again before a key lookup once the last reading is
- *   `pollMillis` old, and the cache is dropped when it moved. A key revoked elsewhere is refused
- *   here within `pollMillis` (default 250 ms).
+ *   another connection commits, is read again before a lookup once the last reading is
+ *   `pollMillis` old, and both caches are dropped when it moved. A key revoked or an account
+ *   suspended elsewhere is refused here within `pollMillis` (default 250 ms).
  * Unknown hashes are not cached, so a key created elsewhere works at once.
  *
  * @since 1.0.0
@@ -49,7 +48,7 @@ const KEY_FIELDS: ReadonlyArray<Columns.Column<AccountStore.KeyRecord>> = [
 export const KEY_COLUMNS = Columns.selectList(KEY_FIELDS)
 
 /** What every read of `accounts` selects (here and in `Export`): `accountOf` makes a row an `Account`. */
-export const ACCOUNT_COLUMNS = `id, plan, per_minute AS "perMinute", per_day AS "perDay", created_at AS "createdAt"`
+export const ACCOUNT_COLUMNS = `id, name, plan, per_minute AS "perMinute", per_day AS "perDay", status, created_at AS "createdAt"`
 
 /** The account of a row read with `ACCOUNT_COLUMNS` (its limits are two columns). */
 export const accountOf = (row: unknown): AccountStore.Account => {
@@ -62,7 +61,22 @@ const keyValues = (key: AccountStore.KeyRecord) => Columns.values(KEY_FIELDS, ke
 /** The store's prepared statements. */
 const statements = (connection: Connection["Service"]) => ({
   insertAccountRow: connection.prepare(
-    "INSERT INTO accounts (id, plan, per_minute, per_day, created_at) VALUES (?, ?, ?, ?, ?)"
+    "INSERT INTO accounts (id, name, plan, per_minute, per_day, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+  ),
+  // Newest first after a position; each filter applies when given (`q`: an id prefix, or a part of
+  // the name, SQLite's lower() folding ASCII letters only, as `AccountListing.foldAscii` does).
+  listAccounts: connection.prepare(
+    `SELECT ${ACCOUNT_COLUMNS} FROM accounts
+     WHERE (@plan IS NULL OR plan = @plan) AND (@status IS NULL OR status = @status)
+       AND (@q IS NULL OR substr(id, 1, length(@q)) = @q OR instr(lower(name), lower(@q)) > 0)
+       AND (@afterAt IS NULL OR created_at < @afterAt OR (created_at = @afterAt AND id < @afterId))
+     ORDER BY created_at DESC, id DESC LIMIT @limit`
+  ),
+  // A field not given (NULL; the name: `setName` 0) stays as it is.
+  updateAccount: connection.prepare(
+    `UPDATE accounts SET name = CASE WHEN @setName THEN @name ELSE name END, plan = coalesce(@plan, plan),
+       per_minute = coalesce(@perMinute, per_minute), per_day = coalesce(@perDay, per_day), status = coalesce(@status, status)
+     WHERE id = @id RETURNING ${ACCOUNT_COLUMNS}`
   ),
   insertKeyRow: connection.prepare(`INSERT INTO api_keys (${Columns.names(KEY_FIELDS)}) VALUES (${Columns.placeholders(KEY_FIELDS)})`),
   // The account check and the insert are one statement, so no other write can come between.
@@ -88,6 +102,40 @@ const statements = (connection: Connection["Service"]) => ({
   successorOf: connection.prepare("SELECT rotated_to FROM api_keys WHERE id = ?").pluck()
 })
 
+/** The listing and the update of accounts; `forgetAccounts` empties the cache in the update's write. */
+const listAndUpdate = (
+  db: Database["Service"],
+  sql: ReturnType<typeof statements>,
+  forgetAccounts: () => void
+): Pick<AccountStore.AccountStore["Service"], "listAccounts" | "updateAccount"> => ({
+  listAccounts: ({ after, limit, plan, q, status }) =>
+    db.read(() =>
+      sql.listAccounts.all({
+        plan: plan ?? null,
+        status: status ?? null,
+        q: q ?? null,
+        afterAt: after?.createdAt ?? null,
+        afterId: after?.id ?? null,
+        limit
+      }).map(accountOf)
+    ),
+  updateAccount: (id, change) =>
+    db.write(() => {
+      const row = sql.updateAccount.get({
+        id,
+        setName: change.name === undefined ? 0 : 1,
+        name: change.name ?? null,
+        plan: change.plan?.plan ?? null,
+        perMinute: change.plan?.limits.perMinute ?? null,
+        perDay: change.plan?.limits.perDay ?? null,
+        status: change.status ?? null
+      })
+      // In the write, as keys are dropped: no lookup caches the old account past the commit.
+      forgetAccounts()
+      return Option.map(Option.fromNullishOr(row), accountOf)
+    })
+})
+
 /** The account store on SQLite. @category constructors */
 export const make = (
   options: AccountStoreSqliteOptions
@@ -96,7 +144,8 @@ export const make = (
     const connection = yield* Connection
     const db = yield* Database
 
-    // Accounts never change once stored: a kept account is always right; it goes only when the cache starts over.
+    // Accounts by id. An account is wrong once updated (name, plan, status): this store's update
+    // empties the cache in its write, another process's commit empties it as it does the keys'.
     const accounts = BoundedCache.make<string, AccountStore.Account>(MAX_CACHED)
     // A key is wrong once revoked, rotated or expired early: every key write empties this cache (below).
     const keysByHash = BoundedCache.make<string, AccountStore.KeyRecord>(MAX_CACHED)
@@ -128,6 +177,7 @@ export const make = (
       if (version !== seenVersion) {
         seenVersion = version
         invalidateKeys()
+        accounts.clear()
       }
     }
 
@@ -143,6 +193,7 @@ export const make = (
       return found
     }
     const accountById = (id: string): Option.Option<AccountStore.Account> => {
+      noticeOtherWriters(clock.currentTimeMillisUnsafe())
       const cached = accounts.get(id)
       if (cached !== undefined) return Option.some(cached)
       const found = Option.map(Option.fromNullishOr(sql.accountRow.get(id)), accountOf)
@@ -156,11 +207,20 @@ export const make = (
     return AccountStore.AccountStore.of({
       insertAccount: (account, firstKey) =>
         keyWrite(() => {
-          sql.insertAccountRow.run(account.id, account.plan, account.limits.perMinute, account.limits.perDay, account.createdAt)
+          sql.insertAccountRow.run(
+            account.id,
+            account.name,
+            account.plan,
+            account.limits.perMinute,
+            account.limits.perDay,
+            account.status,
+            account.createdAt
+          )
           sql.insertKeyRow.run(...keyValues(firstKey))
         }),
       findAccount: (id) => atOnce(() => accountById(id)),
       countAccounts: db.read(() => sql.accountCount.get() as number),
+      ...listAndUpdate(db, sql, () => accounts.clear()),
       insertKey: (key) =>
         Effect.flatMap(
           keyWrite(() => sql.insertKeyOfAccount.all(...keyValues(key), key.accountId).length),

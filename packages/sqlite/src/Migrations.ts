@@ -213,6 +213,18 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
         expires_at INTEGER NOT NULL
       ) WITHOUT ROWID`
     ]
+  },
+  {
+    id: 12,
+    name: "account_name_status",
+    statements: [
+      // An account's name for people (none before), and whether its keys are served; accounts
+      // created before these columns are nameless and active.
+      `ALTER TABLE accounts ADD COLUMN name TEXT`,
+      `ALTER TABLE accounts ADD COLUMN status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'suspended'))`,
+      // The admin's listing: newest first, then by id.
+      `CREATE INDEX accounts_newest ON accounts (created_at DESC, id DESC)`
+    ]
   }
 ]
 

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import * as Admit from "../../src/internal/stages/admit.js"
 import { exchange, outcomeAtOnce } from "./support/Stages.js"
 
-const principal = { accountId: "acc_1", keyId: "key_1", limits: { perMinute: 2, perDay: 100 } }
+const principal = { accountId: "acc_1", keyId: "key_1", limits: { perMinute: 2, perDay: 100 }, suspended: false }
 
 describe("stage admit", () => {
   it.effect("a key's requests go on until the bucket is spent, then 429; each with its rate-limit headers and account", () =>

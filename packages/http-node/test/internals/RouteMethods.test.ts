@@ -24,9 +24,9 @@ const Things = HttpApi.make("things").add(
 const Posts = HttpApi.make("posts").add(HttpApiGroup.make("posts").add(HttpApiEndpoint.post("make", "/posts")))
 
 describe("the methods of the routes", () => {
-  it("the pet store and admin APIs: GET with HEAD, POST, PUT (the admin API's webhook), DELETE", () => {
-    expect(Routes.methods([Api, AdminApi])).toEqual(["GET", "HEAD", "POST", "PUT", "DELETE"])
-    expect(App.DEFAULT_METHODS).toEqual(["GET", "HEAD", "POST", "PUT", "DELETE"])
+  it("the pet store and admin APIs: GET with HEAD, POST, PUT (the admin API's webhook), PATCH (an account), DELETE", () => {
+    expect(Routes.methods([Api, AdminApi])).toEqual(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])
+    expect(App.DEFAULT_METHODS).toEqual(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])
   })
 
   it("each method once, HEAD wherever GET, in a fixed order whatever the order of the endpoints", () => {

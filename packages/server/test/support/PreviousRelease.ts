@@ -11,10 +11,10 @@ import { execFile, execFileSync } from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
-/** The parent of 339d83c, the commit that added migration 6 (messages_by_account). */
-export const COMMIT = "22884c21869457b028c94ec26179eac80abbbe20"
+/** The parent of the commit that added migrations 7 and 8 (account_name_status, accounts_newest). */
+export const COMMIT = "25cf7a6a53b71f484150a3b0b0aa129c8fa6dc0c"
 /** The last migration COMMIT knows. */
-export const SCHEMA = 5
+export const SCHEMA = 6
 
 const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../..")
 const SCRIPT = Path.join(ROOT, "scripts", "release-build.mjs")

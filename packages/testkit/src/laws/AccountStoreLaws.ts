@@ -7,7 +7,8 @@ import { fromSchema } from "../arbitraries/FromSchema.js"
 import * as fc from "fast-check"
 import { describe, expect } from "@effect/vitest"
 import { Effect, Result, Layer, Option, Redacted } from "effect"
-import { Accounts, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/core"
+import { Accounts, AccountListing, AccountStore, ApiKey, Plan, SecureRandom } from "@petstore/core"
+import { accountListingLaws } from "./AccountListingLaws.js"
 import type { LawSuiteOptions } from "./LawSuite.js"
 import { base62, byId, instant, numRuns, plain, property, stringsIn } from "./internal/support.js"
 
@@ -21,8 +22,10 @@ const nullableInstant = fc.option(instant, { nil: null })
 const account = (id: string): fc.Arbitrary<Account> =>
   fc.record({
     id: fc.constant(id),
+    name: fc.option(fromSchema(AccountListing.AccountName), { nil: null }),
     plan: fromSchema(Plan.Plan),
     limits: fromSchema(Plan.PlanLimits),
+    status: fc.constantFrom<AccountListing.AccountStatus>("active", "suspended"),
     createdAt: instant
   })
 
@@ -318,5 +321,6 @@ export const accountStoreLaws = <E>(
     recordLaws(suite)
     rotationLaws(suite)
     refusalAndSecrecyLaws(suite)
+    accountListingLaws(layer, options)
   })
 }

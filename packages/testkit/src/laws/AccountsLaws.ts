@@ -98,7 +98,7 @@ const verificationLaws = <E>({ withAccounts, runs }: Suite<E>): void => {
             expect(ApiKey.isWellFormed(token)).toBe(true)
             expect(k.prefix).toBe(ApiKey.displayPrefix(token))
             expect(yield* accounts.verify(token)).toStrictEqual(
-              Option.some({ accountId: account.id, keyId: k.id, limits: account.limits })
+              Option.some({ accountId: account.id, keyId: k.id, limits: account.limits, suspended: false })
             )
           }
           expect(new Set(issued.map((k) => Redacted.value(k.key))).size).toBe(issued.length)

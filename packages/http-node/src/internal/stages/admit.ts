@@ -11,13 +11,16 @@ import * as ErrorResponse from "../../ErrorResponse.js"
 import * as RateLimitHeaders from "../rateLimitHeaders.js"
 import { refusal } from "./answer.js"
 import type { Admitted, Authenticated, Start } from "./exchange.js"
-import { type Draft, type Outcome, type Stage } from "./pipeline.js"
+import { answerWith, type Draft, type Outcome, type Stage } from "./pipeline.js"
 
 const REJECTION = {
   rate_limited: refusal(ErrorResponse.STATIC.rateLimited),
   daily_quota_exceeded: refusal(ErrorResponse.STATIC.dailyQuotaExceeded),
   key_banned: refusal(ErrorResponse.STATIC.keyBanned)
 } as const
+// A known, active key of a suspended account: refused before the limiter (nothing is counted), and
+// without `WWW-Authenticate` (the credentials are fine; another key of the account would fare no better).
+const SUSPENDED = answerWith(refusal(ErrorResponse.STATIC.accountSuspended))
 const FAILED_AUTH_LIMITED = refusal(ErrorResponse.STATIC.failedAuthLimited)
 const NO_KEY = refusal(ErrorResponse.STATIC.unauthorized, { "WWW-Authenticate": "Bearer realm=\"petstore\"" })
 const INVALID_KEY = refusal(ErrorResponse.STATIC.unauthorized, {
@@ -48,6 +51,10 @@ export const make = ({ clientAddress, limiter }: AdmitOptions): Stage<Start & Au
   return (exchange) => {
     const principal = exchange.principal
     if (principal === undefined) return refuseUnknown(exchange)
+    if (principal.suspended) {
+      exchange.accountId = principal.accountId
+      return SUSPENDED
+    }
     return Effect.map(limiter.admit(principal), (decision): Outcome => {
       exchange.admission = limitHeaders(decision)
       exchange.accountId = principal.accountId
