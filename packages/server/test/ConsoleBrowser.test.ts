@@ -26,6 +26,9 @@ const ADMIN_TOKEN = "console-browser-test-admin-token-0123456789"
 const MARKUP = "<img src=x onerror=alert(1)>"
 const FIRST_LOAD_LIMIT = 150 * 1024
 
+/** Waits for what the page (or the server) will show: a deadline for a loaded machine, not a speed. */
+const poll = <A>(read: () => Promise<A> | A) => expect.poll(read, { timeout: 20_000, interval: 100 })
+
 describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` (${skip})` : ""}`, () => {
   const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-console-browser-"))
   const shots = screenshotFolder(folder)
@@ -96,7 +99,7 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
     await page.goto(`${server.url}/console`)
     await page.getByLabel("Admin token").fill("not-the-token")
     await page.getByLabel("Admin token").press("Enter")
-    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/\S/)
+    await poll(() => page.getByRole("alert").textContent()).toMatch(/\S/)
     const refused = await fetch(`${server.url}/console/session`, {
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: "not-the-token" })
     }).then((r) => r.json() as Promise<{ message: string }>)
@@ -124,12 +127,15 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
     await page.getByRole("button", { name: "Create account" }).click()
     key = (await page.locator(`[data-secret="API key"]`).textContent())!
     expect(key).toMatch(/^psk_/)
-    await expect.poll(() => page.getByText("It is shown only this once").count()).toBe(1)
+    await poll(() => page.getByText("It is shown only this once").count()).toBe(1)
     expect((await pets(key)).status).toBe(200)
     accountId = (await page.locator("#created-account a").textContent())!
-    // The list shows it (a new search lists the newest first).
+    // The list shows it, newest first; and the search finds it by id.
+    await page.locator("#accounts tbody tr").first().getByRole("link", { name: accountId }).waitFor()
+    await page.getByLabel("Search").fill(accountId)
     await page.getByRole("button", { name: "Search" }).click()
-    await page.locator("#accounts").getByRole("link", { name: accountId }).waitFor()
+    await poll(() => page.locator("#accounts tbody tr").count()).toBe(1)
+    expect(new URL(page.url()).searchParams.get("q")).toBe(accountId)
     await audit("accounts")
   }, 60_000)
 
@@ -137,14 +143,14 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
     await page.locator("#accounts").getByRole("link", { name: accountId }).click()
     await page.getByLabel("Name").fill(MARKUP)
     await page.getByRole("button", { name: "Save" }).click()
-    await expect.poll(() => page.locator(`[data-field="name"]`).textContent()).toBe(MARKUP)
+    await poll(() => page.locator(`[data-field="name"]`).textContent()).toBe(MARKUP)
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(`Account ${MARKUP}`)
     expect(await page.locator("main img").count()).toBe(0)
     expect((await admin("GET", `/accounts/${accountId}`)).body.name).toBe(MARKUP)
 
     await page.getByRole("button", { name: "Suspend account" }).click()
     await page.getByRole("dialog").getByRole("button", { name: "Suspend account" }).click()
-    await expect.poll(() => page.locator(`[data-field="status"]`).textContent()).toBe("suspended")
+    await poll(() => page.locator(`[data-field="status"]`).textContent()).toBe("suspended")
     expect(await pets(key)).toMatchObject({ status: 403, body: { code: "account_suspended" } })
 
     // By keyboard: the button, Enter, and the dialog's own button.
@@ -152,7 +158,7 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
     await page.keyboard.press("Enter")
     await page.getByRole("dialog").getByRole("button", { name: "Resume account" }).focus()
     await page.keyboard.press("Enter")
-    await expect.poll(() => page.locator(`[data-field="status"]`).textContent()).toBe("active")
+    await poll(() => page.locator(`[data-field="status"]`).textContent()).toBe("active")
     expect((await pets(key)).status).toBe(200)
   }, 60_000)
 
@@ -162,13 +168,13 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
     await page.getByRole("button", { name: "Set endpoint" }).click()
     await page.locator(`[data-secret="Signing secret"]`).waitFor()
     const stored = (await admin("GET", `/accounts/${accountId}/webhook`)).body.url
-    await expect.poll(() => page.locator(`#webhook-facts [data-field="url"]`).textContent()).toBe(stored)
+    await poll(() => page.locator(`#webhook-facts [data-field="url"]`).textContent()).toBe(stored)
     expect(await page.locator("main img").count()).toBe(0)
 
     receiver.status = 500
     await page.getByLabel("Endpoint URL").fill(receiver.url)
     await page.getByRole("button", { name: "Set endpoint" }).click()
-    await expect.poll(() => page.locator(`#webhook-facts [data-field="url"]`).textContent()).toBe(receiver.url)
+    await poll(() => page.locator(`#webhook-facts [data-field="url"]`).textContent()).toBe(receiver.url)
     const sent = await fetch(`${server.url}/v1/messages`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -176,19 +182,19 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
     }).then((r) => r.json() as Promise<{ id: string }>)
     messageId = sent.id
     const row = page.locator(`#messages-table tr[data-message-id="${messageId}"]`)
-    await expect.poll(async () => {
+    await poll(async () => {
       await page.getByRole("button", { name: "Refresh" }).click()
       return row.locator(`[data-field="status"]`).textContent()
-    }, { timeout: 20_000 }).toBe("failed")
+    }).toBe("failed")
     await page.reload()
-    await expect.poll(() => page.locator(`#webhook-facts [data-field="failingSince"]`).textContent()).not.toBe("—")
+    await poll(() => page.locator(`#webhook-facts [data-field="failingSince"]`).textContent()).not.toBe("—")
 
     receiver.status = 204
     await row.getByRole("button", { name: `Replay ${messageId}` }).click()
-    await expect.poll(async () => {
+    await poll(async () => {
       await page.getByRole("button", { name: "Refresh" }).click()
       return row.locator(`[data-field="status"]`).textContent()
-    }, { timeout: 20_000 }).toBe("delivered")
+    }).toBe("delivered")
 
     // Another failure, replayed with every failure since a minute ago: the progress reaches 1 of 1.
     receiver.status = 500
@@ -198,18 +204,18 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ message: "again" })
     }).then((r) => r.json() as Promise<{ id: string }>)
-    await expect.poll(async () => (await admin("GET", `/accounts/${accountId}/messages?status=failed`)).body.map((m: { id: string }) => m.id), { timeout: 20_000 })
+    await poll(async () => (await admin("GET", `/accounts/${accountId}/messages?status=failed`)).body.map((m: { id: string }) => m.id))
       .toContain(second.id)
     receiver.status = 204
     await page.getByLabel("Failed since (UTC)").fill(since)
     await page.getByRole("button", { name: "Replay failures" }).click()
-    await expect.poll(() => page.locator("#replay-progress").textContent(), { timeout: 20_000 }).toContain("1 of 1 done (1 delivered, 0 failed)")
+    await poll(() => page.locator("#replay-progress").textContent()).toContain("1 of 1 done (1 delivered, 0 failed)")
   }, 90_000)
 
   it("message: the message and its attempts, replay", async () => {
     await page.getByRole("link", { name: messageId }).click()
     await page.getByRole("heading", { name: `Message ${messageId}` }).waitFor()
-    await expect.poll(() => page.locator("#attempts tbody tr").count()).toBeGreaterThanOrEqual(4)
+    await poll(() => page.locator("#attempts tbody tr").count()).toBeGreaterThanOrEqual(4)
     expect(await page.locator(`#message-facts [data-field="status"]`).textContent()).toBe("delivered")
     await audit("message")
     await page.getByRole("button", { name: "Replay" }).click()
@@ -221,14 +227,14 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
   it("usage: the chart's numbers are the admin API's, for the account and each key", async () => {
     // Counts settle (written every 0.2 s): two reads in a row the same.
     let expected: { buckets: Array<{ start: string; total: number }>; byKey: Array<{ prefix: string; buckets: Array<{ total: number }> }> } | undefined
-    await expect.poll(async () => {
+    await poll(async () => {
       const previous = JSON.stringify(expected)
       expected = (await admin("GET", `/accounts/${accountId}/usage?granularity=hour&keys=10`)).body
       return expected!.buckets.some((b) => b.total > 0) && JSON.stringify(expected) === previous
-    }, { timeout: 20_000 }).toBe(true)
+    }).toBe(true)
     await page.getByRole("button", { name: "7 days" }).click()
     await page.getByRole("button", { name: "24 hours" }).click()
-    await expect.poll(() => page.locator("#usage-account tbody tr").count()).toBe(expected!.buckets.length)
+    await poll(() => page.locator("#usage-account tbody tr").count()).toBe(expected!.buckets.length)
     const table = await page.locator("#usage-account tbody tr").evaluateAll((rows) =>
       rows.map((row) => ({
         start: row.getAttribute("data-start"),
@@ -249,12 +255,12 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
     await page.getByRole("button", { name: `Rotate ${first.prefix}` }).click()
     const again = await admin("POST", `/keys/${first.id}/rotate`)
     expect(again.status).toBe(409)
-    await expect.poll(() => page.locator("#keys ~ .error, section[aria-labelledby=keys] .error").first().textContent()).toBe(again.body.message)
+    await poll(() => page.locator("#keys ~ .error, section[aria-labelledby=keys] .error").first().textContent()).toBe(again.body.message)
 
     const successorPrefix = successor.slice(0, first.prefix.length)
     await page.getByRole("button", { name: `Revoke ${successorPrefix}` }).first().click()
     await page.getByRole("dialog").getByRole("button", { name: `Revoke ${successorPrefix}` }).click()
-    await expect.poll(() => page.locator(`#keys-table tr[data-prefix="${successorPrefix}"] [data-field="state"]`).textContent()).toBe("revoked")
+    await poll(() => page.locator(`#keys-table tr[data-prefix="${successorPrefix}"] [data-field="state"]`).textContent()).toBe("revoked")
     expect((await pets(successor)).status).toBe(401)
   }, 60_000)
 

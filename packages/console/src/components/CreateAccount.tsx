@@ -12,8 +12,14 @@ interface Created {
   readonly key: string
 }
 
+/** Props of CreateAccount. */
+export interface CreateAccountProps {
+  /** Called once an account is created (the list shows it). */
+  readonly onCreated: () => void
+}
+
 /** The form that creates an account, and the key it got. */
-export const CreateAccount = () => {
+export const CreateAccount = ({ onCreated }: CreateAccountProps) => {
   const [plan, setPlan] = useState<string>("free")
   const [error, setError] = useState<string | undefined>(undefined)
   const [created, setCreated] = useState<Created | undefined>(undefined)
@@ -28,6 +34,7 @@ export const CreateAccount = () => {
           request<Created>("POST", "/admin/v1/accounts", body).then((answer) => {
             setError(undefined)
             setCreated(answer.body)
+            onCreated()
           }, (failed) => setError(messageOf(failed)))
         }}
       >

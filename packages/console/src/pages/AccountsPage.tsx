@@ -59,7 +59,10 @@ export const AccountsPage = ({ query }: AccountsPageProps) => {
             const value = String(data.get(name) ?? "")
             if (value !== "") params.set(name, value)
           }
-          navigate(`/console/accounts${params.size > 0 ? `?${params}` : ""}`)
+          const href = `/console/accounts${params.size > 0 ? `?${params}` : ""}`
+          // The same search again reads the list again (it may have changed).
+          if (href === `${location.pathname}${location.search}`) page.reload()
+          else navigate(href)
         }}
       >
         <label for="q">Search</label>
@@ -105,7 +108,7 @@ export const AccountsPage = ({ query }: AccountsPageProps) => {
           </>
         )
         : null}
-      <CreateAccount />
+      <CreateAccount onCreated={page.reload} />
     </section>
   )
 }

@@ -55,7 +55,10 @@ export const watch = async (page: Page, origin: string, expected: ReadonlyArray<
     problems.push(`dialog: ${dialog.message()}`)
     void dialog.dismiss()
   })
-  page.on("requestfailed", (request) => problems.push(`failed: ${request.url()} (${request.failure()?.errorText})`))
+  // A request the page's own navigation cut short (a reload while a read was under way) is no failure.
+  page.on("requestfailed", (request) => {
+    if (request.failure()?.errorText !== "net::ERR_ABORTED") problems.push(`failed: ${request.url()} (${request.failure()?.errorText})`)
+  })
   page.on("response", (response) => {
     if (response.status() >= 400 && !isExpected(response.status(), response.url())) problems.push(`${response.status()}: ${response.url()}`)
   })
