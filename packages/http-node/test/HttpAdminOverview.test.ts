@@ -23,7 +23,7 @@ it.effect("GET /admin/v1/usage sums, bucket by bucket, exactly what each account
     const all = expectStatus(yield* server.admin.request("GET", `/usage?${query}`), 200)
     expect(all.headers.get("cache-control")).toBe("no-store")
     expect(all.body).toMatchObject({ granularity: "hour", from: iso(Date.UTC(2029, 2, 14, 7)), to: iso(Date.UTC(2029, 2, 14, 11)) })
-    const perAccount = []
+    const perAccount: Array<Array<Record<string, number>>> = []
     for (const account of accounts) {
       perAccount.push(expectStatus(yield* server.admin.request("GET", `/accounts/${account.id}/usage?${query}`), 200).body.buckets)
     }

@@ -8,10 +8,7 @@ import * as Clock from "effect/Clock"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { Usage, UsageRange } from "@petstore/core"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { UsageNotCounted } from "../../../ErrorResponse.js"
 import * as UsageReport from "../../usageReport.js"
 import * as Operation from "../operation.js"
 import { adminErrors, error } from "./adminEndpoint.js"
@@ -42,17 +39,15 @@ export const allUsage = Operation.makeAdmin({
     const clock = yield* Clock.Clock
     const handle: Operation.HandlerOf<typeof endpoint, Operation.AdminContext> = ({ urlParams }) =>
       Effect.gen(function*() {
-        if (Option.isNone(usage)) return yield* new UsageNotCounted()
-        const range = UsageReport.rangeOf(urlParams, clock.currentTimeMillisUnsafe())
-        if (Result.isFailure(range)) return yield* range.failure
-        const accounts = yield* usage.value.top(range.success, "total", MAX_ACCOUNTS)
-        const stored = yield* Effect.forEach(accounts, (a) => usage.value.read(a.accountId, range.success), { concurrency: CONCURRENCY })
+        const [counted, range] = yield* UsageReport.countedRange(usage, urlParams, clock.currentTimeMillisUnsafe())
+        const accounts = yield* counted.top(range, "total", MAX_ACCOUNTS)
+        const stored = yield* Effect.forEach(accounts, (a) => counted.read(a.accountId, range), { concurrency: CONCURRENCY })
         return {
           value: {
-            granularity: range.success.granularity,
-            from: UsageReport.iso(range.success.from),
-            to: UsageReport.iso(range.success.to),
-            buckets: UsageRange.fill(range.success, stored.flat()).map(UsageReport.bucketOf)
+            granularity: range.granularity,
+            from: UsageReport.iso(range.from),
+            to: UsageReport.iso(range.to),
+            buckets: UsageRange.fill(range, stored.flat()).map(UsageReport.bucketOf)
           }
         }
       })
