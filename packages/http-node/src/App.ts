@@ -32,6 +32,7 @@ import * as Console from "./internal/console/console.js"
 import * as ApiReference from "./internal/openapi/apiReference.js"
 import { clientAddress, clientHost } from "./internal/credentials.js"
 import * as Health from "./internal/health.js"
+import { HealthProbe } from "./internal/operations/admin/adminHealth.js"
 import * as Limits from "./internal/limits.js"
 import * as UsageCount from "./internal/usageCount.js"
 import type { AdminContext } from "./internal/operations/operation.js"
@@ -212,11 +213,20 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
         header: exchange.request.header
       })))
 
+    // Readiness ports come with the stores' adapters when they have them (read here, absent: up);
+    // `/readyz`, `GET /admin/v1/health` and the requests refused for an outage share what is known of it.
+    const readiness = yield* Readiness.watch()
+    const health = Health.make(readiness.report)
+    const adminHandlers = yield* Effect.provideService(Operations.handlers(ADMIN_OPERATIONS), HealthProbe, {
+      report: readiness.report,
+      draining: health.draining
+    })
+
     /** The stages of a request of the admin API, in order. */
     const ADMIN_STAGES = Pipeline.begin()
       .then(adminGate)
       .then(Route.make({
-        routes: Routes.table(Routes.compile<AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Operations.handlers(ADMIN_OPERATIONS))),
+        routes: Routes.table(Routes.compile<AdminContext, ErrorResponse.OperationError>(AdminApi, adminHandlers)),
         allowedElsewhere: () => undefined,
         operationHeaders: {}
       }))
@@ -228,9 +238,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
     const metrics = options.metrics
     const METRICS_STAGES = metrics === undefined ? Pipeline.begin() : Pipeline.begin().then(adminGate).then(Scrape.make(metrics))
 
-    // Readiness ports come with the stores' adapters when they have them (read here, absent: up);
-    // `/readyz` and the requests refused for an outage share what is known of it.
-    const readiness = yield* Readiness.watch()
     const recover = Recover.make(readiness.refused)
 
     /** Each list's run, made once. */
@@ -249,7 +256,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
 
     const writePublic = writeAsked(publicRoutes)
 
-    const health = Health.make(readiness.report)
     const openApi = (): AppResponse => ({
       status: 200,
       headers: { "Content-Type": JSON_CONTENT_TYPE },
