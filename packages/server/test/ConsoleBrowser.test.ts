@@ -289,7 +289,7 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
       expect(load.bytes, `${name}: ${JSON.stringify(load)}`).toBeLessThanOrEqual(FIRST_LOAD_LIMIT)
     }
     console.info(`first loads: ${JSON.stringify(measured, null, 2)}`)
-  }, 90_000)
+  }, 300_000)
 
   it("a cross-origin write with the cookie is refused; after sign-out the old cookie is refused by /admin/v1", async () => {
     const cookie = (await context.cookies()).find((c) => c.name === "petstore_console")!
