@@ -58,7 +58,7 @@ export const Chart = (props: ChartProps) => {
       width: Math.max(320, element.clientWidth),
       height: 260,
       series: plotSeries(props),
-      axes: [{ stroke: "#222" }, { stroke: "#222" }],
+      axes: [{ stroke: "#222" }, { stroke: "#222", size: 72 }],
       legend: { show: true }
     }, plotData(props), element)
     return () => plot.destroy()
