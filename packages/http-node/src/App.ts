@@ -94,7 +94,12 @@ export interface AppOptions {
    * The operator console at `/console` (docs/console.md): its build's directory and how long its
    * sessions last. Absent, or without an admin token: every `/console` path is an unknown path (404).
    */
-  readonly console?: Console.ConsoleOptions | undefined
+  readonly console?: {
+    /** The directory of the console's build: `manifest.json` and the files it names (read at start-up). */
+    readonly directory: string
+    /** How long a session lasts, in hours (default 12). */
+    readonly sessionHours?: number | undefined
+  } | undefined
   readonly metrics?: {
     readonly scrape: Effect.Effect<string>
     readonly contentType: string

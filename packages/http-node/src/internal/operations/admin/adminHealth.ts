@@ -24,6 +24,7 @@ export const Dependency = Schema.Struct({
   error: Schema.NullOr(Schema.String).annotate({ description: "Why it is not up (never a URL or a password); `null` when it is." })
 })
 
+/** The answer of `GET /admin/v1/health`: readiness, draining, and each dependency with why it is not up. */
 export const AdminHealth = Schema.Struct({
   ready: Schema.Boolean.annotate({ description: "What `/readyz` answers: every dependency ready and not draining." }),
   draining: Schema.Boolean.annotate({ description: "The server is shutting down (`/readyz` answers 503)." }),

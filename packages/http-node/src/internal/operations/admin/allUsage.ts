@@ -19,6 +19,7 @@ export const MAX_ACCOUNTS = 100_000
 /** Accounts read at once. */
 const CONCURRENCY = 8
 
+/** The answer of `GET /admin/v1/usage`: the range and every account's usage summed per bucket. */
 export const AllUsage = Schema.Struct({
   granularity: UsageReport.Granularity,
   from: Schema.String.annotate({ description: "Start of the range (ISO 8601)." }),
