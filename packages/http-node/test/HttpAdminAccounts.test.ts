@@ -155,6 +155,8 @@ it.effect("a suspended account's keys get 403 account_suspended without WWW-Auth
       for (const [method, path, json] of [["GET", "/v1/pets", undefined], ["GET", "/v1/usage", undefined], ["POST", "/v1/pets", { name: "Rex", categoryId: 1 }], ["POST", "/v1/messages", { message: "hi" }], ["GET", "/v1/pets/1", undefined]] as const) {
         const refused = expectError(yield* server.request(method, path, { key: k, json }), 403, "account_suspended", /suspended/)
         expect(refused.headers.has("www-authenticate")).toBe(false)
+        expect(refused.headers.has("x-ratelimit-limit")).toBe(false)
+        expect(refused.headers.has("x-request-id")).toBe(true)
       }
     }
     // Other accounts are served; the admin API still sees the account, and its keys stay listed.

@@ -93,7 +93,7 @@ const dialect31 = (document: unknown): ReadonlyArray<string> => {
 }
 
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"]
-const COMMON_ERRORS = ["401", "429", "500", "503"]
+const COMMON_ERRORS = ["401", "403", "429", "500", "503"]
 
 describe("OpenApiDocument", () => {
   it("is valid OpenAPI 3.0.3 according to the real validator", async () => {
@@ -162,7 +162,7 @@ describe("OpenApiDocument", () => {
     { id: "createMessage", own: ["202", "400", "409", "413", "422"] },
     { id: "getMessage", own: ["200", "404"] },
     { id: "getUsage", own: ["200", "400", "404"] }
-  ])("$id declares 401, 429, 500, 503, default and $own", ({ id, own }) => {
+  ])("$id declares 401, 403, 429, 500, 503, default and $own", ({ id, own }) => {
     expect(Object.keys(byId(id).op.responses).sort()).toEqual([...own, ...COMMON_ERRORS, "default"].sort())
   })
 
@@ -205,6 +205,8 @@ describe("OpenApiDocument", () => {
     // a 5xx may come before it; the HTTP layer's own answers (default) carry only the request id.
     const common = {
       "401": { ...ALWAYS, "WWW-Authenticate": "always" },
+      // A suspended account's refusal comes before the limiter counts the request.
+      "403": { "X-Request-Id": "always" },
       "429": { ...ALWAYS, "Retry-After": "always" },
       "500": SOMETIMES,
       "503": { ...SOMETIMES, "Retry-After": "sometimes" },

@@ -174,16 +174,17 @@ const RATE_LIMIT_HEADERS = [
 /**
  * The headers of the response with `status` of an operation declaring `declared`. Every answer
  * below 500 comes after the rate limiter (a 401 and its 429 with the client address's bucket), so
- * it carries the rate-limit headers; a 401 or 429 comes before routing, so it never carries an
- * operation's own headers. `Link` next to `Deprecation` points to the replacement; otherwise it is
+ * it carries the rate-limit headers, except the 403 of a suspended account, refused before the
+ * limiter counts it; a 401, 403 or 429 comes before routing, so it never carries an operation's own
+ * headers. `Link` next to `Deprecation` points to the replacement; otherwise it is
  * the pagination link of a success.
  */
 const forResponse = (status: number, declared: ReadonlyArray<DeclaredHeader>): ReadonlyArray<ResponseHeader> => {
   const limited = status < 500 ? always : sometimes
-  const routed = status === 401 || status === 429 ? undefined : limited
+  const routed = status === 401 || status === 403 || status === 429 ? undefined : limited
   const deprecation = declared.includes("Deprecation")
   return [
-    ...RATE_LIMIT_HEADERS.map((name) => limited(name)),
+    ...(status === 403 ? [] : RATE_LIMIT_HEADERS.map((name) => limited(name))),
     limited("X-Request-Id"),
     ...(status === 401 ? [always("WWW-Authenticate")] : []),
     ...(status === 429 || status === 409 ? [always("Retry-After")] : status === 503 ? [sometimes("Retry-After")] : []),

@@ -42,6 +42,7 @@ export const error = (status: number, description: string) =>
 /** The Error answers every operation can give, whatever it does: each endpoint lists them after its own. */
 export const commonErrors = [
   error(401, "The API key is missing or invalid."),
+  error(403, "The API key's account is suspended (`account_suspended`); no `WWW-Authenticate` header."),
   error(429, "Rate limit or daily quota exceeded, or the key is temporarily banned."),
   error(500, "Internal error."),
   error(503, STORE_UNAVAILABLE)
