@@ -315,6 +315,55 @@ describe("petstore CLI (in process, over a store that keeps data)", () => {
       expect(revokedOnly.stderr).toBe(`petstore: no active key "${second.id}" (unknown, revoked or expired)`)
     }))
 
+  it.effect("accounts list, show and update: filters, name, plan and limits by the creation rules, status", () =>
+    Effect.gen(function*() {
+      const { services } = keepingServices()
+      const cli = Cli.make({ services: () => services })
+      const ids: Array<string> = []
+      for (const plan of ["free", "pro", "free"]) ids.push(field((yield* runCli(cli, "accounts", "create", "--plan", plan)).stdout, "account"))
+      const [first, second, third] = ids as [string, string, string]
+
+      const renamed = yield* runCli(cli, "accounts", "update", first, "--name", "Acme Widgets", "--status", "suspended")
+      expect(renamed.ok, renamed.stderr).toBe(true)
+      expect(field(renamed.stdout, "name")).toBe("Acme Widgets")
+      expect(field(renamed.stdout, "status")).toBe("suspended")
+      const shown = yield* runCli(cli, "accounts", "show", first)
+      expect([field(shown.stdout, "account"), field(shown.stdout, "plan"), field(shown.stdout, "keys"), field(shown.stdout, "webhook")])
+        .toStrictEqual([first, "free (60 per minute, 1000 per day)", "1", "none"])
+
+      const rows = (out: string) => out.split("\n").slice(1).filter((line) => !line.startsWith("(")).map((line) => line.split(/\s+/)[0])
+      const all = yield* runCli(cli, "accounts", "list")
+      expect(all.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+PLAN\s+LIMITS\s+STATUS\s+CREATED$/)
+      expect([...rows(all.stdout)].sort()).toStrictEqual([...ids].sort())
+      expect(rows((yield* runCli(cli, "accounts", "list", "--plan", "free")).stdout).sort()).toStrictEqual([first, third].sort())
+      expect(rows((yield* runCli(cli, "accounts", "list", "--status", "suspended")).stdout)).toStrictEqual([first])
+      expect(rows((yield* runCli(cli, "accounts", "list", "--q", "widget")).stdout)).toStrictEqual([first])
+      const one = yield* runCli(cli, "accounts", "list", "--limit", "1")
+      expect(rows(one.stdout)).toHaveLength(1)
+      expect(one.stdout).toMatch(/more accounts follow/)
+
+      const enterprise = yield* runCli(cli, "accounts", "update", second, "--plan", "enterprise", "--per-minute", "7", "--per-day", "70")
+      expect(field(enterprise.stdout, "plan")).toBe("enterprise (7 per minute, 70 per day)")
+      const cleared = yield* runCli(cli, "accounts", "update", first, "--clear-name", "--status", "active")
+      expect([field(cleared.stdout, "name"), field(cleared.stdout, "status")]).toStrictEqual(["-", "active"])
+
+      for (
+        const [args, message] of [
+          [["update", third, "--plan", "enterprise"], /enterprise accounts need limits/],
+          [["update", third, "--per-minute", "5", "--per-day", "50"], /limits can only be set for enterprise/],
+          [["update", third, "--per-minute", "5"], /--per-minute and --per-day go together/],
+          [["update", third, "--name", "x", "--clear-name"], /cannot be used together/],
+          [["update", "acc_unknown", "--status", "suspended"], /unknown account/],
+          [["show", "acc_unknown"], /unknown account/],
+          [["list", "--limit", "0"], /--limit must be between 1 and 100/]
+        ] as const
+      ) {
+        const refused = yield* runCli(cli, "accounts", ...args)
+        expect(refused.ok).toBe(false)
+        expect(refused.stderr).toMatch(message)
+      }
+    }))
+
   it.effect("with the in-memory stores, accounts create warns on stderr that nothing is kept", () =>
     Effect.gen(function*() {
       const cli = Cli.make({ services: memoryServices })

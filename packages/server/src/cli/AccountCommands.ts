@@ -6,6 +6,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliFailure } from "../CommandFailure.js"
+import { accountViewCommands } from "./AccountViewCommands.js"
 import type { CommandServices } from "./CommandServices.js"
 import { storeUnavailable } from "./Failures.js"
 import { printIssued } from "./Output.js"
@@ -69,4 +70,4 @@ const createAccount = ({ withAccounts }: CommandServices) =>
   ).pipe(Command.withDescription("Create an account; prints its id, plan and first key (shown only this once)."))
 
 export const accounts = (services: CommandServices) =>
-  Command.make("accounts").pipe(Command.withDescription("Manage accounts."), Command.withSubcommands([createAccount(services)]))
+  Command.make("accounts").pipe(Command.withDescription("Manage accounts."), Command.withSubcommands([createAccount(services), ...accountViewCommands(services)]))
