@@ -15,6 +15,9 @@ const PROJECT_LINE_ONLY = [
   "packages/server/test/Upgrade.test.ts",
   "packages/server/test/RedisSentinelFailover.test.ts",
   "packages/server/test/ApiReferenceBrowser.test.ts",
+  // Chromium through every page of the console (about 2 to 3 minutes): the same bundle on every line; its server side
+  // (sessions, shell, assets) is tested on every line by packages/http-node/test/HttpConsole*.test.ts.
+  "packages/server/test/ConsoleBrowser.test.ts",
   // The conformance checker's own logic against in-process servers (planted faults, replays, several
   // instances); every line runs the checker against a real server on that line instead (.ci/conformance-sqlite).
   "packages/testkit/test/FaultInjection.test.ts",

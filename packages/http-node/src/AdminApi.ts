@@ -9,6 +9,8 @@ import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import type { Accounts } from "@petstore/core"
 import { accountUsage } from "./internal/operations/admin/accountUsage.js"
+import { adminHealth } from "./internal/operations/admin/adminHealth.js"
+import { allUsage } from "./internal/operations/admin/allUsage.js"
 import { ADMIN_PREFIX } from "./internal/operations/admin/adminEndpoint.js"
 import { createAccount } from "./internal/operations/admin/createAccount.js"
 import { createKey } from "./internal/operations/admin/createKey.js"
@@ -35,6 +37,8 @@ export { ListAccountsParams } from "./internal/operations/admin/listAccounts.js"
 export { UpdateAccount } from "./internal/operations/admin/updateAccount.js"
 export { CreateAccount, CreatedAccount } from "./internal/operations/admin/createAccount.js"
 export { IssuedKey } from "./internal/operations/admin/keys.js"
+export { AdminHealth } from "./internal/operations/admin/adminHealth.js"
+export { AllUsage } from "./internal/operations/admin/allUsage.js"
 export { AccountMessagesParams, AdminMessage } from "./internal/operations/admin/listAccountMessages.js"
 export { KeyMetadata } from "./internal/operations/admin/listKeys.js"
 export { WebhookAttempt } from "./internal/operations/admin/listMessageAttempts.js"
@@ -62,7 +66,9 @@ export const ADMIN_OPERATIONS: ReadonlyArray<Operation.Operation<any, Accounts.A
   listMessageAttempts,
   replayMessage,
   accountUsage,
-  topUsage
+  topUsage,
+  allUsage,
+  adminHealth
 ]
 
 /** The admin API's endpoints: accounts, keys, webhooks, usage and messages. */
@@ -85,6 +91,8 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(replayMessage.endpoint)
   .add(accountUsage.endpoint)
   .add(topUsage.endpoint)
+  .add(allUsage.endpoint)
+  .add(adminHealth.endpoint)
   .prefix(ADMIN_PREFIX)
 {}
 

@@ -28,10 +28,11 @@ import { Api, makeApi, OPERATIONS, PUBLIC_PREFIX } from "./Api.js"
 import type { AppRequest } from "./AppRequest.js"
 import { type AppResponse, JSON_CONTENT_TYPE } from "./AppResponse.js"
 import type * as ErrorResponse from "./ErrorResponse.js"
-import * as AdminGate from "./internal/adminGate.js"
+import * as Console from "./internal/console/console.js"
 import * as ApiReference from "./internal/openapi/apiReference.js"
 import { clientAddress, clientHost } from "./internal/credentials.js"
 import * as Health from "./internal/health.js"
+import { HealthProbe } from "./internal/operations/admin/adminHealth.js"
 import * as Limits from "./internal/limits.js"
 import * as UsageCount from "./internal/usageCount.js"
 import type { AdminContext } from "./internal/operations/operation.js"
@@ -89,6 +90,16 @@ export interface AppOptions {
    * Metrics served at `GET /metrics` to the admin token (with the admin API's failed-token limits);
    * absent, or no admin token: `/metrics` is an unknown path.
    */
+  /**
+   * The operator console at `/console` (docs/console.md): its build's directory and how long its
+   * sessions last. Absent, or without an admin token: every `/console` path is an unknown path (404).
+   */
+  readonly console?: {
+    /** The directory of the console's build: `manifest.json` and the files it names (read at start-up). */
+    readonly directory: string
+    /** How long a session lasts, in hours (default 12). */
+    readonly sessionHours?: number | undefined
+  } | undefined
   readonly metrics?: {
     readonly scrape: Effect.Effect<string>
     readonly contentType: string
@@ -159,6 +170,10 @@ const writeAsked = (routes: Routes.RouteTable<Routes.RouteContext, ErrorResponse
 const servedPaths = (options: AppOptions): ReadonlyArray<string> => {
   const paths = new Set([Health.HEALTH_PATH, Health.READY_PATH, "/docs", `${PUBLIC_PREFIX}/`, `${options.quickstartBasePath.replace(/\/$/, "")}/`])
   if (Option.isSome(options.adminToken)) paths.add("/admin/")
+  if (Option.isSome(options.adminToken) && options.console !== undefined) {
+    paths.add("/console")
+    paths.add("/console/")
+  }
   if (Option.isSome(options.adminToken) && options.metrics !== undefined) paths.add("/metrics")
   return [...paths]
 }
@@ -178,7 +193,9 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
     // The runtime's Clock (a TestClock under test), read synchronously by the stages that need it.
     const clock = yield* Clock.Clock
     const reference = ApiReference.make({ document: documentOf, openApiPath, clientAddress: addressOf, assetsPerMinute: options.assetsPerMinute, clock })
-    const adminGate = AdminGateStage.make(AdminGate.make({ adminToken: options.adminToken, clientAddress: addressOf }), clock)
+    const consoleOptions = { console: options.console, adminToken: options.adminToken, trustProxy: options.trustProxy, clock }
+    const { console: operatorConsole, ...consoleParts } = yield* Console.make({ ...consoleOptions, clientAddress: addressOf })
+    const adminGate = AdminGateStage.make(consoleParts.gate, clock)
 
     const publicRoutes = Routes.table(Routes.compile<Routes.RouteContext, ErrorResponse.OperationError>(api, yield* Operations.handlers(OPERATIONS)))
 
@@ -201,11 +218,20 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
         header: exchange.request.header
       })))
 
+    // Readiness ports come with the stores' adapters when they have them (read here, absent: up);
+    // `/readyz`, `GET /admin/v1/health` and the requests refused for an outage share what is known of it.
+    const readiness = yield* Readiness.watch()
+    const health = Health.make(readiness.report)
+    const adminHandlers = yield* Effect.provideService(Operations.handlers(ADMIN_OPERATIONS), HealthProbe, {
+      report: readiness.report,
+      draining: health.draining
+    })
+
     /** The stages of a request of the admin API, in order. */
     const ADMIN_STAGES = Pipeline.begin()
       .then(adminGate)
       .then(Route.make({
-        routes: Routes.table(Routes.compile<AdminContext, ErrorResponse.OperationError>(AdminApi, yield* Operations.handlers(ADMIN_OPERATIONS))),
+        routes: Routes.table(Routes.compile<AdminContext, ErrorResponse.OperationError>(AdminApi, adminHandlers)),
         allowedElsewhere: () => undefined,
         operationHeaders: {}
       }))
@@ -217,9 +243,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
     const metrics = options.metrics
     const METRICS_STAGES = metrics === undefined ? Pipeline.begin() : Pipeline.begin().then(adminGate).then(Scrape.make(metrics))
 
-    // Readiness ports come with the stores' adapters when they have them (read here, absent: up);
-    // `/readyz` and the requests refused for an outage share what is known of it.
-    const readiness = yield* Readiness.watch()
     const recover = Recover.make(readiness.refused)
 
     /** Each list's run, made once. */
@@ -238,7 +261,6 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
 
     const writePublic = writeAsked(publicRoutes)
 
-    const health = Health.make(readiness.report)
     const openApi = (): AppResponse => ({
       status: 200,
       headers: { "Content-Type": JSON_CONTENT_TYPE },
@@ -251,6 +273,7 @@ export const make = (options: AppOptions): Effect.Effect<App["Service"], never, 
       const path = pathOf(request.url)
       if (path === Health.HEALTH_PATH || path === Health.READY_PATH) return health.answer(request.method, path)
       if (metrics !== undefined && path === "/metrics" && isRead(request.method)) return serve(METRICS, request, write)
+      if (Console.isConsolePath(path)) return Console.answer(operatorConsole, request, path, (session) => serve(session, request, write))
       if (isRead(request.method)) {
         if (path === openApiPath) return Effect.succeed(openApi())
         if (path === "/docs") return Effect.map(reference.answer(request), labelDocs)

@@ -38,6 +38,10 @@ export const ERROR_CODES = {
     description: "This `Idempotency-Key` was used with another body or on another operation; use a new key for a new request."
   },
   unauthorized: { status: 401, description: "The API key (or admin token) is missing, malformed, unknown, revoked or expired." },
+  forbidden_origin: {
+    status: 403,
+    description: "Console: the request comes from a page of another origin (its `Origin` or `Sec-Fetch-Site`); the console's session is accepted only from the server's own origin."
+  },
   account_suspended: {
     status: 403,
     description: "The API key is valid but its account is suspended; requests are refused until an operator makes it active again."
@@ -229,6 +233,18 @@ export const STATIC = {
     "The admin token is required: send `Authorization: Bearer <PETSTORE_ADMIN_TOKEN>` (an API key is not accepted here)."
   ),
   adminTokensLimited: make("rate_limited", "Too many failed admin tokens from this address; retry after `Retry-After` seconds."),
+  forbiddenOrigin: make("forbidden_origin", "The console's session is accepted only from a page of this server's own origin."),
+  consoleWrongToken: make("unauthorized", "Wrong admin token: sign in with the value of PETSTORE_ADMIN_TOKEN."),
+  consoleSessionRequired: make("unauthorized", "No console session, or it has ended: sign in again (POST /console/session)."),
+  consoleCsrfRequired: make(
+    "unauthorized",
+    "A request with the console's session cookie must carry its CSRF token in X-CSRF-Token (GET /console/session gives it)."
+  ),
+  consoleSignInBody: make(
+    "invalid_request",
+    "body: the admin token is required, as JSON {\"token\": \"…\"} or as the form field token (application/x-www-form-urlencoded)."
+  ),
+  consoleAssetNotFound: make("not_found", "No such asset of the console; reload /console."),
   referenceAssetNotFound: make("not_found", "No such asset of the API reference; reload /docs."),
   referenceAssetsLimited: make(
     "rate_limited",

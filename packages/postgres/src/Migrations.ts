@@ -197,6 +197,18 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
   },
   {
     id: 7,
+    name: "console_sessions",
+    statements: [
+      // The operator console's sessions, shared by every instance: the SHA-256 of each session id
+      // (never the id) and its end. A new table only: a program of the previous version runs on it as before.
+      `CREATE TABLE console_sessions (
+        id_hash text PRIMARY KEY,
+        expires_at bigint NOT NULL
+      )`
+    ]
+  },
+  {
+    id: 8,
     name: "account_name_status",
     statements: [
       // An account's name for people (none before), and whether its keys are served; accounts
@@ -207,7 +219,7 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     ]
   },
   {
-    id: 8,
+    id: 9,
     name: "accounts_newest",
     outsideTransaction: true,
     statements: [

@@ -4,8 +4,9 @@
  * @since 1.0.0
  */
 import * as Layer from "effect/Layer"
-import { type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore, Layers } from "@petstore/core"
+import { type ConsoleSessionStore, type Errors, LimiterPersistence, type LimiterStateStore, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore, Layers } from "@petstore/core"
 import * as AccountStorePg from "./AccountStorePg.js"
+import * as ConsoleSessionStorePg from "./ConsoleSessionStorePg.js"
 import * as CursorSecretPg from "./CursorSecretPg.js"
 import * as IdempotencyStorePg from "./IdempotencyStorePg.js"
 import { type Database, DatabaseOpenError, layer as layerPool, messageOf, type PostgresOptions, redact } from "./Database.js"
@@ -53,7 +54,13 @@ export const layerDatabase = (options: PostgresOptions): Layer.Layer<Database, D
 export const layer = (
   options: PostgresStoreOptions
 ): Layer.Layer<
-  Petstore.Stores | Petstore.WebhookStores | UsageStore.UsageStore | LimiterStateStore.LimiterStateStore | Readiness.StoreReadiness | Database,
+  | Petstore.Stores
+  | Petstore.WebhookStores
+  | UsageStore.UsageStore
+  | ConsoleSessionStore.ConsoleSessionStore
+  | LimiterStateStore.LimiterStateStore
+  | Readiness.StoreReadiness
+  | Database,
   DatabaseOpenError
 > =>
   Layer.mergeAll(
@@ -65,6 +72,7 @@ export const layer = (
     IdempotencyStorePg.layer(options.batching),
     LimiterStateStorePg.layer,
     UsageStorePg.layer,
+    ConsoleSessionStorePg.layer,
     CursorSecretPg.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
   ).pipe(
     Layers.mapError(openError(redact(options.url))),

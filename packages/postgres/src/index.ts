@@ -4,6 +4,7 @@
  * @since 1.0.0
  */
 export * as AccountStorePg from "./AccountStorePg.js"
+export * as ConsoleSessionStorePg from "./ConsoleSessionStorePg.js"
 export * as CursorSecretPg from "./CursorSecretPg.js"
 export * as Database from "./Database.js"
 export * as DatabaseUrl from "./DatabaseUrl.js"

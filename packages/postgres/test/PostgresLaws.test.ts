@@ -2,6 +2,7 @@ import { describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
+  consoleSessionStoreLaws,
   cursorSecretStoreLaws,
   idempotencyLaws,
   limiterPersistenceLaws,
@@ -34,6 +35,7 @@ if ("skip" in database) {
   webhookStoreLaws("postgres", fresh, { numRuns: 10 })
   limiterStateStoreLaws("postgres", fresh, { numRuns: 10 })
   usageStoreLaws("postgres", fresh, { numRuns: 10 })
+  consoleSessionStoreLaws("postgres", fresh, { numRuns: 10 })
   serviceLaws("postgres", { pets: fresh, accounts: fresh, messages: fresh }, { numRuns: 5 })
   idempotencyLaws("postgres", fresh, { numRuns: 8 })
   cursorSecretStoreLaws("postgres", {

@@ -226,6 +226,17 @@ const usage = Config.all({
   }
 ))
 
+const consoleConfig = Config.all({
+  on: Config.Boolean("PETSTORE_CONSOLE").pipe(Config.withDefault(true)),
+  sessionHours: Config.Number("PETSTORE_CONSOLE_SESSION_HOURS").pipe(
+    ConfigRules.validate({
+      message: "PETSTORE_CONSOLE_SESSION_HOURS must be a number of hours from 0.01 to 720",
+      validation: (n) => n >= 0.01 && n <= 720
+    }),
+    Config.withDefault(12)
+  )
+}).pipe(Config.map(({ on, sessionHours }): ServerConfig["console"] => (on ? { sessionHours } : false)))
+
 // host:port, the host a name, an IPv4 address or a bracketed IPv6 address.
 const metricsAddress = Config.option(Config.String("PETSTORE_METRICS_ADDRESS").pipe(
   ConfigRules.mapOrFail((s) => {
@@ -303,6 +314,7 @@ export const ServerConfig: Config.Config<ServerConfig> = Config.all({
   metricsAddress,
   webhooks: WebhookSettings.config,
   usage,
+  console: consoleConfig,
   idempotencyTtlMillis
 }).pipe(
   ConfigRules.mapOrFail(({ metricsAddress, ...c }) => {

@@ -19,6 +19,7 @@ import type { ServerConfig } from "./ServerConfig.js"
 import * as Logging from "./Logging.js"
 import * as StoreRegistry from "./StoreRegistry.js"
 import * as Tracing from "./Tracing.js"
+import * as ConsoleDirectory from "./ConsoleDirectory.js"
 import * as TransportSecurity from "./TransportSecurity.js"
 import { VERSION } from "./Version.js"
 import * as ServerMetrics from "./ServerMetrics.js"
@@ -65,6 +66,7 @@ export const layer = (config: ServerConfig, services: ServicesLayer, options: { 
         adminToken: config.adminToken,
         trustProxy: config.trustProxy,
         ipv6Subnet: config.ipv6Subnet,
+        console: config.console === false ? undefined : { directory: ConsoleDirectory.path, sessionHours: config.console?.sessionHours },
         observe: { accessLog: config.log?.accessLog === true, tracing: config.tracing === "otlp" },
         servers: [
           { url: serverUrl(config.publicUrl), description: "Production" },

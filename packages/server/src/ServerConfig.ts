@@ -72,6 +72,11 @@ export interface ServerConfig {
    * (90), daily ones `PETSTORE_USAGE_DAILY_RETENTION_DAYS` (396, 13 months). Absent: counted, with the defaults.
    */
   readonly usage?: false | Partial<Usage.UsageOptions> | undefined
+  /**
+   * The operator console at `/console` when the admin API is on (`PETSTORE_CONSOLE=false` turns it
+   * off: `false`), its sessions lasting `PETSTORE_CONSOLE_SESSION_HOURS` (default 12). Absent: on, with the default.
+   */
+  readonly console?: false | { readonly sessionHours: number } | undefined
   /** How long `Idempotency-Key` answers are kept, in ms (`PETSTORE_IDEMPOTENCY_TTL`, default and least 24 h). */
   readonly idempotencyTtlMillis?: number | undefined
 }

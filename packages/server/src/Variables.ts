@@ -51,6 +51,8 @@ export const VARIABLES: ReadonlyArray<Variable> = [
   { name: "PETSTORE_USAGE_FLUSH_SECONDS", default: "5", meaning: "How often (0.01 to 3600 s) each instance writes its usage counts to the store; also on shutdown. A kill -9 loses at most this interval's counts." },
   { name: "PETSTORE_USAGE_HOURLY_RETENTION_DAYS", default: "90", meaning: "How long hourly usage buckets are kept (1 to 3650 days)." },
   { name: "PETSTORE_USAGE_DAILY_RETENTION_DAYS", default: "396", meaning: "How long daily usage buckets are kept (13 months; 1 to 3650 days)." },
+  { name: "PETSTORE_CONSOLE", default: "true", meaning: "The operator console at /console, served with the admin API (404 without PETSTORE_ADMIN_TOKEN); false turns it off. See docs/console.md." },
+  { name: "PETSTORE_CONSOLE_SESSION_HOURS", default: "12", meaning: "How long a console session lasts after sign-in (0.01 to 720 hours); sign-out ends it sooner, on every instance." },
   { name: "PETSTORE_WEBHOOK_RETRY_DELAYS", default: "5,300,1800,7200,18000,36000,36000", meaning: "Seconds before each retry of a webhook delivery, comma-separated; then the message is failed. See docs/webhooks.md." },
   { name: "PETSTORE_WEBHOOK_ALLOW_PRIVATE", default: "false", meaning: "true allows webhook endpoints on http and on private or loopback addresses (tests, private networks)." },
   { name: "PETSTORE_WEBHOOK_TIMEOUT_MS", default: "15000", meaning: "Each delivery attempt's deadline (10 to 120000 ms)." },

@@ -29,6 +29,19 @@ describe("ServerConfig", () => {
       }
     }))
 
+  it.effect("the console is on with 12-hour sessions unless PETSTORE_CONSOLE and PETSTORE_CONSOLE_SESSION_HOURS (0.01 to 720) say otherwise", () =>
+    Effect.gen(function*() {
+      expect((yield* read({})).console).toStrictEqual({ sessionHours: 12 })
+      expect((yield* read({ PETSTORE_CONSOLE_SESSION_HOURS: "0.5" })).console).toStrictEqual({ sessionHours: 0.5 })
+      expect((yield* read({ PETSTORE_CONSOLE_SESSION_HOURS: "720" })).console).toStrictEqual({ sessionHours: 720 })
+      expect((yield* read({ PETSTORE_CONSOLE: "false" })).console).toBe(false)
+      for (const value of ["0", "0.001", "721", "-1", "a day"]) {
+        const error = yield* Effect.flip(read({ PETSTORE_CONSOLE_SESSION_HOURS: value }))
+        expect(describeError(error)).toContain("PETSTORE_CONSOLE_SESSION_HOURS")
+      }
+      expect(describeError(yield* Effect.flip(read({ PETSTORE_CONSOLE: "maybe" })))).toContain("PETSTORE_CONSOLE")
+    }))
+
   for (const value of ["-1", "1001", "0.5", "soon"]) {
     it.effect(`PETSTORE_BAN_GRACE_MS=${value} is refused with a message that names it`, () =>
       Effect.gen(function*() {

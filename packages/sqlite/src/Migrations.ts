@@ -205,6 +205,17 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
   },
   {
     id: 11,
+    name: "console_sessions",
+    statements: [
+      // The operator console's sessions: the SHA-256 of each session id (never the id) and its end.
+      `CREATE TABLE console_sessions (
+        id_hash TEXT PRIMARY KEY NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) WITHOUT ROWID`
+    ]
+  },
+  {
+    id: 12,
     name: "account_name_status",
     statements: [
       // An account's name for people (none before), and whether its keys are served; accounts

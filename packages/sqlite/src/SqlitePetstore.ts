@@ -4,8 +4,9 @@
  * @since 1.0.0
  */
 import * as Layer from "effect/Layer"
-import { type Errors, LimiterPersistence, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore, Layers } from "@petstore/core"
+import { type ConsoleSessionStore, type Errors, LimiterPersistence, type MessageProcessor, Petstore, type Readiness, SecureRandom, type UsageStore, Layers } from "@petstore/core"
 import * as AccountStoreSqlite from "./AccountStoreSqlite.js"
+import * as ConsoleSessionStoreSqlite from "./ConsoleSessionStoreSqlite.js"
 import * as CursorSecretSqlite from "./CursorSecretSqlite.js"
 import * as IdempotencyStoreSqlite from "./IdempotencyStoreSqlite.js"
 import { Database, type GroupCommitOptions } from "./GroupCommit.js"
@@ -50,7 +51,7 @@ export const layerDatabase = (
 export const layer = (
   options: SqliteStoreOptions
 ): Layer.Layer<
-  Petstore.Stores | Petstore.WebhookStores | UsageStore.UsageStore | Readiness.StoreReadiness | Database | Connection.Connection,
+  Petstore.Stores | Petstore.WebhookStores | UsageStore.UsageStore | ConsoleSessionStore.ConsoleSessionStore | Readiness.StoreReadiness | Database | Connection.Connection,
   Connection.DatabaseOpenError
 > =>
   Layer.mergeAll(
@@ -61,6 +62,7 @@ export const layer = (
     MessageStoreSqlite.layer,
     UsageStoreSqlite.layer,
     IdempotencyStoreSqlite.layer,
+    ConsoleSessionStoreSqlite.layer,
     CursorSecretSqlite.layer.pipe(Layer.provide(SecureRandom.SecureRandom.Live))
   ).pipe(Layers.mapError(openError(options.filename)), Layer.provideMerge(layerDatabase(options)))
 

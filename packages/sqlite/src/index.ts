@@ -5,6 +5,7 @@
  */
 export * as AccountStoreSqlite from "./AccountStoreSqlite.js"
 export * as Connection from "./Connection.js"
+export * as ConsoleSessionStoreSqlite from "./ConsoleSessionStoreSqlite.js"
 export * as CursorSecretSqlite from "./CursorSecretSqlite.js"
 export * as Export from "./Export.js"
 export * as GroupCommit from "./GroupCommit.js"

@@ -1,8 +1,9 @@
 import * as Clock from "effect/Clock"
-import { AccountStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness, UsageStore, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
+import { AccountStore, ConsoleSessionStore, IdempotencyStore, LimiterStateStore, MessageStore, PetRepository, RateLimiter, Readiness, UsageStore, WebhookAttempt, WebhookEndpoint } from "@petstore/core"
 import { Effect, Layer } from "effect"
 import {
   accountStoreLaws,
+  consoleSessionStoreLaws,
   idempotencyLaws,
   limiterPersistenceLaws,
   limiterStateStoreLaws,
@@ -45,3 +46,4 @@ readinessLaws("memory", {
   outages: []
 })
 usageStoreLaws("memory", UsageStore.UsageStore.layerMemory)
+consoleSessionStoreLaws("memory", ConsoleSessionStore.ConsoleSessionStore.layerMemory)

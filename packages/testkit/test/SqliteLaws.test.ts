@@ -4,6 +4,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import {
   accountStoreLaws,
+  consoleSessionStoreLaws,
   cursorSecretStoreLaws,
   idempotencyLaws,
   limiterPersistenceLaws,
@@ -31,6 +32,7 @@ webhookStoreLaws("sqlite :memory:", inMemory)
 limiterStateStoreLaws("sqlite :memory:", Sqlite.LimiterStateStoreSqlite.layer.pipe(Layer.provide(Sqlite.SqlitePetstore.layerDatabase({ filename: ":memory:" }))))
 serviceLaws("sqlite :memory:", { pets: inMemory, accounts: inMemory, messages: inMemory })
 idempotencyLaws("sqlite :memory:", inMemory)
+consoleSessionStoreLaws("sqlite :memory:", inMemory)
 
 // The same laws on real files (fewer runs: each write is an fsync).
 petRepositoryLaws("sqlite file", onFile, { numRuns: 5 })
@@ -39,6 +41,7 @@ messageStoreLaws("sqlite file", onFile, { numRuns: 5 })
 webhookStoreLaws("sqlite file", onFile, { numRuns: 5 })
 serviceLaws("sqlite file", { pets: onFile, accounts: onFile, messages: onFile }, { numRuns: 3 })
 idempotencyLaws("sqlite file", onFile, { numRuns: 4 })
+consoleSessionStoreLaws("sqlite file", onFile, { numRuns: 4 })
 
 // The cursor secret kept in a file: a new file per database, opened by several "processes".
 cursorSecretStoreLaws("sqlite file", {

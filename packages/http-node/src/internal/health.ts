@@ -22,6 +22,8 @@ export interface Health {
   readonly answer: (method: string, path: string) => Effect.Effect<AppResponse>
   /** From now on `/readyz` answers 503: the server is shutting down. */
   readonly startDraining: () => void
+  /** Whether `startDraining` was called. */
+  readonly draining: () => boolean
 }
 
 /** Health answers reads only. */
@@ -83,6 +85,7 @@ export const make = (probe: Effect.Effect<Readiness.Report>): Health => {
         : readiness,
     startDraining: () => {
       draining = true
-    }
+    },
+    draining: () => draining
   }
 }

@@ -3,12 +3,14 @@
  * range read from the query (`from`, `to`, `granularity`; 400 beyond the bounds), and the answer
  * built from the core's zero-filled buckets.
  */
-import { DailyQuota, type LimitDecision, type Plan, UsageRange, UsageStore } from "@petstore/core"
+import { DailyQuota, type LimitDecision, type Plan, type Usage, UsageRange, UsageStore } from "@petstore/core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { Iso8601 } from "./dateTime.js"
 import { integer1To100 } from "./operations/endpoint.js"
-import { InvalidInput } from "../ErrorResponse.js"
+import { InvalidInput, UsageNotCounted } from "../ErrorResponse.js"
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
@@ -68,6 +70,20 @@ export const rangeOf = (
     }),
     (reason) => new InvalidInput({ location: "query", reason })
   )
+
+/**
+ * The usage service and the range the query asks for at `now`, for the admin's reads of usage: 404
+ * when the server counts no usage, 400 for a range out of bounds.
+ */
+export const countedRange = (
+  usage: Option.Option<Usage.Usage["Service"]>,
+  params: typeof UsageParams.Type,
+  now: number
+): Effect.Effect<readonly [Usage.Usage["Service"], UsageRange.UsageRange], UsageNotCounted | InvalidInput> => {
+  if (Option.isNone(usage)) return Effect.fail(new UsageNotCounted())
+  const range = rangeOf(params, now)
+  return Result.isFailure(range) ? Effect.fail(range.failure) : Effect.succeed([usage.value, range.success] as const)
+}
 
 /** One bucket on the wire. */
 export const bucketOf = (bucket: UsageRange.Bucket): typeof UsageBucket.Type => ({

@@ -77,6 +77,8 @@ export interface TestServerOptions {
   readonly assetsPerMinute?: number
   /** Counts usage per account in memory, flushed every `flushMillis` (default: no usage counted). */
   readonly usage?: Partial<Usage.UsageOptions>
+  /** The operator console (its build's directory, its sessions' hours); default: off. */
+  readonly console?: { readonly directory: string; readonly sessionHours?: number | undefined }
 }
 
 /**
@@ -261,7 +263,8 @@ export class TestServer extends Context.Service<
         servers: [{ url: "http://127.0.0.1", description: "Production" }],
         observe: options.observe,
         metrics: options.metrics,
-        assetsPerMinute: options.assetsPerMinute
+        assetsPerMinute: options.assetsPerMinute,
+        console: options.console
       } as const
       const processor = options.messageProcessor === undefined
         ? MessageProcessor.MessageProcessor.layerRecordOnly

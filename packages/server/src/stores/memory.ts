@@ -4,6 +4,7 @@
  */
 import {
   AccountStore,
+  ConsoleSessionStore,
   IdempotencyStore,
   MessageStore,
   PageCursor,
@@ -26,13 +27,14 @@ export interface MemoryStore {
 }
 
 /** The store ports in process memory (a store of another kind that keeps its data there starts from these). */
-export const ports: Layer.Layer<Petstore.Stores | Petstore.WebhookStores, never, SecureRandom.SecureRandom> = Layer.mergeAll(
+export const ports: Layer.Layer<Petstore.Stores | Petstore.WebhookStores | ConsoleSessionStore.ConsoleSessionStore, never, SecureRandom.SecureRandom> = Layer.mergeAll(
   IdempotencyStore.IdempotencyStore.layerMemory,
   WebhookEndpoint.WebhookEndpointStore.layerMemory,
   WebhookAttempt.WebhookAttemptStore.layerMemory,
   AccountStore.AccountStore.layerMemory,
   PageCursor.CursorSigner.random,
-  UsageStore.UsageStore.layerMemory
+  UsageStore.UsageStore.layerMemory,
+  ConsoleSessionStore.ConsoleSessionStore.layerMemory
 ).pipe(Layer.provideMerge(Layer.merge(PetRepository.PetRepository.layerMemory, MessageStore.MessageStore.layerMemory)))
 
 /** @category registrations */

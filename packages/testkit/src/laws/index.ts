@@ -6,6 +6,7 @@
  */
 export * from "./AccountsLaws.js"
 export * from "./AccountStoreLaws.js"
+export * from "./ConsoleSessionLaws.js"
 export * from "./CursorSecretLaws.js"
 export * from "./IdempotencyLaws.js"
 export * from "./LawSuite.js"

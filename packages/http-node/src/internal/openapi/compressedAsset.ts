@@ -54,6 +54,13 @@ export const compress = async (bytes: Buffer): Promise<CompressedAsset> => {
   return { br: representation("br", br), gzip: representation("gzip", gz), identity: representation("identity", bytes) }
 }
 
+/** The representations of a file compressed at build (its `.br` and `.gz` beside it): nothing to compress. */
+export const precompressed = (bytes: Buffer, br: Buffer, gz: Buffer): CompressedAsset => ({
+  br: representation("br", br),
+  gzip: representation("gzip", gz),
+  identity: representation("identity", bytes)
+})
+
 /**
  * The weight the client's `Accept-Encoding` gives `coding` (RFC 9110 §12.5.3): its own `q`, else
  * that of `*`, else 0 (an absent header accepts only the identity, which is always sent when

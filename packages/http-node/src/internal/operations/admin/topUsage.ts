@@ -3,9 +3,6 @@ import * as Clock from "effect/Clock"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { Usage } from "@petstore/core"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Result from "effect/Result"
-import { UsageNotCounted } from "../../../ErrorResponse.js"
 import * as UsageReport from "../../usageReport.js"
 import * as Operation from "../operation.js"
 import { adminErrors, error } from "./adminEndpoint.js"
@@ -23,17 +20,15 @@ export const topUsage = Operation.makeAdmin({
     const clock = yield* Clock.Clock
     const handle: Operation.HandlerOf<typeof endpoint, Operation.AdminContext> = ({ urlParams }) =>
       Effect.gen(function*() {
-        if (Option.isNone(usage)) return yield* new UsageNotCounted()
-        const range = UsageReport.rangeOf(urlParams, clock.currentTimeMillisUnsafe())
-        if (Result.isFailure(range)) return yield* range.failure
+        const [counted, range] = yield* UsageReport.countedRange(usage, urlParams, clock.currentTimeMillisUnsafe())
         const by = urlParams.by ?? "total"
-        const top = yield* usage.value.top(range.success, by, urlParams.limit ?? 10)
+        const top = yield* counted.top(range, by, urlParams.limit ?? 10)
         return {
           value: {
             by,
-            granularity: range.success.granularity,
-            from: UsageReport.iso(range.success.from),
-            to: UsageReport.iso(range.success.to),
+            granularity: range.granularity,
+            from: UsageReport.iso(range.from),
+            to: UsageReport.iso(range.to),
             accounts: top.map((t) => ({ accountId: t.accountId, total: t.total, refused: t.refused }))
           }
         }
