@@ -14,6 +14,7 @@
 //            --variant NAME[@sqlite]=path/to/bin.js[:--node-flag,...]  (a prototype build of our server, measured alongside)
 //            --json FILE (also write the raw measurements as JSON)
 //            --wait-quiet S (wait up to S seconds for other processes to leave the CPUs; default 180, quick 0)
+//   pnpm bench --costs | --capacity-check | --counter   the capacity runs (bench/capacity/, docs/capacity.md; --help: a run's options)
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir, totalmem } from "node:os"
@@ -45,6 +46,14 @@ const option = (name, fallback) => {
 const line = option("node")
 if (line !== undefined && line.split(".")[0] !== process.versions.node.split(".")[0]) {
   const run = spawnSync("bash", [join(ROOT, ".ci/node-lines"), "with", line, "--", "node", fileURLToPath(import.meta.url), ...argv], { stdio: "inherit" })
+  process.exit(run.status ?? 1)
+}
+// --costs, --capacity-check, --counter: the capacity runs (bench/capacity/, docs/capacity.md), each a
+// script of its own; the options after the flag go to it.
+for (const [name, script] of [["costs", "costs.mjs"], ["capacity-check", "check.mjs"], ["counter", "counter.mjs"]]) {
+  if (!flag(name)) continue
+  const rest = argv.filter((a) => a !== `--${name}`)
+  const run = spawnSync(process.execPath, [join(ROOT, "bench/capacity", script), ...rest], { stdio: "inherit" })
   process.exit(run.status ?? 1)
 }
 const quick = flag("quick")
