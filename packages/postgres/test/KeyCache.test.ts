@@ -59,6 +59,25 @@ const untilRevoked = (store: AccountStore.AccountStore["Service"], hash: string,
     throw new Error("the other instance never dropped the revoked key (no notification within 500 tries)")
   })
 
+/** The account with `id` as `store` finds it at `now`. */
+const findAccountAt = (store: AccountStore.AccountStore["Service"], id: string, now: number) =>
+  Effect.suspend(() => {
+    time.set(now)
+    return store.findAccount(id)
+  })
+
+const statusAt = (found: Option.Option<AccountStore.Account>) => Option.getOrThrow(found).status
+
+/** Asks `store` for the account at the fixed time `now` until it has `status`: only a notification can change it then. */
+const untilStatus = (store: AccountStore.AccountStore["Service"], id: string, now: number, status: AccountStore.Account["status"]) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500; i++) {
+      if (statusAt(yield* findAccountAt(store, id, now)) === status) return
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
+    }
+    throw new Error(`the other instance never saw the account ${status} (no notification within 500 tries)`)
+  })
+
 /**
  * Two instances on one new schema, once b listens: b has dropped a key another instance revoked (by
  * its notification, or by the listener's start, which empties the cache); either way no later start
@@ -100,6 +119,31 @@ if ("skip" in database) {
         expect(revokedAt(yield* findAt(b, keyOf(3).hash, T0 + KEY_CACHE_MILLIS - 1))).toBeNull()
         expect(revokedAt(yield* findAt(b, keyOf(3).hash, T0 + KEY_CACHE_MILLIS))).toBe(T0 + 1)
         expect(KEY_CACHE_MILLIS).toBe(1_000) // the bound docs/admin.md publishes
+      }).pipe(Effect.scoped), 30_000)
+
+    it.live("a suspension by one instance is seen by the other through its notification (account:<id>), before the age limit", () =>
+      Effect.gen(function*() {
+        const { a, b } = yield* twoInstances(database)
+        yield* a.insertAccount(accountOf(4), keyOf(4))
+        expect(statusAt(yield* findAccountAt(b, accountOf(4).id, T0))).toBe("active") // cached by b at T0
+        yield* a.updateAccount(accountOf(4).id, { status: "suspended" })
+        // At T0, well inside the age limit, b can only see the suspension by dropping its cached account.
+        yield* untilStatus(b, accountOf(4).id, T0, "suspended")
+        yield* a.updateAccount(accountOf(4).id, { status: "active" })
+        yield* untilStatus(b, accountOf(4).id, T0, "active")
+      }).pipe(Effect.scoped), 30_000)
+
+    it.live("with the notification lost, the other instance uses its cached account until the age limit and never after it", () =>
+      Effect.gen(function*() {
+        const { a, b, url } = yield* twoInstances(database)
+        yield* a.insertAccount(accountOf(5), keyOf(5))
+        expect(statusAt(yield* findAccountAt(b, accountOf(5).id, T0))).toBe("active") // cached by b at T0
+        // Suspended behind the instances' backs: no NOTIFY, as if the notification were lost.
+        const sql = TestDatabase.connect(url)
+        yield* Effect.promise(() => sql.query("UPDATE accounts SET status = 'suspended' WHERE id = $1", [accountOf(5).id]))
+        yield* Effect.promise(() => sql.end())
+        expect(statusAt(yield* findAccountAt(b, accountOf(5).id, T0 + KEY_CACHE_MILLIS - 1))).toBe("active")
+        expect(statusAt(yield* findAccountAt(b, accountOf(5).id, T0 + KEY_CACHE_MILLIS))).toBe("suspended")
       }).pipe(Effect.scoped), 30_000)
   })
 }

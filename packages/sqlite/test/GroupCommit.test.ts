@@ -189,6 +189,28 @@ describe("AccountStore on SQLite with another process on the same file", () => {
       expect(Option.isNone(yield* server.verify(Redacted.value(other.key)))).toBe(true)
     }))
 
+  it.effect("an account suspended by another connection is refused once the poll interval (250 ms) has passed; resumed, likewise", () =>
+    Effect.gen(function*() {
+      const filename = freshFile()
+      const server = yield* accountsOn(filename)
+      const cli = yield* accountsOn(filename)
+      const { account, key } = yield* cli.create({ plan: "free" })
+      const token = Redacted.value(key.key)
+      const suspended = Effect.map(server.verify(token), (principal) => Option.getOrThrow(principal).suspended)
+      // The server caches the key and its account.
+      expect(yield* suspended).toBe(false)
+      yield* cli.update(account.id, { status: "suspended" })
+      // It may serve its cached account until its next look at the file ...
+      yield* TestClock.adjust("250 millis")
+      // ... and refuses the account's keys from then on, and sees it suspended.
+      expect(yield* suspended).toBe(true)
+      expect((yield* server.findAccount(account.id)).status).toBe("suspended")
+      yield* cli.update(account.id, { status: "active" })
+      yield* TestClock.adjust("250 millis")
+      expect(yield* suspended).toBe(false)
+      expect((yield* server.findAccount(account.id)).status).toBe("active")
+    }))
+
   it.live("a revocation whose caller stopped waiting still takes effect once committed: no stale key stays cached", () =>
     Effect.scoped(Effect.gen(function*() {
       const accounts = yield* accountsOn(freshFile())
