@@ -70,7 +70,7 @@ export const makeApi = (quickstartBasePath: `/${string}` = PUBLIC_PREFIX) =>
     .add(messagesGroup(quickstartBasePath))
     .add(UsageGroup)
     .annotate(OpenApi.Title, "Pet Store Service")
-    .annotate(OpenApi.Version, "1.0.0")
+    .annotate(OpenApi.Version, "1.1.0")
     .annotate(OpenApi.License, { name: "MIT", url: "https://opensource.org/licenses/MIT" })
 
 /** The public API as the standalone server mounts it by default. */
