@@ -1,4 +1,5 @@
 import { expect, it } from "@effect/vitest"
+import { ConsoleSessionStore } from "@petstore/core"
 import { Effect } from "effect"
 import * as ConsoleBuild from "./support/ConsoleBuild.js"
 import { cookieOf, signIn } from "./support/ConsoleSession.js"
@@ -125,4 +126,29 @@ it.effect("a session ends after PETSTORE_CONSOLE_SESSION_HOURS: accepted until t
     server.clock.adjust(1)
     expectError(yield* server.request("POST", "/admin/v1/accounts", { json: { plan: "free" }, headers }), 401, "unauthorized")
     expectError(yield* server.request("GET", "/console/session", { headers }), 401, "unauthorized")
+  }))
+
+it.effect("a new admin token ends every session: a server on the same store with another token refuses the old cookie", () =>
+  Effect.gen(function*() {
+    const consoleSessions = ConsoleSessionStore.makeMemory()
+    const before = yield* start({ consoleSessions })
+    const { cookie, csrf } = yield* signIn(before)
+    expectStatus(yield* before.request("GET", "/console/session", { headers: { cookie } }), 200)
+    // The same store, the token changed: the old cookie names no session, and no CSRF token is given for it.
+    const after = yield* start({ consoleSessions, adminToken: `${ADMIN_TOKEN}-new` })
+    const read = expectError(yield* after.request("GET", "/console/session", { headers: { cookie } }), 401, "unauthorized")
+    expect(read.text).not.toContain(csrf)
+    expectError(yield* after.request("GET", "/admin/v1/usage/top", { headers: { cookie, "x-csrf-token": csrf } }), 401, "unauthorized")
+    // The server with the old token still finds it (the store holds it until it ends).
+    expectStatus(yield* before.request("GET", "/console/session", { headers: { cookie } }), 200)
+  }))
+
+it.effect("a sign-in with a cookie naming a live session ends that session", () =>
+  Effect.gen(function*() {
+    const server = yield* start()
+    const old = yield* signIn(server)
+    const renewed = yield* signIn(server, { cookie: old.cookie })
+    expectError(yield* server.request("GET", "/console/session", { headers: { cookie: old.cookie } }), 401, "unauthorized")
+    expectError(yield* server.request("GET", "/admin/v1/usage/top", { headers: { cookie: old.cookie, "x-csrf-token": old.csrf } }), 401, "unauthorized")
+    expectStatus(yield* server.request("GET", "/console/session", { headers: { cookie: renewed.cookie } }), 200)
   }))

@@ -11,6 +11,7 @@
 // FIXME v4: FiberRef removed
 import {
   AccountStore,
+  ConsoleSessionStore,
   MessageProcessor,
   type MessageQueue,
   MessageStore,
@@ -79,6 +80,8 @@ export interface TestServerOptions {
   readonly usage?: Partial<Usage.UsageOptions>
   /** The operator console (its build's directory, its sessions' hours); default: off. */
   readonly console?: { readonly directory: string; readonly sessionHours?: number | undefined }
+  /** The console's session store (one shared by two servers, for instance); default: the process's memory. */
+  readonly consoleSessions?: ConsoleSessionStore.ConsoleSessionStore["Service"]
 }
 
 /**
@@ -309,6 +312,11 @@ export class TestServer extends Context.Service<
           options.storeReadiness === undefined
             ? Layer.merge(services, usage)
             : Layer.mergeAll(services, usage, Layer.succeed(Readiness.StoreReadiness, options.storeReadiness))
+        ),
+        Layer.provideMerge(
+          options.consoleSessions === undefined
+            ? Layer.empty
+            : Layer.succeed(ConsoleSessionStore.ConsoleSessionStore, options.consoleSessions)
         )
       )
       const context = yield* Layer.build(served).pipe(
