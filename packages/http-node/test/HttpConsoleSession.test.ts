@@ -152,3 +152,41 @@ it.effect("a sign-in with a cookie naming a live session ends that session", () 
     expectError(yield* server.request("GET", "/admin/v1/usage/top", { headers: { cookie: old.cookie, "x-csrf-token": old.csrf } }), 401, "unauthorized")
     expectStatus(yield* server.request("GET", "/console/session", { headers: { cookie: renewed.cookie } }), 200)
   }))
+
+it.effect("behind a TLS-terminating proxy not trusted: Sec-Fetch-Site decides, and without it Origin is compared by host and port", () =>
+  Effect.gen(function*() {
+    const server = yield* start()
+    const { cookie, csrf } = yield* signIn(server)
+    const same = { cookie, "x-csrf-token": csrf }
+    const https = server.url.replace("http://", "https://")
+    const write = (headers: Record<string, string>) =>
+      server.request("POST", "/admin/v1/accounts", { json: { plan: "free" }, headers: { ...same, ...headers } })
+    // The browser saw https://<host>; the server, behind a proxy it does not trust, sees http.
+    expectStatus(yield* write({ origin: https, "sec-fetch-site": "same-origin" }), 201)
+    expectStatus(yield* write({ origin: https }), 201)
+    // Sec-Fetch-Site decides when sent, whatever Origin says.
+    for (const site of ["cross-site", "same-site", "none"]) {
+      expectError(yield* write({ origin: https, "sec-fetch-site": site }), 403, "forbidden_origin")
+    }
+    expectError(yield* write({ origin: "http://evil.example", "sec-fetch-site": "cross-site" }), 403, "forbidden_origin")
+    // Without it: another host, or another port, is refused.
+    expectError(yield* write({ origin: "https://evil.example" }), 403, "forbidden_origin")
+    expectError(yield* write({ origin: server.url.replace("127.0.0.1", "localhost") }), 403, "forbidden_origin")
+    expectError(yield* write({ origin: "https://127.0.0.1" }), 403, "forbidden_origin")
+    // A read typed by the user (none) is same-origin; the sign-in and sign-out follow the same rule.
+    expectStatus(yield* server.request("GET", "/console/session", { headers: { cookie, "sec-fetch-site": "none" } }), 200)
+    yield* signIn(server, { origin: https, "sec-fetch-site": "same-origin" })
+    expectError(yield* server.request("POST", "/console/session", { json: { token: ADMIN_TOKEN }, headers: { origin: https, "sec-fetch-site": "cross-site" } }), 403, "forbidden_origin")
+    expectStatus(yield* server.request("DELETE", "/console/session", { headers: { ...same, origin: https } }), 204)
+  }))
+
+it.effect("with trusted proxies, X-Forwarded-Proto with fewer entries than trusted proxies is not HTTPS (as X-Forwarded-For is read)", () =>
+  Effect.gen(function*() {
+    const server = yield* start({ trustProxy: 2 })
+    // One entry for two trusted proxies: it may be the client's own.
+    expect(cookieOf((yield* signIn(server, { "x-forwarded-proto": "https" })).reply).attributes).not.toContain("Secure")
+    // The outer trusted proxy's entry (second from the right) decides.
+    expect(cookieOf((yield* signIn(server, { "x-forwarded-proto": "https, http" })).reply).attributes).toContain("Secure")
+    expect(cookieOf((yield* signIn(server, { "x-forwarded-proto": "http, https" })).reply).attributes).not.toContain("Secure")
+    expect(cookieOf((yield* signIn(server, { "x-forwarded-proto": "https, https, http" })).reply).attributes).toContain("Secure")
+  }))
