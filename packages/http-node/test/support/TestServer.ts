@@ -64,6 +64,8 @@ export interface TestServerOptions {
   readonly connections?: Partial<Connections.ConnectionLimits>
   /** Replaces the memory stores' readiness (always up), to count or fail probes. */
   readonly storeReadiness?: Readiness.StoreReadiness["Service"]
+  /** The rate limiter's readiness (default: none, counted as up). */
+  readonly limiterReadiness?: Readiness.LimiterReadiness["Service"]
   /** How long the server keeps serving once its scope starts closing (default 0). */
   readonly drainDelay?: Duration.Input
   /** The access log and tracing (default: both off). */
@@ -312,6 +314,11 @@ export class TestServer extends Context.Service<
           options.storeReadiness === undefined
             ? Layer.merge(services, usage)
             : Layer.mergeAll(services, usage, Layer.succeed(Readiness.StoreReadiness, options.storeReadiness))
+        ),
+        Layer.provideMerge(
+          options.limiterReadiness === undefined
+            ? Layer.empty
+            : Layer.succeed(Readiness.LimiterReadiness, options.limiterReadiness)
         ),
         Layer.provideMerge(
           options.consoleSessions === undefined
