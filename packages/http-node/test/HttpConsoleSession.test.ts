@@ -1,6 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { ConsoleSessionStore } from "@petstore/core"
 import { Effect } from "effect"
+import { createHmac } from "node:crypto"
 import * as ConsoleBuild from "./support/ConsoleBuild.js"
 import { cookieOf, signIn } from "./support/ConsoleSession.js"
 import { expectError, expectStatus } from "./support/Expectations.js"
@@ -93,8 +94,16 @@ it.effect("the admin API takes the cookie with the CSRF token from the same orig
     expectError(yield* server.request("POST", "/admin/v1/accounts", { json: { plan: "free" }, headers: same }), 403, "forbidden_origin")
     // The bearer token works as before, whatever the cookie.
     expectStatus(yield* server.request("POST", "/admin/v1/accounts", { key: ADMIN_TOKEN, json: { plan: "free" }, headers: { cookie } }), 201)
-    // A cookie that names no session.
-    expectError(yield* server.request("GET", "/admin/v1/usage/top", { headers: { cookie: `petstore_console=${"A".repeat(43)}`, "x-csrf-token": csrf } }), 401, "unauthorized")
+    // A cookie that names no session: refused at the session lookup, even with the CSRF token computed for it.
+    const madeUp = "A".repeat(43)
+    expectError(yield* server.request("GET", "/console/session", { headers: { cookie: `petstore_console=${madeUp}` } }), 401, "unauthorized")
+    const madeUpCsrf = createHmac("sha256", createHmac("sha256", ADMIN_TOKEN).update("petstore console csrf").digest()).update(madeUp).digest("base64url")
+    expectError(
+      yield* server.request("GET", "/admin/v1/usage/top", { headers: { cookie: `petstore_console=${madeUp}`, "x-csrf-token": madeUpCsrf } }),
+      401,
+      "unauthorized",
+      /sign in again/
+    )
   }))
 
 it.effect("GET /console/session gives the session's CSRF token back; sign-out ends it, clears the cookie, and the old cookie is refused", () =>
