@@ -25,7 +25,10 @@ import {
   SecureRandom,
   IdempotencyStore,
   Usage,
-  UsageStore
+  UsageStore,
+  WebhookAttempt,
+  WebhookEndpoint,
+  Webhooks
 } from "@petstore/core"
 import { Clock, Context, type Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, type Scope, References } from "effect"
 import { App } from "../../src/App.js"
@@ -84,6 +87,8 @@ export interface TestServerOptions {
   readonly console?: { readonly directory: string; readonly sessionHours?: number | undefined }
   /** The console's session store (one shared by two servers, for instance); default: the process's memory. */
   readonly consoleSessions?: ConsoleSessionStore.ConsoleSessionStore["Service"]
+  /** Webhooks over memory stores (endpoints, attempts), so the admin API's message reads answer; default: none. */
+  readonly webhooks?: boolean
 }
 
 /**
@@ -283,7 +288,7 @@ export class TestServer extends Context.Service<
       const usage = options.usage === undefined ? Layer.empty : Usage.Usage.layer(options.usage).pipe(
         Layer.provide(Layer.merge(UsageStore.UsageStore.layerMemory, SecureRandom.SecureRandom.Live))
       )
-      const services = options.petRepository === undefined && options.accountStore === undefined
+      const stores = options.petRepository === undefined && options.accountStore === undefined
         ? Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor))
         : Petstore.layer(petstoreOptions).pipe(
           Layer.provideMerge(IdempotencyStore.IdempotencyStore.layerMemory),
@@ -300,6 +305,16 @@ export class TestServer extends Context.Service<
             SecureRandom.SecureRandom.Live
           ))
         )
+      const services = options.webhooks === true
+        ? Webhooks.Webhooks.layer().pipe(
+          Layer.provide(Layer.mergeAll(
+            WebhookEndpoint.WebhookEndpointStore.layerMemory,
+            WebhookAttempt.WebhookAttemptStore.layerMemory,
+            SecureRandom.SecureRandom.Live
+          )),
+          Layer.provideMerge(stores)
+        )
+        : stores
       // Everything built here (request handler, limiter, message worker) reads time from `clock`.
       const served = Server.layer({
         port: 0,
