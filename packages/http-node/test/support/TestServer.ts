@@ -87,7 +87,7 @@ export interface TestServerOptions {
   readonly console?: { readonly directory: string; readonly sessionHours?: number | undefined }
   /** The console's session store (one shared by two servers, for instance); default: the process's memory. */
   readonly consoleSessions?: ConsoleSessionStore.ConsoleSessionStore["Service"]
-  /** Webhooks over memory stores (endpoints, attempts), so the admin API's message reads answer; default: none. */
+  /** Webhooks over memory stores (with the memory pet and account stores), so the admin API's message reads answer; default: none. */
   readonly webhooks?: boolean
 }
 
@@ -305,6 +305,7 @@ export class TestServer extends Context.Service<
             SecureRandom.SecureRandom.Live
           ))
         )
+      // Webhooks over the memory stores (the account and message stores are theirs).
       const services = options.webhooks === true
         ? Webhooks.Webhooks.layer().pipe(
           Layer.provide(Layer.mergeAll(
@@ -312,7 +313,7 @@ export class TestServer extends Context.Service<
             WebhookAttempt.WebhookAttemptStore.layerMemory,
             SecureRandom.SecureRandom.Live
           )),
-          Layer.provideMerge(stores)
+          Layer.provideMerge(Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor)))
         )
         : stores
       // Everything built here (request handler, limiter, message worker) reads time from `clock`.
