@@ -24,7 +24,7 @@ const page = (route: Route) => {
     case "account":
       return <AccountPage key={route.accountId} accountId={route.accountId} />
     case "message":
-      return <MessagePage key={route.messageId} messageId={route.messageId} accountId={route.accountId} />
+      return <MessagePage key={route.messageId} messageId={route.messageId} />
     case "notFound":
       return (
         <section>

@@ -5,7 +5,7 @@ export type Route =
   | { readonly page: "dashboard" }
   | { readonly page: "accounts"; readonly query: URLSearchParams }
   | { readonly page: "account"; readonly accountId: string }
-  | { readonly page: "message"; readonly messageId: string; readonly accountId: string | undefined }
+  | { readonly page: "message"; readonly messageId: string }
   | { readonly page: "notFound"; readonly path: string }
 
 /** The route of a path and query. */
@@ -17,13 +17,13 @@ export const parse = (pathname: string, search: string): Route => {
   const account = /^\/console\/accounts\/([^/]+)$/.exec(path)
   if (account) return { page: "account", accountId: decodeURIComponent(account[1]!) }
   const message = /^\/console\/messages\/([^/]+)$/.exec(path)
-  if (message) return { page: "message", messageId: decodeURIComponent(message[1]!), accountId: query.get("account") ?? undefined }
+  // Older links carry `?account=`: the page reads the message by its id alone, so the query is ignored.
+  if (message) return { page: "message", messageId: decodeURIComponent(message[1]!) }
   return { page: "notFound", path: pathname }
 }
 
 /** The path of an account's page. */
 export const accountPath = (accountId: string): string => `/console/accounts/${encodeURIComponent(accountId)}`
 
-/** The path of a message's page (with its account, to find the message among the account's). */
-export const messagePath = (messageId: string, accountId: string): string =>
-  `/console/messages/${encodeURIComponent(messageId)}?account=${encodeURIComponent(accountId)}`
+/** The path of a message's page. */
+export const messagePath = (messageId: string): string => `/console/messages/${encodeURIComponent(messageId)}`

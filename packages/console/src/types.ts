@@ -42,6 +42,11 @@ export interface Message {
   readonly lastError: string | null
 }
 
+/** A message read alone (`GET /admin/v1/messages/{id}`): with the account it belongs to. */
+export interface AccountMessage extends Message {
+  readonly accountId: string
+}
+
 /** An attempt to deliver a message. */
 export interface Attempt {
   readonly attempt: number

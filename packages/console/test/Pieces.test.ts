@@ -25,8 +25,10 @@ describe("routes", () => {
     const accounts = parse("/console/accounts", "?q=rex&plan=pro")
     expect(accounts.page === "accounts" && accounts.query.get("q")).toBe("rex")
     expect(parse(accountPath("acc_1/x"), "")).toEqual({ page: "account", accountId: "acc_1/x" })
-    const [path, search] = messagePath("msg_1", "acc_1").split("?")
-    expect(parse(path!, `?${search}`)).toEqual({ page: "message", messageId: "msg_1", accountId: "acc_1" })
+    expect(messagePath("msg_1")).toBe("/console/messages/msg_1")
+    expect(parse(messagePath("msg_1"), "")).toEqual({ page: "message", messageId: "msg_1" })
+    // Older links named the account too: still the same page.
+    expect(parse("/console/messages/msg_1", "?account=acc_1")).toEqual({ page: "message", messageId: "msg_1" })
     expect(parse("/console/elsewhere", "")).toEqual({ page: "notFound", path: "/console/elsewhere" })
   })
 })

@@ -1,8 +1,9 @@
 /**
  * Where the operator console's sessions are kept, so that a session opened on one instance is valid
- * on every instance and a sign-out on one ends it on all of them. A session is stored by the hash
- * of its id (SHA-256, hex), never the id itself, with the instant it ends; nothing else. Store
- * adapters (SQLite, PostgreSQL) implement it; `makeMemory` keeps sessions in process memory.
+ * on every instance and a sign-out on one ends it on all of them. A session is stored by a hash
+ * of its id (an HMAC-SHA-256 keyed from the admin token, hex), never the id itself, with the
+ * instant it ends; nothing else. Store adapters (SQLite, PostgreSQL) implement it; `makeMemory`
+ * keeps sessions in process memory.
  *
  * @since 2.0.0
  */

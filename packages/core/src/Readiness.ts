@@ -57,6 +57,8 @@ export interface Report {
   readonly checks: { readonly store: State; readonly rateLimiter: State }
   /** Why the instance is not ready, or degraded: one sentence per dependency that is not up. */
   readonly reasons: ReadonlyArray<string>
+  /** Each dependency's own reason (`undefined` when it is up, or when its check gave none). */
+  readonly reasonOf: { readonly store: string | undefined; readonly rateLimiter: string | undefined }
 }
 
 /** How long a probe's answer is reused, and how long a probe may take. */
@@ -80,7 +82,8 @@ const bounded = (what: string, check: Effect.Effect<Check>, timeout: Duration.Du
 const reportOf = (store: Check, rateLimiter: Check): Report => ({
   ready: store.state !== "down" && rateLimiter.state !== "down",
   checks: { store: store.state, rateLimiter: rateLimiter.state },
-  reasons: [store.reason, rateLimiter.reason].filter((r): r is string => r !== undefined)
+  reasons: [store.reason, rateLimiter.reason].filter((r): r is string => r !== undefined),
+  reasonOf: { store: store.reason, rateLimiter: rateLimiter.reason }
 })
 
 const INTERRUPTED = reportOf({ state: "down", reason: "the readiness check was interrupted" }, UP)

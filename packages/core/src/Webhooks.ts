@@ -113,6 +113,8 @@ export class Webhooks extends Context.Service<
       accountId: string,
       graceMillis?: number
     ) => Effect.Effect<IssuedEndpoint, AccountNotFound | WebhookNotFound | Failure>
+    /** One message, whichever account it is of. */
+    readonly message: (messageId: string) => Effect.Effect<StoredMessage, MessageNotFound | Failure>
     readonly attempts: (messageId: string) => Effect.Effect<ReadonlyArray<WebhookAttempt>, MessageNotFound | Failure>
     /** Queues the message for one more attempt; a message still pending is left as it is. */
     readonly replay: (messageId: string) => Effect.Effect<Message, MessageNotFound | Failure>
@@ -203,6 +205,7 @@ export const make = (options: WebhooksOptions) =>
           yield* endpoints.put(next)
           return { endpoint: view(next, now), secret }
         }),
+      message,
       attempts: (messageId) => Effect.andThen(message(messageId), attemptLog.list(messageId)),
       replay: (messageId) => Effect.map(replayOne(messageId), toMessageDelivery),
       replayFailed: (accountId, since) =>

@@ -36,7 +36,7 @@ describe("Readiness.probe", () => {
   it.effect("with no port in the context, everything is up", () =>
     Effect.gen(function*() {
       const probe = yield* Readiness.probe()
-      expect(yield* probe).toEqual({ ready: true, checks: { store: "up", rateLimiter: "up" }, reasons: [] })
+      expect(yield* probe).toEqual({ ready: true, checks: { store: "up", rateLimiter: "up" }, reasons: [], reasonOf: { store: undefined, rateLimiter: undefined } })
     }))
 
   it.effect("any number of callers while a probe is in flight share it; the answer is reused for `reuse`, then asked again", () =>
@@ -81,7 +81,8 @@ describe("Readiness.probe", () => {
       expect(yield* Fiber.join(waiting)).toEqual({
         ready: false,
         checks: { store: "down", rateLimiter: "up" },
-        reasons: ["the store did not answer within 2s"]
+        reasons: ["the store did not answer within 2s"],
+        reasonOf: { store: "the store did not answer within 2s", rateLimiter: undefined }
       })
       const throwing = yield* Effect.provide(
         Readiness.probe(),
@@ -93,7 +94,8 @@ describe("Readiness.probe", () => {
       expect(yield* throwing).toEqual({
         ready: false,
         checks: { store: "down", rateLimiter: "degraded" },
-        reasons: ["the store check failed", "limits per instance"]
+        reasons: ["the store check failed", "limits per instance"],
+        reasonOf: { store: "the store check failed", rateLimiter: "limits per instance" }
       })
       const degraded = yield* Effect.provide(
         Readiness.probe(),

@@ -16,6 +16,7 @@ import { createAccount } from "./internal/operations/admin/createAccount.js"
 import { createKey } from "./internal/operations/admin/createKey.js"
 import { deleteWebhook } from "./internal/operations/admin/deleteWebhook.js"
 import { getAccount } from "./internal/operations/admin/getAccount.js"
+import { getAdminMessage } from "./internal/operations/admin/getAdminMessage.js"
 import { getWebhook } from "./internal/operations/admin/getWebhook.js"
 import { listAccountMessages } from "./internal/operations/admin/listAccountMessages.js"
 import { listAccounts } from "./internal/operations/admin/listAccounts.js"
@@ -40,6 +41,7 @@ export { IssuedKey } from "./internal/operations/admin/keys.js"
 export { AdminHealth } from "./internal/operations/admin/adminHealth.js"
 export { AllUsage } from "./internal/operations/admin/allUsage.js"
 export { AccountMessagesParams, AdminMessage } from "./internal/operations/admin/listAccountMessages.js"
+export { AdminAccountMessage } from "./internal/operations/admin/getAdminMessage.js"
 export { KeyMetadata } from "./internal/operations/admin/listKeys.js"
 export { WebhookAttempt } from "./internal/operations/admin/listMessageAttempts.js"
 export { IssuedWebhook, WebhookEndpoint, WebhookUrl } from "./internal/operations/admin/webhooks.js"
@@ -63,6 +65,7 @@ export const ADMIN_OPERATIONS: ReadonlyArray<Operation.Operation<any, Accounts.A
   rotateWebhookSecret,
   replayFailedMessages,
   listAccountMessages,
+  getAdminMessage,
   listMessageAttempts,
   replayMessage,
   accountUsage,
@@ -87,6 +90,7 @@ export class AdminGroup extends HttpApiGroup.make("admin")
   .add(rotateWebhookSecret.endpoint)
   .add(replayFailedMessages.endpoint)
   .add(listAccountMessages.endpoint)
+  .add(getAdminMessage.endpoint)
   .add(listMessageAttempts.endpoint)
   .add(replayMessage.endpoint)
   .add(accountUsage.endpoint)

@@ -87,10 +87,6 @@ export interface AppOptions {
   /** The access log and tracing (both off by default); every response carries `X-Request-Id`. */
   readonly observe?: RequestObserver.ObserveOptions | undefined
   /**
-   * Metrics served at `GET /metrics` to the admin token (with the admin API's failed-token limits);
-   * absent, or no admin token: `/metrics` is an unknown path.
-   */
-  /**
    * The operator console at `/console` (docs/console.md): its build's directory and how long its
    * sessions last. Absent, or without an admin token: every `/console` path is an unknown path (404).
    */
@@ -100,6 +96,10 @@ export interface AppOptions {
     /** How long a session lasts, in hours (default 12). */
     readonly sessionHours?: number | undefined
   } | undefined
+  /**
+   * Metrics served at `GET /metrics` to the admin token (with the admin API's failed-token limits);
+   * absent, or no admin token: `/metrics` is an unknown path.
+   */
   readonly metrics?: {
     readonly scrape: Effect.Effect<string>
     readonly contentType: string

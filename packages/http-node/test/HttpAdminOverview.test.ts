@@ -47,7 +47,7 @@ it.effect("GET /admin/v1/usage is 404 when the server counts no usage", () =>
 it.effect("GET /admin/v1/health lists each dependency with why it is not up, and is 200 even when /readyz is 503", () =>
   Effect.gen(function*() {
     let state: CoreReadiness.Check = CoreReadiness.UP
-    const server = yield* TestServer.start({ storeReadiness: { check: Effect.sync(() => state) }, quiet: true })
+    const server = yield* TestServer.start({ storeReadiness: { check: Effect.sync(() => state) }, quiet: true, frozenAt: T })
     const up = expectStatus(yield* server.admin.request("GET", "/health"), 200)
     expect(up.body).toStrictEqual({
       ready: true,
@@ -55,9 +55,9 @@ it.effect("GET /admin/v1/health lists each dependency with why it is not up, and
       dependencies: [{ name: "store", ready: true, error: null }, { name: "limiter", ready: true, error: null }]
     })
     state = { state: "down", reason: "the database did not answer" }
-    // The probe's answer is reused for a second: wait for the next one.
-    let down = up
-    while (down.body.ready) down = expectStatus(yield* server.admin.request("GET", "/health"), 200)
+    // The probe's answer is reused for a second (on the server's clock): move past it.
+    server.clock.adjust(1_000)
+    const down = expectStatus(yield* server.admin.request("GET", "/health"), 200)
     expect(down.body).toStrictEqual({
       ready: false,
       draining: false,
@@ -65,4 +65,21 @@ it.effect("GET /admin/v1/health lists each dependency with why it is not up, and
     })
     expectError(yield* server.get("/readyz"), 503, "unavailable")
     expectError(yield* server.request("GET", "/admin/v1/health"), 401, "unauthorized")
+  }))
+
+it.effect("GET /admin/v1/health gives each dependency its own reason: a store down without one does not take the limiter's", () =>
+  Effect.gen(function*() {
+    const server = yield* TestServer.start({
+      storeReadiness: { check: Effect.succeed({ state: "down" }) },
+      limiterReadiness: { check: Effect.succeed({ state: "degraded", reason: "the rate limiter's Redis did not answer" }) },
+      quiet: true
+    })
+    expect(expectStatus(yield* server.admin.request("GET", "/health"), 200).body).toStrictEqual({
+      ready: false,
+      draining: false,
+      dependencies: [
+        { name: "store", ready: false, error: "down" },
+        { name: "limiter", ready: true, error: "the rate limiter's Redis did not answer" }
+      ]
+    })
   }))

@@ -1,5 +1,7 @@
 import { expect, it } from "@effect/vitest"
+import { ConsoleSessionStore } from "@petstore/core"
 import { Effect } from "effect"
+import { createHmac } from "node:crypto"
 import * as ConsoleBuild from "./support/ConsoleBuild.js"
 import { cookieOf, signIn } from "./support/ConsoleSession.js"
 import { expectError, expectStatus } from "./support/Expectations.js"
@@ -92,8 +94,16 @@ it.effect("the admin API takes the cookie with the CSRF token from the same orig
     expectError(yield* server.request("POST", "/admin/v1/accounts", { json: { plan: "free" }, headers: same }), 403, "forbidden_origin")
     // The bearer token works as before, whatever the cookie.
     expectStatus(yield* server.request("POST", "/admin/v1/accounts", { key: ADMIN_TOKEN, json: { plan: "free" }, headers: { cookie } }), 201)
-    // A cookie that names no session.
-    expectError(yield* server.request("GET", "/admin/v1/usage/top", { headers: { cookie: `petstore_console=${"A".repeat(43)}`, "x-csrf-token": csrf } }), 401, "unauthorized")
+    // A cookie that names no session: refused at the session lookup, even with the CSRF token computed for it.
+    const madeUp = "A".repeat(43)
+    expectError(yield* server.request("GET", "/console/session", { headers: { cookie: `petstore_console=${madeUp}` } }), 401, "unauthorized")
+    const madeUpCsrf = createHmac("sha256", createHmac("sha256", ADMIN_TOKEN).update("petstore console csrf").digest()).update(madeUp).digest("base64url")
+    expectError(
+      yield* server.request("GET", "/admin/v1/usage/top", { headers: { cookie: `petstore_console=${madeUp}`, "x-csrf-token": madeUpCsrf } }),
+      401,
+      "unauthorized",
+      /sign in again/
+    )
   }))
 
 it.effect("GET /console/session gives the session's CSRF token back; sign-out ends it, clears the cookie, and the old cookie is refused", () =>
@@ -125,4 +135,67 @@ it.effect("a session ends after PETSTORE_CONSOLE_SESSION_HOURS: accepted until t
     server.clock.adjust(1)
     expectError(yield* server.request("POST", "/admin/v1/accounts", { json: { plan: "free" }, headers }), 401, "unauthorized")
     expectError(yield* server.request("GET", "/console/session", { headers }), 401, "unauthorized")
+  }))
+
+it.effect("a new admin token ends every session: a server on the same store with another token refuses the old cookie", () =>
+  Effect.gen(function*() {
+    const consoleSessions = ConsoleSessionStore.makeMemory()
+    const before = yield* start({ consoleSessions })
+    const { cookie, csrf } = yield* signIn(before)
+    expectStatus(yield* before.request("GET", "/console/session", { headers: { cookie } }), 200)
+    // The same store, the token changed: the old cookie names no session, and no CSRF token is given for it.
+    const after = yield* start({ consoleSessions, adminToken: `${ADMIN_TOKEN}-new` })
+    const read = expectError(yield* after.request("GET", "/console/session", { headers: { cookie } }), 401, "unauthorized")
+    expect(read.text).not.toContain(csrf)
+    expectError(yield* after.request("GET", "/admin/v1/usage/top", { headers: { cookie, "x-csrf-token": csrf } }), 401, "unauthorized")
+    // The server with the old token still finds it (the store holds it until it ends).
+    expectStatus(yield* before.request("GET", "/console/session", { headers: { cookie } }), 200)
+  }))
+
+it.effect("a sign-in with a cookie naming a live session ends that session", () =>
+  Effect.gen(function*() {
+    const server = yield* start()
+    const old = yield* signIn(server)
+    const renewed = yield* signIn(server, { cookie: old.cookie })
+    expectError(yield* server.request("GET", "/console/session", { headers: { cookie: old.cookie } }), 401, "unauthorized")
+    expectError(yield* server.request("GET", "/admin/v1/usage/top", { headers: { cookie: old.cookie, "x-csrf-token": old.csrf } }), 401, "unauthorized")
+    expectStatus(yield* server.request("GET", "/console/session", { headers: { cookie: renewed.cookie } }), 200)
+  }))
+
+it.effect("behind a TLS-terminating proxy not trusted: Sec-Fetch-Site decides, and without it Origin is compared by host and port", () =>
+  Effect.gen(function*() {
+    const server = yield* start()
+    const { cookie, csrf } = yield* signIn(server)
+    const same = { cookie, "x-csrf-token": csrf }
+    const https = server.url.replace("http://", "https://")
+    const write = (headers: Record<string, string>) =>
+      server.request("POST", "/admin/v1/accounts", { json: { plan: "free" }, headers: { ...same, ...headers } })
+    // The browser saw https://<host>; the server, behind a proxy it does not trust, sees http.
+    expectStatus(yield* write({ origin: https, "sec-fetch-site": "same-origin" }), 201)
+    expectStatus(yield* write({ origin: https }), 201)
+    // Sec-Fetch-Site decides when sent, whatever Origin says.
+    for (const site of ["cross-site", "same-site", "none"]) {
+      expectError(yield* write({ origin: https, "sec-fetch-site": site }), 403, "forbidden_origin")
+    }
+    expectError(yield* write({ origin: "http://evil.example", "sec-fetch-site": "cross-site" }), 403, "forbidden_origin")
+    // Without it: another host, or another port, is refused.
+    expectError(yield* write({ origin: "https://evil.example" }), 403, "forbidden_origin")
+    expectError(yield* write({ origin: server.url.replace("127.0.0.1", "localhost") }), 403, "forbidden_origin")
+    expectError(yield* write({ origin: "https://127.0.0.1" }), 403, "forbidden_origin")
+    // A read typed by the user (none) is same-origin; the sign-in and sign-out follow the same rule.
+    expectStatus(yield* server.request("GET", "/console/session", { headers: { cookie, "sec-fetch-site": "none" } }), 200)
+    yield* signIn(server, { origin: https, "sec-fetch-site": "same-origin" })
+    expectError(yield* server.request("POST", "/console/session", { json: { token: ADMIN_TOKEN }, headers: { origin: https, "sec-fetch-site": "cross-site" } }), 403, "forbidden_origin")
+    expectStatus(yield* server.request("DELETE", "/console/session", { headers: { ...same, origin: https } }), 204)
+  }))
+
+it.effect("with trusted proxies, X-Forwarded-Proto with fewer entries than trusted proxies is not HTTPS (as X-Forwarded-For is read)", () =>
+  Effect.gen(function*() {
+    const server = yield* start({ trustProxy: 2 })
+    // One entry for two trusted proxies: it may be the client's own.
+    expect(cookieOf((yield* signIn(server, { "x-forwarded-proto": "https" })).reply).attributes).not.toContain("Secure")
+    // The outer trusted proxy's entry (second from the right) decides.
+    expect(cookieOf((yield* signIn(server, { "x-forwarded-proto": "https, http" })).reply).attributes).toContain("Secure")
+    expect(cookieOf((yield* signIn(server, { "x-forwarded-proto": "http, https" })).reply).attributes).not.toContain("Secure")
+    expect(cookieOf((yield* signIn(server, { "x-forwarded-proto": "https, https, http" })).reply).attributes).toContain("Secure")
   }))

@@ -199,7 +199,7 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     id: 7,
     name: "console_sessions",
     statements: [
-      // The operator console's sessions, shared by every instance: the SHA-256 of each session id
+      // The operator console's sessions, shared by every instance: an HMAC-SHA-256 of each session id keyed from the admin token
       // (never the id) and its end. A new table only: a program of the previous version runs on it as before.
       `CREATE TABLE console_sessions (
         id_hash text PRIMARY KEY,

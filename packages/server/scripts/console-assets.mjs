@@ -14,11 +14,16 @@ if (!existsSync(join(built, "manifest.json"))) {
   console.log(`console-assets: no console build at ${built}; ${target} left as it is`)
   process.exit(0)
 }
-// Copied beside, then renamed into place: a server starting meanwhile reads the old build or the new one.
+// Copied into a sibling folder, the old folder renamed away, the new one renamed in, then the old one
+// removed: the folder is missing only between two renames, never while files are copied or deleted.
 const staging = `${target}.${process.pid}.tmp`
+const previous = `${target}.${process.pid}.old`
 rmSync(staging, { recursive: true, force: true })
+rmSync(previous, { recursive: true, force: true })
 mkdirSync(staging)
 for (const name of readdirSync(built)) cpSync(join(built, name), join(staging, name))
-rmSync(target, { recursive: true, force: true })
+const hadOne = existsSync(target)
+if (hadOne) renameSync(target, previous)
 renameSync(staging, target)
+if (hadOne) rmSync(previous, { recursive: true, force: true })
 console.log(`console-assets: ${readdirSync(target).length} files in ${target}`)

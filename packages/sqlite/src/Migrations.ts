@@ -207,7 +207,7 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     id: 11,
     name: "console_sessions",
     statements: [
-      // The operator console's sessions: the SHA-256 of each session id (never the id) and its end.
+      // The operator console's sessions: an HMAC-SHA-256 of each session id keyed from the admin token (never the id) and its end.
       `CREATE TABLE console_sessions (
         id_hash TEXT PRIMARY KEY NOT NULL,
         expires_at INTEGER NOT NULL

@@ -58,7 +58,7 @@ export const MessagesSection = ({ accountId }: { readonly accountId: string }) =
             <tbody>
               {page.value.messages.map((m) => (
                 <tr key={m.id} data-message-id={m.id}>
-                  <td><Link href={messagePath(m.id, accountId)}>{m.id}</Link></td>
+                  <td><Link href={messagePath(m.id)}>{m.id}</Link></td>
                   <td data-field="status">{m.status}</td>
                   <td>{m.attempts}</td>
                   <td>{time(m.updatedAt)}</td>

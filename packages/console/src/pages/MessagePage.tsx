@@ -1,7 +1,7 @@
 /**
- * A message (`/console/messages/{id}`): the message itself (found among its account's messages,
- * when the link names the account: the admin API reads messages by account), every delivery
- * attempt (`GET /admin/v1/messages/{id}/attempts`), and replay.
+ * A message (`/console/messages/{id}`): the message itself and its account
+ * (`GET /admin/v1/messages/{id}`), every delivery attempt (`GET /admin/v1/messages/{id}/attempts`),
+ * and replay.
  */
 import { useState } from "preact/hooks"
 import { get, messageOf, request } from "../api.js"
@@ -9,33 +9,17 @@ import { ErrorText } from "../components/ErrorText.js"
 import { Link } from "../components/Link.js"
 import { useLoad } from "../components/useLoad.js"
 import { time } from "../format.js"
-import { nextCursor } from "../links.js"
 import { accountPath } from "../router.js"
-import type { Attempt, Message } from "../types.js"
+import type { AccountMessage, Attempt, Message } from "../types.js"
 
 /** Props of MessagePage. */
 export interface MessagePageProps {
   readonly messageId: string
-  readonly accountId: string | undefined
-}
-
-/** The message among the account's (paging through them), or undefined. */
-const findMessage = async (accountId: string, messageId: string): Promise<Message | undefined> => {
-  let cursor: string | undefined
-  do {
-    const params = new URLSearchParams({ limit: "100" })
-    if (cursor !== undefined) params.set("cursor", cursor)
-    const answer = await request<ReadonlyArray<Message>>("GET", `/admin/v1/accounts/${encodeURIComponent(accountId)}/messages?${params}`)
-    const found = answer.body.find((m) => m.id === messageId)
-    if (found) return found
-    cursor = nextCursor(answer.headers.get("link"))
-  } while (cursor !== undefined)
-  return undefined
 }
 
 /** The message page. */
-export const MessagePage = ({ messageId, accountId }: MessagePageProps) => {
-  const message = useLoad(() => accountId === undefined ? Promise.resolve(undefined) : findMessage(accountId, messageId), [messageId, accountId])
+export const MessagePage = ({ messageId }: MessagePageProps) => {
+  const message = useLoad(() => get<AccountMessage>(`/admin/v1/messages/${encodeURIComponent(messageId)}`), [messageId])
   const attempts = useLoad(() => get<ReadonlyArray<Attempt>>(`/admin/v1/messages/${encodeURIComponent(messageId)}/attempts`), [messageId])
   const [error, setError] = useState<string | undefined>(undefined)
   const [notice, setNotice] = useState<string | undefined>(undefined)
@@ -43,7 +27,7 @@ export const MessagePage = ({ messageId, accountId }: MessagePageProps) => {
   return (
     <section>
       <h1>{`Message ${messageId}`}</h1>
-      {accountId !== undefined ? <p>Account <Link href={accountPath(accountId)}>{accountId}</Link></p> : null}
+      {m ? <p>Account <Link href={accountPath(m.accountId)}>{m.accountId}</Link></p> : null}
       <ErrorText error={message.error} />
       {m
         ? (

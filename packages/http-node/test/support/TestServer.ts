@@ -11,6 +11,7 @@
 // FIXME v4: FiberRef removed
 import {
   AccountStore,
+  ConsoleSessionStore,
   MessageProcessor,
   type MessageQueue,
   MessageStore,
@@ -24,7 +25,10 @@ import {
   SecureRandom,
   IdempotencyStore,
   Usage,
-  UsageStore
+  UsageStore,
+  WebhookAttempt,
+  WebhookEndpoint,
+  Webhooks
 } from "@petstore/core"
 import { Clock, Context, type Duration, Effect, Layer, Logger, LogLevel, Option, Redacted, type Scope, References } from "effect"
 import { App } from "../../src/App.js"
@@ -63,6 +67,8 @@ export interface TestServerOptions {
   readonly connections?: Partial<Connections.ConnectionLimits>
   /** Replaces the memory stores' readiness (always up), to count or fail probes. */
   readonly storeReadiness?: Readiness.StoreReadiness["Service"]
+  /** The rate limiter's readiness (default: none, counted as up). */
+  readonly limiterReadiness?: Readiness.LimiterReadiness["Service"]
   /** How long the server keeps serving once its scope starts closing (default 0). */
   readonly drainDelay?: Duration.Input
   /** The access log and tracing (default: both off). */
@@ -79,6 +85,10 @@ export interface TestServerOptions {
   readonly usage?: Partial<Usage.UsageOptions>
   /** The operator console (its build's directory, its sessions' hours); default: off. */
   readonly console?: { readonly directory: string; readonly sessionHours?: number | undefined }
+  /** The console's session store (one shared by two servers, for instance); default: the process's memory. */
+  readonly consoleSessions?: ConsoleSessionStore.ConsoleSessionStore["Service"]
+  /** Webhooks over memory stores (with the memory pet and account stores), so the admin API's message reads answer; default: none. */
+  readonly webhooks?: boolean
 }
 
 /**
@@ -278,7 +288,7 @@ export class TestServer extends Context.Service<
       const usage = options.usage === undefined ? Layer.empty : Usage.Usage.layer(options.usage).pipe(
         Layer.provide(Layer.merge(UsageStore.UsageStore.layerMemory, SecureRandom.SecureRandom.Live))
       )
-      const services = options.petRepository === undefined && options.accountStore === undefined
+      const stores = options.petRepository === undefined && options.accountStore === undefined
         ? Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor))
         : Petstore.layer(petstoreOptions).pipe(
           Layer.provideMerge(IdempotencyStore.IdempotencyStore.layerMemory),
@@ -295,6 +305,17 @@ export class TestServer extends Context.Service<
             SecureRandom.SecureRandom.Live
           ))
         )
+      // Webhooks over the memory stores (the account and message stores are theirs).
+      const services = options.webhooks === true
+        ? Webhooks.Webhooks.layer().pipe(
+          Layer.provide(Layer.mergeAll(
+            WebhookEndpoint.WebhookEndpointStore.layerMemory,
+            WebhookAttempt.WebhookAttemptStore.layerMemory,
+            SecureRandom.SecureRandom.Live
+          )),
+          Layer.provideMerge(Petstore.layerMemory(petstoreOptions).pipe(Layer.provide(processor)))
+        )
+        : stores
       // Everything built here (request handler, limiter, message worker) reads time from `clock`.
       const served = Server.layer({
         port: 0,
@@ -309,6 +330,16 @@ export class TestServer extends Context.Service<
           options.storeReadiness === undefined
             ? Layer.merge(services, usage)
             : Layer.mergeAll(services, usage, Layer.succeed(Readiness.StoreReadiness, options.storeReadiness))
+        ),
+        Layer.provideMerge(
+          options.limiterReadiness === undefined
+            ? Layer.empty
+            : Layer.succeed(Readiness.LimiterReadiness, options.limiterReadiness)
+        ),
+        Layer.provideMerge(
+          options.consoleSessions === undefined
+            ? Layer.empty
+            : Layer.succeed(ConsoleSessionStore.ConsoleSessionStore, options.consoleSessions)
         )
       )
       const context = yield* Layer.build(served).pipe(

@@ -91,7 +91,7 @@ export const readinessLaws = <E1, E2>(
   const quietly = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, References.MinimumLogLevel, "None")
 
   const expectUp = (report: Readiness.Report) =>
-    expect(report).toStrictEqual({ ready: true, checks: { store: "up", rateLimiter: "up" }, reasons: [] })
+    expect(report).toStrictEqual({ ready: true, checks: { store: "up", rateLimiter: "up" }, reasons: [], reasonOf: { store: undefined, rateLimiter: undefined } })
 
   describe(`readiness laws: ${name}`, () => {
     property(

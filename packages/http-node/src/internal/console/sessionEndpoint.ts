@@ -3,7 +3,8 @@
  *
  * - `POST` with the admin token (JSON `{"token": …}` or the form field `token`): a new session, its
  *   cookie set (`HttpOnly; SameSite=Strict; Path=/`, `Secure` over HTTPS), `200 {csrfToken,
- *   expiresAt}` (a form post: `303` to the console). A wrong token is 401 and counts against the
+ *   expiresAt}` (a form post: `303` to the console); the session the request's cookie names, if
+ *   any, ends. A wrong token is 401 and counts against the
  *   admin gate's limit of failed tokens (then 429). From a page of another origin: 403.
  * - `GET`: the session of the cookie, `200 {csrfToken, expiresAt}` (a reloaded page recovers its
  *   CSRF token); without one 401; from another origin 403.
@@ -74,7 +75,10 @@ export const make = (options: SessionEndpointOptions): Stage<Start, Labelled & G
       if (token === undefined) return BAD_BODY
       const refused = options.gate.checkToken(token, request, now(), ErrorResponse.STATIC.consoleWrongToken)
       if (refused !== undefined) return answerWith(refused)
-      return Effect.map(options.sessions.open(now()), (session): Answer => {
+      // A sign-in over a live session's cookie ends that session (a stolen cookie stops working).
+      const previous = options.sessions.idOf(request)
+      const ended = previous === undefined ? Effect.void : options.sessions.close(previous)
+      return Effect.map(Effect.andThen(ended, options.sessions.open(now())), (session): Answer => {
         const headers: ResponseHeaders = { "Set-Cookie": cookie(request, session.id, options.maxAgeSeconds) }
         if (type !== "application/json") return answer(303, undefined, { ...headers, Location: `${basePath}/console` })
         return answer(200, sessionBody(session), headers)

@@ -1,15 +1,16 @@
 /**
  * The operator console's sessions: opened with the admin token, carried by the cookie
- * `petstore_console` (an opaque id: 32 random bytes, base64url), kept in the store by the SHA-256
- * of the id only (`ConsoleSessionStore`), so every instance finds them and a sign-out on one ends
- * them on all. The CSRF token is an HMAC-SHA-256 of the id under a key derived from the admin
- * token: nothing more is stored, every instance computes the same one, and a new admin token ends
- * every session (their CSRF tokens no longer match).
+ * `petstore_console` (an opaque id: 32 random bytes, base64url), kept in the store only by an
+ * HMAC-SHA-256 of the id under a key derived from the admin token (`ConsoleSessionStore`), so every
+ * instance finds them and a sign-out on one ends them on all. The CSRF token is an HMAC-SHA-256 of
+ * the id under another key derived from the admin token: nothing more is stored, and every instance
+ * computes the same one. A new admin token ends every session: under the new key an old cookie's id
+ * hashes to a value no stored session has, so it names no session.
  */
 import { type ConsoleSessionStore, type Errors } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import type { AppRequest } from "../../AppRequest.js"
 
 /** The cookie's name. */
@@ -39,8 +40,6 @@ export interface Sessions {
 
 const ID = /^[A-Za-z0-9_-]{43}$/
 
-const hashOf = (id: string): string => createHash("sha256").update(id).digest("hex")
-
 /** The value of cookie `name` in a `Cookie` header, if present. */
 export const cookieValue = (header: string | undefined, name: string): string | undefined => {
   if (header === undefined) return undefined
@@ -51,13 +50,18 @@ export const cookieValue = (header: string | undefined, name: string): string | 
   return undefined
 }
 
-/** The sessions over `store`, lasting `hours`, with CSRF tokens keyed from `adminToken`. */
+/** A key derived from the admin token for one use (`purpose`). */
+const keyOf = (adminToken: string, purpose: string): Buffer => createHmac("sha256", adminToken).update(purpose).digest()
+
+/** The sessions over `store`, lasting `hours`, with their stored hashes and CSRF tokens keyed from `adminToken`. */
 export const make = (options: {
   readonly store: ConsoleSessionStore.ConsoleSessionStore["Service"]
   readonly adminToken: string
   readonly hours: number
 }): Sessions => {
-  const csrfKey = createHmac("sha256", options.adminToken).update("petstore console csrf").digest()
+  const csrfKey = keyOf(options.adminToken, "petstore console csrf")
+  const idKey = keyOf(options.adminToken, "petstore console session id")
+  const hashOf = (id: string): string => createHmac("sha256", idKey).update(id).digest("hex")
   const csrfOf = (id: string): string => createHmac("sha256", csrfKey).update(id).digest("base64url")
   const lifetime = Math.round(options.hours * 3_600_000)
   const idOf = (request: AppRequest): string | undefined => {

@@ -36,19 +36,18 @@ export const endpoint = HttpApiEndpoint.get("adminHealth", "/health", {
   error: [...adminErrors]
 })
 
-/** The dependencies of `report`, each with its reason (the report lists the store's first). */
-export const dependenciesOf = (report: Readiness.Report): typeof AdminHealth.Type["dependencies"] => {
-  const storeReason = report.checks.store === "up" ? undefined : report.reasons[0]
-  const limiterReason = report.checks.rateLimiter === "up" ? undefined : report.reasons[storeReason === undefined ? 0 : 1]
-  return [
-    { name: "store", ready: report.checks.store !== "down", error: report.checks.store === "up" ? null : storeReason ?? report.checks.store },
-    {
-      name: "limiter",
-      ready: report.checks.rateLimiter !== "down",
-      error: report.checks.rateLimiter === "up" ? null : limiterReason ?? report.checks.rateLimiter
-    }
-  ]
-}
+/** One dependency: its state, and its own reason when it is not up (else the state's name). */
+const dependency = (name: "store" | "limiter", state: Readiness.State, reason: string | undefined) => ({
+  name,
+  ready: state !== "down",
+  error: state === "up" ? null : reason ?? state
+})
+
+/** The dependencies of `report`, each with its own reason. */
+export const dependenciesOf = (report: Readiness.Report): typeof AdminHealth.Type["dependencies"] => [
+  dependency("store", report.checks.store, report.reasonOf.store),
+  dependency("limiter", report.checks.rateLimiter, report.reasonOf.rateLimiter)
+]
 
 export const adminHealth = Operation.makeAdmin({
   endpoint,

@@ -3,7 +3,7 @@
  * by status; the next page named by a `Link` (as `GET /v1/pets` names it).
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
-import { Errors, Message } from "@petstore/core"
+import { Errors, Message, type MessageStore } from "@petstore/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { integer1To100, ResponseHeaders } from "../endpoint.js"
@@ -33,6 +33,17 @@ export const AdminMessage = Schema.Struct({
   lastError: Schema.NullOr(Schema.String).annotate({ description: "The account's view of the last failure; the attempts have the full text." })
 })
 
+/** The admin's view of a stored message. */
+export const adminMessageOf = (m: MessageStore.StoredMessage): typeof AdminMessage.Type => ({
+  id: m.id,
+  status: m.status,
+  message: m.message,
+  attempts: m.attempts,
+  createdAt: new Date(m.createdAt).toISOString(),
+  updatedAt: new Date(m.updatedAt).toISOString(),
+  lastError: m.lastError
+})
+
 export const endpoint = HttpApiEndpoint.get("listAccountMessages", "/accounts/:accountId/messages", {
   params: AccountIdPath,
   query: AccountMessagesParams,
@@ -46,15 +57,7 @@ export const listAccountMessages = Operation.makeAdmin({
     webhooks(() => new Errors.AccountNotFound({ id: path.accountId }), (w) => {
       const limit = urlParams.limit ?? 20
       return Effect.map(w.listMessages(path.accountId, { status: urlParams.status, limit, cursor: urlParams.cursor }), (page) => ({
-        value: page.messages.map((m) => ({
-          id: m.id,
-          status: m.status,
-          message: m.message,
-          attempts: m.attempts,
-          createdAt: new Date(m.createdAt).toISOString(),
-          updatedAt: new Date(m.updatedAt).toISOString(),
-          lastError: m.lastError
-        })),
+        value: page.messages.map(adminMessageOf),
         ...(page.next === undefined ? {} : {
           headers: { Link: nextLink(`${basePath}${ADMIN_PREFIX}/accounts/${path.accountId}/messages`, limit, urlParams.status, page.next) }
         })
