@@ -176,7 +176,7 @@ describe("ApiReference.make", () => {
     expect(reference.html().match(/<script/g)).toHaveLength(2)
     expect(reference.html().match(/<\/script>/g)).toHaveLength(2)
     expect(settingsOf(reference.html()).servers).toEqual([{ url: `https://x.test/${hostile}`, description: hostile }])
-    expect(reference.html()).toContain("<title>Pets &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; 1.0.0 · API reference</title>")
+    expect(reference.html()).toContain("<title>Pets &lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; 1.1.0 · API reference</title>")
   })
 
   it.effect("asks for the document at the page's first request, not before, and once only", () =>

@@ -126,7 +126,7 @@ layer(TestServer.layer(), { excludeTestServices: true })("HTTP routing", (it) =>
       for (const authorization of [undefined, "Bearer psk_live_" + "Q".repeat(32), "Basic eDp5"]) {
         const reply = expectStatus(yield* server.request("GET", "/v1/openapi.json", { authorization }), 200)
         expect(reply.headers.get("content-type")).toBe("application/json")
-        expect(reply.body).toMatchObject({ openapi: "3.0.3", info: { version: "1.0.0" } })
+        expect(reply.body).toMatchObject({ openapi: "3.0.3", info: { version: "1.1.0" } })
         expect(Object.keys(reply.body.paths)).toEqual(expect.arrayContaining(["/v1/pets", "/v1/pets/{petId}", "/v1/messages"]))
       }
       // only GET and HEAD are open; any other method still needs a key, and then is 405

@@ -102,7 +102,7 @@ describe("OpenApiDocument", () => {
     expect(result.valid).toBe(true)
     expect(result.version).toBe("3.0")
     expect(doc.openapi).toBe("3.0.3")
-    expect(doc.info.version).toBe("1.0.0")
+    expect(doc.info.version).toBe("1.1.0")
     expect(doc.info.title).toBe("Pet Store Service")
     expect(doc.servers).toEqual(servers)
   })

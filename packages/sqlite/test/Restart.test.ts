@@ -60,7 +60,7 @@ describe("SQLite: what survives a restart", () => {
           const pets = yield* Pets.Pets
           const queue = yield* MessageQueue.MessageQueue
           expect(yield* accounts.verify(Redacted.value(first.key.key))).toStrictEqual(
-            Option.some({ accountId: first.account.id, keyId: first.key.id, limits: first.account.limits })
+            Option.some({ accountId: first.account.id, keyId: first.key.id, limits: first.account.limits, suspended: false })
           )
           expect(Option.isNone(yield* accounts.verify(Redacted.value(first.revoked.key)))).toBe(true)
           // The cursor secret is in the database: a cursor from before the restart goes on where it was.
