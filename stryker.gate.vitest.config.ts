@@ -10,7 +10,7 @@ export default defineConfig({
     ...core.test,
     include: [
       "TokenBucket", "DailyQuota", "BanPolicy", "LimitDecision", "RateLimiter", "RateLimiterSweep",
-      "ApiKey", "Accounts", "PageCursor", "Pets", "Petstore", "SchemaProperties"
+      "ApiKey", "Accounts", "AccountsListUpdate", "PageCursor", "Pets", "Petstore", "SchemaProperties"
     ].map((name) => `packages/core/test/${name}.test.ts`)
   }
 })
