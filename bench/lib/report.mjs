@@ -178,7 +178,7 @@ export const goals = (load, micro, webhooks) => {
       ? missing("postgres") ?? ""
       : !Number.isFinite(pgPeer.rps)
       ? missing("fastify-pg") ?? "Fastify+pg not in this run"
-      : `against \`peers/fastify-pg.mjs\` (pg Pool of 10, BEGIN; INSERT … RETURNING; COMMIT per POST); p99 ${ratio(pgPeer.p99)} its p99` +
+      : `against \`peers/fastify-pg.mjs\` (pg Pool of 10, one autocommit INSERT … RETURNING per POST); p99 ${ratio(pgPeer.p99)} its p99` +
         (Number.isFinite(postPg.vs.durable.rps) ? `; ${ratio(postPg.vs.durable.rps)} our durable SQLite POST` : "")
   ))
   const getPg = s.get?.postgres
@@ -543,7 +543,7 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
       "`bench/peers/fastify.mjs` is an idiomatic Fastify 5 build doing the same work as ours per request (key by SHA-256, per-account limit " +
       "with X-RateLimit headers via @fastify/rate-limit, JSON-schema validation, the same 20-pet page with a signed cursor)" +
       (load.labels.sqlite1 ? "; `bench/peers/sqlite-commit-per-request.mjs` is node:http + better-sqlite3 committing every POST on its own (WAL, synchronous=FULL)" : "") +
-      (load.labels["fastify-pg"] ? "; `bench/peers/fastify-pg.mjs` is the same Fastify build with the pets in PostgreSQL through `pg` (Pool of 10, named prepared statements, each POST in its own transaction: BEGIN; INSERT … RETURNING; COMMIT; each GET a `WHERE id > $1 ORDER BY id LIMIT $2` query)" : "") +
+      (load.labels["fastify-pg"] ? "; `bench/peers/fastify-pg.mjs` is the same Fastify build with the pets in PostgreSQL through `pg` (Pool of 10, named prepared statements, each POST one autocommit `INSERT … RETURNING` through `pool.query`, as node-postgres documents it; each GET a `WHERE id > $1 ORDER BY id LIMIT $2` query)" : "") +
       (load.labels.commit1 ? ". The comparison row `commit1` is our own server on the durable store with group commit off (`bench/servers/petstore-commit-per-request.mjs`, GroupCommit maxBatch 1)." : ".") +
       (load.postgres !== undefined && (load.labels.postgres || load.labels["fastify-pg"])
         ? ` The PostgreSQL rows ran on ${load.postgres} (on this machine, sharing its CPUs with the server and the load generator), each target on a fresh database of its own, dropped at the end of the run; ours with a pool of 10 connections (\`PETSTORE_DATABASE_POOL_SIZE\`).`

@@ -202,7 +202,7 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
     const database = Pg.databaseName("fastify_pg")
     list.push({
       id: "fastify-pg",
-      label: "Fastify 5 + @fastify/rate-limit + pg, one transaction per POST",
+      label: "Fastify 5 + @fastify/rate-limit + pg, one autocommit INSERT per POST",
       role: "BASELINE (PostgreSQL peer)",
       argv: ["bench/peers/fastify-pg.mjs"],
       env: { BENCH_PG_URL: Pg.databaseUrl(database) },

@@ -14,8 +14,8 @@
 //   - the cursor's HMAC secret in PostgreSQL (made by the first instance), so a `Link` from one
 //     instance pages on another;
 //   - the rest is fastify-pg.mjs unchanged: pets in PostgreSQL through a `pg` Pool of 10 per
-//     instance with named prepared statements, each POST in its own transaction (BEGIN; INSERT …
-//     RETURNING; COMMIT), each GET a `WHERE id > $1 ORDER BY id LIMIT $2` query, JSON-schema
+//     instance with named prepared statements, each POST one autocommit `INSERT … RETURNING` on the
+//     pool, each GET a `WHERE id > $1 ORDER BY id LIMIT $2` query, JSON-schema
 //     validation, response schemas, `Location` on 201.
 // BENCH_PG_URL names the database (created empty by the runner; the first instance creates the
 // tables), BENCH_REDIS_URL the Redis (default redis://127.0.0.1:6379).
@@ -132,20 +132,13 @@ const listAfter = async (afterId, status, n) => {
   return rows
 }
 
-/** Inserts one pet in a transaction of its own; resolves once it is committed. */
+/**
+ * Inserts one pet; resolves once it is committed. One autocommit statement on the pool (`pool.query`,
+ * as node-postgres documents it and as a Fastify service writes it): one round trip, one WAL flush.
+ */
 const insert = async (name, categoryId, status) => {
-  const client = await pool.connect()
-  try {
-    await client.query("BEGIN")
-    const { rows: [row] } = await client.query({ name: "pets_insert", text: INSERT, values: [name, categoryId, status] })
-    await client.query("COMMIT")
-    client.release()
-    return row.id
-  } catch (e) {
-    await client.query("ROLLBACK").catch(() => {})
-    client.release(e) // not back into the pool: its state is unknown
-    throw e
-  }
+  const { rows: [row] } = await pool.query({ name: "pets_insert", text: INSERT, values: [name, categoryId, status] })
+  return row.id
 }
 
 // --- cursors (what PageCursor does: base64url payload + truncated HMAC-SHA-256; one secret for all) -
