@@ -6,7 +6,7 @@
  * @since 2.0.0
  */
 import * as Schema from "effect/Schema"
-import { storableText } from "./Pet.js"
+import { maxCodePoints, storableText } from "./Pet.js"
 import type { Plan } from "./Plan.js"
 
 /** Whether an account's keys are served (`active`) or refused with 403 (`suspended`). @category schemas */
@@ -14,14 +14,14 @@ export const AccountStatus = Schema.Literals(["active", "suspended"]).annotate({
 /** An account's status, decoded. */
 export type AccountStatus = typeof AccountStatus.Type
 
-/** An account's display name: 1..200 characters. @category schemas */
-export const AccountName = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200), ...storableText).annotate({
+/** An account's display name: 1..200 characters (code points, as JSON Schema counts them). @category schemas */
+export const AccountName = Schema.String.check(Schema.isMinLength(1), maxCodePoints(200), ...storableText).annotate({
   identifier: "AccountName",
   description: "A name for people, 1 to 200 characters."
 })
 
-/** The text of a listing's `q`: 1..200 characters. @category schemas */
-export const AccountSearch = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200), ...storableText).annotate({
+/** The text of a listing's `q`: 1..200 characters (code points). @category schemas */
+export const AccountSearch = Schema.String.check(Schema.isMinLength(1), maxCodePoints(200), ...storableText).annotate({
   identifier: "AccountSearch",
   description: "Only the accounts whose id starts with this text, or whose name contains it (ASCII letters in either case)."
 })

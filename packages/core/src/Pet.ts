@@ -62,6 +62,18 @@ export const storableText = [
 ] as const
 
 /**
+ * A check that a text is at most `max` Unicode code points, as JSON Schema's `maxLength` counts (and
+ * so as the OpenAPI document says), not UTF-16 units: an emoji counts once.
+ *
+ * @since 2.0.0
+ * @category schemas
+ */
+export const maxCodePoints = (max: number) =>
+  Schema.makeFilter((s: string) => codePoints(s) <= max || `must be at most ${max} characters`, {
+    toJsonSchema: () => ({ maxLength: max })
+  })
+
+/**
  * A name is kept as sent; it must contain a non-blank character and be at most 256 code points.
  * `\S` in an ECMA-262 pattern and `String.prototype.trim` agree on what is blank.
  *
@@ -72,9 +84,7 @@ export const PetName = Schema.String.check(
     toJsonSchema: () => ({ minLength: 1, pattern: "\\S" })
   }),
   ...storableText,
-  Schema.makeFilter((s: string) => codePoints(s) <= NAME_MAX_LENGTH || `must be at most ${NAME_MAX_LENGTH} characters`, {
-    toJsonSchema: () => ({ maxLength: NAME_MAX_LENGTH })
-  })
+  maxCodePoints(NAME_MAX_LENGTH)
 ).annotate({ identifier: "PetName", description: NAME_DESCRIPTION })
 
 /** Where an animal stands in the store: available, pending or sold. @category schemas */

@@ -135,6 +135,12 @@ it.effect("PATCH /admin/v1/accounts/{id}: name, plan and limits by the creation 
         [{ limits: { perMinute: 0, perDay: 1 } }, "body limits"]
       ] as const
     ) expectInvalid(yield* server.admin.request("PATCH", `/accounts/${id}`, body), field)
+    // 200 characters, as JSON Schema's maxLength counts them (code points): 200 emoji are 400 UTF-16 units.
+    const emoji = "\u{1F436}".repeat(200)
+    expect(expectStatus(yield* server.admin.request("PATCH", `/accounts/${id}`, { name: emoji }), 200).body).toMatchObject({ name: emoji })
+    expectInvalid(yield* server.admin.request("PATCH", `/accounts/${id}`, { name: `${emoji}x` }), "body name")
+    expect(expectStatus(yield* server.admin.request("GET", `/accounts?q=${encodeURIComponent(emoji)}`), 200).body).toMatchObject([{ id }])
+    expectInvalid(yield* server.admin.request("GET", `/accounts?q=${encodeURIComponent(`${emoji}x`)}`), "query parameter q")
     expectError(yield* server.admin.request("PATCH", `/accounts/${id}`, [1]), 400, "invalid_request")
     // An unknown field is treated as the creation treats it.
     const created = yield* server.admin.request("POST", "/accounts", { plan: "free", unknown: 1 })
