@@ -19,7 +19,7 @@ import type { Verdict } from "./LimitDecision.js"
 import { SecureRandom } from "./SecureRandom.js"
 import * as UsageCounter from "./UsageCounter.js"
 import type { UsageRange } from "./UsageRange.js"
-import { type AccountTotals, DAY_MILLIS, type FlushBatch, type StoredBucket, UsageStore } from "./UsageStore.js"
+import { type AccountTotals, type BucketTotals, DAY_MILLIS, type FlushBatch, type StoredBucket, UsageStore } from "./UsageStore.js"
 
 /** How usage is counted, flushed and kept. */
 export interface UsageOptions {
@@ -63,6 +63,8 @@ export class Usage extends Context.Service<
     readonly flush: Effect.Effect<void, StoreUnavailable>
     /** The account's stored buckets in `range`, by key. */
     readonly read: (accountId: string, range: UsageRange) => Effect.Effect<ReadonlyArray<StoredBucket>, StoreUnavailable>
+    /** Every account's stored buckets in `range`, summed per bucket. */
+    readonly sum: (range: UsageRange) => Effect.Effect<ReadonlyArray<BucketTotals>, StoreUnavailable>
     /** The accounts with most traffic or most refusals in `range`. */
     readonly top: (range: UsageRange, by: "total" | "refused", limit: number) => Effect.Effect<ReadonlyArray<AccountTotals>, StoreUnavailable>
     /** Removes buckets past their retention, now. */
@@ -143,6 +145,7 @@ export const make = (options: UsageOptions) =>
       record: counter.record,
       flush,
       read: (accountId, range) => store.read(accountId, range.granularity, range.from, range.to),
+      sum: (range) => store.sum(range.granularity, range.from, range.to),
       top: (range, by, limit) => store.top(range.granularity, range.from, range.to, by, limit),
       sweep
     })

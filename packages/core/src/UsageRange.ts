@@ -6,7 +6,7 @@
  * @since 1.0.0
  */
 import * as Result from "effect/Result"
-import { add, bucketMillis, bucketStart, type Counts, type Granularity, type StoredBucket, zero } from "./UsageStore.js"
+import { add, bucketMillis, bucketStart, type BucketTotals, type Counts, type Granularity, zero } from "./UsageStore.js"
 
 /** A range of time for a usage report, and its granularity. */
 export interface UsageRange {
@@ -56,7 +56,7 @@ export const resolve = (request: {
 }
 
 /** The buckets of `range`, zero-filled and in order, each the sum of the stored buckets that start at it. */
-export const fill = (range: UsageRange, stored: ReadonlyArray<StoredBucket>): ReadonlyArray<Bucket> => {
+export const fill = (range: UsageRange, stored: ReadonlyArray<BucketTotals>): ReadonlyArray<Bucket> => {
   const size = bucketMillis(range.granularity)
   const sums = new Map<number, Counts>()
   for (const b of stored) {

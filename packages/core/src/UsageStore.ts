@@ -56,8 +56,12 @@ export interface FlushBatch {
 }
 
 /** The stored counts of one key in one bucket. */
-export interface StoredBucket {
+export interface StoredBucket extends BucketTotals {
   readonly keyId: string
+}
+
+/** Counts in one bucket, whoever made them: a key's (`StoredBucket`) or every account's summed (`sum`). */
+export interface BucketTotals {
   /** Epoch ms of the bucket's start. */
   readonly start: number
   readonly counts: Counts
@@ -112,6 +116,8 @@ export class UsageStore extends Context.Service<
       from: number,
       to: number
     ) => Effect.Effect<ReadonlyArray<StoredBucket>, StoreUnavailable>
+    /** Every account's counts of `granularity` starting in `[from, to)`, summed per bucket, in no particular order (empty buckets left out). */
+    readonly sum: (granularity: Granularity, from: number, to: number) => Effect.Effect<ReadonlyArray<BucketTotals>, StoreUnavailable>
     /** The `limit` accounts with most traffic (`total`) or most refusals (`refused`) in `[from, to)`, most first, ties by id. */
     readonly top: (
       granularity: Granularity,
@@ -184,6 +190,14 @@ export const makeMemory = (): UsageStore["Service"] => {
           if (b.accountId === accountId && b.start >= from && b.start < to) out.push({ keyId: b.keyId, start: b.start, counts: b.counts })
         }
         return out
+      }),
+    sum: (granularity, from, to) =>
+      Effect.sync(() => {
+        const sums = new Map<number, Counts>()
+        for (const b of tables[granularity].values()) {
+          if (b.start >= from && b.start < to) sums.set(b.start, add(sums.get(b.start) ?? zero, b.counts))
+        }
+        return [...sums].map(([start, counts]) => ({ start, counts }))
       }),
     top: (granularity, from, to, by, limit) =>
       Effect.sync(() => {

@@ -44,6 +44,7 @@ const statements = (table: string) => ({
       server_errors = ${table}.server_errors + excluded.server_errors`),
   read: statement(`SELECT key_id AS "keyId", start, ${Table.selectList(COUNTS)} FROM ${table} WHERE account_id = $1 AND start >= $2 AND start < $3`),
   totals: statement(`SELECT account_id AS "accountId", ${SUMS} FROM ${table} WHERE start >= $1 AND start < $2 GROUP BY account_id`),
+  sums: statement(`SELECT start, ${SUMS} FROM ${table} WHERE start >= $1 AND start < $2 GROUP BY start`),
   sweep: counted(`DELETE FROM ${table} WHERE start < $1`)
 })
 const TABLES = { hour: statements("usage_hourly"), day: statements("usage_daily") }
@@ -94,6 +95,11 @@ export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Databa
       Effect.map(
         db.query<UsageStore.Counts & { keyId: string; start: number }>(TABLES[granularity].read, [accountId, from, to]),
         (rows) => rows.map(({ keyId, start, ...counts }) => ({ keyId, start, counts }))
+      ),
+    sum: (granularity, from, to) =>
+      Effect.map(
+        db.query<UsageStore.Counts & { start: number }>(TABLES[granularity].sums, [from, to]),
+        (rows) => rows.map(({ start, ...counts }) => ({ start, counts }))
       ),
     top: (granularity, from, to, by, limit) =>
       Effect.map(

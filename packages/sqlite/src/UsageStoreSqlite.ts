@@ -45,6 +45,7 @@ export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connec
     totals: connection.prepare(
       `SELECT account_id AS "accountId", ${SUMS} FROM ${table} WHERE start >= ? AND start < ? GROUP BY account_id`
     ),
+    sums: connection.prepare(`SELECT start, ${SUMS} FROM ${table} WHERE start >= ? AND start < ? GROUP BY start`),
     sweep: connection.prepare(`DELETE FROM ${table} WHERE start < ?`)
   })
   const tables = { hour: statements(TABLES.hour), day: statements(TABLES.day) }
@@ -68,6 +69,10 @@ export const make: Effect.Effect<UsageStore.UsageStore["Service"], never, Connec
         (tables[granularity].read.all(accountId, from, to) as Array<UsageStore.Counts & { keyId: string; start: number }>).map((
           { keyId, start, ...counts }
         ) => ({ keyId, start, counts }))
+      ),
+    sum: (granularity, from, to) =>
+      db.read(() =>
+        (tables[granularity].sums.all(from, to) as Array<UsageStore.Counts & { start: number }>).map(({ start, ...counts }) => ({ start, counts }))
       ),
     top: (granularity, from, to, by, limit) =>
       db.read(() =>

@@ -189,6 +189,31 @@ const readLaws = <E>({ withStore, runs }: Suite<E>): void => {
       ),
     runs
   )
+
+  property(
+    "sum adds every account's buckets of a range, per bucket, hourly and daily, as reading each account and adding would",
+    [baseHour.chain((base) => fc.tuple(fc.constant(base), rows(base), fc.nat(72)))],
+    ([[base, flushed, offset]]) =>
+      withStore((store) =>
+        Effect.gen(function*() {
+          yield* store.flush({ instanceId: "instance-1", seq: 1, at: base, rows: flushed })
+          for (const granularity of ["hour", "day"] as const) {
+            const from = UsageStore.bucketStart(granularity, base + offset * HOUR)
+            const to = base + 72 * HOUR + UsageStore.bucketMillis(granularity)
+            const expected = new Map<number, UsageStore.Counts>()
+            for (const r of flushed) {
+              const start = UsageStore.bucketStart(granularity, r.hour)
+              if (start >= from && start < to) expected.set(start, UsageStore.add(expected.get(start) ?? UsageStore.zero, r.counts))
+            }
+            const summed = [...(yield* store.sum(granularity, from, to))].sort((a, b) => a.start - b.start)
+            expect(summed.map((b) => ({ start: b.start, counts: { ...b.counts } }))).toStrictEqual(
+              [...expected].sort(([a], [b]) => a - b).map(([start, counts]) => ({ start, counts }))
+            )
+          }
+        })
+      ),
+    runs
+  )
 }
 
 /** Retention: the sweep of old buckets and of remembered batch names. */

@@ -1,8 +1,8 @@
 /**
  * `GET /admin/v1/usage`: the usage of every account summed, per hour or day, zero-filled (the
  * console's dashboard; `404` when the server counts no usage). Same range rules and defaults as
- * `GET /v1/usage`. Summed from the accounts with traffic in the range (`top`), each read as
- * `GET /admin/v1/accounts/{accountId}/usage` reads it, so the sum is exactly theirs.
+ * `GET /v1/usage`. Summed by the store in one read (`Usage.sum`), from the same buckets that
+ * `GET /admin/v1/accounts/{accountId}/usage` reads, so the sum is exactly theirs.
  */
 import * as Clock from "effect/Clock"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
@@ -12,12 +12,6 @@ import * as Schema from "effect/Schema"
 import * as UsageReport from "../../usageReport.js"
 import * as Operation from "../operation.js"
 import { adminErrors, error } from "./adminEndpoint.js"
-
-/** The most accounts summed (the accounts with traffic in the range, busiest first). */
-export const MAX_ACCOUNTS = 100_000
-
-/** Accounts read at once. */
-const CONCURRENCY = 8
 
 /** The answer of `GET /admin/v1/usage`: the range and every account's usage summed per bucket. */
 export const AllUsage = Schema.Struct({
@@ -41,14 +35,13 @@ export const allUsage = Operation.makeAdmin({
     const handle: Operation.HandlerOf<typeof endpoint, Operation.AdminContext> = ({ urlParams }) =>
       Effect.gen(function*() {
         const [counted, range] = yield* UsageReport.countedRange(usage, urlParams, clock.currentTimeMillisUnsafe())
-        const accounts = yield* counted.top(range, "total", MAX_ACCOUNTS)
-        const stored = yield* Effect.forEach(accounts, (a) => counted.read(a.accountId, range), { concurrency: CONCURRENCY })
+        const summed = yield* counted.sum(range)
         return {
           value: {
             granularity: range.granularity,
             from: UsageReport.iso(range.from),
             to: UsageReport.iso(range.to),
-            buckets: UsageRange.fill(range, stored.flat()).map(UsageReport.bucketOf)
+            buckets: UsageRange.fill(range, summed).map(UsageReport.bucketOf)
           }
         }
       })
