@@ -344,6 +344,9 @@ describe("petstore CLI (in process, over a store that keeps data)", () => {
 
       const enterprise = yield* runCli(cli, "accounts", "update", second, "--plan", "enterprise", "--per-minute", "7", "--per-day", "70")
       expect(field(enterprise.stdout, "plan")).toBe("enterprise (7 per minute, 70 per day)")
+      // 200 characters as the API counts them (code points): 200 emoji pass, 201 do not (below).
+      const emoji = "\u{1F436}".repeat(200)
+      expect(field((yield* runCli(cli, "accounts", "update", third, "--name", emoji)).stdout, "name")).toBe(emoji)
       const cleared = yield* runCli(cli, "accounts", "update", first, "--clear-name", "--status", "active")
       expect([field(cleared.stdout, "name"), field(cleared.stdout, "status")]).toStrictEqual(["-", "active"])
 
@@ -353,6 +356,9 @@ describe("petstore CLI (in process, over a store that keeps data)", () => {
           [["update", third, "--per-minute", "5", "--per-day", "50"], /limits can only be set for enterprise/],
           [["update", third, "--per-minute", "5"], /--per-minute and --per-day go together/],
           [["update", third, "--name", "x", "--clear-name"], /cannot be used together/],
+          [["update", third, "--name", `${emoji}x`], /--name must be 1 to 200 characters/],
+          [["update", third, "--name", "a\u0000b"], /--name must be 1 to 200 characters/],
+          [["list", "--q", "x".repeat(201)], /--q must be 1 to 200 characters/],
           [["update", "acc_unknown", "--status", "suspended"], /unknown account/],
           [["show", "acc_unknown"], /unknown account/],
           [["list", "--limit", "0"], /--limit must be between 1 and 100/]

@@ -42,7 +42,7 @@ export const AccountSettings = ({ account, onSaved }: AccountSettingsProps) => {
         }}
       >
         <label for="account-name">Name</label>
-        <input id="account-name" name="name" maxLength={200} defaultValue={account.name ?? ""} />
+        <input id="account-name" name="name" defaultValue={account.name ?? ""} />
         <PlanFields id="account" plan={plan} onPlan={setPlan} limits={account.limits} />
         <button type="submit">Save</button>
         {saved ? <span role="status">Saved.</span> : null}

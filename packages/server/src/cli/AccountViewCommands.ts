@@ -2,13 +2,14 @@
  * `petstore accounts list`, `show` and `update`: the accounts as the admin API answers them, and
  * their name, plan, limits and status changed (a suspended account's keys are refused with 403).
  */
-import type { AccountListing, AccountStore, Plan } from "@petstore/core"
+import { AccountListing, type AccountStore, type Plan } from "@petstore/core"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { CliFailure } from "../CommandFailure.js"
 import type { CommandServices } from "./CommandServices.js"
 import { storeUnavailable, unknownAccount } from "./Failures.js"
@@ -33,7 +34,9 @@ const listAccounts = ({ withAccounts }: CommandServices) =>
       Effect.gen(function*() {
         const size = Option.getOrElse(limit, () => 20)
         if (!(size >= 1 && size <= 100)) return yield* new CliFailure({ message: "--limit must be between 1 and 100" })
-        if (Option.isSome(q) && q.value.length === 0) return yield* new CliFailure({ message: "--q must not be empty" })
+        if (Option.isSome(q) && !Schema.is(AccountListing.AccountSearch)(q.value)) {
+          return yield* new CliFailure({ message: "--q must be 1 to 200 characters, with no NUL character" })
+        }
         const page = yield* withAccounts((accounts) =>
           accounts.list({ plan: Option.getOrUndefined(plan), status: Option.getOrUndefined(status), q: Option.getOrUndefined(q), limit: size }).pipe(
             Effect.catchTags({ InvalidCursor: (e) => new CliFailure({ message: e.reason }), StoreUnavailable: storeUnavailable })
@@ -89,8 +92,9 @@ const updateOf = (flags: {
   readonly status: Option.Option<AccountListing.AccountStatus>
 }) => {
   if (Option.isSome(flags.name) && flags.clearName) return Effect.fail(new CliFailure({ message: "--name and --clear-name cannot be used together" }))
-  if (Option.isSome(flags.name) && !(flags.name.value.length >= 1 && flags.name.value.length <= 200)) {
-    return Effect.fail(new CliFailure({ message: "--name must be 1 to 200 characters" }))
+  // The API's own rule (1 to 200 characters counted as code points, no NUL, no lone surrogate).
+  if (Option.isSome(flags.name) && !Schema.is(AccountListing.AccountName)(flags.name.value)) {
+    return Effect.fail(new CliFailure({ message: "--name must be 1 to 200 characters, with no NUL character" }))
   }
   if (Option.isSome(flags.perMinute) !== Option.isSome(flags.perDay)) {
     return Effect.fail(new CliFailure({ message: "--per-minute and --per-day go together" }))
