@@ -15,6 +15,10 @@ import type { CommandServices } from "./CommandServices.js"
 import { storeUnavailable, unknownAccount } from "./Failures.js"
 import { iso, printLines, table } from "./Output.js"
 
+/** The admin API's own rules for a name and a search text (code points, no NUL, no lone surrogate). */
+const isAccountName = Schema.is(AccountListing.AccountName)
+const isAccountSearch = Schema.is(AccountListing.AccountSearch)
+
 const ACCOUNT_ID = Argument.String("ACCOUNT_ID").pipe(Argument.withDescription("The account's id (acc_...)."))
 const plans = ["free", "pro", "business", "enterprise"] as const
 const statuses = ["active", "suspended"] as const
@@ -34,7 +38,7 @@ const listAccounts = ({ withAccounts }: CommandServices) =>
       Effect.gen(function*() {
         const size = Option.getOrElse(limit, () => 20)
         if (!(size >= 1 && size <= 100)) return yield* new CliFailure({ message: "--limit must be between 1 and 100" })
-        if (Option.isSome(q) && !Schema.is(AccountListing.AccountSearch)(q.value)) {
+        if (Option.isSome(q) && !isAccountSearch(q.value)) {
           return yield* new CliFailure({ message: "--q must be 1 to 200 characters, with no NUL character" })
         }
         const page = yield* withAccounts((accounts) =>
@@ -92,8 +96,7 @@ const updateOf = (flags: {
   readonly status: Option.Option<AccountListing.AccountStatus>
 }) => {
   if (Option.isSome(flags.name) && flags.clearName) return Effect.fail(new CliFailure({ message: "--name and --clear-name cannot be used together" }))
-  // The API's own rule (1 to 200 characters counted as code points, no NUL, no lone surrogate).
-  if (Option.isSome(flags.name) && !Schema.is(AccountListing.AccountName)(flags.name.value)) {
+  if (Option.isSome(flags.name) && !isAccountName(flags.name.value)) {
     return Effect.fail(new CliFailure({ message: "--name must be 1 to 200 characters, with no NUL character" }))
   }
   if (Option.isSome(flags.perMinute) !== Option.isSome(flags.perDay)) {
