@@ -63,7 +63,17 @@ try {
   const obs = await Window.observers({ redis: true })
   const one = sets.find((s) => s.n === 1) ?? sets[0]
   const measureOn = (set, mix, seconds) =>
-    Window.measure(obs, { urls: set.server.urls, mix, key: set.key, connections: settings.connections, seconds, pids: set.server.pids, database: set.server.database })
+    Window.measure(obs, {
+      urls: set.server.urls,
+      mix,
+      key: set.key,
+      connections: settings.connections,
+      seconds,
+      pids: set.server.pids,
+      database: set.server.database,
+      // A window ends once its messages were processed: their work is counted where it is caused.
+      settle: () => Stores.drained(set.server)
+    })
   for (const s of shares) await measureOn(one, `${s.op}:1`, 1) // warm-up
   for (const set of sets) await measureOn(set, settings.mix, 2)
 

@@ -64,7 +64,11 @@ const measureStore = async (store) => {
         seconds,
         pids: server.pids,
         database: server.database,
-        settle: op.webhook ? (accepted) => hooks.settled(delivered0 + accepted) : undefined
+        // A window ends once its messages were processed (and, with an endpoint, delivered).
+        settle: async (accepted) => {
+          if (op.webhook) await hooks.settled(delivered0 + accepted)
+          await Stores.drained(server)
+        }
       })
     }
     for (const op of OPERATIONS) await run(op, 1) // warm-up

@@ -85,6 +85,25 @@ export const account = async (server, { webhook } = {}) => {
   return made.key
 }
 
+/**
+ * Waits until `server` has no message left to process, so that a window counts the work its messages
+ * cause after their 202 and leaves none to the next: on PostgreSQL the shared outbox read directly,
+ * otherwise each instance's `petstore_message_queue_depth` (GET /metrics, every 100 ms).
+ */
+export const drained = async (server, timeoutMs = 120_000) => {
+  if (server.database !== undefined) return Pg.drained(server.database, { timeoutMs })
+  const deadline = Date.now() + timeoutMs
+  for (const port of server.running.ports) {
+    while (true) {
+      const res = await Targets.request(port, "GET", "/metrics", { headers: { authorization: `Bearer ${Targets.ADMIN_TOKEN}` } })
+      const depth = [...res.body.matchAll(/^petstore_message_queue_depth\{[^}]*\} (\d+)/gm)].reduce((a, m) => a + Number(m[1]), 0)
+      if (depth === 0) break
+      if (Date.now() > deadline) throw new Error(`${depth} messages still pending after ${timeoutMs} ms`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+}
+
 /** A webhook receiver: counts deliveries; `settled(n)` waits until n arrived and no more come for 300 ms. */
 export const receiver = async () => {
   let deliveries = 0

@@ -60,6 +60,28 @@ export const create = async (name) => {
   await withAdmin((c) => c.query(`CREATE DATABASE "${name}"`))
 }
 
+/**
+ * Waits until database `name` holds no message still to process (none `queued` or `processing`), so
+ * that a measured window includes the work its messages cause after their 202 (claims, outcomes, the
+ * workers' idle looks) and leaves none to the next window. Polls every 50 ms; throws after `timeoutMs`.
+ */
+export const drained = async (name, { timeoutMs = 120_000 } = {}) => {
+  const client = new pg.Client({ connectionString: databaseUrl(name), connectionTimeoutMillis: 3_000 })
+  client.on("error", () => {})
+  await client.connect()
+  try {
+    const deadline = Date.now() + timeoutMs
+    while (true) {
+      const { rows: [r] } = await client.query("SELECT count(*)::int AS n FROM messages WHERE status IN ('queued', 'processing')")
+      if (r.n === 0) return
+      if (Date.now() > deadline) throw new Error(`${r.n} messages still pending after ${timeoutMs} ms`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
 /** Drops the database, ending any session still connected to it (PostgreSQL ≥ 13). */
 export const drop = async (name) => {
   if (!NAME.test(name)) throw new Error(`refusing to drop database ${JSON.stringify(name)}`)

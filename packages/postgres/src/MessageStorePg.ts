@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { MessageStore } from "@petstore/core"
 import { Database, statement } from "./Database.js"
+import { MESSAGE_DUE } from "./internal/messageDue.js"
 import * as Table from "./internal/table.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
@@ -47,11 +48,15 @@ const INSERT_BATCH = statement(
 const BY_ID = statement(`SELECT ${COLUMNS} FROM messages WHERE id = $1`)
 // $1 now, $2 lease end, $3 how many, $4 accounts skipped: the claims of the workers asking at once, in one statement. The rows
 // are picked once (a MATERIALIZED CTE; a subquery under IN may be evaluated again), so at most $3 of them.
+// Due is one expression (`MESSAGE_DUE`), not two OR-ed conditions: with it the planner walks `messages_pending`
+// in `seq` order and stops at the $3-th row. With the OR it estimated one row and read every pending entry
+// (a bitmap scan, then a sort), and a bitmap scan never marks the entries of rows since delivered as dead,
+// so every claim read all of them again until a vacuum: with a history of 20,000 messages and no vacuum
+// yet, 13,000 index entries a claim, and the mix's throughput fell by 40 % (docs/capacity.md).
 const CLAIM = statement(
   `WITH picked AS MATERIALIZED (
      SELECT seq FROM messages
-     WHERE status IN ('queued', 'processing')
-       AND ((status = 'queued' AND available_at <= $1) OR (status = 'processing' AND lease_until <= $1))
+     WHERE status IN ('queued', 'processing') AND ${MESSAGE_DUE} <= $1
        AND NOT (account_id = ANY($4::text[]))
      ORDER BY seq LIMIT $3
      FOR UPDATE SKIP LOCKED)
@@ -92,9 +97,9 @@ const BY_ACCOUNT = statement(
      AND ($3::int8 IS NULL OR (created_at, id) > ($3, $4::text))
    ORDER BY created_at, id LIMIT $5`
 )
+// The first entry of `messages_due` (migration 10).
 const NEXT_CLAIM = statement(
-  `SELECT min(CASE WHEN status = 'queued' THEN available_at ELSE lease_until END) AS at
-   FROM messages WHERE status IN ('queued', 'processing')`
+  `SELECT ${MESSAGE_DUE} AS at FROM messages WHERE status IN ('queued', 'processing') ORDER BY ${MESSAGE_DUE} LIMIT 1`
 )
 const PENDING = statement(
   `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, count(*) FILTER (WHERE status = 'processing')::int AS processing

@@ -16,6 +16,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ADMIN_TIMEOUT, Database, DatabaseOpenError, messageOf } from "./Database.js"
+import { MESSAGE_DUE } from "./internal/messageDue.js"
 import { applyOutsideTransaction } from "./internal/outsideTransaction.js"
 
 /** A migration: its number, its name and its statements. */
@@ -225,6 +226,17 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     statements: [
       // The admin's listing: newest first, then by id in byte order (COLLATE "C", as the listing sorts).
       `CREATE INDEX CONCURRENTLY IF NOT EXISTS accounts_newest ON accounts (created_at DESC, (id COLLATE "C") DESC)`
+    ]
+  },
+  {
+    id: 10,
+    name: "messages_due",
+    outsideTransaction: true,
+    statements: [
+      // The pending messages by the instant each may be claimed (a queued one's availability, a
+      // claimed one's lease end): the workers' "when is the next one due" is its first entry, where
+      // it was a read of every pending entry. An index only: a program of the previous version runs on it as before.
+      `CREATE INDEX CONCURRENTLY IF NOT EXISTS messages_due ON messages ((${MESSAGE_DUE})) WHERE status IN ('queued', 'processing')`
     ]
   }
 ]

@@ -21,6 +21,21 @@ const endpoint: WebhookEndpoint.WebhookEndpoint = {
   disabledReason: null
 }
 
+/** A node of a plan from `EXPLAIN (FORMAT JSON)`. */
+interface PlanNode {
+  readonly "Node Type": string
+  readonly "Index Name"?: string
+  readonly "Shared Hit Blocks"?: number
+  readonly "Shared Read Blocks"?: number
+  readonly Plans?: ReadonlyArray<PlanNode>
+}
+
+/** Every node of a plan. */
+const nodes = (plan: PlanNode): ReadonlyArray<PlanNode> => [plan, ...(plan.Plans ?? []).flatMap(nodes)]
+
+/** The pages a plan run with `ANALYZE, BUFFERS` touched (its top node counts its children's). */
+const pagesRead = (plan: PlanNode): number => (plan["Shared Hit Blocks"] ?? 0) + (plan["Shared Read Blocks"] ?? 0)
+
 /** The message store and the webhook stores on `db`. */
 const storesOn = <E>(db: Layer.Layer<Database.Database, E>) =>
   Layer.mergeAll(MessageStorePg.layer(), WebhookStoresPg.layer).pipe(Layer.provide(db))
@@ -101,6 +116,99 @@ if ("skip" in database) {
           for (const [text, count] of kinds) expect(count, text).toBeLessThanOrEqual(WORKERS / 2)
         }).pipe(Effect.provide(stores))
       }), 60_000)
+
+    // A queue's history leaves dead index entries behind it (each message's queued and claimed
+    // versions) until a vacuum. A bitmap scan reads them all every time and never marks them; an index
+    // walk marks them dead as it passes, so the next one skips them. The claim and the workers' look for
+    // the next message due must be index walks, or every claim costs the whole history since the last vacuum.
+    it.effect("with a history of delivered messages and no vacuum, claims and the look for the next due walk an index and read few pages", () =>
+      Effect.gen(function*() {
+        const url = yield* Effect.promise(() => database.freshUrl())
+        const seen = new Map<string, ReadonlyArray<unknown>>()
+        const counted = Layer.effect(
+          Database.Database,
+          Effect.map(Database.Database, (db) =>
+            Database.Database.of({
+              ...db,
+              // Recorded when run (a store may build a statement's effect once, at its start).
+              query: <R>(statement: Database.Statement, values: ReadonlyArray<unknown>, timeout?: Duration.Input) =>
+                Effect.andThen(Effect.sync(() => seen.set(statement.text, values)), db.query<R>(statement, values, timeout))
+            }))
+        ).pipe(Layer.provide(PostgresPetstore.layerDatabase({ url, poolSize: 4 })))
+        const sql = TestDatabase.connect(url)
+        yield* Effect.addFinalizer(() => Effect.promise(() => sql.end()))
+        yield* Effect.gen(function*() {
+          const messages = yield* MessageStore.MessageStore
+          // The hardest case for the planner: no vacuum and no statistics since the table was made.
+          yield* Effect.promise(() => sql.query("ALTER TABLE messages SET (autovacuum_enabled = false)"))
+          const HISTORY = 2_000
+          yield* Effect.forEach(
+            Array.from({ length: HISTORY }, (_, i) => i),
+            (i) => messages.insert(MessageQueue.queuedMessage(`old_${i}`, "acc", `m ${i}`, NOW - 10_000 + i)),
+            { concurrency: 50 }
+          )
+          yield* Effect.forEach(Array.from({ length: HISTORY }), () =>
+            Effect.flatMap(messages.claim(NOW, LEASE), (m) => Option.isSome(m) ? messages.markDelivered(m.value, NOW) : Effect.die("nothing claimed")), { concurrency: 20 })
+          yield* messages.insert(MessageQueue.queuedMessage("msg_new", "acc", "new", NOW))
+
+          // A statement's plan as the server's prepared statement may run it: the plan made for its values
+          // (a custom plan), or the one made once for any values (generic), which PostgreSQL switches to
+          // after five runs when it costs no more. With `analyze`, it is run (in a transaction rolled back).
+          const plan = (text: string, values: ReadonlyArray<unknown>, mode: "custom" | "generic", analyze: boolean) =>
+            Effect.promise(() =>
+              TestDatabase.withClient(url, async (client) => {
+                await client.query("BEGIN")
+                try {
+                  await client.query(`SET LOCAL plan_cache_mode = force_${mode}_plan`)
+                  await client.query(`PREPARE inspected AS ${text}`)
+                  // EXPLAIN takes no bound parameters: the values are written into it as literals.
+                  const literal = (v: unknown): string =>
+                    v === null ? "NULL" : Array.isArray(v)
+                      ? client.escapeLiteral(`{${v.map((x) => `"${String(x).replace(/["\\]/g, "\\$&")}"`).join(",")}}`)
+                      : typeof v === "number" ? String(v) : client.escapeLiteral(String(v))
+                  const args = values.map(literal).join(", ")
+                  const { rows: [row] } = await client.query(
+                    `EXPLAIN (${analyze ? "ANALYZE, BUFFERS, " : ""}FORMAT JSON) EXECUTE inspected${args === "" ? "" : `(${args})`}`
+                  )
+                  return (row!["QUERY PLAN"] as Array<{ Plan: PlanNode }>)[0]!.Plan
+                } finally {
+                  await client.query("ROLLBACK")
+                  await client.query("DEALLOCATE ALL")
+                }
+              })
+            )
+          const heapPages = Number((yield* Effect.promise(() => sql.query("SELECT pg_relation_size('messages') / 8192 AS pages")))[0]!.pages)
+          expect(heapPages).toBeGreaterThan(40)
+
+          // The statements as the store runs them, each caught once.
+          seen.clear()
+          expect(yield* messages.nextClaimAt).toEqual(Option.some(NOW))
+          const [[nextText, nextValues]] = [...seen.entries()]
+          seen.clear()
+          expect(Option.map(yield* messages.claim(NOW, LEASE), (m) => m.id)).toEqual(Option.some("msg_new"))
+          const [[claimText, claimValues]] = [...seen.entries()]
+
+          for (const mode of ["custom", "generic"] as const) {
+            // The look for the next message due: the first entry of messages_due.
+            const next = yield* plan(nextText!, nextValues!, mode, false)
+            expect(nodes(next).some((n) => n["Node Type"].startsWith("Bitmap")), mode).toBe(false)
+            expect(nodes(next).some((n) => n["Node Type"] === "Index Scan" && n["Index Name"] === "messages_due"), mode).toBe(true)
+            // The claim: messages_pending walked in seq order.
+            const claim = yield* plan(claimText!, claimValues!, mode, false)
+            expect(nodes(claim).some((n) => n["Node Type"].startsWith("Bitmap")), mode).toBe(false)
+            expect(nodes(claim).some((n) => n["Node Type"] === "Index Scan" && n["Index Name"] === "messages_pending"), mode).toBe(true)
+          }
+          // A walk marks the history's entries dead as it passes (once no transaction can see their rows),
+          // so the walks after it skip them: a few pages, where the history spans many more (nothing is
+          // left to claim, so the claim walks every entry).
+          for (const [text, values] of [[nextText!, nextValues!], [claimText!, claimValues!]] as const) {
+            yield* plan(text, values, "custom", true)
+            for (const mode of ["custom", "generic"] as const) {
+              expect(pagesRead(yield* plan(text, values, mode, true)), `${mode}: ${text}`).toBeLessThan(heapPages / 4)
+            }
+          }
+        }).pipe(Effect.provide(storesOn(counted)))
+      }).pipe(Effect.scoped), 120_000)
 
     // Two instances (each with its own batch) claiming at once: every claim gets a row of its own, and
     // as many rows are taken as there were claims (the picked rows are chosen once, not per row).

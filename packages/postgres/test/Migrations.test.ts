@@ -27,7 +27,7 @@ if ("skip" in database) {
         expect(Exit.isSuccess(exit)).toBe(true)
         return Exit.isSuccess(exit) ? exit.value.applied : []
       })
-      expect(applied.sort()).toStrictEqual(Postgres.Migrations.MIGRATIONS.map((m) => m.id))
+      expect([...applied].sort((a, b) => a - b)).toStrictEqual(Postgres.Migrations.MIGRATIONS.map((m) => m.id))
       const sql = TestDatabase.connect(url)
       const rows = await sql.query("SELECT id FROM schema_migrations")
       await sql.end()

@@ -37,6 +37,18 @@ export const connect = (url: string): Sql => {
   }
 }
 
+/** Runs `f` on one connection of its own (for statements that must share a session: a transaction, a prepared statement). */
+export const withClient = async <A>(url: string, f: (client: pg.Client) => Promise<A>): Promise<A> => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 })
+  client.on("error", () => {})
+  await client.connect()
+  try {
+    return await f(client)
+  } finally {
+    await client.end()
+  }
+}
+
 /** Why PostgreSQL cannot be used here, or undefined when it can. */
 const probe = async (): Promise<string | undefined> => {
   const sql = connect(SERVER_URL)
