@@ -67,7 +67,7 @@ const measureStore = async (store) => {
         // A window ends once its messages were processed (and, with an endpoint, delivered).
         settle: async (accepted) => {
           if (op.webhook) await hooks.settled(delivered0 + accepted)
-          await Stores.drained(server)
+          return Stores.drained(server)
         }
       })
     }

@@ -88,7 +88,8 @@ export const account = async (server, { webhook } = {}) => {
 /**
  * Waits until `server` has no message left to process, so that a window counts the work its messages
  * cause after their 202 and leaves none to the next: on PostgreSQL the shared outbox read directly,
- * otherwise each instance's `petstore_message_queue_depth` (GET /metrics, every 100 ms).
+ * otherwise each instance's `petstore_message_queue_depth` (GET /metrics, every 100 ms). Resolves with
+ * the database transactions its own polls made (none without a database).
  */
 export const drained = async (server, timeoutMs = 120_000) => {
   if (server.database !== undefined) return Pg.drained(server.database, { timeoutMs })
@@ -96,12 +97,16 @@ export const drained = async (server, timeoutMs = 120_000) => {
   for (const port of server.running.ports) {
     while (true) {
       const res = await Targets.request(port, "GET", "/metrics", { headers: { authorization: `Bearer ${Targets.ADMIN_TOKEN}` } })
-      const depth = [...res.body.matchAll(/^petstore_message_queue_depth\{[^}]*\} (\d+)/gm)].reduce((a, m) => a + Number(m[1]), 0)
+      const samples = [...res.body.matchAll(/^petstore_message_queue_depth\{state="(queued|processing)"\} (\d+)/gm)]
+      // Metrics off, or a store that cannot say: no depth is not an empty queue.
+      if (res.status !== 200 || samples.length !== 2) throw new Error(`no message queue depth from instance on port ${port} (${res.status})`)
+      const depth = samples.reduce((a, m) => a + Number(m[2]), 0)
       if (depth === 0) break
       if (Date.now() > deadline) throw new Error(`${depth} messages still pending after ${timeoutMs} ms`)
       await new Promise((r) => setTimeout(r, 100))
     }
   }
+  return { transactions: 0 }
 }
 
 /** A webhook receiver: counts deliveries; `settled(n)` waits until n arrived and no more come for 300 ms. */

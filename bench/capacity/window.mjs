@@ -112,7 +112,8 @@ export const measure = async (obs, { urls, mix, key, connections, seconds, pids,
   const wall0 = performance.now()
   const runs = await Promise.all(urls.map((url) => wrk({ url, mix, key, connections: Math.max(1, Math.round(connections / urls.length)), seconds, pets })))
   const loadSeconds = (performance.now() - wall0) / 1000
-  if (settle !== undefined) await settle(runs.reduce((a, r) => a + r.requests, 0))
+  // `settle` may resolve with the database transactions it made itself, which are not the requests'.
+  const settled = settle === undefined ? undefined : await settle(runs.reduce((a, r) => a + r.requests, 0))
   // PostgreSQL's statistics reach pg_stat_database when a backend reports them (at most once a second).
   if (database !== undefined) await new Promise((r) => setTimeout(r, 1_200))
   const after = await reading(obs, { database, pids })
@@ -137,7 +138,7 @@ export const measure = async (obs, { urls, mix, key, connections, seconds, pids,
   }
   if (database !== undefined) {
     Object.assign(result, {
-      pgXacts: (after.pg.xacts - before.pg.xacts) / n,
+      pgXacts: (after.pg.xacts - before.pg.xacts - (settled?.transactions ?? 0)) / n,
       pgRowsWritten: (after.pg.written - before.pg.written) / n,
       pgRowsRead: (after.pg.returned - before.pg.returned) / n,
       pgOtherXacts: after.pg.others - before.pg.others,

@@ -121,7 +121,7 @@ if ("skip" in database) {
     // versions) until a vacuum. A bitmap scan reads them all every time and never marks them; an index
     // walk marks them dead as it passes, so the next one skips them. The claim and the workers' look for
     // the next message due must be index walks, or every claim costs the whole history since the last vacuum.
-    it.effect("with a history of delivered messages and no vacuum, claims and the look for the next due walk an index and read few pages", () =>
+    it.live("with a history of delivered messages and no vacuum, claims and the look for the next due walk an index and read few pages", () =>
       Effect.gen(function*() {
         const url = yield* Effect.promise(() => database.freshUrl())
         const seen = new Map<string, ReadonlyArray<unknown>>()
@@ -201,11 +201,34 @@ if ("skip" in database) {
           // A walk marks the history's entries dead as it passes (once no transaction can see their rows),
           // so the walks after it skip them: a few pages, where the history spans many more (nothing is
           // left to claim, so the claim walks every entry).
+          // The marking waits for any snapshot older than the last delivery (an autoanalyze, say): the walk
+          // is repeated until it reads few pages, 50 times at most.
+          // An unmarked walk visits every page of the history (it spreads over all of them); a marked one, the index alone.
+          const few = heapPages / 2
           for (const [text, values] of [[nextText!, nextValues!], [claimText!, claimValues!]] as const) {
-            yield* plan(text, values, "custom", true)
-            for (const mode of ["custom", "generic"] as const) {
-              expect(pagesRead(yield* plan(text, values, mode, true)), `${mode}: ${text}`).toBeLessThan(heapPages / 4)
+            for (let walk = 0; walk < 50 && pagesRead(yield* plan(text, values, "custom", true)) >= few; walk++) {
+              yield* Effect.sleep(Duration.millis(100))
             }
+            for (const mode of ["custom", "generic"] as const) {
+              expect(pagesRead(yield* plan(text, values, mode, true)), `${mode}: ${text}`).toBeLessThan(few)
+            }
+          }
+
+          // With statistics taken while little was due, then a burst of due messages (after an outage,
+          // retries falling due together): the claim never takes messages_due, which would read every
+          // message due and sort them by seq. (With such statistics the planner may still read
+          // messages_pending whole, as the claim always did before: docs/capacity.md.)
+          yield* Effect.promise(() => sql.query("ANALYZE messages"))
+          yield* Effect.forEach(
+            Array.from({ length: HISTORY }, (_, i) => i),
+            (i) => messages.insert(MessageQueue.queuedMessage(`burst_${i}`, "acc", `b ${i}`, NOW - 5_000 + i)),
+            { concurrency: 50 }
+          )
+          for (const mode of ["custom", "generic"] as const) {
+            const claim = yield* plan(claimText!, claimValues!, mode, false)
+            const shape = `${mode}: ${nodes(claim).map((n) => `${n["Node Type"]}${n["Index Name"] === undefined ? "" : ` on ${n["Index Name"]}`}`).join(" < ")}`
+            expect(nodes(claim).some((n) => n["Index Name"] === "messages_due"), shape).toBe(false)
+            expect(nodes(claim).some((n) => n["Index Name"] === "messages_pending"), shape).toBe(true)
           }
         }).pipe(Effect.provide(storesOn(counted)))
       }).pipe(Effect.scoped), 120_000)
