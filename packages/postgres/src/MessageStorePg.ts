@@ -15,7 +15,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { MessageStore } from "@petstore/core"
 import { Database, statement } from "./Database.js"
-import { MESSAGE_DUE } from "./internal/messageDue.js"
 import * as Table from "./internal/table.js"
 import * as WriteBatcher from "./WriteBatcher.js"
 
@@ -67,6 +66,7 @@ const CLAIM = statement(
    FROM picked WHERE m.seq = picked.seq
    RETURNING m.seq, ${Table.selectList(MESSAGES.columns, "m")}`
 )
+// $1 ids, $2 the lease their claims set: rows claimed for workers that are gone, handed back (only if still theirs).
 const RELEASE = statement(
   `UPDATE messages m SET status = 'queued', attempts = m.attempts - 1, lease_until = 0
    FROM unnest($1::text[], $2::int8[]) AS r(id, lease_until)
@@ -99,7 +99,11 @@ const BY_ACCOUNT = statement(
      AND ($3::int8 IS NULL OR (created_at, id) > ($3, $4::text))
    ORDER BY created_at, id LIMIT $5`
 )
-// The first entry of `messages_due` (migration 10).
+// The instant a pending message may be claimed (a queued one's availability, a claimed one's lease end):
+// the expression of index `messages_due` (migration 10, which writes it out), repeated exactly, as the
+// planner uses an expression index only for the same expression.
+const MESSAGE_DUE = "CASE WHEN status = 'queued' THEN available_at ELSE lease_until END"
+// The first entry of `messages_due`.
 const NEXT_CLAIM = statement(
   `SELECT ${MESSAGE_DUE} AS at FROM messages WHERE status IN ('queued', 'processing') ORDER BY ${MESSAGE_DUE} LIMIT 1`
 )
