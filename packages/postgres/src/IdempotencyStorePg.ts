@@ -9,9 +9,8 @@
  * Keyed creates that arrive together are sent as one statement (`WriteBatcher`), as un-keyed ones
  * are. Within a batch a key is claimed once (later requests with it are answered from the first's
  * record), and keys are claimed in one fixed order on every instance, so two batches never wait
- * for each other in a cycle. A pet statement takes the pet id counter first (as un-keyed inserts
- * do) and reserves an id per claim it tries; the ids of claims that found their key taken are left
- * unused, which keeps ids increasing in commit order.
+ * for each other in a cycle. A pet statement takes its ids first (as un-keyed inserts do), an id
+ * per claim it tries; the ids of claims that found their key taken are left unused.
  *
  * @since 1.0.0
  */
@@ -56,7 +55,7 @@ const INSERT_PETS = statement(`
       WITH ORDINALITY AS d(account_id, key, operation, fingerprint, created_at, expires_at, ${drafts.names}, n)
   ),
   ${takeIds("cardinality($1::text[])")},
-  claimed AS (${claim("(SELECT before FROM taken) + i.n")}),
+  claimed AS (${claim("(SELECT ids FROM taken)[i.n]")}),
   inserted AS (${insertPets("c.resource_id::int8", "i", "claimed c JOIN input i USING (account_id, key)", "c.resource_id::int8")})
   SELECT account_id, key, resource_id FROM claimed`)
 

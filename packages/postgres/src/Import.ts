@@ -52,7 +52,11 @@ export const importSnapshot = (
       await Table.insertAll(client, ACCOUNTS, snapshot.accounts)
       await Table.insertAll(client, KEYS, snapshot.keys)
       await Table.insertAll(client, PETS, snapshot.pets)
+      // The next id above every imported one, in either mode (`PetIds`).
       await client.query("UPDATE pet_ids SET last = GREATEST(last, (SELECT coalesce(max(id), 0) FROM pets))")
+      await client.query(
+        "SELECT setval('pet_id_sequence', GREATEST(coalesce(pg_sequence_last_value('pet_id_sequence'), 0), (SELECT coalesce(max(id), 0) FROM pets)), true)"
+      )
       // In submission order, so `seq` keeps it.
       await Table.insertAll(client, MESSAGES, snapshot.messages)
       await client.query("DELETE FROM limiter_quotas")

@@ -2,15 +2,22 @@
  * `PetRepository` on PostgreSQL, shared by every instance.
  *
  * Keyset pagination (`id > cursor`) is exact only if a pet never becomes visible behind a cursor a
- * reader already passed. Ids from a sequence break that: a transaction can take id 4, another id 5
- * and commit first, and a reader that saw 5 has paged past 4 before 4 appears. Here ids come from
- * the one row of `pet_ids`, taken by the insert statement itself (`UPDATE … RETURNING` in a data-
- * modifying CTE), and that row stays locked until the statement commits: inserts from every
- * connection and instance commit one after the other, each with ids above every id already visible.
- * So once a page was served past an id, no lower id can appear later, and a full page never changes
- * (which lets the Pets service keep it). The cost is that pet inserts are serialized across all
- * instances; each instance sends its concurrent inserts as one statement (`WriteBatcher`), so the
- * serialized unit is a batch, not a pet.
+ * reader already passed. Ids from a sequence alone break that: a transaction can take id 4, another
+ * id 5 and commit first, and a reader that saw 5 has paged past 4 before 4 appears. Two ways of
+ * taking ids keep it exact, both behind one function of the schema (`petstore_take_pet_ids`,
+ * migration 11), and every listing reads through `petstore_list_pets`, which serves both:
+ *
+ * - **The counter row** (`pet_ids`), taken by the insert and held until it commits: inserts from
+ *   every connection and instance commit one after the other, each batch through its own WAL flush.
+ *   Databases made before migration 11 keep it until an operator runs `petstore pet-ids --concurrent`.
+ * - **Concurrent ids** (new databases, and after that switch): ids from a sequence, each insert first
+ *   holding a shared advisory lock keyed by a value below every id it takes; a listing reads ids only
+ *   up to the lowest such key still held (the frontier), and a page cut short by it waits for those
+ *   inserts to end. Inserts no longer wait for each other (docs/storage.md, *Concurrent pet ids*).
+ *
+ * Either way, once a page was served past an id, no lower id can appear later, and a full page never
+ * changes (which lets the Pets service keep it). Each instance sends its concurrent inserts as one
+ * statement (`WriteBatcher`).
  *
  * @since 1.0.0
  */
@@ -41,8 +48,8 @@ export const draftArrays = (first: number) => ({ arrays: Table.arrays(DRAFT_COLU
 /** The drafts' values for `draftArrays`, one array per column. */
 export const draftValues = (drafts: ReadonlyArray<PetRepository.PetDraft>) => Table.columnValues(DRAFT_COLUMNS, drafts)
 
-/** The CTE `taken`: takes `count` ids from the counter, locking its row until commit; `before` is the id before them. */
-export const takeIds = (count: string) => `taken AS (UPDATE pet_ids SET last = last + ${count} RETURNING last - ${count} AS before)`
+/** The CTE `taken`: takes `count` ids for this transaction (`petstore_take_pet_ids`); `ids`, in increasing order. */
+export const takeIds = (count: string) => `taken AS (SELECT petstore_take_pet_ids(${count}::int4) AS ids)`
 
 /**
  * The one insert of pets (a batch of the repository's, or of keyed creates): each draft of `from`,
@@ -56,14 +63,14 @@ export const insertPets = (id: string, alias: string, from: string, order: strin
 export const stored = (id: number, draft: PetRepository.PetDraft): Pet.Pet => ({ id: id as Pet.PetId, ...draft })
 
 const drafts = draftArrays(1)
-// One statement per batch: take `n` ids from the counter and insert the batch under them, in its order.
+// One statement per batch: take `n` ids and insert the batch under them, in its order.
 const INSERT_BATCH = statement(`
   WITH ${takeIds(`cardinality($1::${DRAFT_COLUMNS[0]![1]}[])`)},
-  inserted AS (${insertPets("taken.before + d.n", "d", `taken, unnest(${drafts.arrays}) WITH ORDINALITY AS d(${drafts.names}, n)`, "d.n")})
-  SELECT before + 1 AS first FROM taken`)
+  inserted AS (${insertPets("taken.ids[d.n]", "d", `taken, unnest(${drafts.arrays}) WITH ORDINALITY AS d(${drafts.names}, n)`, "d.n")})
+  SELECT ids FROM taken`)
 const COLUMNS = Table.selectList(PETS.columns)
-const PAGE = statement(`SELECT ${COLUMNS} FROM pets WHERE id > $1 ORDER BY id LIMIT $2`)
-const PAGE_BY_STATUS = statement(`SELECT ${COLUMNS} FROM pets WHERE status = $1 AND id > $2 ORDER BY id LIMIT $3`)
+// $1 after, $2 limit, $3 status or null.
+const PAGE = statement(`SELECT ${COLUMNS} FROM petstore_list_pets($1, $2, $3)`)
 const BY_ID = statement(`SELECT ${COLUMNS} FROM pets WHERE id = $1`)
 
 /** The pet repository on PostgreSQL. @category constructors */
@@ -74,11 +81,11 @@ export const make = (
     const inserts = WriteBatcher.make<PetRepository.PetDraft, Pet.Pet>(
       (batch) =>
         Effect.flatMap(
-          db.query<{ first: number }>(INSERT_BATCH, draftValues(batch)),
+          db.query<{ ids: ReadonlyArray<string | number> }>(INSERT_BATCH, draftValues(batch)),
           ([row]) =>
-            row === undefined
-              ? Effect.fail(new Errors.StoreUnavailable({ cause: new Error("the pet id counter (table pet_ids) has no row; nothing was inserted") }))
-              : Effect.succeed(batch.map((draft, i) => stored(row.first + i, draft)))
+            row === undefined || row.ids.length !== batch.length
+              ? Effect.fail(new Errors.StoreUnavailable({ cause: new Error("the pet ids taken do not match the batch; nothing was inserted") }))
+              : Effect.succeed(batch.map((draft, i) => stored(Number(row.ids[i]), draft)))
         ),
       options
     )
@@ -88,12 +95,7 @@ export const make = (
       onChange: PetRepository.changeListeners().onChange,
       // Full pages are kept by the Pets service (they never change), so this runs for the others.
       listAfter: ({ afterId, limit, status }) =>
-        Effect.map(
-          Option.isSome(status)
-            ? db.query<Pet.Pet>(PAGE_BY_STATUS, [status.value, afterId, limit])
-            : db.query<Pet.Pet>(PAGE, [afterId, limit]),
-          readPets
-        ),
+        Effect.map(db.query<Pet.Pet>(PAGE, [afterId, limit, Option.getOrNull(status)]), readPets),
       findById: (id) => Effect.map(db.query<Pet.Pet>(BY_ID, [id]), (rows) => Option.fromNullishOr(readPets(rows)[0]))
     })
   })

@@ -18,8 +18,11 @@ import { type Client, Database } from "./Database.js"
 /** The lock's two keys: a constant of the pet store (`'pets'` in ASCII), and the schema's. */
 const KEYS = "1885697139, hashtext(current_schema()) & 2147483647"
 
-/** The session lock of a serving instance, taken when its connection opens. */
-export const HOLD = `SELECT pg_advisory_lock_shared(${KEYS})`
+/** The frontier lock's keys: `'pett'` in ASCII, and the schema's. */
+const FRONTIER_KEYS = "1885697140, hashtext(current_schema()) & 2147483647"
+
+/** The session locks of a serving instance, taken when its connection opens: serving, and reading the frontier. */
+export const HOLD = `SELECT pg_advisory_lock_shared(${KEYS}), pg_advisory_lock_shared(${FRONTIER_KEYS})`
 /** The import's lock, for its transaction; false while an instance serves the schema. */
 export const TRY_EXCLUSIVE = `SELECT pg_try_advisory_xact_lock(${KEYS}) AS free`
 /** The sessions that hold the serving lock of this schema, as PostgreSQL names them. */
@@ -29,6 +32,17 @@ export const HOLDERS = `SELECT a.application_name AS name, coalesce(host(a.clien
   WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
     AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
     AND l.classid = 1885697139 AND l.objid = (hashtext(current_schema()) & 2147483647)::oid
+  ORDER BY a.backend_start`
+
+/** The sessions that hold the serving lock of this schema but not the frontier lock: instances of a release before migration 11. */
+export const WITHOUT_FRONTIER = `SELECT a.application_name AS name, coalesce(host(a.client_addr), 'a local socket') AS address,
+    to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS since
+  FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND l.classid = 1885697139 AND l.objid = (hashtext(current_schema()) & 2147483647)::oid
+    AND NOT EXISTS (SELECT 1 FROM pg_locks f WHERE f.pid = l.pid AND f.locktype = 'advisory' AND f.granted AND f.objsubid = 2
+      AND f.database = l.database AND f.classid = 1885697140 AND f.objid = l.objid)
   ORDER BY a.backend_start`
 
 /** The instances serving the schema `client` is on, in words (empty when none). */

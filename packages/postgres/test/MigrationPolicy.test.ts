@@ -8,9 +8,12 @@ import * as Postgres from "@petstore/postgres"
 
 /** Why `statement` is not additive, or undefined when it is (`created`: the tables its migration creates). */
 const notAdditive = (statement: string, created: ReadonlySet<string>): string | undefined => {
-  const sql = statement.replace(/--[^\n]*/g, " ").replace(/\s+/g, " ").trim().replace(/;$/, "")
+  // A function's body (between $$) is one statement's argument, not statements of the migration.
+  const sql = statement.replace(/\$\$[\s\S]*?\$\$/g, "$$$$").replace(/--[^\n]*/g, " ").replace(/\s+/g, " ").trim().replace(/;$/, "")
   if (sql.includes(";")) return "holds several statements: one statement a string, so that each is checked"
   if (/^CREATE TABLE (IF NOT EXISTS )?\w+/i.test(sql)) return undefined
+  // A new sequence or a new function: nothing the previous release reads. (CREATE OR REPLACE could change one it calls.)
+  if (/^CREATE SEQUENCE (IF NOT EXISTS )?\w+/i.test(sql) || /^CREATE FUNCTION \w+/i.test(sql)) return undefined
   const index = /^CREATE (UNIQUE )?INDEX (CONCURRENTLY )?(IF NOT EXISTS )?\w+ ON (\w+)/i.exec(sql)
   if (index !== null) {
     // A unique index on a table the previous release writes could refuse its inserts.
@@ -87,7 +90,9 @@ describe("the PostgreSQL migration policy", () => {
         "DELETE FROM messages",
         "INSERT INTO pets (id, name) VALUES (1, 'x')",
         "CREATE UNIQUE INDEX pets_by_name ON pets (name)",
-        "CREATE TABLE owners (id text); DROP TABLE pets"
+        "CREATE TABLE owners (id text); DROP TABLE pets",
+        "CREATE OR REPLACE FUNCTION petstore_take_pet_ids(wanted integer) RETURNS bigint[] LANGUAGE sql AS $$ SELECT '{}'::bigint[] $$",
+        "CREATE FUNCTION f() RETURNS void LANGUAGE sql AS $$ SELECT 1 $$; DROP TABLE pets"
       ]
     ) expect(notAdditive(statement, none), statement).toEqual(expect.any(String))
     for (
@@ -96,7 +101,9 @@ describe("the PostgreSQL migration policy", () => {
         "CREATE INDEX IF NOT EXISTS pets_by_name ON pets (name)",
         "CREATE INDEX CONCURRENTLY pets_by_name ON pets (name)",
         "ALTER TABLE pets ADD COLUMN owner text",
-        "ALTER TABLE pets ADD COLUMN weight integer NOT NULL DEFAULT 0"
+        "ALTER TABLE pets ADD COLUMN weight integer NOT NULL DEFAULT 0",
+        "CREATE SEQUENCE owner_ids CACHE 1",
+        "CREATE FUNCTION owner_count() RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END $$"
       ]
     ) expect(notAdditive(statement, none), statement).toBeUndefined()
     expect(notAdditive("INSERT INTO owners (id) VALUES ('a')", new Set(["owners"]))).toBeUndefined()

@@ -18,7 +18,7 @@ import * as Result from "effect/Result"
 import { accounts } from "./cli/AccountCommands.js"
 import { type CliOptions, commandServices } from "./cli/CommandServices.js"
 import { keys } from "./cli/KeyCommands.js"
-import { importSqlite, migrate } from "./cli/StoreCommands.js"
+import { importSqlite, migrate, petIds } from "./cli/StoreCommands.js"
 import { usage } from "./cli/UsageCommand.js"
 import { webhooks } from "./cli/WebhookCommands.js"
 import { CliFailure, explained } from "./CommandFailure.js"
@@ -38,7 +38,7 @@ export const make = (options: CliOptions) => {
   )
   const petstore = Command.make("petstore").pipe(
     Command.withDescription("Pet Store Service"),
-    Command.withSubcommands([serve, migrate, importSqlite, usage(services), accounts(services), keys(services), webhooks(services)])
+    Command.withSubcommands([serve, migrate, petIds, importSqlite, usage(services), accounts(services), keys(services), webhooks(services)])
   )
   const run = Command.runWith(petstore, { version: VERSION, renderErrors: false })
 

@@ -30,6 +30,18 @@ export const pendingMigrations = (
   return registration.pendingMigrations(store)
 }
 
+/** What `pet-ids` finds (and does, with `concurrent`): how the configured store takes pet ids. */
+export const petIds = (
+  config: ServerConfig,
+  concurrent: boolean,
+  registry: StoreRegistry.StoreRegistry = StoreRegistry.builtIn
+): Effect.Effect<string, StoreAdminError> => {
+  const { registration, store } = registry.of(config.store)
+  return registration.petIds === undefined
+    ? Effect.fail(new StoreAdminError({ message: `the ${registration.tag} store takes pet ids in one writer: there is nothing to choose (PostgreSQL only)` }))
+    : registration.petIds(store, concurrent)
+}
+
 /**
  * Copies everything the SQLite file `filename` holds into the configured store (which must be
  * empty and take imports: PostgreSQL), in one transaction. Lines that say what was copied.

@@ -81,6 +81,11 @@ export interface StoreRegistration<S extends StoreConfig = StoreConfig> {
    */
   pendingMigrations(store: S): Effect.Effect<{ readonly summary: string; readonly pending: ReadonlyArray<string> }, StoreAdminError>
   /**
+   * `petstore pet-ids [--concurrent]`: how the store takes pet ids, in words, after switching to
+   * concurrent ids when `concurrent` is set. Absent: one writer takes them, there is nothing to choose.
+   */
+  petIds?(store: S, concurrent: boolean): Effect.Effect<string, StoreAdminError>
+  /**
    * `petstore import-sqlite` into this store. Absent: the store takes no import. `into` completes
    * "set PETSTORE_DATABASE to … to import into"; `run` answers where the data went, in words.
    */

@@ -3,6 +3,7 @@
  * `import-sqlite` (then serving it), and messages that never print the database password.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import * as Postgres from "@petstore/postgres"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -76,6 +77,32 @@ if ("skip" in database) {
       const refused = await cli({ PETSTORE_DATABASE: url }, ["migrate", "--check"])
       expect([refused.code, refused.stdout]).toEqual([1, ""])
       expect(refused.stderr).toMatch(/needs a program that knows schema version 999 or later/)
+    }, 60_000)
+
+    it("pet-ids says how the database takes pet ids and switches an upgraded one to concurrent ids; SQLite has nothing to choose", async () => {
+      const fresh = await database.freshUrl()
+      const made = await cli({ PETSTORE_DATABASE: fresh }, ["pet-ids"])
+      expect([made.code, made.stdout.trim()]).toEqual([0, expect.stringMatching(/: pet ids taken concurrently \(a sequence; listings read up to the frontier\)$/)])
+      // A database an earlier release made keeps the counter row until the switch.
+      const upgraded = await database.freshUrl()
+      await Effect.runPromise(
+        Postgres.Migrations.migrate(Postgres.Migrations.MIGRATIONS.filter((m) => m.id <= 10)).pipe(
+          Effect.provide(Postgres.Database.layer({ url: upgraded, poolSize: 1 }))
+        )
+      )
+      expect((await cli({ PETSTORE_DATABASE: upgraded }, ["pet-ids"])).stdout).toMatch(/pet ids taken from the counter row, one insert at a time/)
+      const switched = await cli({ PETSTORE_DATABASE: upgraded }, ["pet-ids", "--concurrent"])
+      expect([switched.code, switched.stdout.trim()]).toEqual([0, expect.stringMatching(/pet ids taken concurrently .*: switched now$/)])
+      const again = await cli({ PETSTORE_DATABASE: upgraded }, ["pet-ids", "--concurrent"])
+      expect([again.code, again.stdout.trim()]).toEqual([0, expect.stringMatching(/pet ids taken concurrently \(a sequence; listings read up to the frontier\)$/)])
+      const folder = Fs.mkdtempSync(Path.join(Os.tmpdir(), "petstore-pet-ids-"))
+      try {
+        const sqlite = await cli(sqliteFile(Path.join(folder, "petstore.db")), ["pet-ids"])
+        expect(sqlite.code).not.toBe(0)
+        expect(sqlite.stderr).toMatch(/the sqlite store takes pet ids in one writer: there is nothing to choose/)
+      } finally {
+        Fs.rmSync(folder, { recursive: true, force: true })
+      }
     }, 60_000)
 
     it("import-sqlite moves a SQLite file's data into PostgreSQL: the same keys, pets with their ids, messages, cursors and daily counts", async () => {

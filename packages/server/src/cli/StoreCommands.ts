@@ -1,4 +1,4 @@
-/** `petstore migrate` and `petstore import-sqlite`: the configured store's schema and data. */
+/** `petstore migrate`, `petstore pet-ids` and `petstore import-sqlite`: the configured store's schema and data. */
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
@@ -47,3 +47,21 @@ export const importSqlite = Command.make(
     "Copy everything a SQLite file holds (accounts, keys, pets with their ids, messages, limiter state) into the empty PostgreSQL database PETSTORE_DATABASE names."
   )
 )
+
+export const petIds = Command.make("pet-ids", {
+  concurrent: Flag.Boolean("concurrent").pipe(
+    Flag.withDescription(
+      "Switch to concurrent pet ids (one-way; refused while an instance of a release before schema 11 serves the database)."
+    ),
+    Flag.withDefault(false)
+  )
+}, ({ concurrent }) =>
+  Effect.flatMap(configuration, (conf) =>
+    StoreAdmin.petIds(conf, concurrent).pipe(
+      Effect.flatMap((line) => Console.log(line)),
+      Effect.mapError((error) => new CliFailure({ message: error.message }))
+    ))).pipe(
+    Command.withDescription(
+      "Say how the PostgreSQL database takes pet ids: from the counter row (one insert at a time across instances) or concurrently. --concurrent switches."
+    )
+  )

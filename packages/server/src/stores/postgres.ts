@@ -98,6 +98,23 @@ export const postgres: StoreRegistration<PostgresStore> = {
           Effect.provide(module.Database.layer(adminDatabase(store))),
           Effect.mapError(failWith)
         )),
+  petIds: (store, concurrent) =>
+    Effect.flatMap(Postgres, (module) =>
+      Effect.flatMap(module.Database.Database, (db) =>
+        Effect.gen(function*() {
+          const switched = concurrent ? yield* module.PetIds.switchToConcurrent : false
+          const mode = yield* module.PetIds.mode
+          return `PostgreSQL ${db.where}: pet ids ${
+            mode === "concurrent"
+              ? `taken concurrently (a sequence; listings read up to the frontier)${switched ? ": switched now" : ""}`
+              : "taken from the counter row, one insert at a time across instances (petstore pet-ids --concurrent switches, once every instance runs this release)"
+          }`
+        })).pipe(
+          Effect.provide(module.PostgresPetstore.layerDatabase(adminDatabase(store))),
+          Effect.mapError((error) =>
+            error._tag === "StoreUnavailable" ? new StoreAdminError({ message: module.Database.messageOf(error) }) : failWith(error)
+          )
+        )),
   importSnapshot: {
     into: "the postgres:// URL of the database",
     run: (store, snapshot) =>
