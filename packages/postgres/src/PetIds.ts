@@ -54,10 +54,8 @@ export const switchIn = async (client: Pick<Client, "query">): Promise<boolean> 
 }
 
 /** The serving instances of this schema that do not read the frontier (a release before migration 11), in words. */
-export const olderInstances = async (client: Pick<Client, "query">): Promise<ReadonlyArray<string>> =>
-  (await client.query<{ name: string; address: string; since: string }>(Serving.WITHOUT_FRONTIER)).rows.map((r) =>
-    `${r.name === "" ? "an unnamed session" : r.name} (from ${r.address}, since ${r.since})`
-  )
+export const olderInstances = (client: Pick<Client, "query">): Promise<ReadonlyArray<string>> =>
+  Serving.holders(client, Serving.WITHOUT_FRONTIER)
 
 /** The database's mode. @category accessors */
 export const mode: Effect.Effect<Mode, Errors.StoreUnavailable, Database> = Effect.flatMap(

@@ -25,29 +25,28 @@ const FRONTIER_KEYS = "1885697140, hashtext(current_schema()) & 2147483647"
 export const HOLD = `SELECT pg_advisory_lock_shared(${KEYS}), pg_advisory_lock_shared(${FRONTIER_KEYS})`
 /** The import's lock, for its transaction; false while an instance serves the schema. */
 export const TRY_EXCLUSIVE = `SELECT pg_try_advisory_xact_lock(${KEYS}) AS free`
+
+/** The sessions holding the serving lock of this schema (and meeting `also`), as PostgreSQL names them. */
+const holdersWhere = (also: string) =>
+  `SELECT a.application_name AS name, coalesce(host(a.client_addr), 'a local socket') AS address,
+    to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS since
+  FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    AND l.classid = 1885697139 AND l.objid = (hashtext(current_schema()) & 2147483647)::oid${also}
+  ORDER BY a.backend_start`
+
 /** The sessions that hold the serving lock of this schema, as PostgreSQL names them. */
-export const HOLDERS = `SELECT a.application_name AS name, coalesce(host(a.client_addr), 'a local socket') AS address,
-    to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS since
-  FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-    AND l.classid = 1885697139 AND l.objid = (hashtext(current_schema()) & 2147483647)::oid
-  ORDER BY a.backend_start`
+export const HOLDERS = holdersWhere("")
 
-/** The sessions that hold the serving lock of this schema but not the frontier lock: instances of a release before migration 11. */
-export const WITHOUT_FRONTIER = `SELECT a.application_name AS name, coalesce(host(a.client_addr), 'a local socket') AS address,
-    to_char(a.backend_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS since
-  FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-    AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-    AND l.classid = 1885697139 AND l.objid = (hashtext(current_schema()) & 2147483647)::oid
+/** Those that do not hold the frontier lock too: instances of a release before migration 11. */
+export const WITHOUT_FRONTIER = holdersWhere(`
     AND NOT EXISTS (SELECT 1 FROM pg_locks f WHERE f.pid = l.pid AND f.locktype = 'advisory' AND f.granted AND f.objsubid = 2
-      AND f.database = l.database AND f.classid = 1885697140 AND f.objid = l.objid)
-  ORDER BY a.backend_start`
+      AND f.database = l.database AND f.classid = 1885697140 AND f.objid = l.objid)`)
 
-/** The instances serving the schema `client` is on, in words (empty when none). */
-export const holders = async (client: Pick<Client, "query">): Promise<ReadonlyArray<string>> =>
-  (await client.query<{ name: string; address: string; since: string }>(HOLDERS)).rows.map((r) =>
+/** The instances serving the schema `client` is on (`which`: all of them, or `WITHOUT_FRONTIER`), in words (empty when none). */
+export const holders = async (client: Pick<Client, "query">, which: string = HOLDERS): Promise<ReadonlyArray<string>> =>
+  (await client.query<{ name: string; address: string; since: string }>(which)).rows.map((r) =>
     `${r.name === "" ? "an unnamed session" : r.name} (from ${r.address}, since ${r.since})`
   )
 
