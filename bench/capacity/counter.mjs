@@ -1,20 +1,21 @@
 #!/usr/bin/env node
-// `pnpm bench --counter`: the ceiling of the pet id counter row (`pet_ids`), measured with pgbench on a
+// `pnpm bench --counter`: the ceiling of pet id allocation on PostgreSQL, measured with pgbench on a
 // fresh database migrated by `petstore migrate`, the statement the only thing running on it. Each
 // pgbench client sends a batched insert of `n` pets from `unnest(…) WITH ORDINALITY`, many clients at
 // once, for several batch sizes: pets per second is batches per second × the batch size. Designs
-// (`--design`, all four by default, alternating):
-// `row`, the server's statement (`PetRepositoryPg`: take `n` ids from the row — `UPDATE pet_ids …
-// RETURNING`, whose lock is held until the insert commits — and insert the pets under them);
-// `sequence`, the same insert with its ids from a sequence (no order kept: what no counter at all
-// would give); and a proposal the server does not use (docs/capacity.md, *A proposal: ranges*):
-// `ranges`, a range taken from the row in a short transaction of its own (asynchronous commit) and
-// recorded in a table of open ranges, then the insert under it, removing its range;
-// `allocate`, the only serialized part of `ranges` (the allocation, its range then removed). The
-// table of open ranges is a scratch table this script makes in its scratch database
-// (`capacity_pet_id_ranges`), not part of the schema.
+// (`--design`, all by default, alternating):
+// `row`, the server's statement (`PetRepositoryPg`: `petstore_take_pet_ids`, then the insert under the
+// ids it gave) on a database that takes ids from the counter row (`pet_ids`, held until the insert
+// commits: what databases made before migration 11 do until `petstore pet-ids --concurrent`);
+// `concurrent`, the same statement on a database that takes them concurrently (the sequence, each
+// insert holding a shared advisory lock below its ids: new databases, and after the switch);
+// `sequence`, the same insert with ids from a bare sequence (no order kept: what no allocation at all
+// would give, the machine's own ceiling for these inserts).
+// Then listings (`--lists`, on by default): a page of 20 after a random id of a table of 100,000 pets,
+// as `petstore_list_pets` reads it (`list-frontier`: the frontier read from `pg_locks` first) and as a
+// bare keyset query (`list-plain`), with no insert running: the frontier's own cost.
 //
-//   node bench/capacity/counter.mjs [--batches 1,16,64,256,512] [--clients 16] [--duration 3] [--rounds 2] [--design row,ranges,allocate,sequence] [--json FILE]
+//   node bench/capacity/counter.mjs [--batches 1,16,64,256,512] [--clients 16] [--duration 3] [--rounds 2] [--design row,concurrent,sequence] [--lists true] [--json FILE]
 import { execFileSync, spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -30,41 +31,35 @@ helpAndExit(import.meta.url)
 const argv = process.argv.slice(2)
 const log = logger("counter")
 
-/** The insert of `:b` pets, ids as `design` takes them (pgbench script text). */
+/** The insert of `:b` pets, ids as `design` takes them, or a listing (pgbench script text). */
 export const script = (design) => {
   const input = "unnest(array_fill('Bench'::text, ARRAY[:b::int]), array_fill(3::int8, ARRAY[:b::int]), array_fill('pending'::text, ARRAY[:b::int])) WITH ORDINALITY AS d(name, category_id, status, n)"
-  if (design === "row") {
-    return `WITH taken AS (UPDATE pet_ids SET last = last + :b::int8 RETURNING last - :b::int8 AS before),
-  inserted AS (INSERT INTO pets (id, name, category_id, status) SELECT taken.before + d.n, d.name, d.category_id, d.status FROM taken, ${input} ORDER BY d.n)
-  SELECT before + 1 AS first FROM taken;`
-  }
-  if (design === "ranges") {
-    // The proposal's two statements: take a range (short, asynchronous commit), recording it with a
-    // 30 s expiry, then insert under it, removing its row.
-    return `WITH taken AS (UPDATE pet_ids SET last = last + :b::int8 RETURNING last - :b::int8 + 1 AS first),
-  expired AS (DELETE FROM capacity_pet_id_ranges WHERE first IN (SELECT first FROM capacity_pet_id_ranges WHERE expires_at < clock_timestamp() FOR UPDATE SKIP LOCKED)),
-  recorded AS (INSERT INTO capacity_pet_id_ranges (first, count, expires_at) SELECT first, :b::int8, clock_timestamp() + make_interval(secs => 30) FROM taken)
-  SELECT first, set_config('synchronous_commit', 'off', true) AS commit FROM taken \\gset
-WITH taken AS (DELETE FROM capacity_pet_id_ranges WHERE first = :first::int8 RETURNING first - 1 AS before),
-  inserted AS (INSERT INTO pets (id, name, category_id, status) SELECT taken.before + d.n, d.name, d.category_id, d.status FROM taken, ${input} ORDER BY d.n)
-  SELECT before + 1 AS first FROM taken;`
-  }
-  if (design === "allocate") {
-    // The serialized part of \`ranges\` alone: the allocation, then its range removed (asynchronously
-    // committed too) so that the table of open ranges stays as small as the server keeps it.
-    return `${script("ranges").split("\\gset")[0]}\\gset
-WITH settled AS (DELETE FROM capacity_pet_id_ranges WHERE first = :first::int8 RETURNING 1) SELECT set_config('synchronous_commit', 'off', true), count(*) FROM settled;`
+  if (design === "row" || design === "concurrent") {
+    // The server's statement; which way the function takes ids is the database's (the counter row there or not).
+    return `WITH taken AS (SELECT petstore_take_pet_ids(:b::int4) AS ids),
+  inserted AS (INSERT INTO pets (id, name, category_id, status) SELECT taken.ids[d.n], d.name, d.category_id, d.status FROM taken, ${input} ORDER BY d.n)
+  SELECT ids FROM taken;`
   }
   if (design === "sequence") {
     return `INSERT INTO pets (id, name, category_id, status) SELECT nextval('capacity_pet_ids'), d.name, d.category_id, d.status FROM ${input} ORDER BY d.n;`
   }
+  if (design === "list-frontier") return "\\set after random(0, 99980)\nSELECT id, name, category_id, status FROM petstore_list_pets(:after, 20, NULL);"
+  if (design === "list-plain") return "\\set after random(0, 99980)\nSELECT id, name, category_id, status FROM pets WHERE id > :after ORDER BY id LIMIT 20;"
   throw new Error(`unknown design ${design}`)
+}
+
+/** Sets the database up for `design`: the counter row there for `row`, gone for the others, every table empty (or 100,000 pets to list). */
+const prepare = (url, design) => {
+  const counter = design === "row" ? "INSERT INTO pet_ids (only_row, last) VALUES (true, 0)" : "SELECT 1"
+  const fill = design.startsWith("list-")
+    ? "INSERT INTO pets (id, name, category_id, status) SELECT i, 'Bench', 3, 'pending' FROM generate_series(1, 100000) AS i; SELECT setval('pet_id_sequence', 100000, true); ANALYZE pets;"
+    : "SELECT setval('pet_id_sequence', 0, true);"
+  execFileSync("psql", [url, "-qAtc", `TRUNCATE pets; DELETE FROM pet_ids; ${counter}; ALTER SEQUENCE capacity_pet_ids RESTART; ${fill} CHECKPOINT`])
 }
 
 /** One pgbench run: `clients` connections, each sending batches of `batch` pets for `seconds`. */
 const pgbench = ({ url, design, batch, clients, seconds }) => {
-  // Every run starts from an empty table, the counter and the sequence at 0.
-  execFileSync("psql", [url, "-qAtc", "TRUNCATE pets, capacity_pet_id_ranges; UPDATE pet_ids SET last = 0; ALTER SEQUENCE capacity_pet_ids RESTART; CHECKPOINT"])
+  prepare(url, design)
   const dir = mkdtempSync(join(tmpdir(), "petstore-counter-"))
   try {
     const file = join(dir, "insert.sql")
@@ -86,25 +81,25 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const clients = option("clients", "16").split(",").map(Number)
   const seconds = Number(option("duration", 3))
   const rounds = Number(option("rounds", 2))
-  const designs = option("design", "row,ranges,allocate,sequence").split(",")
+  const inserts = option("design", "row,concurrent,sequence").split(",")
+  const lists = option("lists", "true") === "true" ? ["list-frontier", "list-plain"] : []
   const name = Pg.databaseName("counter")
   await Pg.create(name)
   process.on("exit", () => Pg.dropSync([name]))
   for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => process.exit(130))
   const url = Pg.databaseUrl(name)
   execFileSync(process.execPath, [Targets.shipped(ROOT), "migrate"], { env: { ...process.env, PETSTORE_DATABASE: url }, stdio: ["ignore", "ignore", "inherit"] })
-  // The scratch objects of `sequence` and of the proposal (`ranges`, `allocate`).
-  execFileSync("psql", [url, "-qAtc", "CREATE SEQUENCE capacity_pet_ids; CREATE TABLE capacity_pet_id_ranges (first bigint PRIMARY KEY, count bigint NOT NULL, expires_at timestamptz NOT NULL)"])
+  // The bare sequence of `sequence` (a scratch object, not part of the schema).
+  execFileSync("psql", [url, "-qAtc", "CREATE SEQUENCE capacity_pet_ids"])
   log(`load average ${Proc.loadAverage().join(" ")}`)
   const results = []
   for (let round = 0; round < rounds; round++) {
     for (const c of clients) {
-      for (const b of round % 2 === 0 ? batches : [...batches].reverse()) {
-        for (const design of round % 2 === 0 ? designs : [...designs].reverse()) {
-          const r = pgbench({ url, design, batch: b, clients: c, seconds })
-          results.push({ round, ...r })
-          log(`${design.padEnd(8)} batch ${String(b).padStart(3)} × ${c} clients: ${r.batchesPerSecond.toFixed(0)} batches/s = ${r.petsPerSecond.toFixed(0)} pets/s, latency ${r.latencyMs} ms, machine busy ${r.busyCores.toFixed(2)} cores`)
-        }
+      const runs = [...batches.flatMap((b) => inserts.map((design) => ({ b, design }))), ...lists.map((design) => ({ b: 20, design }))]
+      for (const { b, design } of round % 2 === 0 ? runs : [...runs].reverse()) {
+        const r = pgbench({ url, design, batch: b, clients: c, seconds })
+        results.push({ round, ...r })
+        log(`${design.padEnd(13)} batch ${String(b).padStart(3)} × ${c} clients: ${r.batchesPerSecond.toFixed(0)} batches/s = ${r.petsPerSecond.toFixed(0)} pets/s, latency ${r.latencyMs} ms, machine busy ${r.busyCores.toFixed(2)} cores`)
       }
     }
   }
@@ -112,11 +107,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const json = option("json", undefined)
   if (json !== undefined) writeFileSync(json, JSON.stringify(results, null, 2))
   const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
-  console.log("| design | clients | pets per batch | batches/s | pets/s (median) | spread | latency ms |")
-  console.log("|---|--:|--:|--:|--:|--:|--:|")
-  for (const design of designs) for (const c of clients) for (const b of batches) {
+  console.log("| design | clients | pets per batch (a listing's page) | batches/s (listings/s) | pets/s (median) | spread | latency ms | machine busy, cores |")
+  console.log("|---|--:|--:|--:|--:|--:|--:|--:|")
+  for (const [design, b] of [...inserts.flatMap((design) => batches.map((b) => [design, b])), ...lists.map((design) => [design, 20])]) for (const c of clients) {
     const mine = results.filter((r) => r.design === design && r.batch === b && r.clients === c)
     const pets = mine.map((r) => r.petsPerSecond)
-    console.log(`| ${design} | ${c} | ${b} | ${med(mine.map((r) => r.batchesPerSecond)).toFixed(0)} | ${med(pets).toFixed(0)} | ${Math.min(...pets).toFixed(0)}–${Math.max(...pets).toFixed(0)} | ${med(mine.map((r) => r.latencyMs)).toFixed(2)} |`)
+    console.log(`| ${design} | ${c} | ${b} | ${med(mine.map((r) => r.batchesPerSecond)).toFixed(0)} | ${med(pets).toFixed(0)} | ${Math.min(...pets).toFixed(0)}–${Math.max(...pets).toFixed(0)} | ${med(mine.map((r) => r.latencyMs)).toFixed(2)} | ${med(mine.map((r) => r.busyCores)).toFixed(2)} |`)
   }
 }

@@ -8,8 +8,9 @@
  * the rolling deploy: an instance of today's program starts (it migrates at start) and joins the
  * pool; while the three serve, each old one is seen answering after the migration committed (and
  * one more instance of the previous release starts on the migrated schema and writes); then
- * each old one gets SIGTERM in turn and a new one takes its place. No request fails at the client,
- * and every acknowledged pet is there after.
+ * each old one gets SIGTERM in turn and a new one takes its place. Then the contract step, refused
+ * while the previous release served: the switch to concurrent pet ids, under load. No request fails
+ * at the client, and every acknowledged pet is listed once after.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Postgres from "@petstore/postgres"
@@ -22,7 +23,7 @@ import { haproxyMissing, startBalancer } from "./support/Balancer.js"
 import { drillSettings, failures, petsByName, replaceInstance, startClients } from "./support/Drill.js"
 import { createAccount, post } from "./support/Http.js"
 import * as PreviousRelease from "./support/PreviousRelease.js"
-import { exited, freePort, pollUntil, type Server, start, stop } from "./support/ServerProcess.js"
+import { cli, exited, freePort, pollUntil, type Server, start, stop } from "./support/ServerProcess.js"
 
 const database = await TestDatabase.make()
 const redis = await TestRedis.make()
@@ -112,6 +113,9 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
       }
       await stop(late)
       await traffic("requests with both releases in the pool")
+      // The contract step of concurrent pet ids is refused while the previous release serves, naming its instances.
+      const early = await cli(settings, ["pet-ids", "--concurrent"])
+      expect([early.code, early.stderr]).toEqual([1, expect.stringMatching(/2 instances of a release that lists pets without the frontier serve this database: petstore serve pid/)])
       const together = await balancer.answered()
       const sinceMigration = ["app1", "app2", "app3"].map((name) => `${name} ${together.get(name)! - atMigration.get(name)!}`).join(", ")
 
@@ -120,6 +124,14 @@ describe.skipIf(skip !== undefined && process.env.CI !== "true")(
         await replaceInstance(balancer, `app${i + 1}`, servers[i]!, async () => (servers[i] = await start(settings)))
         await traffic(`requests after app${i + 1} was replaced`)
       }
+      // Once only today's program serves: the switch, under load; no request fails and every pet is listed once.
+      expect((await cli(settings, ["pet-ids"])).stdout).toMatch(/pet ids taken from the counter row/)
+      const switched = await cli(settings, ["pet-ids", "--concurrent"])
+      expect([switched.code, switched.stdout]).toEqual([0, expect.stringMatching(/pet ids taken concurrently .*: switched now/)])
+      expect((await sql.query<{ requires: number }>("SELECT max(requires_program) AS requires FROM schema_migrations"))[0]?.requires).toBe(
+        Postgres.PetIds.CONCURRENT_IDS_MIGRATION
+      )
+      await traffic("requests after the switch to concurrent pet ids")
       running = false
       await load.done()
 
