@@ -41,6 +41,9 @@ const settings = {
   seconds: Number(option("duration", 5)),
   connections: Number(option("connections", 128)),
   instances: option("instances", "1,2,3").split(",").map(Number),
+  // How many connections an operation's cost is measured with: `share` (its share of the mix's, what
+  // it has in the mix) or `all` (the mix's whole count).
+  opConnections: option("op-connections", "share"),
   write: !argv.includes("--no-write")
 }
 const log = logger("capacity")
@@ -53,6 +56,14 @@ const otherLoad = async (ms = 2_000) => {
   await new Promise((r) => setTimeout(r, ms))
   return (Proc.machineBusySeconds() - busy0) / (ms / 1000)
 }
+
+/**
+ * The connections operation `s` is measured with alone on `n` instances: as many as send it in the mix
+ * (its share of them, at least one per instance), so that its writes batch as they do there (a create
+ * alone on 128 connections batches with 127 others; in the mix with about 19), or the mix's count.
+ */
+const opConnections = (s, n) =>
+  settings.opConnections === "all" ? settings.connections : Math.max(n, Math.round((settings.connections * s.weight) / totalWeight))
 
 const sets = []
 // Interrupted: stop the servers and remove their databases and keys first.
@@ -68,12 +79,12 @@ try {
   }
   const obs = await Window.observers({ redis: true })
   const one = sets.find((s) => s.n === 1) ?? sets[0]
-  const measureOn = (set, mix, seconds) =>
+  const measureOn = (set, mix, seconds, connections = settings.connections) =>
     Window.measure(obs, {
       urls: set.server.urls,
       mix,
       key: set.key,
-      connections: settings.connections,
+      connections,
       seconds,
       pids: set.server.pids,
       database: set.server.database,
@@ -105,7 +116,7 @@ try {
     const costs = Object.fromEntries(shares.map((s) => [s.op, []]))
     for (let round = 0; round < settings.rounds; round++) {
       for (const s of round % 2 === 0 ? shares : [...shares].reverse()) {
-        const m = await measureOn(set, `${s.op}:1`, settings.seconds)
+        const m = await measureOn(set, `${s.op}:1`, settings.seconds, opConnections(s, set.n))
         costs[s.op].push(m)
         log(`cost on ${set.n}: ${s.op.padEnd(8)} server ${m.serverMicros.toFixed(0)} + PG ${(m.pgMicros + m.pgAuxMicros).toFixed(0)} + Redis ${m.redisMicros.toFixed(0)} + wrk ${m.loaderMicros.toFixed(0)} + runner ${m.runnerMicros.toFixed(0)} µs/req (others ${(m.otherMicros * m.requests / m.wall / 1e6).toFixed(2)} cores)`)
       }

@@ -53,7 +53,7 @@ const prepare = (url, design) => {
   const counter = design === "row" ? "INSERT INTO pet_ids (only_row, last) VALUES (true, 0)" : "SELECT 1"
   const fill = design.startsWith("list-")
     ? "INSERT INTO pets (id, name, category_id, status) SELECT i, 'Bench', 3, 'pending' FROM generate_series(1, 100000) AS i; SELECT setval('pet_id_sequence', 100000, true); ANALYZE pets;"
-    : "SELECT setval('pet_id_sequence', 0, true);"
+    : "SELECT setval('pet_id_sequence', 1, false);"
   execFileSync("psql", [url, "-qAtc", `TRUNCATE pets; DELETE FROM pet_ids; ${counter}; ALTER SEQUENCE capacity_pet_ids RESTART; ${fill} CHECKPOINT`])
 }
 

@@ -350,6 +350,11 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Service"
         // An idle connection that breaks (PostgreSQL restarted) is dropped by the pool; without a
         // listener the error would end the process.
         pool.on("error", () => {})
+        // The store's statements are written for READ COMMITTED, PostgreSQL's default, whatever the database's or
+        // role's default says: a listing's steps must each see what committed before it (`petstore_list_pets`).
+        pool.on("connect", (client) => {
+          client.query("SET default_transaction_isolation = 'read committed'").catch(() => {})
+        })
         return pool
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeout("5 seconds"), Effect.ignore)

@@ -17,6 +17,7 @@ import { ACCOUNTS, KEYS } from "./AccountStorePg.js"
 import { QUOTAS, STANDINGS } from "./LimiterStateStorePg.js"
 import { MESSAGES } from "./MessageStorePg.js"
 import { PETS } from "./PetRepositoryPg.js"
+import * as PetIds from "./PetIds.js"
 import * as Serving from "./Serving.js"
 
 /** Instances serve the target database; nothing was written. */
@@ -54,9 +55,7 @@ export const importSnapshot = (
       await Table.insertAll(client, PETS, snapshot.pets)
       // The next id above every imported one, in either mode (`PetIds`).
       await client.query("UPDATE pet_ids SET last = GREATEST(last, (SELECT coalesce(max(id), 0) FROM pets))")
-      await client.query(
-        "SELECT setval('pet_id_sequence', GREATEST(coalesce(pg_sequence_last_value('pet_id_sequence'), 0), (SELECT coalesce(max(id), 0) FROM pets)), true)"
-      )
+      await client.query(PetIds.CONTINUE_SEQUENCE, [0])
       // In submission order, so `seq` keeps it.
       await Table.insertAll(client, MESSAGES, snapshot.messages)
       await client.query("DELETE FROM limiter_quotas")

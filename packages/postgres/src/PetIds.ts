@@ -29,6 +29,13 @@ export type Mode = "counter" | "concurrent"
 /** The switch was refused: an instance that lists without the frontier serves the schema. */
 export class OlderInstancesServing extends Data.TaggedError("OlderInstancesServing")<{ readonly message: string }> {}
 
+/**
+ * Sets the sequence so that its next id is above `$1` and above every pet's: its last value is then
+ * that (or it starts at 1, never having been called, when both are 0).
+ */
+export const CONTINUE_SEQUENCE = `SELECT CASE WHEN v > 0 THEN setval('pet_id_sequence', v, true) ELSE setval('pet_id_sequence', 1, false) END
+  FROM (SELECT greatest($1::int8, (SELECT coalesce(max(id), 0) FROM pets)) AS v) AS above`
+
 /** The mode of the database `client` is on. */
 export const modeOf = async (client: Pick<Client, "query">): Promise<Mode> => {
   const { rows } = await client.query<{ counter: boolean }>("SELECT EXISTS (SELECT 1 FROM pet_ids) AS counter")
@@ -45,7 +52,7 @@ export const switchIn = async (client: Pick<Client, "query">): Promise<boolean> 
   const { rows } = await client.query<{ last: number }>("SELECT last FROM pet_ids FOR UPDATE")
   const last = rows[0]?.last
   if (last === undefined) return false
-  await client.query("SELECT setval('pet_id_sequence', greatest($1::int8, (SELECT coalesce(max(id), 0) FROM pets)), true)", [last])
+  await client.query(CONTINUE_SEQUENCE, [last])
   await client.query("DELETE FROM pet_ids")
   await client.query("UPDATE schema_migrations SET requires_program = greatest(requires_program, $1) WHERE id = $1", [
     CONCURRENT_IDS_MIGRATION

@@ -139,6 +139,55 @@ if ("skip" in database) {
       }
     })
 
+    it("a page after the newest id answers at once, and an insert open in another schema of the database is not waited for", async () => {
+      const url = await database.freshUrl()
+      const other = await database.freshUrl()
+      const repo = await repositoryOn(url)
+      const elsewhere = await repositoryOn(other)
+      const sql = TestDatabase.connect(url)
+      try {
+        await repo.insert("first")
+        await elsewhere.insert("there")
+        // The two schemas' keys differ (10 bits of each schema's name: s1 and s2 do not meet).
+        const keyOf = async (on: TestDatabase.Sql) => (await on.query<{ key: string }>("SELECT petstore_pet_id_key(0)::text AS key"))[0]!.key
+        const otherSql = TestDatabase.connect(other)
+        expect(await keyOf(sql)).not.toBe(await keyOf(otherSql))
+        await otherSql.end()
+        const open = await openInsert(url, "held")
+        const newer = await repo.insert("newer")
+        // At the tail (after the newest id): nothing to wait for.
+        expect(await repo.list(newer.id, 10)).toEqual([])
+        // Another schema's listing reaching its newest ids does not wait for this schema's open insert.
+        await elsewhere.insert("there too")
+        expect(await elsewhere.list(0, 10)).toEqual(["there", "there too"])
+        await open.client.query("COMMIT")
+        await open.client.end()
+        expect(await repo.list(0, 10)).toEqual(["first", "held", "newer"])
+      } finally {
+        await sql.end()
+      }
+    })
+
+    it("a listing refuses a transaction that is not READ COMMITTED; the store's connections are, whatever the database's default", async () => {
+      const url = await database.freshUrl()
+      const repo = await repositoryOn(url)
+      await repo.insert("first")
+      const c = await client(url)
+      try {
+        await c.query("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        await expect(c.query("SELECT * FROM petstore_list_pets(0, 10, NULL)")).rejects.toThrow(
+          /petstore_list_pets needs READ COMMITTED \(this transaction is repeatable read\)/
+        )
+        await c.query("ROLLBACK")
+      } finally {
+        await c.end()
+      }
+      // A URL whose sessions default to SERIALIZABLE: the store's pool still lists.
+      const serializable = new URL(url)
+      serializable.searchParams.set("options", `${serializable.searchParams.get("options") ?? ""} -c default_transaction_isolation=serializable`.trim())
+      expect(await (await repositoryOn(serializable.toString())).list(0, 10)).toEqual(["first"])
+    })
+
     it("the switch: refused while an instance of an earlier release serves; then ids go on above the counter's and older programs refuse the schema", async () => {
       const url = await database.freshUrl()
       const upTo10 = Postgres.Migrations.MIGRATIONS.filter((m) => m.id <= 10)

@@ -227,14 +227,20 @@ export const SCHEMA: ReadonlyArray<Migration> = [
     id: 11,
     name: "concurrent_pet_ids",
     statements: [
-      // Pet ids handed out without the counter row, once `PetIds.switchToConcurrent` has run (docs/storage.md,
-      // *Concurrent pet ids*). CACHE 1: a per-session cache would hand out ids below a value others already read.
-      `CREATE SEQUENCE pet_id_sequence AS bigint MINVALUE 0 START WITH 0 CACHE 1`,
+      // Pet ids handed out without the counter row, once `PetIds.switchIn` has run (docs/storage.md, *Concurrent
+      // pet ids*). CACHE 1: a per-session cache would hand out ids below a value others already read.
+      `CREATE SEQUENCE pet_id_sequence AS bigint MINVALUE 1 START WITH 1 CACHE 1`,
+      // The advisory lock key of the sequence value `below` in this schema: 2^62, then 10 bits of the schema's
+      // name (keys of other schemas of the database only rarely meet: then a listing waits for their inserts,
+      // never skips), then the value (below 2^52). Apart from every other advisory lock of the pet store.
+      `CREATE FUNCTION petstore_pet_id_key(below bigint) RETURNS bigint LANGUAGE sql STABLE AS $$
+        SELECT 4611686018427387904 + ((hashtext(current_schema()) & 1023)::int8 << 52) + below
+      $$`,
       // Takes `wanted` ids for an insert, in its transaction. While the counter row exists, from it, whose lock
       // is then held until commit (as before). Once the row is gone, from the sequence, after taking a
-      // transaction-level shared advisory lock keyed by the sequence's last value read before (4611686018427387904 = 2^62 is
-      // added to keep the keys apart from other advisory locks): every id the insert takes is above that value,
-      // and the lock says so to listings until the transaction ends, however it ends (commit, abort, backend gone).
+      // transaction-level shared advisory lock keyed by the sequence's last value read before: every id the insert
+      // takes is above that value, and the lock says so to listings until the transaction ends, however it ends
+      // (commit, abort, backend gone).
       `CREATE FUNCTION petstore_take_pet_ids(wanted integer) RETURNS bigint[] LANGUAGE plpgsql VOLATILE AS $$
         DECLARE
           before bigint;
@@ -245,34 +251,42 @@ export const SCHEMA: ReadonlyArray<Migration> = [
             RETURN ARRAY(SELECT before + i FROM generate_series(1, wanted) AS i);
           END IF;
           below := coalesce(pg_sequence_last_value('pet_id_sequence'), 0);
-          PERFORM pg_advisory_xact_lock_shared(4611686018427387904 + below);
+          PERFORM pg_advisory_xact_lock_shared(petstore_pet_id_key(below));
           RETURN ARRAY(SELECT nextval('pet_id_sequence') FROM generate_series(1, wanted));
         END
       $$`,
       // A page of pets after `after` (of `wanted_status`, or any when null), with no id that a transaction still
-      // open may precede. Each statement below takes its own snapshot, in this order (READ COMMITTED):
-      // 1. the newest id handed out (the counter's last, or the sequence's); 2. the lowest key of the takers still
-      // holding their lock: the frontier; 3. the page, up to the frontier. A page cut short by the frontier waits
-      // for those takers to end, then goes on up to the newest id of step 1 with a new snapshot.
+      // open may precede. Each statement below takes its own snapshot, in this order, which READ COMMITTED alone
+      // gives (refused otherwise): 1. the newest id handed out (the counter's last, or the sequence's); 2. the
+      // lowest key of the takers still holding their lock: the frontier; 3. the page, up to the frontier. A page
+      // cut short by the frontier waits for those takers to end, then goes on up to the newest id of step 1 with a
+      // new snapshot. A page after the newest id is empty at once.
       `CREATE FUNCTION petstore_list_pets(after bigint, wanted integer, wanted_status text) RETURNS SETOF pets LANGUAGE plpgsql VOLATILE AS $$
         DECLARE
           newest bigint;
           frontier bigint;
+          base bigint;
           held bigint[] := '{}';
           shown bigint;
           taker bigint;
         BEGIN
+          IF current_setting('transaction_isolation') <> 'read committed' THEN
+            RAISE EXCEPTION 'petstore_list_pets needs READ COMMITTED (this transaction is %): each of its steps must see what committed before it', current_setting('transaction_isolation');
+          END IF;
           SELECT last INTO newest FROM pet_ids;
           IF FOUND THEN
             frontier := newest;
           ELSE
             newest := coalesce(pg_sequence_last_value('pet_id_sequence'), 0);
+            IF after >= newest THEN
+              RETURN;
+            END IF;
+            base := petstore_pet_id_key(0);
             SELECT coalesce(array_agg(DISTINCT h.key ORDER BY h.key), '{}') INTO held FROM (
-              SELECT ((l.classid::bigint << 32) | l.objid::bigint) - 4611686018427387904 AS key FROM pg_locks l
+              SELECT ((l.classid::bigint << 32) | l.objid::bigint) - base AS key FROM pg_locks l
               WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.mode = 'ShareLock' AND l.granted
-                AND l.classid::bigint >= 1073741824 AND l.classid::bigint < 1075838976
                 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-            ) AS h WHERE h.key < newest;
+            ) AS h WHERE h.key >= 0 AND h.key < newest;
             frontier := coalesce(held[1], newest);
           END IF;
           IF wanted_status IS NULL THEN
@@ -285,7 +299,7 @@ export const SCHEMA: ReadonlyArray<Migration> = [
             RETURN;
           END IF;
           FOREACH taker IN ARRAY held LOOP
-            PERFORM pg_advisory_xact_lock(4611686018427387904 + taker);
+            PERFORM pg_advisory_xact_lock(base + taker);
           END LOOP;
           IF wanted_status IS NULL THEN
             RETURN QUERY SELECT * FROM pets WHERE id > greatest(after, frontier) AND id <= newest ORDER BY id LIMIT wanted - shown;
