@@ -36,7 +36,7 @@ export const REDIS_SHARD_OPS = Number(process.env.BENCH_REDIS_SHARD_OPS ?? 33_00
  * docs/capacity.md): pets per second and latency at each batch size. `BENCH_COUNTER` replaces it
  * (`batch:petsPerSecond:latencyMs,…`; the counter row's figures, design `row`, plan a database not switched).
  */
-export const COUNTER = (process.env.BENCH_COUNTER ?? "1:9150:2,16:105970:3,64:219199:5,256:313835:13")
+export const COUNTER = (process.env.BENCH_COUNTER ?? "1:9337:2,16:98891:3,64:214177:5,256:315015:13")
   .split(",")
   .map((point) => {
     const [batch, petsPerSecond, latencyMs] = point.split(":").map(Number)
