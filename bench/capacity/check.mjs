@@ -3,7 +3,8 @@
 // 1. Costs: on each set (1, 2 and 3 instances on PostgreSQL + Redis), each operation of the mix alone
 //    (wrk, as `--costs`), every process's CPU per request: the server's, PostgreSQL's (the database's
 //    backends and the server-wide background processes), Redis's, the load generator's and this
-//    runner's.
+//    runner's. Each operation is sent on as many connections as send it in the mix (its share of
+//    `--connections`; `--op-connections all`: all of them), so that its writes batch as they do there.
 // 2. Model: a request of the mix costs C = Σ share × (all of the above) µs of CPU and S = Σ share ×
 //    server µs on an instance's event loop (one core at most). On the cores left to them (the
 //    machine's, less the CPU every other process took during the window: busy time no process of
@@ -22,7 +23,7 @@
 // loop keeps most connections waiting on commits while the CPU idles (one instance's server was 72 %
 // busy at 32, docs/capacity.md).
 //
-//   node bench/capacity/check.mjs [--mix list:80,create:15,message:5] [--rounds 3] [--duration 5] [--connections 128] [--no-write]
+//   node bench/capacity/check.mjs [--mix list:80,create:15,message:5] [--rounds 3] [--duration 5] [--connections 128] [--op-connections share|all] [--no-write]
 import { cpus } from "node:os"
 import { fileURLToPath } from "node:url"
 import * as Pg from "../lib/pg.mjs"
