@@ -4,7 +4,8 @@
 //    (wrk, as `--costs`), every process's CPU per request: the server's, PostgreSQL's (the database's
 //    backends and the server-wide background processes), Redis's, the load generator's and this
 //    runner's. Each operation is sent on as many connections as send it in the mix (its share of
-//    `--connections`; `--op-connections all`: all of them), so that its writes batch as they do there.
+//    `--connections`; `--op-connections all`: all of them), so that its writes batch as they do there;
+//    what the set spends with no request (measured first, step 0) is taken off each window's costs.
 // 2. Model: a request of the mix costs C = Σ share × (all of the above) µs of CPU and S = Σ share ×
 //    server µs on an instance's event loop (one core at most). On the cores left to them (the
 //    machine's, less the CPU every other process took during the window: busy time no process of
@@ -66,6 +67,21 @@ const otherLoad = async (ms = 2_000) => {
 const opConnections = (s, n) =>
   settings.opConnections === "all" ? settings.connections : Math.max(n, Math.round((settings.connections * s.weight) / totalWeight))
 
+/**
+ * A window's costs without what the set spends with no request (its idle cores over the window,
+ * shared by its requests): the prediction takes that off the cores once, as a fixed cost, so an
+ * operation's cost must not carry it again (it weighs most where an operation is sent on few
+ * connections and its requests are few).
+ */
+const withoutIdle = (m, set) => {
+  const perRequest = (cores) => (cores * 1e6 * m.wall) / m.requests
+  return {
+    ...m,
+    serverMicros: Math.max(0, m.serverMicros - perRequest(set.idleServerCores)),
+    pgMicros: Math.max(0, m.pgMicros - perRequest(set.idleCores - set.idleServerCores))
+  }
+}
+
 const sets = []
 // Interrupted: stop the servers and remove their databases and keys first.
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => Promise.allSettled(sets.map((s) => s.server.stop())).finally(() => process.exit(130)))
@@ -117,7 +133,7 @@ try {
     const costs = Object.fromEntries(shares.map((s) => [s.op, []]))
     for (let round = 0; round < settings.rounds; round++) {
       for (const s of round % 2 === 0 ? shares : [...shares].reverse()) {
-        const m = await measureOn(set, `${s.op}:1`, settings.seconds, opConnections(s, set.n))
+        const m = withoutIdle(await measureOn(set, `${s.op}:1`, settings.seconds, opConnections(s, set.n)), set)
         costs[s.op].push(m)
         log(`cost on ${set.n}: ${s.op.padEnd(8)} server ${m.serverMicros.toFixed(0)} + PG ${(m.pgMicros + m.pgAuxMicros).toFixed(0)} + Redis ${m.redisMicros.toFixed(0)} + wrk ${m.loaderMicros.toFixed(0)} + runner ${m.runnerMicros.toFixed(0)} µs/req (others ${(m.otherMicros * m.requests / m.wall / 1e6).toFixed(2)} cores)`)
       }
