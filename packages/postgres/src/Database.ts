@@ -339,6 +339,7 @@ const transactionOnPool = async <A>(primary: Primary, work: (client: Client) => 
   }
 }
 
+/** What every connection of the pool runs first: the store's statements are written for READ COMMITTED (`petstore_list_pets` needs it). */
 const READ_COMMITTED = "SET default_transaction_isolation = 'read committed'"
 
 /** Opens the pool for the life of the scope. @category constructors */
@@ -348,16 +349,9 @@ export const make = (options: PostgresOptions): Effect.Effect<Database["Service"
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
         // Prepared statements live as long as their connection: idle connections are kept.
-        const pool = new pg.Pool({
-          ...config,
-          max: options.poolSize ?? DEFAULT_POOL_SIZE,
-          idleTimeoutMillis: 0,
-          // The store's statements are written for READ COMMITTED, PostgreSQL's default, whatever the database's or
-          // role's default says: a listing's steps must each see what committed before it (`petstore_list_pets`).
-          // Run before the connection is handed out, while the pool still listens for its errors; a failure
-          // fails the checkout, as a failed connect does.
-          onConnect: (client) => client.query(READ_COMMITTED).then(() => undefined)
-        } as pg.PoolConfig)
+        // `onConnect` runs before a connection is handed out, while the pool still listens for its errors.
+        const onConnect = (client: pg.ClientBase) => client.query(READ_COMMITTED).then(() => undefined)
+        const pool = new pg.Pool({ ...config, max: options.poolSize ?? DEFAULT_POOL_SIZE, idleTimeoutMillis: 0, onConnect })
         // An idle connection that breaks (PostgreSQL restarted) is dropped by the pool; without a
         // listener the error would end the process.
         pool.on("error", () => {})
