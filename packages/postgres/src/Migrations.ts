@@ -66,10 +66,7 @@ export const migrate = (
 
 /** A new database's switch to concurrent pet ids, unless an older instance already serves it. */
 const concurrentIdsWhenNew = Effect.flatMap(Database, (db) =>
-  db.transaction(async (client) => {
-    await client.query("SET LOCAL statement_timeout = 0")
-    if ((await PetIds.olderInstances(client)).length === 0) await PetIds.switchIn(client)
-  }, ADMIN_TIMEOUT).pipe(Effect.mapError((error) => new DatabaseOpenError({ url: db.where, message: messageOf(error), cause: error }))))
+  db.transaction(PetIds.switchUnlessOlderServe, ADMIN_TIMEOUT).pipe(Effect.mapError((error) => new DatabaseOpenError({ url: db.where, message: messageOf(error), cause: error }))))
 
 const applyAll = (
   migrations: ReadonlyArray<Migration>

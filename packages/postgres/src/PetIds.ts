@@ -64,6 +64,18 @@ export const switchIn = async (client: Pick<Client, "query">): Promise<boolean> 
 export const olderInstances = (client: Pick<Client, "query">): Promise<ReadonlyArray<string>> =>
   Serving.holders(client, Serving.WITHOUT_FRONTIER)
 
+/**
+ * In `client`'s transaction: the instances of an earlier release serving the database, if any (then
+ * nothing changes), or whether `switchIn` switched it.
+ */
+export const switchUnlessOlderServe = async (
+  client: Pick<Client, "query">
+): Promise<{ readonly older: ReadonlyArray<string> } | { readonly switched: boolean }> => {
+  await client.query("SET LOCAL statement_timeout = 0")
+  const older = await olderInstances(client)
+  return older.length > 0 ? { older } : { switched: await switchIn(client) }
+}
+
 /** The database's mode. @category accessors */
 export const mode: Effect.Effect<Mode, Errors.StoreUnavailable, Database> = Effect.flatMap(
   Database,
@@ -78,12 +90,7 @@ export const mode: Effect.Effect<Mode, Errors.StoreUnavailable, Database> = Effe
  */
 export const switchToConcurrent: Effect.Effect<boolean, OlderInstancesServing | Errors.StoreUnavailable, Database> = Effect
   .flatMap(Database, (db) =>
-    db.transaction(async (client) => {
-      await client.query("SET LOCAL statement_timeout = 0")
-      const older = await olderInstances(client)
-      if (older.length > 0) return { older }
-      return { switched: await switchIn(client) }
-    }, ADMIN_TIMEOUT).pipe(
+    db.transaction(switchUnlessOlderServe, ADMIN_TIMEOUT).pipe(
       Effect.mapError((cause) => new Errors.StoreUnavailable({ cause })),
       Effect.flatMap((outcome) =>
         "older" in outcome
