@@ -268,13 +268,13 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
       role: "BASELINE (scale-out peer)",
       scenarios: ["get", "post"]
     }))
-    // Only its durable POST is compared (with `postgres-redis`'s).
+    // Compared with `postgres-redis`: GET and durable POST, one instance each.
     list.push(fastifyOnPostgresAndRedis({
       id: "fastify-shared1",
       instances: 1,
       label: "Fastify 5 + @fastify/rate-limit (Redis store, ioredis) + pg, 1 instance",
       role: "BASELINE (one-instance peer, PostgreSQL + Redis)",
-      scenarios: ["post"]
+      scenarios: ["get", "post"]
     }))
   }
   return list
