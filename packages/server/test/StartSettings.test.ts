@@ -1,7 +1,7 @@
 /**
  * The settings the `petstore` command starts the server with (bin/start-settings.cjs): on Node 24 and
  * later, when the user chose no young generation's size, the same process (same id, so a signal still
- * reaches the server) runs with `--max-semi-space-size=8` and `MALLOC_ARENA_MAX=2`; a size chosen in
+ * reaches the server) runs with `--max-semi-space-size=12` and `MALLOC_ARENA_MAX=2`; a size chosen in
  * NODE_OPTIONS is left as it is, and so is an arena count the user set; on Node 20 and 22 (16 MB by
  * default) nothing is added.
  */
@@ -49,8 +49,8 @@ const serve = async (nodeOptions: string, how: "spawn" | "fork" = "spawn", more:
 }
 
 describe.skipIf(process.platform !== "linux")("the settings the server starts with", () => {
-  it(restarts ? "8 MB semi-spaces and two malloc arenas when the user chose none, in the same process" : "nothing added on a line whose default is 16 MB", async () => {
-    expect(SEMI_SPACE_MB).toBe(8)
+  it(restarts ? "12 MB semi-spaces and two malloc arenas when the user chose none, in the same process" : "nothing added on a line whose default is 16 MB", async () => {
+    expect(SEMI_SPACE_MB).toBe(12)
     expect(MALLOC_ARENAS).toBe(2)
     const { commandLine, environment, exit } = await serve("")
     expect(commandLine.includes(`--max-semi-space-size=${SEMI_SPACE_MB}`)).toBe(restarts)
