@@ -11,6 +11,8 @@
 //
 //   node bench/compare/durable-path.mjs [--seconds 10] [--connections 50] [--scenarios post,post-keyed]
 //        [--server packages/server/bin/petstore.cjs] [--cpu-prof]
+// --cpu-prof runs the unbundled server (`dist/bin.js`: the same code with readable names) under
+// `--cpu-prof`; its profile covers the whole process (start-up, warm-ups and every scenario).
 // Needs PostgreSQL 15's binaries (/usr/lib/postgresql/15/bin, or PETSTORE_TEST_PG_BIN), Redis at
 // BENCH_REDIS_URL (default redis://127.0.0.1:6379) and wrk; run as root, PostgreSQL runs as `postgres`.
 import { execFileSync, spawnSync } from "node:child_process"
@@ -35,6 +37,7 @@ const option = (name, fallback) => {
 const SECONDS = Number(option("seconds", "10"))
 const CONNECTIONS = Number(option("connections", "50"))
 const SCENARIOS = option("scenarios", "post,post-keyed").split(",")
+for (const scenario of SCENARIOS) if (scenario !== "post" && scenario !== "post-keyed") throw new Error(`--scenarios: post or post-keyed, not ${scenario}`)
 const CPU_PROF = argv.includes("--cpu-prof")
 const SERVER = resolve(option("server", CPU_PROF ? join(ROOT, "packages/server/dist/bin.js") : Targets.shipped(ROOT)))
 const BIN = process.env.PETSTORE_TEST_PG_BIN ?? "/usr/lib/postgresql/15/bin"
@@ -67,7 +70,15 @@ const stopPg = () => {
   }
   rmSync(dir, { recursive: true, force: true })
 }
-process.on("exit", stopPg)
+// Whatever ends the run (an error, a signal), nothing is left behind: the server, its Redis keys, PostgreSQL.
+let running
+const prefix = Redis.prefixFor("durable_path")
+const cleanUp = () => {
+  if (running !== undefined && running.exited() === null) running.child.kill("SIGKILL")
+  Redis.cleanSync([prefix])
+  stopPg()
+}
+process.on("exit", cleanUp)
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(1))
 pgTool("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync"])
 pgTool("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-t", "60", "-o",
@@ -87,9 +98,8 @@ await query("postgres", "CREATE DATABASE petstore")
 await query("petstore", "CREATE EXTENSION pg_stat_statements")
 
 // --- the server -------------------------------------------------------------------------------------------
-const prefix = Redis.prefixFor("durable_path")
 const profDir = join(dir, "prof")
-const running = await Targets.start({
+running = await Targets.start({
   id: "durable-path",
   label: "ours, 1 instance, PostgreSQL + Redis",
   argv: [SERVER, "serve"],
@@ -170,6 +180,7 @@ for (const scenario of SCENARIOS) {
   const writes = b1.sum - b0.sum
   line()
   line(`## ${scenario}: ${f(n / r.seconds, 0)} req/s, p99 ${f(r.p99, 2)} ms, ${r.errors ?? 0} errors`)
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${scenario}: ${r.non2xx} answers were not 2xx and ${r.errors} requests failed: the figures would not be those of creates`)
   line()
   line("| per request | |")
   line("|---|--:|")
@@ -194,7 +205,7 @@ for (const scenario of SCENARIOS) {
 await Targets.stop(running)
 await Redis.clean(prefix)
 if (CPU_PROF) {
-  const file = readdirSync(profDir).find((name) => name.endsWith(".cpuprofile"))
-  if (file !== undefined) console.log(analyse(join(profDir, file), { top: 25 }))
+  const file = existsSync(profDir) ? readdirSync(profDir).find((name) => name.endsWith(".cpuprofile")) : undefined
+  if (file === undefined) console.error("no CPU profile was written (the server did not exit cleanly?)")
+  else console.log(analyse(join(profDir, file), { top: 25 }))
 }
-if (existsSync(dir)) stopPg()

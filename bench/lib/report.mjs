@@ -190,7 +190,7 @@ export const goals = (load, micro, webhooks) => {
       `keyed durable POST (a new \`Idempotency-Key\` each), ${what}: ≥ ${KEYED_GOAL}× the un-keyed POST's req/s`,
       Number.isFinite(keyed?.keyedRatio) ? ratio(keyed.keyedRatio) : "not measured",
       atLeast(keyed?.keyedRatio, KEYED_GOAL),
-      keyed === undefined ? missing(id) ?? `\`${id}\` not in this run` : `${f(keyed.rps)} vs ${f(s.post?.[id]?.rps)} req/s (median of the per-round ratios)`
+      keyed === undefined ? missing(id) ?? `\`${id}\` not in this run` : `the ratio is the median of the per-round ratios; req/s, medians of the rounds: ${f(keyed.rps)} keyed vs ${f(s.post?.[id]?.rps)}`
     ))
   }
   const getPg = s.get?.postgres
@@ -282,8 +282,8 @@ export const goals = (load, micro, webhooks) => {
 
 /**
  * One instance of ours on PostgreSQL with the Redis limiter (`postgres-redis`): its server CPU per
- * GET against `postgres` (the same server and store, the in-memory limiter), and its durable POST
- * against one process of `peers/fastify-shared.mjs` (`fastify-shared1`), the one-instance peer that
+ * GET against `postgres` (the same server and store, the in-memory limiter), and its GET and durable
+ * POST against one process of `peers/fastify-shared.mjs` (`fastify-shared1`), the one-instance peer that
  * also keeps its limit in Redis (`peers/fastify-pg.mjs` keeps it, and its accounts, in memory).
  */
 const oneInstanceRedisGoals = (s, missing) => {
@@ -611,7 +611,7 @@ export const markdown = ({ command, finished, load, machine, micro, settings, st
       "postgres-redis": "`postgres-redis` is `postgres` (one instance, a fresh database of its own, pool of 10) with the rate limiter in Redis " +
         "(`PETSTORE_REDIS_URL`, `PETSTORE_REDIS_PREFIX=petstore_bench:<run>:postgres_redis:`, keys deleted at the end), GET and POST",
       "fastify-shared1": "`fastify-shared1` is one process of `bench/peers/fastify-shared.mjs` (its limit in Redis under a prefix of its own, accounts, keys and pets in " +
-        "PostgreSQL on a fresh database), POST only: the one-instance peer that makes the same round trips as `postgres-redis` " +
+        "PostgreSQL on a fresh database), GET and POST: the one-instance peer that makes the same round trips as `postgres-redis` " +
         "(`fastify-pg` keeps its limit and accounts in memory)",
       nolog: "`nolog` is `memory` with `PETSTORE_ACCESS_LOG=false`, GET only, measured against `raw`"
     }

@@ -216,7 +216,7 @@ export const targets = ({ durable, commitPerRequest, postgres = { available: fal
   // The load is spread over the instances (one load generator per instance, see bench/run.mjs).
   // The same two on one instance each (`postgres-redis`, `fastify-shared1`): the Redis limiter's cost
   // on one process (against `postgres`, the same server with the in-memory limiter) and the
-  // one-instance durable POST against the one-instance peer that also keeps its limit in Redis.
+  // one-instance GET and durable POST against the one-instance peer that also keeps its limit in Redis.
   const oursOnPostgresAndRedis = ({ id, instances, label, scenarios }) => {
     const database = Pg.databaseName(id.replaceAll("-", "_"))
     const redisPrefix = Redis.prefixFor(id.replaceAll("-", "_"))
