@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { POST_BODY } from "../fixture.mjs"
 import * as Loader from "../lib/loader.mjs"
+import * as Pg from "../lib/pg.mjs"
 import * as Proc from "../lib/proc.mjs"
 import * as Redis from "../lib/redis.mjs"
 import * as Targets from "../lib/targets.mjs"
@@ -49,18 +50,9 @@ const pgTool = (tool, args) => {
   const r = spawnSync(command, all, { encoding: "utf8", timeout: 120_000 })
   if (r.status !== 0) throw new Error(`${tool} failed:\n${r.stdout}\n${r.stderr}`)
 }
-const freePort = async () => {
-  const { createServer } = await import("node:net")
-  return new Promise((ok) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address()
-      s.close(() => ok(port))
-    })
-  })
-}
 const dir = mkdtempSync(join(tmpdir(), "petstore-durable-path-"))
 if (asRoot) execFileSync("chown", ["postgres:postgres", dir])
-const pgPort = await freePort()
+const pgPort = await Targets.freePort()
 const data = join(dir, "data")
 const stopPg = () => {
   try {
@@ -85,6 +77,8 @@ pgTool("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-t", "60", "-o",
   `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements ` +
   "-c pg_stat_statements.track=all -c pg_stat_statements.max=1000 -c max_connections=100 -c shared_buffers=128MB", "start"])
 const url = (db) => `postgres://postgres@127.0.0.1:${pgPort}/${db}`
+// The bench's PostgreSQL helpers (the backends' CPU) read this server's maintenance database.
+process.env.BENCH_POSTGRES_URL = url("postgres")
 const query = async (db, text, values) => {
   const c = new pg.Client({ connectionString: url(db) })
   await c.connect()
@@ -129,10 +123,6 @@ const batches = async () => {
   }
   return h
 }
-const backends = async () => {
-  const pids = (await query("postgres", "SELECT pid FROM pg_stat_activity WHERE datname = 'petstore' AND pid <> pg_backend_pid()")).map((r) => r.pid)
-  return new Map(pids.map((pid) => [pid, Proc.cpuSeconds(pid)]))
-}
 const database = async () =>
   (await query("postgres", "SELECT xact_commit::float8 AS commits, pg_current_wal_lsn() - '0/0'::pg_lsn AS wal FROM pg_stat_database WHERE datname = 'petstore'"))[0]
 
@@ -150,19 +140,15 @@ const load = (scenario, seconds) =>
   })
 
 const f = (x, d = 1) => (Number.isFinite(x) ? x.toLocaleString("en", { minimumFractionDigits: d, maximumFractionDigits: d }) : "–")
-const out = []
-const line = (s = "") => {
-  out.push(s)
-  console.log(s)
-}
+const line = (s = "") => console.log(s)
 line(`# durable path: one instance on PostgreSQL + Redis, ${CONNECTIONS} connections, ${SECONDS} s per scenario, Node ${process.version}`)
 for (const scenario of SCENARIOS) {
   await load(scenario, 5) // warm-up: the JIT, the pool's connections, the prepared statements
   await query("petstore", "SELECT pg_stat_statements_reset()")
-  const [b0, pg0, db0, cpu0] = [await batches(), await backends(), await database(), Proc.cpuSeconds(running.pid)]
+  const [b0, pg0, db0, cpu0] = [await batches(), await Pg.backendCpu("petstore"), await database(), Proc.cpuSeconds(running.pid)]
   const r = await load(scenario, SECONDS)
   const cpu = Proc.cpuSeconds(running.pid) - cpu0
-  const [b1, pg1, db1] = [await batches(), await backends(), await database()]
+  const [b1, pg1, db1] = [await batches(), await Pg.backendCpu("petstore"), await database()]
   const statements = await query(
     "petstore",
     `SELECT query, toplevel, calls::float8, total_exec_time, rows::float8 FROM pg_stat_statements
@@ -170,8 +156,7 @@ for (const scenario of SCENARIOS) {
      ORDER BY total_exec_time DESC`
   )
   const n = r.requests
-  let backendCpu = 0
-  for (const [pid, s] of pg1) backendCpu += s - (pg0.get(pid) ?? 0)
+  const backendCpu = Pg.backendCpuDelta(pg0, pg1)
   // Round trips are the statements the server sent (top level); those run inside a function are listed too.
   const top = statements.filter((s) => s.toplevel)
   const calls = top.reduce((a, s) => a + s.calls, 0)
@@ -186,7 +171,7 @@ for (const scenario of SCENARIOS) {
   line("|---|--:|")
   line(`| server CPU µs | ${f((cpu / n) * 1e6)} |`)
   line(`| PostgreSQL backends' CPU µs | ${f((backendCpu / n) * 1e6)} |`)
-  line(`| of it executing statements µs (pg_stat_statements) | ${f((execMs / n) * 1e3)} |`)
+  line(`| statements' execution time µs (pg_stat_statements, wall time) | ${f((execMs / n) * 1e3)} |`)
   line(`| statements sent (round trips) | ${f(calls / n, 3)} |`)
   line(`| transactions committed | ${f((db1.commits - db0.commits) / n, 3)} |`)
   line(`| WAL bytes | ${f((Number(db1.wal) - Number(db0.wal)) / n, 0)} |`)

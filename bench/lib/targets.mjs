@@ -297,7 +297,8 @@ export const request = (port, method, path, { body, headers = {} } = {}) =>
     else req.end()
   })
 
-const freePort = () =>
+/** A free TCP port on the loopback interface. */
+export const freePort = () =>
   new Promise((resolve, reject) => {
     const s = Http.createServer()
     s.listen(0, "127.0.0.1", () => {
