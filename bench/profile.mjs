@@ -3,7 +3,7 @@
 // seeds it, loads it for a while, stops it, and prints where the time went (self time by function,
 // by package, and inclusive time of the frames that matter). The .cpuprofile stays for DevTools.
 //
-//   node bench/profile.mjs [--scenario get|post] [--store memory|sqlite] [--duration 10] [--server path/to/bin.js] [--out DIR]
+//   node bench/profile.mjs [--scenario get|post|post-keyed] [--store memory|sqlite] [--duration 10] [--server path/to/bin.js] [--out DIR] [--top 30]
 //   node bench/profile.mjs --analyse file.cpuprofile
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -13,16 +13,12 @@ import { PAGE_LIMIT, POST_BODY } from "./fixture.mjs"
 import * as Loader from "./lib/loader.mjs"
 import * as Proc from "./lib/proc.mjs"
 import * as Targets from "./lib/targets.mjs"
+import { option } from "./lib/options.mjs"
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url))
-const argv = process.argv.slice(2)
-const option = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`)
-  return i === -1 ? fallback : argv[i + 1]
-}
 
 /** Where the time went in a .cpuprofile: self time by function and by package, inclusive by frame. */
-export const analyse = (file, { top = 30, window } = {}) => {
+export const analyse = (file, { top = 30, window, requests } = {}) => {
   const profile = JSON.parse(readFileSync(file, "utf8"))
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const self = new Map()
@@ -70,7 +66,9 @@ export const analyse = (file, { top = 30, window } = {}) => {
       inclusive.set(nm, (inclusive.get(nm) ?? 0) + t)
     }
   }
-  const pct = (t) => `${((t / total) * 100).toFixed(1).padStart(5)}%`
+  // With `requests` (the requests of the window), each share also as µs of sampled time per request.
+  const pct = (t) =>
+    `${((t / total) * 100).toFixed(1).padStart(5)}%${requests === undefined ? "" : ` ${(t / requests).toFixed(2).padStart(7)} µs/req`}`
   const sorted = (m) => [...m.entries()].sort((a, b) => b[1] - a[1])
   const lines = []
   lines.push(`profile ${file}: ${(total / 1e6).toFixed(1)} s sampled${window === undefined ? "" : " (the measured load only)"}`)
@@ -106,6 +104,7 @@ const main = async () => {
     scenarios: ["get", "post"]
   }
   let window
+  let requests
   const running = await Targets.start(target, { cpu: 0, root: ROOT, nodeArgs: ["--cpu-prof", "--cpu-prof-dir", out] })
   try {
     await Targets.seed(running)
@@ -113,12 +112,23 @@ const main = async () => {
     const loader = Loader.choose("auto")
     const url = `http://127.0.0.1:${running.port}${scenario === "get" ? `/v1/pets?limit=${PAGE_LIMIT}` : "/v1/pets"}`
     const run = (s) =>
-      Loader.run({ loader, url, method: scenario === "get" ? "GET" : "POST", body: scenario === "get" ? undefined : POST_BODY, headers: { authorization: `Bearer ${key}` }, connections: 50, seconds: s, cpu: 1 })
+      Loader.run({
+        loader,
+        url,
+        method: scenario === "get" ? "GET" : "POST",
+        body: scenario === "get" ? undefined : POST_BODY,
+        headers: { authorization: `Bearer ${key}` },
+        keyed: scenario === "post-keyed",
+        connections: 50,
+        seconds: s,
+        cpu: 1
+      })
     await run(2)
     const cpu0 = Proc.cpuSeconds(running.pid)
     const t0 = Number(process.hrtime.bigint() / 1000n)
     const r = await run(seconds)
     window = [t0, Number(process.hrtime.bigint() / 1000n)]
+    requests = r.requests
     const cpu = Proc.cpuSeconds(running.pid) - cpu0
     console.log(`${scenario}: ${(r.requests / r.seconds).toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${((cpu / r.requests) * 1e6).toFixed(1)} µs CPU/request`)
   } finally {
@@ -127,7 +137,7 @@ const main = async () => {
   }
   const file = readdirSync(out).find((f) => f.endsWith(".cpuprofile"))
   if (file === undefined) throw new Error(`no profile written in ${out}`)
-  console.log(analyse(join(out, file), { window }))
+  console.log(analyse(join(out, file), { window, requests, top: Number(option("top", 30)) }))
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main()

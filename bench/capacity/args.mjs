@@ -6,11 +6,7 @@ import { fileURLToPath } from "node:url"
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 
 /** The value after `--name` in the script's arguments, else `fallback`. */
-export const option = (name, fallback) => {
-  const argv = process.argv.slice(2)
-  const i = argv.indexOf(`--${name}`)
-  return i === -1 ? fallback : argv[i + 1]
-}
+export { option } from "../lib/options.mjs"
 
 /** The command that reproduces this run (its arguments without `--no-write`). */
 export const command = (base) => {

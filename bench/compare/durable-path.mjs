@@ -28,13 +28,10 @@ import * as Proc from "../lib/proc.mjs"
 import * as Redis from "../lib/redis.mjs"
 import * as Targets from "../lib/targets.mjs"
 import { analyse } from "../profile.mjs"
+import { option } from "../lib/options.mjs"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const argv = process.argv.slice(2)
-const option = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`)
-  return i === -1 ? fallback : argv[i + 1]
-}
 const SECONDS = Number(option("seconds", "10"))
 const CONNECTIONS = Number(option("connections", "50"))
 const SCENARIOS = option("scenarios", "post,post-keyed").split(",")

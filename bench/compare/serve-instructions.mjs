@@ -24,12 +24,8 @@ import { fileURLToPath } from "node:url"
 import { PAGE_LIMIT, POST_BODY } from "../fixture.mjs"
 import * as Pg from "../lib/pg.mjs"
 import { ADMIN_TOKEN } from "../lib/targets.mjs"
+import { option } from "../lib/options.mjs"
 
-const argv = process.argv.slice(2)
-const option = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`)
-  return i === -1 ? fallback : argv[i + 1]
-}
 const root = resolve(option("root", join(dirname(fileURLToPath(import.meta.url)), "../..")))
 const scenario = option("scenario", "post-keyed")
 const store = option("store", "sqlite")

@@ -3,25 +3,27 @@
 // commit runs them (batches of `--batch` writes in one transaction, WAL, synchronous=FULL as the
 // store opens its file), on a file of its own, alternating rounds: the pet's insert alone; the pet
 // and its key's record as shipped (a rowid table, its primary key and the expiry index); and, for
-// what a migration would buy, the record in a `WITHOUT ROWID` table, and without the expiry index.
-// Prints the CPU (user + system) per write of each, medians of the rounds.
+// what a migration would buy, the record in a `WITHOUT ROWID` table, without the expiry index, and
+// in the pet's own row (key columns on `pets` and a partial unique index: no second row). With
+// `--random-keys`, every key is a random UUID as clients send them (the bench's keys are a counter,
+// so each batch's records land side by side in the key's index). Prints the CPU (user + system) per
+// write of each, medians of the rounds.
 //
-//   node bench/compare/sqlite-keyed.mjs [--rounds 5] [--writes 40000] [--batch 22]
+//   node bench/compare/sqlite-keyed.mjs [--rounds 5] [--writes 40000] [--batch 22] [--random-keys]
+import { randomUUID } from "node:crypto"
 import { createRequire } from "node:module"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { option } from "../lib/options.mjs"
 
 const require = createRequire(new URL("../../packages/sqlite/package.json", import.meta.url))
 const Database = require("better-sqlite3")
 const argv = process.argv.slice(2)
-const option = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`)
-  return Number(i === -1 ? fallback : argv[i + 1])
-}
-const ROUNDS = option("rounds", 5)
-const WRITES = option("writes", 40_000)
-const BATCH = option("batch", 22)
+const RANDOM_KEYS = argv.includes("--random-keys")
+const ROUNDS = Number(option("rounds", 5))
+const WRITES = Number(option("writes", 40_000))
+const BATCH = Number(option("batch", 22))
 
 const PETS = `CREATE TABLE pets (
   id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, category_id INTEGER NOT NULL,
@@ -38,11 +40,19 @@ const UPSERT = `INSERT INTO idempotency_keys (account_id, key, operation, finger
     resource_id = excluded.resource_id, created_at = excluded.created_at, expires_at = excluded.expires_at
   WHERE idempotency_keys.expires_at <= excluded.created_at`
 
+// The record in the pet's row: the key's columns on `pets`, unique per account where set.
+const IN_ROW = `ALTER TABLE pets ADD COLUMN idempotency_account TEXT; ALTER TABLE pets ADD COLUMN idempotency_key TEXT;
+  ALTER TABLE pets ADD COLUMN idempotency_fingerprint TEXT; ALTER TABLE pets ADD COLUMN idempotency_expires_at INTEGER;
+  CREATE UNIQUE INDEX pets_by_idempotency_key ON pets (idempotency_account, idempotency_key) WHERE idempotency_key IS NOT NULL;`
+const IN_ROW_INSERT = `INSERT INTO pets (name, category_id, status, idempotency_account, idempotency_key, idempotency_fingerprint,
+  idempotency_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`
+
 const CASES = {
   "pet alone": null,
   "pet + record (as shipped)": RECORDS("", true),
   "pet + record, WITHOUT ROWID": RECORDS(" WITHOUT ROWID", true),
-  "pet + record, no expiry index": RECORDS("", false)
+  "pet + record, no expiry index": RECORDS("", false),
+  "record in the pet's row": IN_ROW
 }
 
 const FINGERPRINT = "9f2c".repeat(16)
@@ -52,17 +62,21 @@ const run = (name, schema) => {
   db.pragma("journal_mode = WAL")
   db.pragma("synchronous = FULL")
   db.exec(PETS + (schema ?? ""))
-  const pet = db.prepare("INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)")
-  const record = schema === null ? undefined : db.prepare(UPSERT)
+  const inRow = schema === IN_ROW
+  const pet = db.prepare(inRow ? IN_ROW_INSERT : "INSERT INTO pets (name, category_id, status) VALUES (?, ?, ?)")
+  const record = schema === null || inRow ? undefined : db.prepare(UPSERT)
   const accountId = "acc_0123456789abcdefghijkl"
   let n = 0
+  const keyOf = (i) => (RANDOM_KEYS ? randomUUID() : `bench-key-${process.pid}-${i}`)
   const batch = db.transaction((count) => {
     for (let i = 0; i < count; i++, n++) {
-      const id = pet.run("Bench", 3, "pending").lastInsertRowid
-      if (record !== undefined) {
-        const now = 1_790_000_000_000 + n
-        record.run(accountId, `bench-key-${process.pid}-${n}`, "createPet", FINGERPRINT, String(id), now, now + 86_400_000)
+      const now = 1_790_000_000_000 + n
+      if (inRow) {
+        pet.run("Bench", 3, "pending", accountId, keyOf(n), FINGERPRINT, now + 86_400_000)
+        continue
       }
+      const id = pet.run("Bench", 3, "pending").lastInsertRowid
+      if (record !== undefined) record.run(accountId, keyOf(n), "createPet", FINGERPRINT, String(id), now, now + 86_400_000)
     }
   })
   const before = process.cpuUsage()
@@ -80,7 +94,7 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const base = median(results["pet alone"])
-console.log(`better-sqlite3 ${require("better-sqlite3/package.json").version}, ${WRITES} writes in batches of ${BATCH}, ${ROUNDS} rounds (CPU µs per write, median; min–max)`)
+console.log(`better-sqlite3 ${require("better-sqlite3/package.json").version}, ${WRITES} writes in batches of ${BATCH}, ${ROUNDS} rounds, ${RANDOM_KEYS ? "random UUID keys" : "keys from a counter"} (CPU µs per write, median; min–max)`)
 for (const [name, xs] of Object.entries(results)) {
   console.log(`${name.padEnd(32)} ${median(xs).toFixed(2).padStart(7)}  (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})  +${(median(xs) - base).toFixed(2)}`)
 }
