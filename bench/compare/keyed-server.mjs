@@ -3,7 +3,7 @@
 // the server (pinned to CPU 0) and wrk (CPU 1) as `pnpm bench` runs them, alternating rounds of the
 // plain POST and the keyed one (a new key each) on one server, and per request: CPU (user + system),
 // bytes the server wrote to disk (`/proc/<pid>/io` write_bytes: the WAL's frames, then the
-// checkpoint's pages), write calls, and the group commit's average batch (from `/metrics`).
+// checkpoint's pages), write and read calls, and the group commit's average batch (from `/metrics`).
 //
 //   node bench/compare/keyed-server.mjs [--rounds 4] [--duration 6] [--server packages/server/bin/petstore.cjs]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -83,10 +83,11 @@ try {
         cpu: (cpu / n) * 1e6,
         bytes: (io1.write_bytes - io0.write_bytes) / n,
         calls: (io1.syscw - io0.syscw) / n,
+        reads: (io1.syscr - io0.syscr) / n,
         batch: (b1.writes - b0.writes) / (b1.count - b0.count)
       }
       rows[keyed ? "keyed" : "plain"].push(row)
-      console.log(`round ${round + 1} ${keyed ? "keyed" : "plain"}: ${row.rps.toFixed(0)} req/s, ${row.cpu.toFixed(1)} µs CPU, ${row.bytes.toFixed(0)} B written, ${row.calls.toFixed(2)} write calls, batch ${row.batch.toFixed(1)}`)
+      console.log(`round ${round + 1} ${keyed ? "keyed" : "plain"}: ${row.rps.toFixed(0)} req/s, ${row.cpu.toFixed(1)} µs CPU, ${row.bytes.toFixed(0)} B written, ${row.calls.toFixed(2)} write calls, ${row.reads.toFixed(2)} read calls, batch ${row.batch.toFixed(1)}`)
     }
   }
 } finally {
@@ -95,7 +96,7 @@ try {
 }
 const ratios = rows.keyed.map((k, i) => k.rps / rows.plain[i].rps)
 console.log(`\nper request, medians of ${ROUNDS} rounds | plain | keyed | keyed − plain`)
-for (const [name, field, digits] of [["req/s", "rps", 0], ["CPU µs", "cpu", 1], ["bytes written", "bytes", 0], ["write calls", "calls", 2], ["writes per batch", "batch", 1]]) {
+for (const [name, field, digits] of [["req/s", "rps", 0], ["CPU µs", "cpu", 1], ["bytes written", "bytes", 0], ["write calls", "calls", 2], ["read calls", "reads", 2], ["writes per batch", "batch", 1]]) {
   const p = median(rows.plain.map((r) => r[field]))
   const k = median(rows.keyed.map((r) => r[field]))
   console.log(`${name.padEnd(17)} | ${p.toFixed(digits)} | ${k.toFixed(digits)} | ${(k - p).toFixed(digits)}`)
