@@ -226,7 +226,10 @@ describe.skipIf(skip !== undefined)(`the console in headless Chromium${skip ? ` 
     // An older link, with `?account=`, still shows the message.
     await page.goto(`${server.url}/console/messages/${messageId}?account=${accountId}`)
     await page.locator(`#message-facts [data-field="status"]`).waitFor()
+    // Back twice, each step awaited by what it shows: a second step sent while the first is still
+    // being carried out (a document restored from the back/forward cache) can be lost.
     await page.goBack()
+    await page.getByRole("heading", { name: `Message ${messageId}` }).waitFor()
     await page.goBack()
     await page.getByRole("heading", { name: "Keys" }).waitFor()
   }, 60_000)
