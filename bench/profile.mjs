@@ -85,8 +85,9 @@ export const analyse = (file, { top = 30, window, requests } = {}) => {
 
 const main = async () => {
   const analyseFile = option("analyse", undefined)
-  if (analyseFile !== undefined) return console.log(analyse(analyseFile))
+  if (analyseFile !== undefined) return console.log(analyse(analyseFile, { top: Number(option("top", 30)) }))
   const scenario = option("scenario", "get")
+  if (!["get", "post", "post-keyed"].includes(scenario)) throw new Error(`--scenario takes get, post or post-keyed, not ${scenario}`)
   const seconds = Number(option("duration", 10))
   const out = option("out", mkdtempSync(join(tmpdir(), "petstore-profile-")))
   const server = resolve(option("server", join(ROOT, "packages/server/dist/bin.js")))

@@ -2,8 +2,9 @@
 // What an `Idempotency-Key` costs the shipped server on its durable SQLite store, whole process:
 // the server (pinned to CPU 0) and wrk (CPU 1) as `pnpm bench` runs them, alternating rounds of the
 // plain POST and the keyed one (a new key each) on one server, and per request: CPU (user + system),
-// bytes the server wrote to disk (`/proc/<pid>/io` write_bytes: the WAL's frames, then the
-// checkpoint's pages), write and read calls, and the group commit's average batch (from `/metrics`).
+// bytes the server wrote towards the disk (`/proc/<pid>/io` write_bytes: the WAL's frames and the
+// checkpoint's pages together), write and read system calls (sockets, pipes and files alike), and
+// the group commit's average batch (from `/metrics`).
 //
 //   node bench/compare/keyed-server.mjs [--rounds 4] [--duration 6] [--server packages/server/bin/petstore.cjs]
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -19,6 +20,7 @@ import { option } from "../lib/options.mjs"
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const ROUNDS = Number(option("rounds", 4))
 const SECONDS = Number(option("duration", 6))
+if (!(Number.isInteger(ROUNDS) && ROUNDS >= 1 && SECONDS > 0)) throw new Error("--rounds takes a whole number from 1, --duration a number of seconds above 0")
 const server = resolve(option("server", Targets.shipped(ROOT)))
 
 /** The counters of `/proc/<pid>/io`. */
@@ -31,7 +33,11 @@ const io = (pid) =>
 /** The group commit's batches so far: their count and their writes. */
 const batches = async (port) => {
   const text = (await Targets.request(port, "GET", "/metrics", { headers: { authorization: `Bearer ${Targets.ADMIN_TOKEN}` } })).body
-  const read = (name) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1])
+  const read = (name) => {
+    const value = Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1])
+    if (!Number.isFinite(value)) throw new Error(`/metrics has no ${name} (is PETSTORE_METRICS=false set?)`)
+    return value
+  }
   return { writes: read("petstore_group_commit_batch_size_sum"), count: read("petstore_group_commit_batch_size_count") }
 }
 
@@ -46,10 +52,16 @@ const target = {
   kind: "app",
   scenarios: ["post", "post-keyed"]
 }
-const running = await Targets.start(target, { cpu: 0, root: ROOT })
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+/** The median (of an even count, the mean of the two middle values). */
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
+}
 const rows = { plain: [], keyed: [] }
+let running
 try {
+  running = await Targets.start(target, { cpu: 0, root: ROOT })
   await Targets.seed(running)
   const key = await Targets.newKey(running)
   const load = (keyed, seconds) =>
@@ -77,6 +89,7 @@ try {
       const io1 = io(running.pid)
       const b1 = await batches(running.port)
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`a ${keyed ? "keyed" : "plain"} round had ${r.non2xx} answers not 2xx and ${r.errors} errors`)
+      if (r.requests === 0 || b1.count === b0.count) throw new Error(`a ${keyed ? "keyed" : "plain"} round completed no request or no commit`)
       const n = r.requests
       const row = {
         rps: n / r.seconds,
@@ -87,16 +100,16 @@ try {
         batch: (b1.writes - b0.writes) / (b1.count - b0.count)
       }
       rows[keyed ? "keyed" : "plain"].push(row)
-      console.log(`round ${round + 1} ${keyed ? "keyed" : "plain"}: ${row.rps.toFixed(0)} req/s, ${row.cpu.toFixed(1)} µs CPU, ${row.bytes.toFixed(0)} B written, ${row.calls.toFixed(2)} write calls, ${row.reads.toFixed(2)} read calls, batch ${row.batch.toFixed(1)}`)
+      console.log(`round ${round + 1} ${keyed ? "keyed" : "plain"}: ${row.rps.toFixed(0)} req/s, ${row.cpu.toFixed(1)} µs CPU, ${row.bytes.toFixed(0)} B written, ${row.calls.toFixed(2)} write and ${row.reads.toFixed(2)} read syscalls, ${row.batch.toFixed(1)} writes per commit`)
     }
   }
 } finally {
-  await Targets.stop(running, { signal: "SIGINT" })
+  if (running !== undefined) await Targets.stop(running, { signal: "SIGINT" })
   rmSync(cwd, { recursive: true, force: true })
 }
 const ratios = rows.keyed.map((k, i) => k.rps / rows.plain[i].rps)
 console.log(`\nper request, medians of ${ROUNDS} rounds | plain | keyed | keyed − plain`)
-for (const [name, field, digits] of [["req/s", "rps", 0], ["CPU µs", "cpu", 1], ["bytes written", "bytes", 0], ["write calls", "calls", 2], ["read calls", "reads", 2], ["writes per batch", "batch", 1]]) {
+for (const [name, field, digits] of [["req/s", "rps", 0], ["CPU µs", "cpu", 1], ["bytes written", "bytes", 0], ["write syscalls", "calls", 2], ["read syscalls", "reads", 2], ["writes per commit", "batch", 1]]) {
   const p = median(rows.plain.map((r) => r[field]))
   const k = median(rows.keyed.map((r) => r[field]))
   console.log(`${name.padEnd(17)} | ${p.toFixed(digits)} | ${k.toFixed(digits)} | ${(k - p).toFixed(digits)}`)

@@ -4,7 +4,8 @@
 // store opens its file), on a file of its own, alternating rounds: the pet's insert alone; the pet
 // and its key's record as shipped (a rowid table, its primary key and the expiry index); and, for
 // what a migration would buy, the record in a `WITHOUT ROWID` table, without the expiry index, and
-// in the pet's own row (key columns on `pets` and a partial unique index: no second row). With
+// in the pet's own row (key columns on `pets`, a partial unique index and the expiry's index: no
+// second row; a plain insert, where the shipped record's takes an expired key over). With
 // `--random-keys`, every key is a random UUID as clients send them (the bench's keys are a counter,
 // so each batch's records land side by side in the key's index). Prints the CPU (user + system) per
 // write of each, medians of the rounds.
@@ -43,7 +44,8 @@ const UPSERT = `INSERT INTO idempotency_keys (account_id, key, operation, finger
 // The record in the pet's row: the key's columns on `pets`, unique per account where set.
 const IN_ROW = `ALTER TABLE pets ADD COLUMN idempotency_account TEXT; ALTER TABLE pets ADD COLUMN idempotency_key TEXT;
   ALTER TABLE pets ADD COLUMN idempotency_fingerprint TEXT; ALTER TABLE pets ADD COLUMN idempotency_expires_at INTEGER;
-  CREATE UNIQUE INDEX pets_by_idempotency_key ON pets (idempotency_account, idempotency_key) WHERE idempotency_key IS NOT NULL;`
+  CREATE UNIQUE INDEX pets_by_idempotency_key ON pets (idempotency_account, idempotency_key) WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX pets_by_idempotency_expiry ON pets (idempotency_expires_at) WHERE idempotency_expires_at IS NOT NULL;`
 const IN_ROW_INSERT = `INSERT INTO pets (name, category_id, status, idempotency_account, idempotency_key, idempotency_fingerprint,
   idempotency_expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`
 
@@ -92,7 +94,11 @@ for (let r = 0; r < ROUNDS; r++) {
   const names = r % 2 === 0 ? Object.keys(CASES) : Object.keys(CASES).reverse()
   for (const name of names) results[name].push(run(name, CASES[name]))
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
+}
 const base = median(results["pet alone"])
 console.log(`better-sqlite3 ${require("better-sqlite3/package.json").version}, ${WRITES} writes in batches of ${BATCH}, ${ROUNDS} rounds, ${RANDOM_KEYS ? "random UUID keys" : "keys from a counter"} (CPU µs per write, median; min–max)`)
 for (const [name, xs] of Object.entries(results)) {
