@@ -84,8 +84,9 @@ export const analyse = (file, { top = 30, window, requests } = {}) => {
 }
 
 const main = async () => {
+  const top = Number(option("top", 30))
   const analyseFile = option("analyse", undefined)
-  if (analyseFile !== undefined) return console.log(analyse(analyseFile, { top: Number(option("top", 30)) }))
+  if (analyseFile !== undefined) return console.log(analyse(analyseFile, { top }))
   const scenario = option("scenario", "get")
   if (!["get", "post", "post-keyed"].includes(scenario)) throw new Error(`--scenario takes get, post or post-keyed, not ${scenario}`)
   const seconds = Number(option("duration", 10))
@@ -138,7 +139,7 @@ const main = async () => {
   }
   const file = readdirSync(out).find((f) => f.endsWith(".cpuprofile"))
   if (file === undefined) throw new Error(`no profile written in ${out}`)
-  console.log(analyse(join(out, file), { window, requests, top: Number(option("top", 30)) }))
+  console.log(analyse(join(out, file), { window, requests, top }))
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main()

@@ -161,9 +161,4 @@ export const measure = async (obs, { urls, mix, key, connections, seconds, pids,
   return result
 }
 
-export const median = (xs) => {
-  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b)
-  if (s.length === 0) return Number.NaN
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
-}
+export { median } from "../lib/stats.mjs"

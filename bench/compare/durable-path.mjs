@@ -106,20 +106,7 @@ running = await Targets.start({
 }, { cpu: 0, root: ROOT, nodeArgs: CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", profDir] : [] })
 const key = await Targets.newKey(running)
 
-const metricsText = async () => (await Targets.request(running.port, "GET", "/metrics", { headers: { authorization: `Bearer ${Targets.ADMIN_TOKEN}` } })).body
-/** The batch-size histogram: `le` → cumulative count, with the sum and count. */
-const batches = async () => {
-  const h = { buckets: new Map(), sum: 0, count: 0 }
-  for (const line of (await metricsText()).split("\n")) {
-    const b = /^petstore_group_commit_batch_size_bucket\{le="([^"]+)"\} (\S+)/.exec(line)
-    if (b !== null) h.buckets.set(b[1], Number(b[2]))
-    const s = /^petstore_group_commit_batch_size_sum (\S+)/.exec(line)
-    if (s !== null) h.sum = Number(s[1])
-    const c = /^petstore_group_commit_batch_size_count (\S+)/.exec(line)
-    if (c !== null) h.count = Number(c[1])
-  }
-  return h
-}
+const batches = () => Targets.commitBatches(running.port)
 const database = async () =>
   (await query("postgres", "SELECT xact_commit::float8 AS commits, pg_current_wal_lsn() - '0/0'::pg_lsn AS wal FROM pg_stat_database WHERE datname = 'petstore'"))[0]
 

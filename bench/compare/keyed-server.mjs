@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url"
 import { POST_BODY } from "../fixture.mjs"
 import * as Loader from "../lib/loader.mjs"
 import * as Proc from "../lib/proc.mjs"
+import { median } from "../lib/stats.mjs"
 import * as Targets from "../lib/targets.mjs"
 import { option } from "../lib/options.mjs"
 
@@ -30,17 +31,6 @@ const io = (pid) =>
     return [k, Number(v)]
   }))
 
-/** The group commit's batches so far: their count and their writes. */
-const batches = async (port) => {
-  const text = (await Targets.request(port, "GET", "/metrics", { headers: { authorization: `Bearer ${Targets.ADMIN_TOKEN}` } })).body
-  const read = (name) => {
-    const value = Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1])
-    if (!Number.isFinite(value)) throw new Error(`/metrics has no ${name} (is PETSTORE_METRICS=false set?)`)
-    return value
-  }
-  return { writes: read("petstore_group_commit_batch_size_sum"), count: read("petstore_group_commit_batch_size_count") }
-}
-
 const cwd = mkdtempSync(join(tmpdir(), "petstore-keyed-server-"))
 const target = {
   id: "durable",
@@ -51,12 +41,6 @@ const target = {
   cwd,
   kind: "app",
   scenarios: ["post", "post-keyed"]
-}
-/** The median (of an even count, the mean of the two middle values). */
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 const rows = { plain: [], keyed: [] }
 let running
@@ -83,11 +67,11 @@ try {
     for (const keyed of round % 2 === 0 ? [false, true] : [true, false]) {
       const cpu0 = Proc.cpuSeconds(running.pid)
       const io0 = io(running.pid)
-      const b0 = await batches(running.port)
+      const b0 = await Targets.commitBatches(running.port)
       const r = await load(keyed, SECONDS)
       const cpu = Proc.cpuSeconds(running.pid) - cpu0
       const io1 = io(running.pid)
-      const b1 = await batches(running.port)
+      const b1 = await Targets.commitBatches(running.port)
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`a ${keyed ? "keyed" : "plain"} round had ${r.non2xx} answers not 2xx and ${r.errors} errors`)
       if (r.requests === 0 || b1.count === b0.count) throw new Error(`a ${keyed ? "keyed" : "plain"} round completed no request or no commit`)
       const n = r.requests
@@ -97,7 +81,7 @@ try {
         bytes: (io1.write_bytes - io0.write_bytes) / n,
         calls: (io1.syscw - io0.syscw) / n,
         reads: (io1.syscr - io0.syscr) / n,
-        batch: (b1.writes - b0.writes) / (b1.count - b0.count)
+        batch: (b1.sum - b0.sum) / (b1.count - b0.count)
       }
       rows[keyed ? "keyed" : "plain"].push(row)
       console.log(`round ${round + 1} ${keyed ? "keyed" : "plain"}: ${row.rps.toFixed(0)} req/s, ${row.cpu.toFixed(1)} µs CPU, ${row.bytes.toFixed(0)} B written, ${row.calls.toFixed(2)} write and ${row.reads.toFixed(2)} read syscalls, ${row.batch.toFixed(1)} writes per commit`)

@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { option } from "../lib/options.mjs"
+import { median } from "../lib/stats.mjs"
 
 const require = createRequire(new URL("../../packages/sqlite/package.json", import.meta.url))
 const Database = require("better-sqlite3")
@@ -93,11 +94,6 @@ const results = Object.fromEntries(Object.keys(CASES).map((name) => [name, []]))
 for (let r = 0; r < ROUNDS; r++) {
   const names = r % 2 === 0 ? Object.keys(CASES) : Object.keys(CASES).reverse()
   for (const name of names) results[name].push(run(name, CASES[name]))
-}
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 const base = median(results["pet alone"])
 console.log(`better-sqlite3 ${require("better-sqlite3/package.json").version}, ${WRITES} writes in batches of ${BATCH}, ${ROUNDS} rounds, ${RANDOM_KEYS ? "random UUID keys" : "keys from a counter"} (CPU µs per write, median; min–max)`)

@@ -297,6 +297,24 @@ export const request = (port, method, path, { body, headers = {} } = {}) =>
     else req.end()
   })
 
+/**
+ * The group commit's batch-size histogram so far, from a server's `/metrics`: `le` → cumulative
+ * count, with the sum (writes) and count (batches); refused when the server exports none.
+ */
+export const commitBatches = async (port) => {
+  const h = { buckets: new Map(), sum: Number.NaN, count: Number.NaN }
+  for (const line of (await request(port, "GET", "/metrics", { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).body.split("\n")) {
+    const b = /^petstore_group_commit_batch_size_bucket\{le="([^"]+)"\} (\S+)/.exec(line)
+    if (b !== null) h.buckets.set(b[1], Number(b[2]))
+    const s = /^petstore_group_commit_batch_size_sum (\S+)/.exec(line)
+    if (s !== null) h.sum = Number(s[1])
+    const c = /^petstore_group_commit_batch_size_count (\S+)/.exec(line)
+    if (c !== null) h.count = Number(c[1])
+  }
+  if (!Number.isFinite(h.sum) || !Number.isFinite(h.count)) throw new Error(`/metrics on port ${port} has no petstore_group_commit_batch_size (is PETSTORE_METRICS=false set?)`)
+  return h
+}
+
 /** A free TCP port on the loopback interface. */
 export const freePort = () =>
   new Promise((resolve, reject) => {
